@@ -1,0 +1,129 @@
+//! Topology builder: nodes, simplex links and static routes.
+//!
+//! Dumbbell layout (node ids): senders `0..S`, router A = `S`, router B = `S + 1`, receivers
+//! `S + 2 ..`. Each host edge is two simplex links with their own rate, delay, queue and loss; the
+//! A-B bottleneck likewise (`forward` A -> B carries data, `reverse` B -> A carries ACKs).
+
+use super::link::Link;
+use crate::aqm::Queue;
+use crate::rng::{Rng, StreamKind};
+use crate::spec::{EdgeSpec, HostSpec, TopologySpec};
+use crate::units::{Dur, Rate};
+
+pub struct Topology {
+    pub links: Vec<Link>,
+    /// `routes[node][dst]` = outgoing link towards `dst` (`u32::MAX` = local / unreachable).
+    pub routes: Vec<Vec<u32>>,
+    pub node_names: Vec<String>,
+    pub senders: Vec<u32>,
+    pub receivers: Vec<u32>,
+    /// Index of the A -> B link.
+    pub forward: usize,
+    /// Index of the B -> A link.
+    pub reverse: usize,
+}
+
+impl Topology {
+    pub fn build(spec: &TopologySpec, seed: u64) -> Topology {
+        let TopologySpec::Dumbbell { forward, reverse, senders, receivers } = spec;
+        let s = senders.len() as u32;
+        let r = receivers.len() as u32;
+        let a = s;
+        let b = s + 1;
+        let n_nodes = (s + 2 + r) as usize;
+        let mut node_names: Vec<String> = senders.iter().map(|h| h.name.clone()).collect();
+        node_names.push("A".into());
+        node_names.push("B".into());
+        node_names.extend(receivers.iter().map(|h| h.name.clone()));
+
+        let mut links = Vec::new();
+        let mut add = |from: u32, to: u32, role: &'static str, e: &EdgeSpec| -> u32 {
+            let idx = links.len() as u64;
+            let name = format!("{}->{}", node_names[from as usize], node_names[to as usize]);
+            let queue = Queue::new(&e.qdisc, Rng::stream(seed, StreamKind::Qdisc, idx));
+            links.push(Link::new(
+                name,
+                role,
+                from,
+                to,
+                Rate(e.rate_bps),
+                Dur(e.delay_ns),
+                queue,
+                e.loss,
+                Rng::stream(seed, StreamKind::LinkLoss, idx),
+            ));
+            idx as u32
+        };
+        let fwd = add(a, b, "forward", forward);
+        let rev = add(b, a, "reverse", reverse);
+        let mut host_links = |hosts: &[HostSpec], first: u32, router: u32, up: &'static str, down: &'static str| {
+            hosts
+                .iter()
+                .enumerate()
+                .map(|(i, h)| {
+                    let n = first + i as u32;
+                    (add(n, router, up, &h.up), add(router, n, down, &h.down))
+                })
+                .collect::<Vec<_>>()
+        };
+        let s_links = host_links(senders, 0, a, "sender_up", "sender_down");
+        let r_links = host_links(receivers, s + 2, b, "receiver_up", "receiver_down");
+
+        let mut routes = vec![vec![u32::MAX; n_nodes]; n_nodes];
+        for dst in 0..n_nodes as u32 {
+            let dst_is_sender = dst < s;
+            let dst_is_receiver = dst >= s + 2;
+            // hosts: everything goes up to their router
+            for (i, &(up, _)) in s_links.iter().enumerate() {
+                if dst != i as u32 {
+                    routes[i][dst as usize] = up;
+                }
+            }
+            for (i, &(up, _)) in r_links.iter().enumerate() {
+                let n = s + 2 + i as u32;
+                if dst != n {
+                    routes[n as usize][dst as usize] = up;
+                }
+            }
+            // routers
+            if dst_is_sender {
+                routes[a as usize][dst as usize] = s_links[dst as usize].1;
+                routes[b as usize][dst as usize] = rev;
+            } else if dst_is_receiver {
+                routes[b as usize][dst as usize] = r_links[(dst - s - 2) as usize].1;
+                routes[a as usize][dst as usize] = fwd;
+            } else if dst == b {
+                routes[a as usize][dst as usize] = fwd;
+            } else if dst == a {
+                routes[b as usize][dst as usize] = rev;
+            }
+        }
+        Topology {
+            links,
+            routes,
+            node_names,
+            senders: (0..s).collect(),
+            receivers: (s + 2..s + 2 + r).collect(),
+            forward: fwd as usize,
+            reverse: rev as usize,
+        }
+    }
+
+    /// Propagation delay along the route from `src` to `dst` (sum of link delays).
+    pub fn path_delay(&self, src: u32, dst: u32) -> Dur {
+        let mut n = src;
+        let mut d = Dur::ZERO;
+        let mut hops = 0;
+        while n != dst && hops < 64 {
+            let l = self.routes[n as usize][dst as usize];
+            if l == u32::MAX {
+                break;
+            }
+            let link = &self.links[l as usize];
+            d = d + link.delay;
+            n = link.to;
+            hops += 1;
+        }
+        d
+    }
+}

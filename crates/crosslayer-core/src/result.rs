@@ -1,0 +1,81 @@
+//! Results as column-oriented tables (cheap to hand to pandas, Arrow or a CSV writer).
+
+/// A column of a result table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    F64(Vec<f64>),
+    U64(Vec<u64>),
+    Str(Vec<String>),
+}
+
+impl Column {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::F64(v) => v.len(),
+            Column::U64(v) => v.len(),
+            Column::Str(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Named columns of equal length.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    pub columns: Vec<(String, Column)>,
+}
+
+impl Table {
+    pub fn push(&mut self, name: &str, c: Column) {
+        debug_assert!(self.columns.first().is_none_or(|(_, f)| f.len() == c.len()), "ragged table at {name}");
+        self.columns.push((name.to_string(), c));
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+
+    pub fn f64s(&self, name: &str) -> &[f64] {
+        match self.get(name) {
+            Some(Column::F64(v)) => v,
+            _ => panic!("no f64 column {name}"),
+        }
+    }
+
+    pub fn u64s(&self, name: &str) -> &[u64] {
+        match self.get(name) {
+            Some(Column::U64(v)) => v,
+            _ => panic!("no u64 column {name}"),
+        }
+    }
+
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, |(_, c)| c.len())
+    }
+}
+
+/// Scalar summary values.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    pub seed: u64,
+    pub sim_s: f64,
+    pub measured_s: f64,
+    pub wall_s: f64,
+    pub events: u64,
+    /// Data segments that reached their receivers over the whole run.
+    pub delivered_segments: u64,
+    pub flows: u64,
+    /// Peak number of packets alive at once (arena high-water mark).
+    pub peak_packets: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RunResult {
+    pub summary: Summary,
+    pub flows: Table,
+    pub queues: Table,
+    pub series: Table,
+    pub cwnd: Table,
+}

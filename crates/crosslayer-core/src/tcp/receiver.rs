@@ -1,0 +1,276 @@
+//! TCP receiver: reassembly, cumulative ACKs, SACK blocks, delayed ACKs, ECN echo.
+//!
+//! Sources:
+//! * Cumulative ACK of the next expected byte; out-of-order data kept as disjoint blocks.
+//! * SACK, RFC 2018 section 4: the first block reports the most recently received segment's
+//!   block; the others repeat the most recently reported blocks; at most 3 blocks (room left by
+//!   the timestamp option).
+//! * Delayed ACKs, RFC 1122 section 4.2.3.2 and RFC 5681 section 4.2: ACK at least every second
+//!   full-size segment and within `delack_timeout`; ACK immediately when a segment arrives out of
+//!   order, is a duplicate, or fills (part of) a hole.
+//! * ECN, RFC 3168 section 6.1.3: ECE is set on every ACK from a CE arrival until a segment with
+//!   CWR arrives.
+//! * TSecr echoes the TSval of the earliest segment covered by the ACK (RFC 7323 section 4.3).
+//!
+//! Deviations: no D-SACK (RFC 2883), no quick-ACK mode at start (Linux acks the first 16 segments
+//! at once), no window updates (the advertised window is the sender-side `rwnd_bytes` setting).
+
+use super::{TcpConfig, TxCtx};
+use crate::net::packet::{Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
+use crate::units::{Dur, Time};
+
+/// SACK blocks sent per ACK (RFC 2018 with the 10-byte timestamp option).
+const SACK_BLOCKS: usize = 3;
+const _: () = assert!(SACK_BLOCKS <= MAX_SACK_BLOCKS);
+
+/// An out-of-order block with the time it last grew (to order SACK blocks by recency).
+#[derive(Clone, Copy, Debug)]
+struct OooBlock {
+    start: u64,
+    end: u64,
+    touched: u64,
+}
+
+/// Monotonic receiver counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverCounters {
+    /// In-order bytes delivered to the application.
+    pub delivered_bytes: u64,
+    /// Data packets received (including duplicates).
+    pub data_pkts: u64,
+    /// Data packets carrying only already-received bytes.
+    pub dup_pkts: u64,
+    pub acks_sent: u64,
+}
+
+impl ReceiverCounters {
+    pub fn minus(&self, o: &ReceiverCounters) -> ReceiverCounters {
+        ReceiverCounters {
+            delivered_bytes: self.delivered_bytes - o.delivered_bytes,
+            data_pkts: self.data_pkts - o.data_pkts,
+            dup_pkts: self.dup_pkts - o.dup_pkts,
+            acks_sent: self.acks_sent - o.acks_sent,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Receiver {
+    pub flow: u32,
+    pub node: u32,
+    /// Node of the sender (destination of ACKs).
+    pub peer: u32,
+    sack: bool,
+    delayed_ack: bool,
+    delack_timeout: Dur,
+    ack_bytes: u32,
+    /// Next byte expected.
+    pub rcv_nxt: u64,
+    /// Out-of-order blocks above rcv_nxt, sorted by start, disjoint and non-adjacent.
+    ooo: Vec<OooBlock>,
+    /// Counter ordering block updates.
+    touch: u64,
+    /// Full segments received and not yet acknowledged.
+    unacked_segs: u32,
+    delack_deadline: Time,
+    ece_pending: bool,
+    /// TSval to echo in the next ACK.
+    ts_echo: Time,
+    pub counters: ReceiverCounters,
+}
+
+impl Receiver {
+    pub fn new(flow: u32, node: u32, peer: u32, cfg: &TcpConfig) -> Receiver {
+        Receiver {
+            flow,
+            node,
+            peer,
+            sack: cfg.sack,
+            delayed_ack: cfg.delayed_ack,
+            delack_timeout: Dur(cfg.delack_timeout_ns),
+            ack_bytes: cfg.ack_bytes,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            touch: 0,
+            unacked_segs: 0,
+            delack_deadline: Time::NEVER,
+            ece_pending: false,
+            ts_echo: Time::ZERO,
+            counters: ReceiverCounters::default(),
+        }
+    }
+
+    pub fn next_deadline(&self) -> Time {
+        self.delack_deadline
+    }
+
+    /// Delayed-ACK timer.
+    pub fn on_timer(&mut self, ctx: &mut TxCtx<'_>) {
+        if ctx.now >= self.delack_deadline {
+            self.send_ack(ctx);
+        }
+    }
+
+    /// A data segment arrived.
+    pub fn on_data(&mut self, p: &Packet, ctx: &mut TxCtx<'_>) {
+        self.counters.data_pkts += 1;
+        if p.cwr {
+            self.ece_pending = false;
+        }
+        if p.ecn == Ecn::Ce {
+            self.ece_pending = true;
+        }
+        let (start, end) = (p.seq, p.seq + p.len_bytes as u64);
+        let had_holes = !self.ooo.is_empty();
+        if self.unacked_segs == 0 {
+            self.ts_echo = p.tsval;
+        }
+        let immediate = if end <= self.rcv_nxt {
+            self.counters.dup_pkts += 1;
+            true
+        } else if start <= self.rcv_nxt {
+            self.advance(end);
+            had_holes
+        } else {
+            self.insert_ooo(start, end);
+            true
+        };
+        self.unacked_segs += 1;
+        if immediate || !self.delayed_ack || self.unacked_segs >= 2 {
+            self.send_ack(ctx);
+        } else if self.delack_deadline.is_never() {
+            self.delack_deadline = ctx.now + self.delack_timeout;
+        }
+    }
+
+    /// In-order data up to `end`; absorb out-of-order blocks that became contiguous.
+    fn advance(&mut self, end: u64) {
+        let old = self.rcv_nxt;
+        self.rcv_nxt = self.rcv_nxt.max(end);
+        let mut k = 0;
+        while k < self.ooo.len() && self.ooo[k].start <= self.rcv_nxt {
+            self.rcv_nxt = self.rcv_nxt.max(self.ooo[k].end);
+            k += 1;
+        }
+        if k > 0 {
+            self.ooo.drain(..k);
+        }
+        self.counters.delivered_bytes += self.rcv_nxt - old;
+    }
+
+    fn insert_ooo(&mut self, start: u64, end: u64) {
+        self.touch += 1;
+        let touched = self.touch;
+        // first block that ends at or after `start` (could merge)
+        let i = self.ooo.partition_point(|b| b.end < start);
+        let mut j = i;
+        let (mut s, mut e) = (start, end);
+        while j < self.ooo.len() && self.ooo[j].start <= e {
+            s = s.min(self.ooo[j].start);
+            e = e.max(self.ooo[j].end);
+            j += 1;
+        }
+        if i == j {
+            self.ooo.insert(i, OooBlock { start: s, end: e, touched });
+        } else {
+            self.ooo[i] = OooBlock { start: s, end: e, touched };
+            self.ooo.drain(i + 1..j);
+        }
+    }
+
+    fn send_ack(&mut self, ctx: &mut TxCtx<'_>) {
+        let mut p = Packet {
+            flow: self.flow,
+            kind: PktKind::Ack,
+            dst: self.peer,
+            ack: self.rcv_nxt,
+            ece: self.ece_pending,
+            tsecr: self.ts_echo,
+            tsval: ctx.now,
+            ..Default::default()
+        };
+        if self.sack && !self.ooo.is_empty() {
+            // RFC 2018: most recently changed block first, then the next most recent ones.
+            // Insertion into a 3-slot list ordered by `touched`, newest first.
+            let mut picked = [(0u64, usize::MAX); SACK_BLOCKS];
+            for (i, b) in self.ooo.iter().enumerate() {
+                let mut item = (b.touched, i);
+                for slot in picked.iter_mut() {
+                    if slot.1 == usize::MAX || item.0 > slot.0 {
+                        std::mem::swap(slot, &mut item);
+                    }
+                }
+            }
+            for &(_, k) in picked.iter().filter(|x| x.1 != usize::MAX) {
+                let b = self.ooo[k];
+                p.sack[p.n_sack as usize] = SackBlock { start: b.start, end: b.end };
+                p.n_sack += 1;
+            }
+        }
+        // SACK option: kind + length (2 bytes) + 8 per block, padded with two NOPs.
+        p.size_bytes = self.ack_bytes + if p.n_sack > 0 { 4 + 8 * p.n_sack as u32 } else { 0 };
+        ctx.out.push(ctx.arena.alloc(p));
+        self.counters.acks_sent += 1;
+        self.unacked_segs = 0;
+        self.delack_deadline = Time::NEVER;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::PacketArena;
+
+    fn seg(seq: u64) -> Packet {
+        Packet { seq, len_bytes: 100, kind: PktKind::Data, ..Default::default() }
+    }
+
+    fn deliver(r: &mut Receiver, a: &mut PacketArena, seq: u64, now: u64) -> Vec<Packet> {
+        let mut out = vec![];
+        let mut ctx = TxCtx { now: Time(now), arena: a, out: &mut out };
+        r.on_data(&seg(seq), &mut ctx);
+        out.iter().map(|&id| a.get(id).clone()).collect()
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment_and_timer() {
+        let cfg = TcpConfig { mss_bytes: 100, ..Default::default() };
+        let mut r = Receiver::new(0, 1, 0, &cfg);
+        let mut a = PacketArena::new();
+        assert!(deliver(&mut r, &mut a, 0, 0).is_empty());
+        assert_eq!(r.next_deadline(), Time(40_000_000));
+        let acks = deliver(&mut r, &mut a, 100, 1);
+        assert_eq!(acks.len(), 1);
+        assert_eq!(acks[0].ack, 200);
+        assert!(deliver(&mut r, &mut a, 200, 2).is_empty());
+        let mut out = vec![];
+        r.on_timer(&mut TxCtx { now: Time(40_000_002), arena: &mut a, out: &mut out });
+        assert_eq!(out.len(), 1);
+        assert_eq!(a.get(out[0]).ack, 300);
+    }
+
+    #[test]
+    fn sack_blocks_most_recent_first_and_hole_fill_acks_immediately() {
+        let cfg = TcpConfig { mss_bytes: 100, ..Default::default() };
+        let mut r = Receiver::new(0, 1, 0, &cfg);
+        let mut a = PacketArena::new();
+        deliver(&mut r, &mut a, 0, 0);
+        deliver(&mut r, &mut a, 100, 0); // acked, rcv_nxt 200
+        // lose 200 and 400, receive 300, 500, 600
+        let x = deliver(&mut r, &mut a, 300, 1);
+        assert_eq!((x[0].ack, x[0].n_sack), (200, 1));
+        let x = deliver(&mut r, &mut a, 500, 2);
+        assert_eq!(x[0].n_sack, 2);
+        assert_eq!(x[0].sack[0], SackBlock { start: 500, end: 600 });
+        assert_eq!(x[0].sack[1], SackBlock { start: 300, end: 400 });
+        let x = deliver(&mut r, &mut a, 600, 3);
+        assert_eq!(x[0].sack[0], SackBlock { start: 500, end: 700 });
+        // retransmission of 200 fills the first hole: immediate ACK up to 400
+        let x = deliver(&mut r, &mut a, 200, 4);
+        assert_eq!(x[0].ack, 400);
+        assert_eq!(x[0].sack[0], SackBlock { start: 500, end: 700 });
+        let x = deliver(&mut r, &mut a, 400, 5);
+        assert_eq!((x[0].ack, x[0].n_sack), (700, 0));
+        assert_eq!(r.counters.delivered_bytes, 700);
+    }
+}

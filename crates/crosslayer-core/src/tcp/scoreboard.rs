@@ -1,0 +1,358 @@
+//! The sender's scoreboard: one record per full-size segment between `snd_una` and `snd_nxt`.
+//!
+//! Bulk senders only send full MSS segments, so segment `i` covers bytes `[i*mss, (i+1)*mss)` and
+//! the scoreboard is a ring indexed by segment number. It keeps the counters Linux keeps
+//! (`packets_out`, `sacked_out`, `lost_out`, `retrans_out`), so that RFC 6675's
+//!
+//! * `IsLost(S)`: at least DupThresh (3) segments above S are SACKed - with full-size segments this
+//!   is the same as "more than (DupThresh - 1) * SMSS bytes SACKed above S" and implies the
+//!   discontiguous-blocks form - tracked through the third-highest SACKed segment, so marking is
+//!   amortized O(1);
+//! * `pipe` = packets_out - sacked_out - lost_out + retrans_out (the RFC's per-octet sum, counted
+//!   per segment);
+//! * `NextSeg()` rule 1 (lowest lost, unSACKed, not yet retransmitted segment) via a cursor
+//!
+//! are all O(1) amortized per ACK.
+
+use crate::units::Time;
+use std::collections::VecDeque;
+
+const SACKED: u8 = 1;
+const LOST: u8 = 2;
+/// Retransmitted and not yet known delivered or re-marked lost by an RTO.
+const RETRANS: u8 = 4;
+/// Retransmitted at least once (Karn's rule: no RTT sample from this segment).
+const EVER_RETRANS: u8 = 8;
+
+#[derive(Clone, Copy, Debug)]
+struct Seg {
+    /// Last (re)transmission time.
+    sent: Time,
+    flags: u8,
+}
+
+/// What a cumulative ACK removed from the scoreboard.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CumAck {
+    /// Segments newly acknowledged.
+    pub segs: u64,
+    /// Send time of the newest acknowledged segment, if it was never retransmitted (Karn).
+    pub rtt_from: Option<Time>,
+    /// Segments among them that had been SACKed before (already counted as delivered).
+    pub were_sacked: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct Scoreboard {
+    /// Segment number of `snd_una`.
+    una: u64,
+    segs: VecDeque<Seg>,
+    sacked_out: u64,
+    lost_out: u64,
+    retrans_out: u64,
+    /// Three highest SACKed segment numbers, highest first (u64::MAX = none).
+    top3: [u64; 3],
+    /// Segments below this have had their IsLost state evaluated.
+    lost_scan: u64,
+    /// NextSeg rule-1 cursor: no retransmission candidate below it.
+    retx_cursor: u64,
+}
+
+impl Scoreboard {
+    pub fn new() -> Scoreboard {
+        Scoreboard { top3: [u64::MAX; 3], ..Default::default() }
+    }
+
+    /// Segment number of snd_una.
+    pub fn una(&self) -> u64 {
+        self.una
+    }
+    /// Segment number of snd_nxt.
+    pub fn nxt(&self) -> u64 {
+        self.una + self.segs.len() as u64
+    }
+    pub fn packets_out(&self) -> u64 {
+        self.segs.len() as u64
+    }
+    pub fn sacked_out(&self) -> u64 {
+        self.sacked_out
+    }
+    pub fn lost_out(&self) -> u64 {
+        self.lost_out
+    }
+    pub fn retrans_out(&self) -> u64 {
+        self.retrans_out
+    }
+
+    /// RFC 6675 `pipe`, in segments.
+    #[inline]
+    pub fn pipe(&self) -> u64 {
+        self.packets_out() + self.retrans_out - self.sacked_out - self.lost_out
+    }
+
+    /// A new segment (number `nxt()`) was sent at `now`.
+    #[inline]
+    pub fn on_send_new(&mut self, now: Time) {
+        self.segs.push_back(Seg { sent: now, flags: 0 });
+    }
+
+    fn seg_mut(&mut self, n: u64) -> &mut Seg {
+        let i = (n - self.una) as usize;
+        &mut self.segs[i]
+    }
+
+    fn flags(&self, n: u64) -> u8 {
+        self.segs[(n - self.una) as usize].flags
+    }
+
+    /// Segment `n` was retransmitted at `now`.
+    pub fn on_retransmit(&mut self, n: u64, now: Time) {
+        let s = self.seg_mut(n);
+        debug_assert!(s.flags & SACKED == 0);
+        let was = s.flags & RETRANS != 0;
+        s.flags |= RETRANS | EVER_RETRANS;
+        s.sent = now;
+        if !was {
+            self.retrans_out += 1;
+        }
+    }
+
+    /// Cumulative ACK up to segment number `new_una` (exclusive). Karn's rule: no RTT sample if
+    /// any newly acknowledged segment was ever retransmitted; otherwise the sample comes from the
+    /// newest segment not already SACKed (a SACKed one gave its sample when it was SACKed).
+    pub fn ack_cumulative(&mut self, new_una: u64) -> CumAck {
+        let mut r = CumAck::default();
+        let mut karn_ok = true;
+        while self.una < new_una {
+            let Some(s) = self.segs.pop_front() else { break };
+            self.una += 1;
+            r.segs += 1;
+            karn_ok &= s.flags & EVER_RETRANS == 0;
+            if s.flags & SACKED != 0 {
+                self.sacked_out -= 1;
+                r.were_sacked += 1;
+            } else {
+                if s.flags & LOST != 0 {
+                    self.lost_out -= 1;
+                }
+                if s.flags & RETRANS != 0 {
+                    self.retrans_out -= 1;
+                }
+                r.rtt_from = Some(s.sent);
+            }
+        }
+        if !karn_ok {
+            r.rtt_from = None;
+        }
+        self.lost_scan = self.lost_scan.max(self.una);
+        self.retx_cursor = self.retx_cursor.max(self.una);
+        r
+    }
+
+    /// Mark segments fully inside SACK block `[first, end)` (segment numbers) as SACKed. Returns
+    /// the number newly SACKed and the send time of the newest never-retransmitted one (RTT).
+    pub fn sack(&mut self, first: u64, end: u64) -> (u64, Option<Time>) {
+        let lo = first.max(self.una);
+        let hi = end.min(self.nxt());
+        let mut newly = 0;
+        let mut rtt_from = None;
+        for n in lo..hi {
+            let i = (n - self.una) as usize;
+            let s = &mut self.segs[i];
+            if s.flags & SACKED != 0 {
+                continue;
+            }
+            if s.flags & LOST != 0 {
+                self.lost_out -= 1;
+            }
+            if s.flags & RETRANS != 0 {
+                self.retrans_out -= 1;
+            }
+            if s.flags & EVER_RETRANS == 0 {
+                rtt_from = Some(s.sent);
+            }
+            s.flags = (s.flags & EVER_RETRANS) | SACKED;
+            self.sacked_out += 1;
+            newly += 1;
+            self.note_sacked(n);
+        }
+        (newly, rtt_from)
+    }
+
+    fn note_sacked(&mut self, n: u64) {
+        let t = &mut self.top3;
+        let above = |x: u64| x == u64::MAX || n > x;
+        if above(t[0]) {
+            *t = [n, t[0], t[1]];
+        } else if above(t[1]) {
+            *t = [t[0], n, t[1]];
+        } else if above(t[2]) {
+            t[2] = n;
+        }
+    }
+
+    /// RFC 6675 IsLost for the unSACKed segments: mark as lost every unSACKed segment with at
+    /// least three SACKed segments above it. Returns the number newly marked.
+    pub fn mark_lost_by_sack(&mut self) -> u64 {
+        let third = self.top3[2];
+        if third == u64::MAX || third <= self.lost_scan {
+            return 0;
+        }
+        let mut newly = 0;
+        for n in self.lost_scan..third {
+            let i = (n - self.una) as usize;
+            let s = &mut self.segs[i];
+            if s.flags & (SACKED | LOST) == 0 {
+                s.flags |= LOST;
+                self.lost_out += 1;
+                newly += 1;
+            }
+        }
+        self.lost_scan = third;
+        newly
+    }
+
+    /// Whether segment `n` (>= una) is considered lost.
+    pub fn is_lost(&self, n: u64) -> bool {
+        n < self.nxt() && self.flags(n) & LOST != 0
+    }
+
+    /// Mark the head segment (snd_una) lost explicitly: fast retransmit entry, NewReno partial
+    /// ACK, or a retransmission of the head presumed lost again. Keeps the invariant that the lost
+    /// segments are a prefix of the unSACKed ones (so `next_lost` never scans past a gap).
+    pub fn mark_head_lost(&mut self) {
+        if self.segs.is_empty() {
+            return;
+        }
+        let n = self.una;
+        let s = self.seg_mut(n);
+        if s.flags & (SACKED | LOST) == 0 {
+            s.flags |= LOST;
+            self.lost_out += 1;
+        } else if s.flags & LOST != 0 && s.flags & RETRANS != 0 {
+            s.flags &= !RETRANS;
+            self.retrans_out -= 1;
+        }
+        self.lost_scan = self.lost_scan.max(n + 1);
+        self.retx_cursor = n;
+    }
+
+    /// RTO: every unSACKed segment is lost and may be retransmitted again (Linux `tcp_enter_loss`).
+    pub fn mark_all_lost(&mut self) {
+        for s in self.segs.iter_mut() {
+            if s.flags & SACKED == 0 {
+                s.flags = (s.flags & EVER_RETRANS) | LOST;
+            }
+        }
+        self.lost_out = self.packets_out() - self.sacked_out;
+        self.retrans_out = 0;
+        self.lost_scan = self.nxt();
+        self.retx_cursor = self.una;
+    }
+
+    /// NextSeg rule 1: the lowest segment that is lost, unSACKed and not retransmitted. Lost
+    /// segments are a prefix of the unSACKed ones, so the scan stops at the first unSACKed
+    /// segment not marked lost; the cursor only moves forward (amortized O(1)).
+    pub fn next_lost(&mut self) -> Option<u64> {
+        let mut n = self.retx_cursor.max(self.una);
+        let end = self.nxt().min(self.lost_scan);
+        while n < end {
+            let f = self.flags(n);
+            if f & (SACKED | RETRANS) != 0 {
+                n += 1;
+                continue;
+            }
+            self.retx_cursor = n;
+            return (f & LOST != 0).then_some(n);
+        }
+        self.retx_cursor = n;
+        None
+    }
+
+    /// Send time of segment `n`.
+    pub fn sent_at(&self, n: u64) -> Time {
+        self.segs[(n - self.una) as usize].sent
+    }
+
+    /// Debug check of the counters against the records.
+    pub fn check(&self) -> Result<(), String> {
+        let sacked = self.segs.iter().filter(|s| s.flags & SACKED != 0).count() as u64;
+        let lost = self.segs.iter().filter(|s| s.flags & LOST != 0 && s.flags & SACKED == 0).count() as u64;
+        let retrans = self.segs.iter().filter(|s| s.flags & RETRANS != 0 && s.flags & SACKED == 0).count() as u64;
+        if (sacked, lost, retrans) != (self.sacked_out, self.lost_out, self.retrans_out) {
+            return Err(format!(
+                "scoreboard counters (sacked {}, lost {}, retrans {}) != records ({sacked}, {lost}, {retrans})",
+                self.sacked_out, self.lost_out, self.retrans_out
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut b = Scoreboard::new();
+        for i in 0..n {
+            b.on_send_new(Time(i));
+        }
+        b
+    }
+
+    #[test]
+    fn three_sacked_above_marks_lost() {
+        let mut b = board(10);
+        b.sack(1, 3); // segments 1, 2
+        assert_eq!(b.mark_lost_by_sack(), 0);
+        b.sack(3, 4); // segment 3: three SACKed above segment 0
+        assert_eq!(b.mark_lost_by_sack(), 1);
+        assert!(b.is_lost(0));
+        assert_eq!(b.pipe(), 10 - 3 - 1);
+        assert_eq!(b.next_lost(), Some(0));
+        b.on_retransmit(0, Time(100));
+        assert_eq!(b.pipe(), 7);
+        assert_eq!(b.next_lost(), None);
+        b.check().unwrap();
+        let c = b.ack_cumulative(4);
+        assert_eq!(c.segs, 4);
+        assert_eq!(c.were_sacked, 3);
+        assert_eq!(c.rtt_from, None, "segment 0 was retransmitted: Karn's rule forbids a sample");
+        b.check().unwrap();
+    }
+
+    #[test]
+    fn multiple_holes() {
+        let mut b = board(12);
+        // holes at 0, 4, 8
+        b.sack(1, 4);
+        b.sack(5, 8);
+        b.sack(9, 12);
+        b.mark_lost_by_sack();
+        assert!(b.is_lost(0) && b.is_lost(4) && b.is_lost(8));
+        assert_eq!(b.lost_out(), 3);
+        assert_eq!(b.pipe(), 0);
+        let mut order = vec![];
+        while let Some(n) = b.next_lost() {
+            b.on_retransmit(n, Time(50));
+            order.push(n);
+        }
+        assert_eq!(order, vec![0, 4, 8]);
+        assert_eq!(b.pipe(), 3);
+        b.check().unwrap();
+    }
+
+    #[test]
+    fn rto_marks_everything_unsacked() {
+        let mut b = board(5);
+        b.sack(2, 3);
+        b.on_retransmit(0, Time(9));
+        b.mark_all_lost();
+        assert_eq!(b.lost_out(), 4);
+        assert_eq!(b.retrans_out(), 0);
+        assert_eq!(b.pipe(), 0);
+        assert_eq!(b.next_lost(), Some(0));
+        b.check().unwrap();
+    }
+}

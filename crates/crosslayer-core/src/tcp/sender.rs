@@ -1,0 +1,460 @@
+//! Bulk TCP sender: byte-sequenced, always backlogged between its start and stop times.
+//!
+//! Sources, rule by rule:
+//! * Slow start / congestion avoidance: delegated to the congestion control (`cc`), called only
+//!   when the sender is cwnd-limited (Linux `tcp_is_cwnd_limited`; RFC 7661 motivates it).
+//! * SACK loss recovery, RFC 6675: recovery starts on the third duplicate ACK or when
+//!   `IsLost(HighACK + 1)`; RecoveryPoint = HighData; `cwnd = ssthresh` (section 5, step 4.2);
+//!   the first lost segment is retransmitted at once, then while `cwnd - pipe >= 1 SMSS`,
+//!   `NextSeg()` rule 1 (lowest lost segment) then rule 2 (new data). Recovery ends when the
+//!   cumulative ACK reaches RecoveryPoint.
+//! * NewReno without SACK, RFC 6582: third duplicate ACK -> ssthresh, retransmit, cwnd = ssthresh
+//!   + 3 SMSS, +1 SMSS per further duplicate ACK; partial ACK -> retransmit the first unacked
+//!   segment, deflate cwnd by the amount acked and add back one SMSS if >= SMSS was acked, reset
+//!   the RTO on the first partial ACK only ("impatient" variant); full ACK -> cwnd =
+//!   min(ssthresh, max(FlightSize, SMSS) + SMSS). Recovery is not re-entered for duplicate ACKs
+//!   that do not cover `recover` (section 3.2 step 1). Limited transmit (RFC 3042) on the first
+//!   two duplicate ACKs.
+//! * RTO, RFC 6298: timer started when data is sent and none is outstanding, restarted on every
+//!   ACK of new data (section 5.3), stopped when all data is acked; on expiry: ssthresh from the
+//!   congestion control (held for repeated expiries of the same episode, RFC 5681 section 3.1
+//!   eq. 4 note), cwnd = 1 SMSS, back off, retransmit the first unacked segment. As Linux
+//!   (`tcp_enter_loss`), all unSACKed segments are then considered lost and are retransmitted in
+//!   order under the slow-starting cwnd until the ACK passes the highest segment sent before the
+//!   timeout (which with SACK off is go-back-N, Tahoe's behaviour after a timeout).
+//! * ECN, RFC 3168 section 6.1.2: on ECN-Echo, reduce as for a loss at most once per window, set
+//!   CWR on the next new segment; data is sent ECT(0), retransmissions Not-ECT.
+//! * RTT samples: Karn's rule (no sample from retransmitted segments); SACKed segments give a
+//!   sample when SACKed. Timestamps are carried but not used for RTT.
+//!
+//! Deliberate deviations:
+//! * NextSeg rules 3 and 4 (retransmitting unSACKed-but-not-lost data, rescue retransmission) are
+//!   not implemented: they only act when the sender has no new data to send, which for a bulk
+//!   sender happens only after its stop time. Tail losses after the stop time need an RTO.
+//! * No RACK-TLP, F-RTO, undo or PRR (Linux defaults); no SYN handshake (flows start established
+//!   with the initial window).
+
+use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
+use super::{TcpConfig, TxCtx};
+use crate::cc::{AckSample, Cc, CcState, CongestionControl};
+use crate::metrics::LogHistogram;
+use crate::net::packet::{Ecn, Packet, PktKind, SackBlock};
+use crate::units::{Dur, Time};
+
+/// Loss-recovery state (Linux `tcp_ca_state` subset).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    Open,
+    /// Fast recovery (RFC 6675 or RFC 6582).
+    Recovery,
+    /// After a retransmission timeout.
+    Loss,
+}
+
+/// Monotonic sender counters; measurement windows are differences of snapshots.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderCounters {
+    /// Data segments put on the wire (new and retransmitted).
+    pub segments_sent: u64,
+    /// Bytes put on the wire by data segments, headers included.
+    pub wire_bytes: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub ecn_reductions: u64,
+}
+
+impl SenderCounters {
+    pub fn minus(&self, o: &SenderCounters) -> SenderCounters {
+        SenderCounters {
+            segments_sent: self.segments_sent - o.segments_sent,
+            wire_bytes: self.wire_bytes - o.wire_bytes,
+            retransmits: self.retransmits - o.retransmits,
+            timeouts: self.timeouts - o.timeouts,
+            fast_recoveries: self.fast_recoveries - o.fast_recoveries,
+            ecn_reductions: self.ecn_reductions - o.ecn_reductions,
+        }
+    }
+}
+
+/// Fields of an arriving ACK the sender uses.
+#[derive(Clone, Copy, Debug)]
+pub struct AckInfo<'a> {
+    pub ack: u64,
+    pub sack: &'a [SackBlock],
+    pub ece: bool,
+}
+
+const DUPTHRESH: u32 = 3;
+
+#[derive(Debug)]
+pub struct Sender {
+    pub flow: u32,
+    /// Node the sender sits on.
+    pub node: u32,
+    /// Node of the receiver (destination of data).
+    pub peer: u32,
+    mss: u32,
+    header_bytes: u32,
+    sack: bool,
+    ecn: bool,
+    rwnd_bytes: u64,
+    pub cc: Cc,
+    pub cs: CcState,
+    pub sb: Scoreboard,
+    pub rtt: RttEstimator,
+    pub state: CaState,
+    /// RFC 6675 RecoveryPoint / end of the Loss episode, as a segment number (one past HighData).
+    recovery_point: u64,
+    /// RFC 6582 `recover` as a segment number (one past the highest segment sent at the last
+    /// congestion event); duplicate ACKs below it do not start a new recovery.
+    recover: Option<u64>,
+    dupacks: u32,
+    /// NewReno: a partial ACK already reset the RTO in this recovery.
+    partial_acked: bool,
+    /// ECN: no new reduction until the ACK passes this segment number.
+    ecn_recover: u64,
+    cwr_pending: bool,
+    /// Retransmission timer deadline (`Time::NEVER` when stopped).
+    rto_deadline: Time,
+    start_at: Time,
+    stop_at: Time,
+    started: bool,
+    /// Earliest time the next packet may leave when paced.
+    pace_next: Time,
+    pub counters: SenderCounters,
+    /// RTT samples (ns) in the measurement window.
+    pub rtt_hist: LogHistogram,
+}
+
+impl Sender {
+    pub fn new(flow: u32, node: u32, peer: u32, cfg: &TcpConfig, cc: Cc, start_at: Time, stop_at: Time) -> Sender {
+        Sender {
+            flow,
+            node,
+            peer,
+            mss: cfg.mss_bytes,
+            header_bytes: cfg.header_bytes,
+            sack: cfg.sack,
+            ecn: cfg.ecn,
+            rwnd_bytes: cfg.rwnd_bytes.unwrap_or(u64::MAX),
+            cc,
+            cs: CcState {
+                cwnd: cfg.initial_cwnd_pkts as u64 * cfg.mss_bytes as u64,
+                ssthresh: u64::MAX,
+                mss: cfg.mss_bytes,
+            },
+            sb: Scoreboard::new(),
+            rtt: RttEstimator::new(Dur(cfg.initial_rto_ns), Dur(cfg.min_rto_ns), Dur(cfg.max_rto_ns)),
+            state: CaState::Open,
+            recovery_point: 0,
+            recover: None,
+            dupacks: 0,
+            partial_acked: false,
+            ecn_recover: 0,
+            cwr_pending: false,
+            rto_deadline: Time::NEVER,
+            start_at,
+            stop_at,
+            started: false,
+            pace_next: Time::ZERO,
+            counters: SenderCounters::default(),
+            rtt_hist: LogHistogram::new(),
+        }
+    }
+
+    pub fn start_at(&self) -> Time {
+        self.start_at
+    }
+
+    /// Bytes acknowledged cumulatively so far (snd_una).
+    pub fn snd_una(&self) -> u64 {
+        self.sb.una() * self.mss as u64
+    }
+
+    /// RFC 6675 pipe, bytes.
+    pub fn pipe_bytes(&self) -> u64 {
+        self.sb.pipe() * self.mss as u64
+    }
+
+    /// Earliest time this sender needs its timer.
+    pub fn next_deadline(&self) -> Time {
+        let mut t = self.rto_deadline;
+        if !self.started {
+            t = t.min(self.start_at);
+        } else if self.pace_next > Time::ZERO && self.cc.pacing_rate(&self.cs).is_some() {
+            t = t.min(self.pace_next);
+        }
+        t
+    }
+
+    /// The timer fired (possibly early or late: the sender checks its own deadlines).
+    pub fn on_timer(&mut self, ctx: &mut TxCtx<'_>) {
+        let now = ctx.now;
+        if !self.started {
+            if now < self.start_at {
+                return;
+            }
+            self.started = true;
+        }
+        if now >= self.rto_deadline {
+            self.on_rto(ctx);
+        }
+        self.try_send(ctx);
+    }
+
+    fn arm_rto(&mut self, now: Time) {
+        self.rto_deadline = now + self.rtt.rto();
+    }
+
+    fn on_rto(&mut self, ctx: &mut TxCtx<'_>) {
+        let now = ctx.now;
+        if self.sb.packets_out() == 0 {
+            self.rto_deadline = Time::NEVER;
+            return;
+        }
+        self.counters.timeouts += 1;
+        // RFC 5681: ssthresh is held when the retransmission timer expires again for the same data.
+        if self.state != CaState::Loss || self.rtt.backoff == 0 {
+            self.cs.ssthresh = self.cc.on_rto(&self.cs, now, self.sb.packets_out() * self.mss as u64);
+        }
+        self.cs.cwnd = self.mss as u64;
+        self.state = CaState::Loss;
+        self.recovery_point = self.sb.nxt();
+        self.recover = Some(self.sb.nxt());
+        self.dupacks = 0;
+        self.sb.mark_all_lost();
+        self.rtt.on_timeout();
+        self.arm_rto(now);
+        if let Some(n) = self.sb.next_lost() {
+            self.retransmit(n, ctx);
+        }
+    }
+
+    /// Process an ACK.
+    pub fn on_ack(&mut self, a: AckInfo<'_>, ctx: &mut TxCtx<'_>) {
+        let now = ctx.now;
+        let mss = self.mss as u64;
+        let ack_seg = a.ack / mss;
+        debug_assert_eq!(a.ack % mss, 0, "bulk flows send full segments");
+        if ack_seg > self.sb.nxt() || ack_seg < self.sb.una() {
+            return; // acknowledges data never sent, or an old ACK reordered: ignore
+        }
+        let prior_pipe = self.pipe_bytes();
+        let new_una = ack_seg > self.sb.una();
+
+        let mut newly_sacked = 0;
+        let mut rtt_from = None;
+        if self.sack {
+            for b in a.sack {
+                let (n, t) = self.sb.sack(b.start / mss, b.end / mss);
+                newly_sacked += n;
+                if t.is_some() {
+                    rtt_from = t;
+                }
+            }
+        }
+        let mut acked_segs = 0;
+        if new_una {
+            let c = self.sb.ack_cumulative(ack_seg);
+            acked_segs = c.segs;
+            if c.rtt_from.is_some() {
+                rtt_from = c.rtt_from;
+            }
+        }
+        if self.sack {
+            self.sb.mark_lost_by_sack();
+        }
+        if let Some(t) = rtt_from {
+            let r = now - t;
+            self.rtt.on_sample(r);
+            self.cc.on_rtt(r, now);
+            self.rtt_hist.record(r.0);
+        }
+
+        if self.ecn && a.ece && self.state == CaState::Open && ack_seg >= self.ecn_recover {
+            self.counters.ecn_reductions += 1;
+            self.cs.ssthresh = self.cc.ssthresh(&self.cs, now, self.sb.packets_out() * mss);
+            self.cs.cwnd = self.cs.ssthresh.max(2 * mss);
+            self.ecn_recover = self.sb.nxt();
+            self.cwr_pending = true;
+        }
+
+        let acked_bytes = acked_segs * mss;
+        match self.state {
+            CaState::Open => {
+                if new_una {
+                    self.dupacks = 0;
+                    self.grow(now, acked_bytes, prior_pipe);
+                } else if self.sb.packets_out() > 0 && (!self.sack || newly_sacked > 0) {
+                    self.dupacks += 1;
+                }
+                let lost_head = self.sack && self.sb.packets_out() > 0 && self.sb.is_lost(self.sb.una());
+                let guard = self.recover.is_none_or(|r| self.sb.una() >= r);
+                if (self.dupacks >= DUPTHRESH || lost_head) && guard {
+                    self.enter_recovery(ctx);
+                }
+            }
+            CaState::Recovery => {
+                if self.sb.una() >= self.recovery_point {
+                    self.exit_recovery(now);
+                } else if self.sack {
+                    // RFC 6675: cwnd stays at ssthresh; NextSeg below does the work.
+                } else if new_una {
+                    // RFC 6582 partial ACK
+                    self.sb.mark_head_lost();
+                    self.cs.cwnd = self.cs.cwnd.saturating_sub(acked_bytes);
+                    if acked_bytes >= mss {
+                        self.cs.cwnd += mss;
+                    }
+                    self.cs.cwnd = self.cs.cwnd.max(mss);
+                    if let Some(n) = self.sb.next_lost() {
+                        self.retransmit(n, ctx);
+                    }
+                    if !self.partial_acked {
+                        self.partial_acked = true;
+                        self.arm_rto(now);
+                    }
+                } else {
+                    self.cs.cwnd += mss; // RFC 6582 step 4: inflate per duplicate ACK
+                }
+            }
+            CaState::Loss => {
+                if new_una {
+                    self.grow(now, acked_bytes, prior_pipe);
+                }
+                if self.sb.una() >= self.recovery_point {
+                    self.state = CaState::Open;
+                    self.dupacks = 0;
+                }
+            }
+        }
+
+        // RFC 6298 5.2 / 5.3 (NewReno recovery resets the timer only on the first partial ACK).
+        if self.sb.packets_out() == 0 {
+            self.rto_deadline = Time::NEVER;
+        } else if new_una && (self.sack || self.state != CaState::Recovery) {
+            self.arm_rto(now);
+        }
+        self.try_send(ctx);
+    }
+
+    /// Congestion-avoidance / slow-start growth through the congestion control.
+    fn grow(&mut self, now: Time, acked_bytes: u64, prior_pipe: u64) {
+        // Linux tcp_is_cwnd_limited: in slow start, grow while cwnd < 2 * in flight.
+        let limited = if self.cs.in_slow_start() {
+            self.cs.cwnd < 2 * prior_pipe
+        } else {
+            prior_pipe + self.mss as u64 > self.cs.cwnd
+        };
+        if !limited {
+            return;
+        }
+        let sample = AckSample {
+            now,
+            acked_bytes,
+            srtt: self.rtt.srtt_or(Dur::from_ms(100)),
+            min_rtt: self.rtt.min_rtt.unwrap_or(Dur::from_ms(100)),
+            in_flight: prior_pipe,
+        };
+        self.cc.on_ack(&mut self.cs, &sample);
+    }
+
+    fn enter_recovery(&mut self, ctx: &mut TxCtx<'_>) {
+        let mss = self.mss as u64;
+        self.counters.fast_recoveries += 1;
+        let flight = self.sb.packets_out() * mss;
+        self.cs.ssthresh = self.cc.ssthresh(&self.cs, ctx.now, flight);
+        self.state = CaState::Recovery;
+        self.recovery_point = self.sb.nxt();
+        self.recover = Some(self.sb.nxt());
+        self.partial_acked = false;
+        self.sb.mark_head_lost();
+        self.cs.cwnd = if self.sack { self.cs.ssthresh } else { self.cs.ssthresh + 3 * mss };
+        // Fast retransmit regardless of cwnd (RFC 6675 section 5 step 4.3, RFC 6582 step 2).
+        if let Some(n) = self.sb.next_lost() {
+            self.retransmit(n, ctx);
+        }
+    }
+
+    fn exit_recovery(&mut self, now: Time) {
+        let mss = self.mss as u64;
+        self.state = CaState::Open;
+        self.dupacks = 0;
+        self.cs.cwnd = if self.sack {
+            self.cs.ssthresh
+        } else {
+            // RFC 6582 section 3.2 step 5, option 1
+            self.cs.ssthresh.min((self.sb.packets_out() * mss).max(mss) + mss)
+        };
+        self.cc.on_recovery_exit(&mut self.cs, now);
+    }
+
+    /// Send as much as cwnd, the receiver window and pacing allow.
+    pub fn try_send(&mut self, ctx: &mut TxCtx<'_>) {
+        if !self.started {
+            return;
+        }
+        let mss = self.mss as u64;
+        loop {
+            if let Some(_rate) = self.cc.pacing_rate(&self.cs) {
+                if ctx.now < self.pace_next {
+                    break;
+                }
+            }
+            let allowance = if !self.sack && self.state == CaState::Open {
+                self.dupacks.min(2) as u64 * mss // RFC 3042 limited transmit
+            } else {
+                0
+            };
+            if self.pipe_bytes() + mss > self.cs.cwnd + allowance {
+                break;
+            }
+            if let Some(n) = self.sb.next_lost() {
+                self.retransmit(n, ctx);
+            } else if ctx.now < self.stop_at && (self.sb.nxt() + 1 - self.sb.una()) * mss <= self.rwnd_bytes {
+                self.sb.on_send_new(ctx.now);
+                let n = self.sb.nxt() - 1;
+                self.transmit(n, false, ctx);
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn retransmit(&mut self, n: u64, ctx: &mut TxCtx<'_>) {
+        self.sb.on_retransmit(n, ctx.now);
+        self.counters.retransmits += 1;
+        self.transmit(n, true, ctx);
+    }
+
+    fn transmit(&mut self, n: u64, retx: bool, ctx: &mut TxCtx<'_>) {
+        let mss = self.mss;
+        let size = mss + self.header_bytes;
+        let cwr = !retx && std::mem::take(&mut self.cwr_pending);
+        let p = Packet {
+            flow: self.flow,
+            kind: PktKind::Data,
+            dst: self.peer,
+            size_bytes: size,
+            seq: n * mss as u64,
+            len_bytes: mss,
+            ecn: if self.ecn && !retx { Ecn::Ect0 } else { Ecn::NotEct },
+            cwr,
+            retx,
+            tsval: ctx.now,
+            ..Default::default()
+        };
+        let id = ctx.arena.alloc(p);
+        ctx.out.push(id);
+        self.counters.segments_sent += 1;
+        self.counters.wire_bytes += size as u64;
+        if self.rto_deadline.is_never() {
+            self.arm_rto(ctx.now);
+        }
+        if let Some(rate) = self.cc.pacing_rate(&self.cs) {
+            self.pace_next = self.pace_next.max(ctx.now) + rate.tx_time(size);
+        }
+    }
+}

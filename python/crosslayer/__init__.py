@@ -1,0 +1,53 @@
+"""crosslayer: packet-level simulation of TCP congestion control and AQM interactions.
+
+>>> import crosslayer
+>>> result = crosslayer.run("studies/seed000-access-link.toml")   # doctest: +SKIP
+>>> result.flows[["name", "goodput_bps"]]                          # doctest: +SKIP
+
+The compiled engine (``crosslayer._core``) is imported on first use, so scenario models,
+validation and stored results work without it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from crosslayer.result import Result
+from crosslayer.scenario import Scenario, ScenarioError
+
+if TYPE_CHECKING:
+    from crosslayer._core import EngineError
+
+__all__ = ["EngineError", "Result", "Scenario", "ScenarioError", "__version__", "run"]
+
+try:
+    __version__ = metadata.version("crosslayer")
+except metadata.PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0+unknown"
+
+
+def run(scenario: Scenario | Mapping[str, Any] | str | Path) -> Result:
+    """Run one simulation.
+
+    ``scenario`` is a :class:`Scenario`, a TOML-shaped mapping, a path to a study file or TOML
+    text. Raises :class:`ScenarioError` for an invalid scenario, ``ValueError`` if the engine
+    rejects the spec, and :class:`EngineError` if the engine fails (a simulator bug).
+    """
+    validated = Scenario.coerce(scenario)
+    from crosslayer import _core
+
+    raw = _core.run_json(json.dumps(validated.to_engine_spec()))
+    return Result.from_engine(raw, validated)
+
+
+def __getattr__(name: str) -> Any:
+    # EngineError lives in the compiled module; import it only when asked for.
+    if name == "EngineError":
+        from crosslayer._core import EngineError
+
+        return EngineError
+    raise AttributeError(f"module 'crosslayer' has no attribute {name!r}")

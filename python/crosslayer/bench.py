@@ -1,0 +1,125 @@
+"""Speed benchmark on the seed-paper scenarios, compared with ns-3.
+
+The cases are the study files in ``studies/`` with the flow count changed; ``quick`` shortens
+them. Speed is what the engine reports in its summary (wall time measured inside the engine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from crosslayer import run
+from crosslayer.result import Result
+from crosslayer.scenario import Scenario
+
+
+@dataclass(frozen=True)
+class Ns3Reference:
+    """Speed of ns-3 on one case; None where no figure was taken."""
+
+    wall_s_per_sim_s: float
+    delivered_segments_per_wall_s: float | None
+
+
+# Reference figures from the ns-3 3.44 runs of these scenarios on this machine class (same
+# topology, 9 CUBIC flows, Drop Tail, 100 s). Keep in sync with docs when re-measured.
+NS3_REFERENCE: Final[dict[str, Ns3Reference]] = {
+    "access-link-9": Ns3Reference(wall_s_per_sim_s=0.5, delivered_segments_per_wall_s=17_000),
+    "data-center-9": Ns3Reference(wall_s_per_sim_s=10.0, delivered_segments_per_wall_s=None),
+}
+
+
+@dataclass(frozen=True)
+class BenchCase:
+    """A benchmark scenario: a study file with ``per_pair`` flows per (sender, receiver) pair."""
+
+    key: str
+    title: str
+    study: str
+    """File name in the studies folder."""
+    per_pair: int
+
+
+CASES: Final = (
+    BenchCase("access-link-9", "Access Link, 9 CUBIC flows, DropTail", "seed000-access-link.toml", 1),
+    BenchCase("access-link-90", "Access Link, 90 CUBIC flows, DropTail", "seed000-access-link.toml", 10),
+    BenchCase("data-center-9", "Data Center, 9 CUBIC flows, DropTail", "seed000-data-center.toml", 1),
+)
+QUICK_DURATION: Final = "10s"
+QUICK_WARMUP: Final = "5s"
+
+
+def default_studies_dir() -> Path:
+    """``./studies`` if present, else the ``studies/`` of the source tree this package lives in."""
+    here = Path.cwd() / "studies"
+    return here if here.is_dir() else Path(__file__).resolve().parents[2] / "studies"
+
+
+def bench_scenario(case: BenchCase, studies_dir: Path, quick: bool) -> Scenario:
+    """The case's scenario: its study file with per_pair (and, if quick, timing) replaced."""
+    base = Scenario.from_toml(studies_dir / case.study)
+    flows = [{**group, "per_pair": case.per_pair} for group in base.model_dump()["flows"]]
+    changes: dict[str, object] = {"name": f"bench-{case.key}", "flows": flows}
+    if quick:
+        changes |= {"duration": QUICK_DURATION, "warmup": QUICK_WARMUP}
+    return base.with_overrides(**changes)
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    """Speed of one case."""
+
+    case: BenchCase
+    flows: int
+    sim_s: float
+    wall_s: float
+    events: int
+    delivered_segments: int
+
+    @property
+    def wall_s_per_sim_s(self) -> float:
+        return self.wall_s / self.sim_s
+
+    @property
+    def delivered_segments_per_wall_s(self) -> float:
+        return self.delivered_segments / self.wall_s
+
+    @property
+    def events_per_wall_s(self) -> float:
+        return self.events / self.wall_s
+
+    @property
+    def speedup_vs_ns3(self) -> float | None:
+        """ns-3 wall-s per sim-s over ours (> 1: faster than ns-3)."""
+        ref = NS3_REFERENCE.get(self.case.key)
+        return None if ref is None else ref.wall_s_per_sim_s / self.wall_s_per_sim_s
+
+    @property
+    def segments_rate_vs_ns3(self) -> float | None:
+        """Our delivered segments per wall-second over ns-3's."""
+        ref = NS3_REFERENCE.get(self.case.key)
+        if ref is None or ref.delivered_segments_per_wall_s is None:
+            return None
+        return self.delivered_segments_per_wall_s / ref.delivered_segments_per_wall_s
+
+    @classmethod
+    def from_result(cls, case: BenchCase, result: Result) -> BenchRow:
+        s = result.summary
+        return cls(
+            case=case,
+            flows=len(result.flows),
+            sim_s=float(s["sim_s"]),
+            # Guard against a zero clock reading on a tiny run.
+            wall_s=max(float(s["wall_s"]), 1e-9),
+            events=int(s["events"]),
+            delivered_segments=int(s["delivered_segments"]),
+        )
+
+
+def run_bench(studies_dir: Path, quick: bool = False) -> Iterator[BenchRow]:
+    """Run every case in order, yielding its row as soon as it finishes."""
+    for case in CASES:
+        yield BenchRow.from_result(case, run(bench_scenario(case, studies_dir, quick)))

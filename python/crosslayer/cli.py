@@ -1,0 +1,192 @@
+"""``crosslayer`` command line: run, validate and benchmark study files.
+
+Exit codes: 0 success, 1 engine failure (missing build or simulator bug), 2 invalid study file
+or command line.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+import crosslayer
+from crosslayer.bench import CASES, NS3_REFERENCE, BenchRow, default_studies_dir, run_bench
+from crosslayer.result import Result, dumps_json
+from crosslayer.scenario import Scenario, ScenarioError
+from crosslayer.units import format_duration
+
+app = typer.Typer(
+    name="crosslayer",
+    help="Packet-level simulator of TCP congestion control and AQM.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+FLOW_TABLE_MAX_ROWS = 30
+"""Print the per-flow table only up to this many flows (quartiles are always printed)."""
+
+
+class TableFormat(str, Enum):
+    """On-disk format of the result tables."""
+
+    parquet = "parquet"
+    json = "json"
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    typer.echo(message, err=True)
+    raise typer.Exit(code)
+
+
+def _load(file: Path, overrides: dict[str, Any]) -> Scenario:
+    """The study file with command-line overrides; exit 2 with the problems if invalid."""
+    try:
+        scenario = Scenario.from_toml(file)
+        return scenario.with_overrides(**overrides) if overrides else scenario
+    except ScenarioError as exc:
+        _fail(str(exc), 2)
+    except OSError as exc:
+        _fail(f"cannot read {file}: {exc.strerror or exc}", 2)
+
+
+def _engine_guard(work: Any) -> Any:
+    """Call ``work()``; turn engine failures into messages and exit codes."""
+    try:
+        from crosslayer import _core
+    except ImportError as exc:
+        _fail(f"the compiled engine crosslayer._core is not available ({exc}); build it with `maturin develop --release`", 1)
+    try:
+        return work()
+    except _core.EngineError as exc:
+        _fail(f"engine failure (a simulator bug; please report it with the study file): {exc}", 1)
+    except ValueError as exc:
+        _fail(f"the engine rejected the scenario: {exc}", 2)
+
+
+def _num(value: float | None, digits: int = 2, scale: float = 1.0) -> str:
+    return "-" if value is None else f"{value * scale:,.{digits}f}"
+
+
+def _spread(s: dict[str, float]) -> str:
+    return f"{_num(s['min'])} / {_num(s['q1'])} / {_num(s['median'])} / {_num(s['q3'])} / {_num(s['max'])}  (mean {_num(s['mean'])})"
+
+
+def _flow_table(result: Result) -> Table:
+    table = Table(title="Flows (measured after warm-up)")
+    for header in ("flow", "cc", "start s", "goodput Mbps", "throughput Mbps", "retx", "RTOs", "RTT mean ms"):
+        table.add_column(header, justify="left" if header in ("flow", "cc") else "right")
+    for row in result.flows.itertuples(index=False):
+        table.add_row(
+            str(row.name), str(row.cc), _num(row.start_s, 3), _num(row.goodput_bps, 2, 1e-6),
+            _num(row.throughput_bps, 2, 1e-6), str(row.retransmits), str(row.timeouts),
+            _num(row.rtt_mean_s, 1, 1e3),
+        )  # fmt: skip
+    return table
+
+
+def _summary_table(agg: dict[str, Any], out: Path) -> Table:
+    q = agg["bottleneck"]
+    table = Table(title=f"{agg['scenario']} (seed {agg['seed']}, {agg['flows']} flows)", show_header=False)
+    table.add_column(style="bold")
+    table.add_column()
+    rows = [
+        ("goodput per flow, Mbps", "min / q1 / median / q3 / max: " + _spread(agg["goodput_mbps"])),
+        ("throughput per flow, Mbps", "min / q1 / median / q3 / max: " + _spread(agg["throughput_mbps"])),
+        ("Jain's index (goodput)", _num(agg["jain"], 4)),
+        (f"bottleneck queue ({q['link']}), pkts", f"mean {_num(q['qlen_mean_pkts'], 1)}, SD {_num(q['qlen_sd_pkts'], 1)}"),
+        ("sojourn, ms", f"mean {_num(q['sojourn_mean_s'], 3, 1e3)}, p99 {_num(q['sojourn_p99_s'], 3, 1e3)}"),
+        ("drop ratio", f"{_num(q['drop_ratio'], 3, 100)} %  ({q['drops']:,} of {q['arrivals']:,} arrivals)"),
+        ("utilization", f"{_num(q['utilization'], 2, 100)} %"),
+        ("simulated / measured, s", f"{_num(agg['sim_s'], 1)} / {_num(agg['measured_s'], 1)}"),
+        ("wall time, s", _num(agg["wall_s"], 3)),
+        ("events", f"{agg['events']:,}  ({_num(agg['events_per_wall_s'], 0)} per wall-s)"),
+        ("delivered segments", f"{agg['delivered_segments']:,}  ({_num(agg['delivered_segments_per_wall_s'], 0)} per wall-s)"),
+        ("simulated s per wall-s", _num(agg["sim_s_per_wall_s"], 2)),
+        ("results", str(out)),
+    ]
+    for key, value in rows:
+        table.add_row(key, value)
+    return table
+
+
+@app.command()
+def run(
+    file: Annotated[Path, typer.Argument(help="Study file (TOML).")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Result folder (default: results/<scenario name>).")] = None,
+    table_format: Annotated[TableFormat, typer.Option("--format", help="Table file format.")] = TableFormat.parquet,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object (summary and aggregates) and nothing else.")] = False,
+    seed: Annotated[int | None, typer.Option(help="Override the seed.")] = None,
+    duration: Annotated[str | None, typer.Option(help='Override the duration, e.g. "10s".')] = None,
+    warmup: Annotated[str | None, typer.Option(help='Override the warm-up, e.g. "3s".')] = None,
+) -> None:
+    """Run a study file, print a summary and write the result folder."""
+    overrides = {k: v for k, v in {"seed": seed, "duration": duration, "warmup": warmup}.items() if v is not None}
+    scenario = _load(file, overrides)
+    result: Result = _engine_guard(lambda: crosslayer.run(scenario))
+    folder = result.save(out or Path("results") / scenario.name, format=table_format.value)
+    agg = result.aggregates()
+    if json_output:
+        typer.echo(dumps_json({"out": str(folder), **agg, "summary": result.summary}))
+        return
+    console = Console()
+    if len(result.flows) <= FLOW_TABLE_MAX_ROWS:
+        console.print(_flow_table(result))
+    console.print(_summary_table(agg, folder))
+
+
+@app.command()
+def validate(file: Annotated[Path, typer.Argument(help="Study file (TOML).")]) -> None:
+    """Check a study file without running it (exit 2 and list the problems if invalid)."""
+    scenario = _load(file, {})
+    flows = len(scenario.expand_flows())
+    typer.echo(
+        f"ok: {file}: scenario {scenario.name!r}, {flows} flow{'s' if flows != 1 else ''}, "
+        f"{format_duration(scenario.duration)} (warm-up {format_duration(scenario.warmup)}), seed {scenario.seed}"
+    )
+
+
+@app.command()
+def bench(
+    quick: Annotated[bool, typer.Option(help="Shorter runs for a quick look.")] = False,
+    studies: Annotated[Path | None, typer.Option(help="Folder of the study files (default: ./studies, else the source tree's).")] = None,
+) -> None:
+    """Speed on the seed-paper scenarios, compared with ns-3."""
+    console = Console()
+    table = Table(title="crosslayer speed" + (" (--quick)" if quick else ""))
+    for header in ("scenario", "flows", "sim s", "wall s", "wall s / sim s", "segments / wall s", "events / s", "speed-up vs ns-3", "segments/s vs ns-3"):
+        table.add_column(header, justify="left" if header == "scenario" else "right")
+    studies_dir = studies or default_studies_dir()
+    for case in CASES:  # fail early on a bad study file, before spending time running
+        _load(studies_dir / case.study, {})
+
+    def bench_all() -> None:
+        for row in run_bench(studies_dir, quick):
+            table.add_row(*_bench_cells(row))
+            console.print(f"{row.case.title}: done in {row.wall_s:.2f} s")
+
+    _engine_guard(bench_all)
+    console.print(table)
+    refs = ", ".join(f"{key}: {ref.wall_s_per_sim_s} wall-s per sim-s" for key, ref in NS3_REFERENCE.items())
+    console.print(f"ns-3 reference (ns-3 3.44 on this machine class): {refs}", highlight=False)
+
+
+def _times(ratio: float | None) -> str:
+    return "-" if ratio is None else f"{ratio:,.1f}x"
+
+
+def _bench_cells(row: BenchRow) -> tuple[str, ...]:
+    return (
+        row.case.title, str(row.flows), _num(row.sim_s, 1), _num(row.wall_s, 2), _num(row.wall_s_per_sim_s, 4),
+        _num(row.delivered_segments_per_wall_s, 0), _num(row.events_per_wall_s, 0),
+        _times(row.speedup_vs_ns3), _times(row.segments_rate_vs_ns3),
+    )  # fmt: skip
+
+
+if __name__ == "__main__":
+    app()

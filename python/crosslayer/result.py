@@ -1,0 +1,228 @@
+"""Simulation results: the engine's column tables as DataFrames, aggregates, save/load.
+
+The engine returns column-oriented tables (docs/design.md, "Result dict"); :class:`Result` wraps
+them as pandas DataFrames next to the engine's ``summary`` dict and the :class:`Scenario` that
+produced them. Units are in the column names (``_s`` seconds, ``_bps`` bit/s, ``_bytes``,
+``_pkts``). Measurements cover [warmup, duration] of the scenario.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import numpy as np
+import pandas as pd
+
+from crosslayer.scenario import Scenario
+
+__all__ = [
+    "CWND_COLUMNS",
+    "FLOW_COLUMNS",
+    "QUEUE_COLUMNS",
+    "SERIES_COLUMNS",
+    "TABLES",
+    "Result",
+    "dumps_json",
+    "jain_index",
+]
+
+FLOW_COLUMNS: Final = (
+    "name", "src", "dst", "cc", "start_s", "stop_s", "goodput_bps", "throughput_bps",
+    "delivered_bytes", "wire_bytes", "segments_sent", "retransmits", "timeouts",
+    "fast_recoveries", "rtt_mean_s", "rtt_min_s", "rtt_p99_s", "rtt_samples", "cwnd_final_bytes",
+)  # fmt: skip
+"""Documented columns of ``Result.flows`` (one row per flow)."""
+QUEUE_COLUMNS: Final = (
+    "link", "role", "rate_bps", "qlen_mean_pkts", "qlen_sd_pkts", "qlen_mean_bytes",
+    "qlen_sd_bytes", "sojourn_mean_s", "sojourn_p50_s", "sojourn_p99_s", "arrivals", "enqueued",
+    "dequeued", "drops_overflow", "drops_aqm", "drops_head", "marks", "lost_random", "tx_pkts",
+    "tx_bytes", "utilization",
+)  # fmt: skip
+"""Documented columns of ``Result.queues`` (one row per simplex link)."""
+SERIES_COLUMNS: Final = ("t_s", "qlen_pkts", "qlen_bytes")
+"""Documented columns of ``Result.series`` (bottleneck queue, every sample_interval)."""
+CWND_COLUMNS: Final = ("t_s", "flow", "cwnd_bytes", "ssthresh_bytes")
+"""Documented columns of ``Result.cwnd`` (empty unless the scenario sets cwnd_trace)."""
+TABLES: Final[dict[str, tuple[str, ...]]] = {
+    "flows": FLOW_COLUMNS,
+    "queues": QUEUE_COLUMNS,
+    "series": SERIES_COLUMNS,
+    "cwnd": CWND_COLUMNS,
+}
+
+BOTTLENECK_ROLE: Final = "forward"
+"""``queues.role`` of the A -> B link."""
+
+Format = Literal["parquet", "json"]
+
+
+def jain_index(values: Iterable[float]) -> float:
+    """Jain's fairness index (Jain, Chiu, Hawe 1984): ``(sum x)^2 / (n * sum x^2)``.
+
+    In [1/n, 1]; 1 when all values are equal, 1/n when one value takes everything. Values must
+    be finite and >= 0; all zeros gives NaN (the index is undefined).
+    """
+    x = np.asarray(list(values), dtype=float)
+    if x.size == 0:
+        raise ValueError("jain_index needs at least one value")
+    if not np.all(np.isfinite(x)) or np.any(x < 0):
+        raise ValueError("jain_index needs finite values >= 0")
+    peak = float(np.max(x))
+    if peak == 0.0:
+        return math.nan
+    x = x / peak  # the index is scale-free; normalizing avoids under/overflow in x^2
+    return float(np.sum(x) ** 2 / (x.size * np.sum(x * x)))
+
+
+def _clean(value: Any) -> Any:
+    """Plain-JSON form: NaN/inf -> None, numpy scalars -> Python, recursively."""
+    if isinstance(value, Mapping):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def dumps_json(value: Any, *, indent: int | None = None) -> str:
+    """Standard JSON (NaN and infinities become null; numpy scalars become numbers)."""
+    return json.dumps(_clean(value), indent=indent, allow_nan=False)
+
+
+def _ratio(numerator: float, denominator: float) -> float | None:
+    return numerator / denominator if denominator else None
+
+
+def _spread(values: pd.Series) -> dict[str, float]:
+    """min, quartiles, max and mean of a column."""
+    q = values.quantile([0.0, 0.25, 0.5, 0.75, 1.0]).to_numpy(dtype=float)
+    return {"min": q[0], "q1": q[1], "median": q[2], "q3": q[3], "max": q[4], "mean": float(values.mean())}
+
+
+def _table(columns: Mapping[str, list[Any]] | None, names: tuple[str, ...]) -> pd.DataFrame:
+    """A DataFrame from a column dict; an absent or empty dict gives the documented columns."""
+    return pd.DataFrame(dict(columns)) if columns else pd.DataFrame(columns=list(names))
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """One run: engine summary, tables and the scenario that produced them."""
+
+    summary: dict[str, Any]
+    """Engine summary: wall_s, events, sim_s, measured_s, delivered_segments, seed, ..."""
+    flows: pd.DataFrame
+    """One row per flow, FLOW_COLUMNS."""
+    queues: pd.DataFrame
+    """One row per simplex link, QUEUE_COLUMNS."""
+    series: pd.DataFrame
+    """Bottleneck queue length every sample_interval, SERIES_COLUMNS."""
+    cwnd: pd.DataFrame
+    """cwnd/ssthresh per flow every sample_interval when cwnd_trace, CWND_COLUMNS."""
+    scenario: Scenario
+
+    @classmethod
+    def from_engine(cls, raw: Mapping[str, Any], scenario: Scenario) -> Result:
+        """Wrap the dict returned by ``_core.run_json``."""
+        tables = {name: _table(raw.get(name), columns) for name, columns in TABLES.items()}
+        return cls(summary=dict(raw["summary"]), scenario=scenario, **tables)
+
+    @property
+    def bottleneck(self) -> pd.Series:
+        """The ``queues`` row of the bottleneck (A -> B, role "forward")."""
+        rows = self.queues[self.queues["role"] == BOTTLENECK_ROLE]
+        if len(rows) != 1:
+            raise LookupError(f"expected one queue with role {BOTTLENECK_ROLE!r}, found {len(rows)}")
+        return rows.iloc[0]
+
+    def aggregates(self) -> dict[str, Any]:
+        """Headline numbers (plain Python, JSON-ready except NaN): speed, fairness, queue.
+
+        Rates in Mbit/s; ``drop_ratio`` = queue drops (overflow + AQM + head) / arrivals at the
+        bottleneck; ``utilization`` as reported by the engine (fraction of the link rate);
+        ``jain`` over per-flow goodput.
+        """
+        s = self.summary
+        wall_s, sim_s = float(s["wall_s"]), float(s["sim_s"])
+        events, segments = int(s["events"]), int(s["delivered_segments"])
+        b = self.bottleneck
+        drops = int(b["drops_overflow"] + b["drops_aqm"] + b["drops_head"])
+        return _clean(
+            {
+                "scenario": self.scenario.name,
+                "seed": self.scenario.seed,
+                "flows": len(self.flows),
+                "sim_s": sim_s,
+                "measured_s": float(s["measured_s"]),
+                "wall_s": wall_s,
+                "events": events,
+                "delivered_segments": segments,
+                "events_per_wall_s": _ratio(events, wall_s),
+                "delivered_segments_per_wall_s": _ratio(segments, wall_s),
+                "sim_s_per_wall_s": _ratio(sim_s, wall_s),
+                "wall_s_per_sim_s": _ratio(wall_s, sim_s),
+                "goodput_mbps": _spread(self.flows["goodput_bps"] / 1e6),
+                "throughput_mbps": _spread(self.flows["throughput_bps"] / 1e6),
+                "jain": jain_index(self.flows["goodput_bps"]),
+                "bottleneck": {
+                    "link": b["link"],
+                    "qlen_mean_pkts": b["qlen_mean_pkts"],
+                    "qlen_sd_pkts": b["qlen_sd_pkts"],
+                    "sojourn_mean_s": b["sojourn_mean_s"],
+                    "sojourn_p99_s": b["sojourn_p99_s"],
+                    "arrivals": int(b["arrivals"]),
+                    "drops": drops,
+                    "drop_ratio": _ratio(drops, int(b["arrivals"])),
+                    "utilization": b["utilization"],
+                },
+            }
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything as plain Python: summary, tables as column dicts, scenario as JSON-ready dict."""
+        return {
+            "summary": self.summary,
+            **{name: getattr(self, name).to_dict(orient="list") for name in TABLES},
+            "scenario": self.scenario.model_dump(mode="json"),
+        }
+
+    def save(self, folder: str | Path, format: Format = "parquet") -> Path:
+        """Write ``<table>.parquet`` (or ``.json``, column-oriented), summary.json, scenario.json."""
+        if format not in ("parquet", "json"):
+            raise ValueError(f'format must be "parquet" or "json" (got {format!r})')
+        out = Path(folder)
+        out.mkdir(parents=True, exist_ok=True)
+        other = "json" if format == "parquet" else "parquet"
+        for name in TABLES:
+            frame: pd.DataFrame = getattr(self, name)
+            (out / f"{name}.{other}").unlink(missing_ok=True)  # never leave a stale twin
+            if format == "parquet":
+                frame.to_parquet(out / f"{name}.parquet", index=False)
+            else:
+                (out / f"{name}.json").write_text(dumps_json(frame.to_dict(orient="list")))
+        (out / "summary.json").write_text(dumps_json(self.summary, indent=2))
+        (out / "scenario.json").write_text(dumps_json(self.scenario.model_dump(mode="json"), indent=2))
+        return out
+
+    @classmethod
+    def load(cls, folder: str | Path) -> Result:
+        """Read a folder written by :meth:`save` (either format)."""
+        src = Path(folder)
+        scenario = Scenario.from_dict(json.loads((src / "scenario.json").read_text()), str(src / "scenario.json"))
+        summary = json.loads((src / "summary.json").read_text())
+        tables: dict[str, pd.DataFrame] = {}
+        for name, columns in TABLES.items():
+            if (src / f"{name}.parquet").exists():
+                tables[name] = pd.read_parquet(src / f"{name}.parquet")
+            elif (src / f"{name}.json").exists():
+                tables[name] = _table(json.loads((src / f"{name}.json").read_text()), columns)
+            else:
+                raise FileNotFoundError(f"{src}: no {name}.parquet or {name}.json")
+        return cls(summary=summary, scenario=scenario, **tables)

@@ -1,0 +1,176 @@
+"""Human unit strings <-> the engine's integer SI units.
+
+The engine counts time in nanoseconds, rates in bit/s and sizes in bytes, all as integers
+(docs/design.md, "Engine principles"). Study files use readable strings instead:
+
+* durations: ``"100s"``, ``"2ms"``, ``"10us"`` (or ``"10µs"``), ``"500ns"``; a bare int/float
+  is seconds. Result: ns (int, >= 0).
+* rates: ``"100Mbps"``, ``"1Gbps"``, ``"10kbps"``, ``"1.5Gbit/s"``; decimal (SI) prefixes; a
+  bare int/float is bit/s. Result: bit/s (int, > 0).
+* sizes: ``"1500B"``, ``"64KiB"``, ``"1MB"``; SI (kB = 1000 B) and IEC (KiB = 1024 B)
+  prefixes; a bare int/float is bytes. Result: bytes (int, > 0).
+
+Parsing is exact (decimal arithmetic, no binary floating point), so ``"1.5Gbit/s"`` is exactly
+1_500_000_000 bit/s; a value that is not a whole number of base units is rejected rather than
+rounded. Strings must carry a unit; only real numbers may omit it.
+
+``format_*`` are the inverses: they return the shortest exact string, so
+``parse_x(format_x(v)) == v`` for every valid ``v``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Final
+
+__all__ = [
+    "format_duration",
+    "format_rate",
+    "format_size",
+    "parse_duration_ns",
+    "parse_rate_bps",
+    "parse_size_bytes",
+    "show",
+]
+
+NS_PER_S: Final = 1_000_000_000
+
+# Unit -> multiplier to the base unit. Keys are matched exactly (after stripping spaces),
+# except rates, whose unit is matched case-insensitively (nobody means "millibit") unless it is a
+# byte rate ("MBps", "MB/s"), which is rejected rather than misread as bits.
+_DURATION_UNITS: Final[dict[str, int]] = {
+    "ns": 1,
+    "us": 1_000,
+    "µs": 1_000,
+    "μs": 1_000,  # Greek mu, as typed on some keyboards
+    "ms": 1_000_000,
+    "s": NS_PER_S,
+}
+_RATE_UNITS: Final[dict[str, int]] = {
+    "bps": 1,
+    "kbps": 10**3,
+    "mbps": 10**6,
+    "gbps": 10**9,
+    "tbps": 10**12,
+    "bit/s": 1,
+    "kbit/s": 10**3,
+    "mbit/s": 10**6,
+    "gbit/s": 10**9,
+    "tbit/s": 10**12,
+}
+_SIZE_UNITS: Final[dict[str, int]] = {
+    "B": 1,
+    "kB": 10**3,
+    "KB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "KiB": 2**10,
+    "MiB": 2**20,
+    "GiB": 2**30,
+}
+
+_QUANTITY = re.compile(
+    r"^\s*(?P<number>[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(?P<unit>\S*)\s*$"
+)
+
+_DURATION_FORMS: Final = 'a duration like "100ms", "2s", "10us" or "500ns" (or a number of seconds)'
+_RATE_FORMS: Final = 'a rate like "100Mbps", "1Gbps", "10kbps" or "1.5Gbit/s" (or a number of bit/s)'
+_SIZE_FORMS: Final = 'a size like "1500B", "64KiB" or "1MB" (or a number of bytes)'
+
+
+def show(value: object) -> str:
+    """Render a user-supplied value the way it looks in a TOML file (strings double-quoted)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _parse(
+    value: object,
+    units: dict[str, int],
+    base_per_number: int,
+    forms: str,
+    base_unit: str,
+    *,
+    case_insensitive: bool = False,
+) -> int:
+    """Parse ``value`` into an integer count of the base unit; raise ValueError naming ``forms``."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ValueError(f"must be {forms} (got {show(value)})")
+    if isinstance(value, str):
+        match = _QUANTITY.match(value)
+        unit = match["unit"] if match else ""
+        # Case-insensitive rates still keep "B" for bytes: "MBps" is not "Mbps".
+        key = unit.lower() if case_insensitive and not unit.endswith(("Bps", "B/s")) else unit
+        if match is None or key not in units:
+            raise ValueError(f"must be {forms} (got {show(value)})")
+        number_text, multiplier = match["number"], units[key]
+    else:
+        number_text, multiplier = repr(value), base_per_number
+    try:
+        number = Decimal(number_text)
+    except InvalidOperation:  # nan/inf floats
+        raise ValueError(f"must be {forms} (got {show(value)})") from None
+    if not number.is_finite():
+        raise ValueError(f"must be {forms} (got {show(value)})")
+    exact = number * multiplier
+    if exact != exact.to_integral_value():
+        raise ValueError(f"must be a whole number of {base_unit} (got {show(value)})")
+    return int(exact)
+
+
+def parse_duration_ns(value: str | int | float) -> int:
+    """Parse a duration (``"2ms"``, or a number of seconds) into nanoseconds (>= 0)."""
+    ns = _parse(value, _DURATION_UNITS, NS_PER_S, _DURATION_FORMS, "nanoseconds")
+    if ns < 0:
+        raise ValueError(f'must be a non-negative duration like "100ms" (got {show(value)})')
+    return ns
+
+
+def parse_rate_bps(value: str | int | float) -> int:
+    """Parse a rate (``"100Mbps"``, or a number of bit/s) into bit/s (> 0)."""
+    bps = _parse(value, _RATE_UNITS, 1, _RATE_FORMS, "bit/s", case_insensitive=True)
+    if bps <= 0:
+        raise ValueError(f'must be a positive rate like "100Mbps" (got {show(value)})')
+    return bps
+
+
+def parse_size_bytes(value: str | int | float) -> int:
+    """Parse a size (``"64KiB"``, or a number of bytes) into bytes (> 0)."""
+    size = _parse(value, _SIZE_UNITS, 1, _SIZE_FORMS, "bytes")
+    if size <= 0:
+        raise ValueError(f'must be a positive size like "1500B" (got {show(value)})')
+    return size
+
+
+def _format(count: int, units: tuple[tuple[str, int], ...]) -> str:
+    """Largest unit in ``units`` (biggest first, base unit last) that divides ``count`` exactly."""
+    for name, multiplier in units:
+        if count % multiplier == 0:
+            return f"{count // multiplier}{name}"
+    return f"{count}{units[-1][0]}"
+
+
+def format_duration(ns: int) -> str:
+    """Format nanoseconds as the shortest exact duration string, e.g. 2_000_000 -> ``"2ms"``."""
+    if ns == 0:
+        return "0s"
+    return _format(ns, (("s", NS_PER_S), ("ms", 1_000_000), ("us", 1_000), ("ns", 1)))
+
+
+def format_rate(bps: int) -> str:
+    """Format bit/s as the shortest exact rate string, e.g. 10**8 -> ``"100Mbps"``."""
+    return _format(bps, (("Tbps", 10**12), ("Gbps", 10**9), ("Mbps", 10**6), ("kbps", 10**3), ("bps", 1)))
+
+
+def format_size(size_bytes: int) -> str:
+    """Format bytes as the shortest exact size string, e.g. 65536 -> ``"64KiB"``, 1500 -> ``"1500B"``."""
+    return _format(
+        size_bytes,
+        (("GiB", 2**30), ("GB", 10**9), ("MiB", 2**20), ("MB", 10**6), ("KiB", 2**10), ("kB", 10**3), ("B", 1)),
+    )

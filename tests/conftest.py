@@ -1,0 +1,53 @@
+"""Shared fixtures: the source tree on sys.path, a minimal scenario dict, a fake engine."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "python") not in sys.path:
+    sys.path.insert(0, str(ROOT / "python"))
+
+import crosslayer  # noqa: E402
+from helpers import MINIMAL, fake_engine_result  # noqa: E402
+
+
+@pytest.fixture
+def minimal() -> dict[str, Any]:
+    """A small valid TOML-shaped scenario dict (a fresh deep copy per test)."""
+    return copy.deepcopy(MINIMAL)
+
+
+class FakeEngineError(RuntimeError):
+    """Stands in for crosslayer._core.EngineError."""
+
+
+@pytest.fixture
+def fake_core(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    """Install a fake ``crosslayer._core``; ``.specs`` records every spec it was given."""
+    module = types.ModuleType("crosslayer._core")
+    specs: list[dict[str, Any]] = []
+
+    def run_json(spec: str) -> dict[str, Any]:
+        parsed = json.loads(spec)
+        specs.append(parsed)
+        return fake_engine_result(parsed)
+
+    def trigger_panic() -> None:
+        raise FakeEngineError("panicked at fake")
+
+    module.run_json = run_json  # type: ignore[attr-defined]
+    module.version = lambda: "0.0.0-fake"  # type: ignore[attr-defined]
+    module.EngineError = FakeEngineError  # type: ignore[attr-defined]
+    module._trigger_panic = trigger_panic  # type: ignore[attr-defined]
+    module.specs = specs  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "crosslayer._core", module)
+    monkeypatch.setattr(crosslayer, "_core", module, raising=False)
+    return module

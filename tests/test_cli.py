@@ -1,0 +1,117 @@
+"""The ``crosslayer`` command line (with a fake engine where a run is needed)."""
+
+from __future__ import annotations
+
+import json
+import types
+from pathlib import Path
+
+import pytest
+from helpers import ACCESS_LINK
+from typer.testing import CliRunner
+
+from crosslayer.cli import app
+from crosslayer.result import TABLES, Result
+
+runner = CliRunner()
+
+BAD_STUDY = """
+name = "bad"
+duration = "10s"
+warmup = "10s"
+[topology]
+bottleneck = { rate = "-5Mbps", delay = "2ms", qdisc = { kind = "droptail", limit_pkts = 10 } }
+senders = [{ name = "N1", rate = "1Mbps", delay = "0s" }]
+receivers = [{ name = "N4", rate = "1Mbps", delay = "0s" }]
+[[flows]]
+src = "N1"
+dst = "N4"
+cc = "bbr"
+"""
+
+
+@pytest.fixture
+def bad_study(tmp_path: Path) -> Path:
+    path = tmp_path / "bad.toml"
+    path.write_text(BAD_STUDY)
+    return path
+
+
+def test_validate_ok() -> None:
+    result = runner.invoke(app, ["validate", str(ACCESS_LINK)])
+    assert result.exit_code == 0, result.output
+    assert "9 flows" in result.stdout
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_bad_study_exits_2_with_the_problems_on_stderr(command: str, bad_study: Path) -> None:
+    result = runner.invoke(app, [command, str(bad_study)])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert 'topology.bottleneck.rate: must be a positive rate like "100Mbps" (got "-5Mbps")' in result.stderr
+    assert 'flows[0].cc: unknown congestion control "bbr"' in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_missing_file_exits_2(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["validate", str(tmp_path / "nope.toml")])
+    assert result.exit_code == 2
+    assert "cannot read" in result.stderr
+
+
+def test_invalid_override_exits_2() -> None:
+    result = runner.invoke(app, ["run", str(ACCESS_LINK), "--duration", "5s"])
+    assert result.exit_code == 2
+    assert "warmup: must be shorter than duration (5s)" in result.stderr
+
+
+def test_run_prints_summary_and_writes_results(fake_core: types.ModuleType, tmp_path: Path) -> None:
+    out = tmp_path / "res"
+    result = runner.invoke(app, ["run", str(ACCESS_LINK), "--out", str(out), "--seed", "5", "--duration", "5s", "--warmup", "1s"])
+    assert result.exit_code == 0, result.output
+    assert "Jain's index" in result.stdout and "N3-N6.0" in result.stdout
+    spec = fake_core.specs[-1]  # type: ignore[attr-defined]
+    assert (spec["seed"], spec["duration_ns"], spec["warmup_ns"]) == (5, 5_000_000_000, 1_000_000_000)
+    loaded = Result.load(out)
+    assert loaded.scenario.seed == 5
+    assert {p.name for p in out.glob("*.parquet")} == {f"{t}.parquet" for t in TABLES}
+
+
+def test_run_json_prints_one_json_object_only(fake_core: types.ModuleType, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["run", str(ACCESS_LINK), "--json", "--format", "json", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    for key in ("wall_s", "events", "delivered_segments", "jain", "goodput_mbps", "bottleneck", "summary"):
+        assert key in data
+    assert data["bottleneck"]["drop_ratio"] == pytest.approx(0.01)
+    assert data["out"] == str(tmp_path)
+    assert (tmp_path / "flows.json").exists()
+
+
+def test_engine_failure_exits_1(fake_core: types.ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def panic(spec: str) -> None:
+        fake_core._trigger_panic()
+
+    monkeypatch.setattr(fake_core, "run_json", panic)
+    result = runner.invoke(app, ["run", str(ACCESS_LINK), "--out", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "simulator bug" in result.stderr
+
+
+def test_engine_spec_rejection_exits_2(fake_core: types.ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def reject(spec: str) -> None:
+        raise ValueError("flows[0].tcp.mss_bytes: too large")
+
+    monkeypatch.setattr(fake_core, "run_json", reject)
+    result = runner.invoke(app, ["run", str(ACCESS_LINK), "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "the engine rejected the scenario: flows[0].tcp.mss_bytes: too large" in result.stderr
+
+
+def test_bench_quick(fake_core: types.ModuleType) -> None:
+    result = runner.invoke(app, ["bench", "--quick"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "Access Link, 90 CUBIC flows" in result.stdout
+    durations = {spec["duration_ns"] for spec in fake_core.specs}  # type: ignore[attr-defined]
+    assert durations == {10_000_000_000}
+    assert [len(spec["flows"]) for spec in fake_core.specs] == [9, 90, 9]  # type: ignore[attr-defined]

@@ -1,0 +1,347 @@
+"""Scenario validation (messages name the field and the fix) and lowering to the engine spec."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crosslayer.scenario import Scenario, ScenarioError
+
+Mutation = Callable[[dict[str, Any]], None]
+
+
+def problems_of(data: dict[str, Any]) -> str:
+    with pytest.raises(ScenarioError) as info:
+        Scenario.from_dict(data)
+    return str(info.value)
+
+
+def _set(path: str, value: Any) -> Mutation:
+    """A mutation setting a dotted path; numeric parts index lists."""
+
+    def mutate(data: dict[str, Any]) -> None:
+        *parents, last = path.split(".")
+        node: Any = data
+        for part in parents:
+            node = node[int(part)] if part.isdigit() else node[part]
+        node[int(last) if last.isdigit() else last] = value
+
+    return mutate
+
+
+BAD_CASES: list[tuple[str, Mutation, str]] = [
+    (
+        "negative rate",
+        _set("topology.bottleneck.rate", "-5Mbps"),
+        'topology.bottleneck.rate: must be a positive rate like "100Mbps" (got "-5Mbps")',
+    ),
+    (
+        "rate without unit",
+        _set("topology.senders.0.rate", "100"),
+        'topology.senders[0].rate: must be a rate like "100Mbps"',
+    ),
+    (
+        "unknown congestion control",
+        _set("flows.0.cc", "bbr"),
+        'flows[0].cc: unknown congestion control "bbr"; known: cubic, newreno, reno',
+    ),
+    (
+        "cubic beta out of range",
+        _set("flows.0.cc", {"kind": "cubic", "beta": 1.5}),
+        "flows[0].cc.beta: must be in (0, 1) (got 1.5)",
+    ),
+    (
+        "warm-up not shorter than duration",
+        _set("warmup", "10s"),
+        'warmup: must be shorter than duration (10s) (got "10s")',
+    ),
+    (
+        "unknown source node",
+        _set("flows.0.src", "N7"),
+        'flows[0].src[0]: unknown node "N7"; senders are: S1, S2',
+    ),
+    (
+        "receiver used as source",
+        _set("flows.0.src", ["S1", "R1"]),
+        'flows[0].src[1]: "R1" is one of the receivers; src must be one of the senders: S1, S2',
+    ),
+    (
+        "unknown destination node",
+        _set("flows.0.dst", ["R2"]),
+        'flows[0].dst[0]: unknown node "R2"; receivers are: R1',
+    ),
+    (
+        "loss out of range",
+        _set("topology.bottleneck.loss", 1.0),
+        "topology.bottleneck.loss: must be a probability in [0, 1) (got 1.0)",
+    ),
+    (
+        "negative loss",
+        _set("topology.senders.1.loss", -0.1),
+        "topology.senders[1].loss: must be a probability in [0, 1) (got -0.1)",
+    ),
+    (
+        "typo in a key",
+        _set("topology.bottleneck.qdisc.limit_pkt", 100),
+        'topology.bottleneck.qdisc.limit_pkt: unknown field; did you mean "limit_pkts"? valid fields: kind, limit_pkts, limit_bytes',
+    ),
+    (
+        "typo in a top-level key",
+        _set("durration", "5s"),
+        'durration: unknown field; did you mean "duration"?',
+    ),
+    (
+        "typo in a tcp override",
+        _set("flows.0.tcp", {"sak": False}),
+        'flows[0].tcp.sak: unknown field; did you mean "sack"?',
+    ),
+    (
+        "duplicate node names",
+        _set("topology.receivers.0.name", "S1"),
+        'topology.receivers[0].name: duplicate node name "S1"; node names must be unique',
+    ),
+    (
+        "router name",
+        _set("topology.senders.0.name", "A"),
+        'topology.senders[0].name: "A" is reserved for a router (A, B)',
+    ),
+    (
+        "node name with a flow-name separator",
+        _set("topology.senders.0.name", "S-1"),
+        "topology.senders[0].name: must be letters, digits and _",
+    ),
+    (
+        "unknown queue discipline",
+        _set("topology.bottleneck.qdisc", {"kind": "red"}),
+        'topology.bottleneck.qdisc: unknown queue discipline "red"; known: droptail',
+    ),
+    (
+        "queue without a limit",
+        _set("topology.bottleneck.qdisc", {"kind": "droptail"}),
+        "topology.bottleneck.qdisc.limit_pkts: a droptail queue needs limit_pkts and/or limit_bytes",
+    ),
+    (
+        "missing required field",
+        lambda d: d["topology"]["bottleneck"].pop("rate"),
+        "topology.bottleneck.rate: is required",
+    ),
+    (
+        "integer written as a string",
+        _set("flows.0.per_pair", "3"),
+        'flows[0].per_pair: must be an integer (got "3")',
+    ),
+    (
+        "zero flows per pair",
+        _set("flows.0.per_pair", 0),
+        "flows[0].per_pair: must be a positive integer (got 0)",
+    ),
+    (
+        "boolean written as a number",
+        _set("cwnd_trace", 1),
+        "cwnd_trace: must be true or false (got 1)",
+    ),
+    (
+        "start after the end",
+        _set("flows.0.start", "12s"),
+        "flows[0].start: must be before duration (10s)",
+    ),
+    (
+        "reversed uniform start",
+        _set("flows.0.start", {"uniform": ["3s", "1s"]}),
+        'flows[0].start.uniform: needs from <= to (got ["3s", "1s"])',
+    ),
+    (
+        "malformed start",
+        _set("flows.0.start", {"uniform_": ["0s", "1s"]}),
+        'flows[0].start: must be a time like "0s" or { uniform = ["0s", "3s"] }',
+    ),
+    (
+        "stop before start",
+        _set("flows.0.stop", "0s"),
+        "flows[0].stop: must be after the latest start (0s) and at most duration (10s)",
+    ),
+    (
+        "rto bounds",
+        _set("tcp", {"min_rto": "2s"}),
+        "tcp.initial_rto: must be within [min_rto, max_rto] = [2s, 60s]",
+    ),
+    (
+        "rto bounds in a group override",
+        _set("flows.0.tcp", {"initial_rto": "1ms"}),
+        "flows[0].tcp.initial_rto: must be within [min_rto, max_rto] = [200ms, 60s]",
+    ),
+    (
+        "seed out of range",
+        _set("seed", -1),
+        "seed: must be an integer in [0, 2^64) (got -1)",
+    ),
+    (
+        "no flows",
+        _set("flows", []),
+        "flows: needs at least one [[flows]] group",
+    ),
+    (
+        "bad scenario name",
+        _set("name", "my study"),
+        "name: must be letters, digits, '.', '_' and '-' (it names the results folder)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("label", "mutate", "expected"), BAD_CASES, ids=[c[0] for c in BAD_CASES])
+def test_bad_scenarios_name_field_and_fix(minimal: dict[str, Any], label: str, mutate: Mutation, expected: str) -> None:
+    mutate(minimal)
+    assert expected in problems_of(minimal)
+
+
+def test_every_problem_is_listed_one_per_line(minimal: dict[str, Any]) -> None:
+    minimal["topology"]["bottleneck"]["rate"] = "-5Mbps"
+    minimal["topology"]["senders"][0]["loss"] = 2
+    minimal["flows"][0]["cc"] = "vegas"
+    with pytest.raises(ScenarioError) as info:
+        Scenario.from_dict(minimal, source="x.toml")
+    error = info.value
+    assert isinstance(error, ValueError)
+    assert [path for path, _ in error.problems] == [
+        "topology.bottleneck.rate",
+        "topology.senders[0].loss",
+        "flows[0].cc",
+    ]
+    lines = str(error).splitlines()
+    assert lines[0] == "invalid scenario (x.toml), 3 problems:"
+    assert len(lines) == 4
+
+
+def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
+    minimal["topology"]["reverse"] = {"rate": "1Mbps"}
+    minimal["topology"]["senders"][1]["up"] = {"loss": 0.01, "qdisc": {"kind": "droptail", "limit_bytes": "64KiB"}}
+    minimal["flows"][0]["start"] = {"uniform": ["0s", "1.5s"]}
+    minimal["flows"][0]["stop"] = "8s"
+    minimal["flows"].append({"src": "S2", "dst": "R1", "cc": {"kind": "newreno"}, "tcp": {"sack": False, "rwnd": "1MiB"}})
+    droptail_1000 = {"kind": "droptail", "limit_pkts": 1000, "limit_bytes": None}
+
+    def edge(rate: int, delay: int, loss: float = 0.0, qdisc: dict[str, Any] = droptail_1000) -> dict[str, Any]:
+        return {"rate_bps": rate, "delay_ns": delay, "loss": loss, "qdisc": qdisc}
+
+    tcp = {
+        "mss_bytes": 1448, "header_bytes": 52, "ack_bytes": 52, "sack": True, "delayed_ack": True,
+        "delack_timeout_ns": 40_000_000, "initial_cwnd_pkts": 10, "min_rto_ns": 200_000_000,
+        "initial_rto_ns": 1_000_000_000, "max_rto_ns": 60_000_000_000, "ecn": False, "rwnd_bytes": None,
+    }  # fmt: skip
+    assert Scenario.from_dict(minimal).to_engine_spec() == {
+        "seed": 1,
+        "duration_ns": 10_000_000_000,
+        "warmup_ns": 2_000_000_000,
+        "sample_interval_ns": 10_000_000,
+        "cwnd_trace": False,
+        "topology": {
+            "kind": "dumbbell",
+            "forward": edge(10_000_000, 5_000_000, qdisc={"kind": "droptail", "limit_pkts": 100, "limit_bytes": None}),
+            "reverse": edge(1_000_000, 5_000_000),
+            "senders": [
+                {"name": "S1", "up": edge(100_000_000, 1_000_000), "down": edge(100_000_000, 1_000_000)},
+                {
+                    "name": "S2",
+                    "up": edge(100_000_000, 2_000_000, 0.01, {"kind": "droptail", "limit_pkts": None, "limit_bytes": 65536}),
+                    "down": edge(100_000_000, 2_000_000),
+                },
+            ],
+            "receivers": [{"name": "R1", "up": edge(100_000_000, 3_000_000), "down": edge(100_000_000, 3_000_000)}],
+        },
+        "flows": [
+            {
+                "name": "S1-R1.0", "src": 0, "dst": 0,
+                "cc": {"kind": "cubic", "c": 0.4, "beta": 0.7, "fast_convergence": True, "tcp_friendliness": True},
+                "tcp": tcp,
+                "start": {"kind": "uniform", "from_ns": 0, "to_ns": 1_500_000_000},
+                "stop_ns": 8_000_000_000,
+            },
+            {
+                "name": "S2-R1.0", "src": 1, "dst": 0,
+                "cc": {"kind": "newreno"},
+                "tcp": {**tcp, "sack": False, "rwnd_bytes": 1_048_576},
+                "start": {"kind": "fixed", "at_ns": 0},
+                "stop_ns": None,
+            },
+        ],
+    }  # fmt: skip
+
+
+def test_flow_expansion_order_and_names(minimal: dict[str, Any]) -> None:
+    minimal["topology"]["receivers"].append({"name": "R2", "rate": "1Gbps", "delay": 0})
+    minimal["flows"] = [
+        {"src": ["S2", "S1"], "dst": ["R1", "R2"], "per_pair": 2, "cc": "reno"},
+        {"src": "S2", "dst": "R1", "cc": "cubic"},
+    ]
+    flows = Scenario.from_dict(minimal).expand_flows()
+    assert [f.name for f in flows] == [
+        "S2-R1.0", "S2-R1.1", "S2-R2.0", "S2-R2.1",
+        "S1-R1.0", "S1-R1.1", "S1-R2.0", "S1-R2.1",
+        "S2-R1.2",
+    ]  # fmt: skip
+    assert [(f.group, f.src, f.dst) for f in flows][:3] == [(0, 1, 0), (0, 1, 0), (0, 1, 1)]
+    assert flows[-1].group == 1
+
+
+def test_group_tcp_overrides_only_the_fields_given(minimal: dict[str, Any]) -> None:
+    minimal["tcp"] = {"initial_cwnd": 4, "mss": 1000}
+    minimal["flows"][0]["tcp"] = {"mss": "1448B"}
+    scenario = Scenario.from_dict(minimal)
+    effective = scenario.tcp_for(scenario.flows[0])
+    assert (effective.mss, effective.initial_cwnd) == (1448, 4)
+    # The override stays partial through a dump/validate round trip.
+    again = Scenario.from_dict(scenario.model_dump(mode="json"))
+    assert again == scenario
+    assert again.model_dump(mode="json")["flows"][0]["tcp"] == {"mss": "1448B"}
+    assert again.to_engine_spec() == scenario.to_engine_spec()
+
+
+def test_round_trip_through_json_is_lossless(minimal: dict[str, Any]) -> None:
+    minimal["duration"] = "2.000001s"
+    minimal["topology"]["bottleneck"]["rate"] = "1.5Gbit/s"
+    scenario = Scenario.from_dict(minimal)
+    dumped = scenario.model_dump(mode="json")
+    assert dumped["duration"] == "2000001us"
+    assert dumped["topology"]["bottleneck"]["rate"] == "1500Mbps"
+    assert Scenario.from_dict(dumped) == scenario
+
+
+def test_with_overrides_revalidates(minimal: dict[str, Any]) -> None:
+    scenario = Scenario.from_dict(minimal)
+    shorter = scenario.with_overrides(duration="5s", seed=7)
+    assert (shorter.duration, shorter.seed, shorter.warmup) == (5_000_000_000, 7, 2_000_000_000)
+    with pytest.raises(ScenarioError, match="warmup: must be shorter than duration"):
+        scenario.with_overrides(duration="1s")
+
+
+def test_cc_kind_is_case_insensitive_and_table_form_works(minimal: dict[str, Any]) -> None:
+    minimal["flows"][0]["cc"] = {"kind": "CUBIC", "c": 0.6}
+    cc = Scenario.from_dict(minimal).flows[0].cc
+    assert (cc.kind, cc.c, cc.beta) == ("cubic", 0.6, 0.7)  # type: ignore[union-attr]
+
+
+def test_from_toml_accepts_text_and_paths(tmp_path: Path) -> None:
+    text = """
+name = "t"
+duration = "1s"
+[topology]
+bottleneck = { rate = "1Mbps", delay = "1ms", qdisc = { kind = "droptail", limit_pkts = 10 } }
+senders = [{ name = "a", rate = "1Mbps", delay = "0s" }]
+receivers = [{ name = "b", rate = "1Mbps", delay = "0s" }]
+[[flows]]
+src = "a"
+dst = "b"
+cc = "reno"
+"""
+    file = tmp_path / "t.toml"
+    file.write_text(text)
+    assert Scenario.from_toml(text) == Scenario.from_toml(file) == Scenario.from_toml(str(file))
+    assert Scenario.coerce(str(file)).name == "t"
+
+
+def test_toml_syntax_error_is_a_scenario_error() -> None:
+    with pytest.raises(ScenarioError, match="invalid TOML"):
+        Scenario.from_toml('name = "x"\nduration = \n')
