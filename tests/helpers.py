@@ -21,7 +21,10 @@ MINIMAL: dict[str, Any] = {
     "warmup": "2s",
     "topology": {
         "bottleneck": {"rate": "10Mbps", "delay": "5ms", "qdisc": {"kind": "droptail", "limit_pkts": 100}},
-        "senders": [{"name": "S1", "rate": "100Mbps", "delay": "1ms"}, {"name": "S2", "rate": "100Mbps", "delay": "2ms"}],
+        "senders": [
+            {"name": "S1", "rate": "100Mbps", "delay": "1ms"},
+            {"name": "S2", "rate": "100Mbps", "delay": "2ms"},
+        ],
         "receivers": [{"name": "R1", "rate": "100Mbps", "delay": "3ms"}],
     },
     "flows": [{"src": "S1", "dst": "R1", "cc": "cubic"}],
@@ -41,7 +44,9 @@ def fake_engine_result(spec: dict[str, Any]) -> dict[str, Any]:
         "src": [topo["senders"][f["src"]]["name"] for f in flows],
         "dst": [topo["receivers"][f["dst"]]["name"] for f in flows],
         "cc": [f["cc"]["kind"] for f in flows],
-        "start_s": [f["start"].get("at_ns", f["start"].get("from_ns", 0)) / 1e9 + 0.001 * i for i, f in enumerate(flows)],
+        "start_s": [
+            f["start"].get("at_ns", f["start"].get("from_ns", 0)) / 1e9 + 0.001 * i for i, f in enumerate(flows)
+        ],
         "stop_s": [spec["duration_ns"] / 1e9] * n,
         "goodput_bps": goodput,
         "throughput_bps": [g * 1500 / 1448 for g in goodput],

@@ -7,11 +7,10 @@ import types
 from pathlib import Path
 
 import pytest
-from helpers import ACCESS_LINK
-from typer.testing import CliRunner
-
 from crosslayer.cli import app
 from crosslayer.result import TABLES, Result
+from helpers import ACCESS_LINK
+from typer.testing import CliRunner
 
 runner = CliRunner()
 
@@ -67,7 +66,9 @@ def test_invalid_override_exits_2() -> None:
 
 def test_run_prints_summary_and_writes_results(fake_core: types.ModuleType, tmp_path: Path) -> None:
     out = tmp_path / "res"
-    result = runner.invoke(app, ["run", str(ACCESS_LINK), "--out", str(out), "--seed", "5", "--duration", "5s", "--warmup", "1s"])
+    result = runner.invoke(
+        app, ["run", str(ACCESS_LINK), "--out", str(out), "--seed", "5", "--duration", "5s", "--warmup", "1s"]
+    )
     assert result.exit_code == 0, result.output
     assert "Jain's index" in result.stdout and "N3-N6.0" in result.stdout
     spec = fake_core.specs[-1]  # type: ignore[attr-defined]
@@ -98,7 +99,9 @@ def test_engine_failure_exits_1(fake_core: types.ModuleType, tmp_path: Path, mon
     assert "simulator bug" in result.stderr
 
 
-def test_engine_spec_rejection_exits_2(fake_core: types.ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_engine_spec_rejection_exits_2(
+    fake_core: types.ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def reject(spec: str) -> None:
         raise ValueError("flows[0].tcp.mss_bytes: too large")
 

@@ -9,12 +9,11 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from crosslayer.result import TABLES, Result, dumps_json, jain_index
+from crosslayer.scenario import Scenario
 from helpers import fake_engine_result
 from hypothesis import given
 from hypothesis import strategies as st
-
-from crosslayer.result import TABLES, Result, dumps_json, jain_index
-from crosslayer.scenario import Scenario
 
 rates = st.lists(st.floats(min_value=0, max_value=1e12, allow_nan=False), min_size=1, max_size=50)
 

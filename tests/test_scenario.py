@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from crosslayer.scenario import Scenario, ScenarioError
 
 Mutation = Callable[[dict[str, Any]], None]
@@ -220,7 +219,9 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
     minimal["topology"]["senders"][1]["up"] = {"loss": 0.01, "qdisc": {"kind": "droptail", "limit_bytes": "64KiB"}}
     minimal["flows"][0]["start"] = {"uniform": ["0s", "1.5s"]}
     minimal["flows"][0]["stop"] = "8s"
-    minimal["flows"].append({"src": "S2", "dst": "R1", "cc": {"kind": "newreno"}, "tcp": {"sack": False, "rwnd": "1MiB"}})
+    minimal["flows"].append(
+        {"src": "S2", "dst": "R1", "cc": {"kind": "newreno"}, "tcp": {"sack": False, "rwnd": "1MiB"}}
+    )
     droptail_1000 = {"kind": "droptail", "limit_pkts": 1000, "limit_bytes": None}
 
     def edge(rate: int, delay: int, loss: float = 0.0, qdisc: dict[str, Any] = droptail_1000) -> dict[str, Any]:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from helpers import ACCESS_LINK, DATA_CENTER
-
 from crosslayer.scenario import MS, Scenario
+from helpers import ACCESS_LINK, DATA_CENTER
 
 US = 1_000
 
@@ -57,7 +56,9 @@ def test_study_matches_section_5(study: object, rate_bps: int) -> None:
     spec = scenario.to_engine_spec()
     assert (spec["duration_ns"], spec["warmup_ns"]) == (100_000_000_000, 30_000_000_000)
     topo = spec["topology"]
-    edges = [topo["forward"], topo["reverse"]] + [h[d] for h in topo["senders"] + topo["receivers"] for d in ("up", "down")]
+    edges = [topo["forward"], topo["reverse"]] + [
+        h[d] for h in topo["senders"] + topo["receivers"] for d in ("up", "down")
+    ]
     assert {e["rate_bps"] for e in edges} == {rate_bps}  # "every link rate was set to ..."
     assert topo["forward"]["qdisc"] == {"kind": "droptail", "limit_pkts": 900, "limit_bytes": None}
     assert all(e["qdisc"]["limit_pkts"] == 1000 for e in edges[1:])  # access queues are not the bottleneck

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
 from crosslayer.units import (
     format_duration,
     format_rate,
@@ -14,6 +11,8 @@ from crosslayer.units import (
     parse_rate_bps,
     parse_size_bytes,
 )
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 @pytest.mark.parametrize(
@@ -65,7 +64,11 @@ def test_sizes(text: str | float, size: int) -> None:
 @pytest.mark.parametrize(
     ("parse", "value", "message"),
     [
-        (parse_duration_ns, "100", 'must be a duration like "100ms", "2s", "10us" or "500ns" (or a number of seconds) (got "100")'),
+        (
+            parse_duration_ns,
+            "100",
+            'must be a duration like "100ms", "2s", "10us" or "500ns" (or a number of seconds) (got "100")',
+        ),
         (parse_duration_ns, "5 minutes", "must be a duration like"),
         (parse_duration_ns, "-1s", 'must be a non-negative duration like "100ms" (got "-1s")'),
         (parse_duration_ns, "0.5ns", 'must be a whole number of nanoseconds (got "0.5ns")'),
@@ -74,8 +77,12 @@ def test_sizes(text: str | float, size: int) -> None:
         (parse_duration_ns, None, "must be a duration like"),
         (parse_rate_bps, "-5Mbps", 'must be a positive rate like "100Mbps" (got "-5Mbps")'),
         (parse_rate_bps, "0bps", "must be a positive rate"),
-        (parse_rate_bps, "100MBps", 'must be a rate like "100Mbps", "1Gbps", "10kbps" or "1.5Gbit/s" (or a number of bit/s)'),
-        (parse_rate_bps, "fast", "(got \"fast\")"),
+        (
+            parse_rate_bps,
+            "100MBps",
+            'must be a rate like "100Mbps", "1Gbps", "10kbps" or "1.5Gbit/s" (or a number of bit/s)',
+        ),
+        (parse_rate_bps, "fast", '(got "fast")'),
         (parse_rate_bps, "0.5bps", "whole number of bit/s"),
         (parse_size_bytes, "1.5B", "whole number of bytes"),
         (parse_size_bytes, "10kb", 'must be a size like "1500B", "64KiB" or "1MB" (or a number of bytes) (got "10kb")'),

@@ -60,7 +60,10 @@ def _engine_guard(work: Any) -> Any:
     try:
         from crosslayer import _core
     except ImportError as exc:
-        _fail(f"the compiled engine crosslayer._core is not available ({exc}); build it with `maturin develop --release`", 1)
+        _fail(
+            f"the compiled engine crosslayer._core is not available ({exc}); build it with `maturin develop --release`",
+            1,
+        )
     try:
         return work()
     except _core.EngineError as exc:
@@ -99,14 +102,20 @@ def _summary_table(agg: dict[str, Any], out: Path) -> Table:
         ("goodput per flow, Mbps", "min / q1 / median / q3 / max: " + _spread(agg["goodput_mbps"])),
         ("throughput per flow, Mbps", "min / q1 / median / q3 / max: " + _spread(agg["throughput_mbps"])),
         ("Jain's index (goodput)", _num(agg["jain"], 4)),
-        (f"bottleneck queue ({q['link']}), pkts", f"mean {_num(q['qlen_mean_pkts'], 1)}, SD {_num(q['qlen_sd_pkts'], 1)}"),
+        (
+            f"bottleneck queue ({q['link']}), pkts",
+            f"mean {_num(q['qlen_mean_pkts'], 1)}, SD {_num(q['qlen_sd_pkts'], 1)}",
+        ),
         ("sojourn, ms", f"mean {_num(q['sojourn_mean_s'], 3, 1e3)}, p99 {_num(q['sojourn_p99_s'], 3, 1e3)}"),
         ("drop ratio", f"{_num(q['drop_ratio'], 3, 100)} %  ({q['drops']:,} of {q['arrivals']:,} arrivals)"),
         ("utilization", f"{_num(q['utilization'], 2, 100)} %"),
         ("simulated / measured, s", f"{_num(agg['sim_s'], 1)} / {_num(agg['measured_s'], 1)}"),
         ("wall time, s", _num(agg["wall_s"], 3)),
         ("events", f"{agg['events']:,}  ({_num(agg['events_per_wall_s'], 0)} per wall-s)"),
-        ("delivered segments", f"{agg['delivered_segments']:,}  ({_num(agg['delivered_segments_per_wall_s'], 0)} per wall-s)"),
+        (
+            "delivered segments",
+            f"{agg['delivered_segments']:,}  ({_num(agg['delivered_segments_per_wall_s'], 0)} per wall-s)",
+        ),
         ("simulated s per wall-s", _num(agg["sim_s_per_wall_s"], 2)),
         ("results", str(out)),
     ]
@@ -118,9 +127,13 @@ def _summary_table(agg: dict[str, Any], out: Path) -> Table:
 @app.command()
 def run(
     file: Annotated[Path, typer.Argument(help="Study file (TOML).")],
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Result folder (default: results/<scenario name>).")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Result folder (default: results/<scenario name>).")
+    ] = None,
     table_format: Annotated[TableFormat, typer.Option("--format", help="Table file format.")] = TableFormat.parquet,
-    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object (summary and aggregates) and nothing else.")] = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object (summary and aggregates) and nothing else.")
+    ] = False,
     seed: Annotated[int | None, typer.Option(help="Override the seed.")] = None,
     duration: Annotated[str | None, typer.Option(help='Override the duration, e.g. "10s".')] = None,
     warmup: Annotated[str | None, typer.Option(help='Override the warm-up, e.g. "3s".')] = None,
@@ -154,12 +167,24 @@ def validate(file: Annotated[Path, typer.Argument(help="Study file (TOML).")]) -
 @app.command()
 def bench(
     quick: Annotated[bool, typer.Option(help="Shorter runs for a quick look.")] = False,
-    studies: Annotated[Path | None, typer.Option(help="Folder of the study files (default: ./studies, else the source tree's).")] = None,
+    studies: Annotated[
+        Path | None, typer.Option(help="Folder of the study files (default: ./studies, else the source tree's).")
+    ] = None,
 ) -> None:
     """Speed on the seed-paper scenarios, compared with ns-3."""
     console = Console()
     table = Table(title="crosslayer speed" + (" (--quick)" if quick else ""))
-    for header in ("scenario", "flows", "sim s", "wall s", "wall s / sim s", "segments / wall s", "events / s", "speed-up vs ns-3", "segments/s vs ns-3"):
+    for header in (
+        "scenario",
+        "flows",
+        "sim s",
+        "wall s",
+        "wall s / sim s",
+        "segments / wall s",
+        "events / s",
+        "speed-up vs ns-3",
+        "segments/s vs ns-3",
+    ):
         table.add_column(header, justify="left" if header == "scenario" else "right")
     studies_dir = studies or default_studies_dir()
     for case in CASES:  # fail early on a bad study file, before spending time running

@@ -57,6 +57,8 @@ TABLES: Final[dict[str, tuple[str, ...]]] = {
 
 BOTTLENECK_ROLE: Final = "forward"
 """``queues.role`` of the A -> B link."""
+DROP_COLUMN_PREFIX: Final = "drops_"
+"""``queues`` columns counting packets a queue discipline discarded, one per reason."""
 
 Format = Literal["parquet", "json"]
 
@@ -145,16 +147,16 @@ class Result:
     def aggregates(self) -> dict[str, Any]:
         """Headline numbers (plain Python, JSON-ready except NaN): speed, fairness, queue.
 
-        Rates in Mbit/s; ``drop_ratio`` = queue drops (overflow + AQM + head) / arrivals at the
-        bottleneck; ``utilization`` as reported by the engine (fraction of the link rate);
+        Rates in Mbit/s; ``drop_ratio`` = queue drops (every ``drops_*`` column: overflow, AQM,
+        head, ...) / arrivals at the bottleneck, so random wire loss is not counted; ``utilization`` as reported by the engine (fraction of the link rate);
         ``jain`` over per-flow goodput.
         """
         s = self.summary
         wall_s, sim_s = float(s["wall_s"]), float(s["sim_s"])
         events, segments = int(s["events"]), int(s["delivered_segments"])
         b = self.bottleneck
-        drops = int(b["drops_overflow"] + b["drops_aqm"] + b["drops_head"])
-        return _clean(
+        drops = int(sum(b[c] for c in self.queues.columns if c.startswith(DROP_COLUMN_PREFIX)))
+        aggregates: dict[str, Any] = _clean(
             {
                 "scenario": self.scenario.name,
                 "seed": self.scenario.seed,
@@ -184,6 +186,7 @@ class Result:
                 },
             }
         )
+        return aggregates
 
     def to_dict(self) -> dict[str, Any]:
         """Everything as plain Python: summary, tables as column dicts, scenario as JSON-ready dict."""

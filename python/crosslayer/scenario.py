@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import difflib
 import re
-import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal, NamedTuple, Union
+from typing import Annotated, Any, Final, Literal, NamedTuple
 
+import tomllib
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -68,7 +68,7 @@ MS: Final = 1_000_000
 S: Final = 1_000_000_000
 """Nanoseconds per second."""
 
-Loc = tuple[Union[str, int], ...]
+Loc = tuple[str | int, ...]
 """A field path as pydantic reports it, e.g. ``("flows", 0, "cc")``."""
 Problem = tuple[str, str]
 """One validation problem: (dotted field path, message)."""
@@ -296,9 +296,7 @@ class LinkOverride(_Model):
     qdisc: Qdisc | None = None
 
 
-def _edge_spec(
-    rate: int, delay: int, loss: float, qdisc: DropTail, override: LinkOverride | None
-) -> dict[str, Any]:
+def _edge_spec(rate: int, delay: int, loss: float, qdisc: DropTail, override: LinkOverride | None) -> dict[str, Any]:
     """One simplex link of the engine spec; ``override`` fields win over the arguments."""
     o = override or LinkOverride()
     return {
@@ -367,14 +365,18 @@ class Dumbbell(_Model):
         problems: list[tuple[Loc, str]] = []
         for role in ("senders", "receivers"):
             if not getattr(self, role):
-                problems.append(((role,), f'needs at least one host, e.g. [{{ name = "N1", rate = "100Mbps", delay = "1ms" }}]'))
+                problems.append(
+                    ((role,), 'needs at least one host, e.g. [{ name = "N1", rate = "100Mbps", delay = "1ms" }]')
+                )
         seen: set[str] = set()
         for role in ("senders", "receivers"):
             for i, host in enumerate(getattr(self, role)):
                 if host.name in _ROUTERS:
                     problems.append(((role, i, "name"), f"{show(host.name)} is reserved for a router (A, B)"))
                 elif host.name in seen:
-                    problems.append(((role, i, "name"), f"duplicate node name {show(host.name)}; node names must be unique"))
+                    problems.append(
+                        ((role, i, "name"), f"duplicate node name {show(host.name)}; node names must be unique")
+                    )
                 seen.add(host.name)
         _raise_problems(problems)
         return self
@@ -431,9 +433,19 @@ class TcpConfig(_Model):
         if self.min_rto == 0:
             out.append((("min_rto",), 'must be positive, e.g. "200ms"'))
         if self.min_rto > self.max_rto:
-            out.append((("min_rto",), f"must not exceed max_rto ({format_duration(self.max_rto)}) (got {show(format_duration(self.min_rto))})"))
+            out.append(
+                (
+                    ("min_rto",),
+                    f"must not exceed max_rto ({format_duration(self.max_rto)}) (got {show(format_duration(self.min_rto))})",
+                )
+            )
         elif not self.min_rto <= self.initial_rto <= self.max_rto:
-            out.append((("initial_rto",), f"must be within [min_rto, max_rto] = [{format_duration(self.min_rto)}, {format_duration(self.max_rto)}] (got {show(format_duration(self.initial_rto))})"))
+            out.append(
+                (
+                    ("initial_rto",),
+                    f"must be within [min_rto, max_rto] = [{format_duration(self.min_rto)}, {format_duration(self.max_rto)}] (got {show(format_duration(self.initial_rto))})",
+                )
+            )
         if self.delayed_ack and self.delack_timeout == 0:
             out.append((("delack_timeout",), 'must be positive when delayed_ack = true, e.g. "40ms"'))
         if self.rwnd is not None and self.rwnd < self.mss:
@@ -493,7 +505,7 @@ class Cubic(_Model):
 
 _CC_TAGS: Final = {"reno": "reno", "newreno": "reno", "cubic": "cubic"}
 CongestionControl = Annotated[
-    Union[Annotated[Reno, Tag(_TAG + "reno")], Annotated[Cubic, Tag(_TAG + "cubic")]],
+    Annotated[Reno, Tag(_TAG + "reno")] | Annotated[Cubic, Tag(_TAG + "cubic")],
     Discriminator(_tag_by(lambda v: _CC_TAGS.get(v.get("kind")))),
     _normalize_kind("congestion control", _CC_TAGS),
 ]
@@ -526,7 +538,9 @@ class UniformStart(_Model):
     def _ordered(self) -> UniformStart:
         lo, hi = self.uniform
         if lo > hi:
-            _raise_problems([(("uniform",), f"needs from <= to (got [{show(format_duration(lo))}, {show(format_duration(hi))}])")])
+            _raise_problems(
+                [(("uniform",), f"needs from <= to (got [{show(format_duration(lo))}, {show(format_duration(hi))}])")]
+            )
         return self
 
     @property
@@ -552,7 +566,7 @@ def _normalize_start(value: Any) -> Any:
 
 
 Start = Annotated[
-    Union[Annotated[FixedStart, Tag(_TAG + "fixed")], Annotated[UniformStart, Tag(_TAG + "uniform")]],
+    Annotated[FixedStart, Tag(_TAG + "fixed")] | Annotated[UniformStart, Tag(_TAG + "uniform")],
     Discriminator(_tag_by(lambda v: "uniform" if "uniform" in v else "fixed")),
     BeforeValidator(_normalize_start),
 ]
@@ -628,9 +642,16 @@ class Scenario(_Model):
         if self.duration == 0:
             out.append((("duration",), 'must be positive, e.g. "100s"'))
         if self.warmup >= self.duration:
-            out.append((("warmup",), f"must be shorter than duration ({duration}) (got {show(format_duration(self.warmup))})"))
+            out.append(
+                (("warmup",), f"must be shorter than duration ({duration}) (got {show(format_duration(self.warmup))})")
+            )
         if not 0 < self.sample_interval <= self.duration:
-            out.append((("sample_interval",), f"must be in (0, duration = {duration}] (got {show(format_duration(self.sample_interval))})"))
+            out.append(
+                (
+                    ("sample_interval",),
+                    f"must be in (0, duration = {duration}] (got {show(format_duration(self.sample_interval))})",
+                )
+            )
         out += [(("tcp", *loc), msg) for loc, msg in self.tcp.problems()]
         if not self.flows:
             out.append((("flows",), 'needs at least one [[flows]] group, e.g. src = "N1", dst = "N4", cc = "cubic"'))
@@ -648,16 +669,31 @@ class Scenario(_Model):
                 out.append(((field,), f"needs at least one of the {role}: {', '.join(defined)}"))
             for j, name in enumerate(names):
                 if name in wrong_side:
-                    out.append(((field, j), f"{show(name)} is one of the {other}; {field} must be one of the {role}: {', '.join(defined)}"))
+                    out.append(
+                        (
+                            (field, j),
+                            f"{show(name)} is one of the {other}; {field} must be one of the {role}: {', '.join(defined)}",
+                        )
+                    )
                 elif name not in defined:
                     out.append(((field, j), f"unknown node {show(name)}; {role} are: {', '.join(defined)}"))
                 elif name in names[:j]:
                     out.append(((field, j), f"{show(name)} is listed twice; use per_pair for several flows per pair"))
         first, last = group.start.bounds
         if last >= self.duration:
-            out.append((("start",), f"must be before duration ({format_duration(self.duration)}) (latest start {format_duration(last)})"))
+            out.append(
+                (
+                    ("start",),
+                    f"must be before duration ({format_duration(self.duration)}) (latest start {format_duration(last)})",
+                )
+            )
         if group.stop is not None and not last < group.stop <= self.duration:
-            out.append((("stop",), f"must be after the latest start ({format_duration(last)}) and at most duration ({format_duration(self.duration)}) (got {show(format_duration(group.stop))}); omit it to run to the end"))
+            out.append(
+                (
+                    ("stop",),
+                    f"must be after the latest start ({format_duration(last)}) and at most duration ({format_duration(self.duration)}) (got {show(format_duration(group.stop))}); omit it to run to the end",
+                )
+            )
         if group.tcp is not None:  # problems of [tcp] itself are reported once, under "tcp"
             inherited = self.tcp.problems()
             out += [(("tcp", *p[0]), p[1]) for p in self.tcp_for(group).problems() if p not in inherited]

@@ -71,9 +71,7 @@ _SIZE_UNITS: Final[dict[str, int]] = {
     "GiB": 2**30,
 }
 
-_QUANTITY = re.compile(
-    r"^\s*(?P<number>[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(?P<unit>\S*)\s*$"
-)
+_QUANTITY = re.compile(r"^\s*(?P<number>[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(?P<unit>\S*)\s*$")
 
 _DURATION_FORMS: Final = 'a duration like "100ms", "2s", "10us" or "500ns" (or a number of seconds)'
 _RATE_FORMS: Final = 'a rate like "100Mbps", "1Gbps", "10kbps" or "1.5Gbit/s" (or a number of bit/s)'

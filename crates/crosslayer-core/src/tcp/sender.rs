@@ -215,9 +215,19 @@ impl Sender {
             return;
         }
         self.counters.timeouts += 1;
-        // RFC 5681: ssthresh is held when the retransmission timer expires again for the same data.
-        if self.state != CaState::Loss || self.rtt.backoff == 0 {
-            self.cs.ssthresh = self.cc.on_rto(&self.cs, now, self.sb.packets_out() * self.mss as u64);
+        // The congestion control always learns of the timeout (it resets its state), but ssthresh
+        // is only lowered for a new loss episode: not again for a repeated expiry of the same
+        // data (RFC 5681 section 3.1, note after eq. 4), and not when the timeout interrupts a
+        // fast recovery that already reduced it - there FlightSize counts the SACKed data and
+        // would *raise* ssthresh (Linux `tcp_enter_loss` keeps it likewise).
+        let ssthresh = self.cc.on_rto(&self.cs, now, self.sb.packets_out() * self.mss as u64);
+        let new_episode = match self.state {
+            CaState::Open => true,
+            CaState::Recovery => false,
+            CaState::Loss => self.rtt.backoff == 0,
+        };
+        if new_episode {
+            self.cs.ssthresh = ssthresh;
         }
         self.cs.cwnd = self.mss as u64;
         self.state = CaState::Loss;

@@ -1,0 +1,25 @@
+//! Run seed 000's Data Center scenario and print per-flow goodput and the bottleneck queue.
+//! `cargo run --release --example data_center -- [flows] [seconds]`
+use crosslayer_core::presets;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(9);
+    let secs: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(100);
+    let spec = presets::data_center(n, presets::cubic(), secs);
+    let r = crosslayer_core::run(spec).expect("run failed");
+    let names = match r.flows.get("name") { Some(crosslayer_core::result::Column::Str(v)) => v.clone(), _ => vec![] };
+    let gp = r.flows.f64s("goodput_bps");
+    let rtt = r.flows.f64s("base_rtt_s");
+    let retx = r.flows.u64s("retransmits");
+    let to = r.flows.u64s("timeouts");
+    for i in 0..names.len().min(20) {
+        println!("{:<10} rtt {:>6.1} ms goodput {:>8.2} Mb/s retx {:>6} rto {:>4}", names[i], rtt[i] * 1e3, gp[i] / 1e6, retx[i], to[i]);
+    }
+    let q = &r.queues;
+    println!("bottleneck: qlen mean {:.1} sd {:.1} pkts, drop ratio {:.3} %, utilization {:.2} %",
+        q.f64s("qlen_mean_pkts")[0], q.f64s("qlen_sd_pkts")[0], q.f64s("drop_ratio")[0] * 100.0, q.f64s("utilization")[0] * 100.0);
+    let s = &r.summary;
+    println!("{} events, {} delivered segments, wall {:.3} s -> {:.0} seg/s, {:.4} wall-s per sim-s",
+        s.events, s.delivered_segments, s.wall_s, s.delivered_segments as f64 / s.wall_s, s.wall_s / s.sim_s);
+}

@@ -1,0 +1,187 @@
+//! Loss recovery with scripted losses: a sender and a receiver joined by a lossless fixed-delay
+//! wire, with a drop rule applied to chosen transmissions. Checks RFC 6675 (SACK), RFC 6582
+//! (NewReno) and the RTO path, counting recoveries, retransmissions and timeouts.
+
+use crosslayer_core::cc::{Cc, CcConfig};
+use crosslayer_core::net::packet::{Packet, PacketArena, PktKind};
+use crosslayer_core::tcp::receiver::Receiver;
+use crosslayer_core::tcp::sender::{AckInfo, CaState, Sender};
+use crosslayer_core::tcp::{TcpConfig, TxCtx};
+use crosslayer_core::units::{Dur, Time};
+use std::collections::VecDeque;
+
+const MSS: u64 = 1000;
+
+struct Wire {
+    sender: Sender,
+    receiver: Receiver,
+    arena: PacketArena,
+    /// (arrival time, packet) towards the receiver / the sender; FIFO as the delay is fixed.
+    to_rx: VecDeque<(Time, Packet)>,
+    to_tx: VecDeque<(Time, Packet)>,
+    one_way: Dur,
+    /// Transmissions seen per segment number, to drop e.g. "the first transmission of 3".
+    tx_count: Vec<u32>,
+    /// Cwnd after each timeout (to check the Tahoe-like collapse to 1 MSS).
+    cwnd_after_rto: Vec<u64>,
+    /// (ssthresh before, ssthresh after) each timeout.
+    ssthresh_at_rto: Vec<(u64, u64)>,
+    now: Time,
+}
+
+impl Wire {
+    fn new(sack: bool, initial_cwnd: u32) -> Wire {
+        let cfg = TcpConfig { mss_bytes: MSS as u32, sack, delayed_ack: false, initial_cwnd_pkts: initial_cwnd, ..Default::default() };
+        // stop sending new data after 60 segments so the run ends
+        let sender = Sender::new(0, 0, 1, &cfg, Cc::new(&CcConfig::Reno), Time(0), Time::NEVER);
+        Wire {
+            sender,
+            receiver: Receiver::new(0, 1, 0, &cfg),
+            arena: PacketArena::new(),
+            to_rx: VecDeque::new(),
+            to_tx: VecDeque::new(),
+            one_way: Dur::from_ms(10),
+            tx_count: vec![0; 10_000],
+            cwnd_after_rto: vec![],
+            ssthresh_at_rto: vec![],
+            now: Time(0),
+        }
+    }
+
+    fn ship(&mut self, out: Vec<u32>, to_receiver: bool, drop: &dyn Fn(u64, u32) -> bool) {
+        for id in out {
+            let p = self.arena.get(id).clone();
+            self.arena.free(id);
+            if to_receiver {
+                let n = p.seq / MSS;
+                self.tx_count[n as usize] += 1;
+                if drop(n, self.tx_count[n as usize]) {
+                    continue;
+                }
+                self.to_rx.push_back((self.now + self.one_way, p));
+            } else {
+                self.to_tx.push_back((self.now + self.one_way, p));
+            }
+        }
+    }
+
+    /// Run until `limit` segments are cumulatively acknowledged or `until` is reached.
+    fn run(&mut self, limit_segs: u64, until: Time, drop: &dyn Fn(u64, u32) -> bool) {
+        let mut out = Vec::new();
+        self.sender.on_timer(&mut TxCtx { now: self.now, arena: &mut self.arena, out: &mut out });
+        let o = std::mem::take(&mut out);
+        self.ship(o, true, drop);
+        while self.sender.snd_una() < limit_segs * MSS && self.now < until {
+            let t_rx = self.to_rx.front().map_or(Time::NEVER, |x| x.0);
+            let t_tx = self.to_tx.front().map_or(Time::NEVER, |x| x.0);
+            let t_timer = self.sender.next_deadline().min(self.receiver.next_deadline());
+            let t = t_rx.min(t_tx).min(t_timer);
+            assert!(!t.is_never(), "stalled");
+            self.now = t;
+            let mut out = Vec::new();
+            if t == t_rx {
+                let (_, p) = self.to_rx.pop_front().unwrap();
+                self.receiver.on_data(&p, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
+                self.ship(std::mem::take(&mut out), false, drop);
+            } else if t == t_tx {
+                let (_, p) = self.to_tx.pop_front().unwrap();
+                assert_eq!(p.kind, PktKind::Ack);
+                let info = AckInfo { ack: p.ack, sack: &p.sack[..p.n_sack as usize], ece: p.ece };
+                self.sender.on_ack(info, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
+                self.ship(std::mem::take(&mut out), true, drop);
+            } else {
+                let before = self.sender.counters.timeouts;
+                let ss_before = self.sender.cs.ssthresh;
+                self.receiver.on_timer(&mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
+                self.ship(std::mem::take(&mut out), false, drop);
+                self.sender.on_timer(&mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
+                if self.sender.counters.timeouts > before {
+                    self.cwnd_after_rto.push(self.sender.cs.cwnd);
+                    self.ssthresh_at_rto.push((ss_before, self.sender.cs.ssthresh));
+                }
+                self.ship(std::mem::take(&mut out), true, drop);
+            }
+            self.sender.sb.check().unwrap();
+        }
+    }
+}
+
+/// Drop the first transmission of segments 23, 27 and 31: three losses in one window
+/// (the window is 20 segments when they are sent, after the first 20 were acked).
+fn three_losses(n: u64, k: u32) -> bool {
+    k == 1 && matches!(n, 23 | 27 | 31)
+}
+
+#[test]
+fn sack_repairs_three_losses_in_one_recovery_without_rto() {
+    let mut w = Wire::new(true, 20);
+    w.run(200, Time(Dur::from_secs(5).0), &three_losses);
+    let c = w.sender.counters;
+    assert!(w.sender.snd_una() >= 200 * MSS, "all data acknowledged");
+    assert_eq!(c.fast_recoveries, 1, "one recovery episode");
+    assert_eq!(c.timeouts, 0, "no RTO");
+    assert_eq!(c.retransmits, 3, "exactly the three lost segments are retransmitted");
+    assert_eq!(w.sender.state, CaState::Open);
+    assert_eq!(w.receiver.counters.dup_pkts, 0, "no spurious retransmission");
+}
+
+#[test]
+fn newreno_repairs_three_losses_with_partial_acks() {
+    let mut w = Wire::new(false, 20);
+    w.run(200, Time(Dur::from_secs(5).0), &three_losses);
+    let c = w.sender.counters;
+    assert!(w.sender.snd_una() >= 200 * MSS);
+    assert_eq!(c.fast_recoveries, 1, "one recovery: partial ACKs keep it open (RFC 6582)");
+    assert_eq!(c.timeouts, 0);
+    assert_eq!(c.retransmits, 3, "one retransmission per partial ACK");
+    assert_eq!(w.receiver.counters.dup_pkts, 0);
+}
+
+#[test]
+fn newreno_takes_one_rtt_per_loss_and_sack_does_not() {
+    // Time to recover = time until snd_una passes segment 40.
+    let mut times = vec![];
+    for sack in [true, false] {
+        let mut w = Wire::new(sack, 20);
+        w.run(40, Time(Dur::from_secs(5).0), &three_losses);
+        times.push(w.now);
+    }
+    // NewReno needs ~ one extra RTT (20 ms) per additional hole.
+    assert!(times[1].0 >= times[0].0 + 2 * 20_000_000 - 1_000_000, "sack {:?} newreno {:?}", times[0], times[1]);
+}
+
+#[test]
+fn lost_retransmission_falls_back_to_rto_and_slow_start() {
+    // Drop segment 23 twice (original and fast retransmission): only the RTO can repair it.
+    let drop = |n: u64, k: u32| n == 23 && k <= 2;
+    for sack in [true, false] {
+        let mut w = Wire::new(sack, 20);
+        w.run(200, Time(Dur::from_secs(10).0), &drop);
+        let c = w.sender.counters;
+        assert!(w.sender.snd_una() >= 200 * MSS, "sack={sack}");
+        assert_eq!(c.timeouts, 1, "sack={sack}");
+        assert_eq!(w.cwnd_after_rto, vec![MSS], "cwnd collapses to one segment (RFC 5681 loss window)");
+        // The timeout interrupted the fast recovery of the same loss: ssthresh stays at the
+        // recovery's value (half the ~45-segment flight), it is neither cut twice nor raised.
+        let (before, after) = w.ssthresh_at_rto[0];
+        assert_eq!(before, after, "sack={sack}");
+        assert!((20 * MSS..=25 * MSS).contains(&after), "sack={sack} ssthresh {after}");
+    }
+}
+
+#[test]
+fn whole_window_lost_recovers_by_rto_go_back_n() {
+    // After the first window (0..19) is acked, slow start has cwnd = 40 and sends 20..59: lose
+    // all of them. No duplicate ACK can arrive, only the RTO helps; then the sender retransmits
+    // 20..59 in order under a slow-starting window (go-back-N, as Tahoe after a timeout).
+    let drop = |n: u64, k: u32| (20..60).contains(&n) && k == 1;
+    for sack in [true, false] {
+        let mut w = Wire::new(sack, 20);
+        w.run(100, Time(Dur::from_secs(10).0), &drop);
+        assert!(w.sender.snd_una() >= 100 * MSS);
+        assert_eq!(w.sender.counters.timeouts, 1);
+        assert_eq!(w.sender.counters.retransmits, 40, "each lost segment retransmitted once");
+        assert_eq!(w.cwnd_after_rto, vec![MSS]);
+        assert_eq!(w.receiver.counters.dup_pkts, 0);
+    }
+}

@@ -1,0 +1,138 @@
+"""Integration tests against the compiled engine (crosslayer._core, crates/crosslayer-py).
+
+These need ``maturin develop`` to have built the extension; they check the Python side of the
+contract in docs/design.md ("Engine interface"), not the models.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import crosslayer
+import pandas as pd
+import pytest
+from crosslayer.cli import app
+from crosslayer.result import TABLES, Result
+from crosslayer.scenario import Scenario
+from helpers import ACCESS_LINK
+from typer.testing import CliRunner
+
+SHORT = {"duration": "5s", "warmup": "2s"}
+"""A 5 s version of the access-link study (flows start within the first 3 s)."""
+
+
+@pytest.fixture(scope="module")
+def core() -> Any:
+    from crosslayer import _core
+
+    return _core
+
+
+@pytest.fixture(scope="module")
+def short() -> Scenario:
+    return Scenario.from_toml(ACCESS_LINK).with_overrides(**SHORT)
+
+
+@pytest.fixture(scope="module")
+def result(core: Any, short: Scenario) -> Result:
+    return crosslayer.run(short)
+
+
+def test_run_returns_documented_tables(result: Result, short: Scenario) -> None:
+    for name, columns in TABLES.items():
+        frame = getattr(result, name)
+        assert isinstance(frame, pd.DataFrame)
+        assert set(columns) <= set(frame.columns), f"{name} lacks {set(columns) - set(frame.columns)}"
+    for key in ("wall_s", "events", "sim_s", "measured_s", "delivered_segments", "seed"):
+        assert key in result.summary
+    assert list(result.flows["name"]) == [f.name for f in short.expand_flows()]
+    assert len(result.series) > 0
+    assert result.cwnd.empty  # cwnd_trace is off
+    assert result.bottleneck["rate_bps"] == 100_000_000
+    # Conservation: the flows cannot deliver more than the bottleneck carries.
+    assert result.flows["goodput_bps"].sum() <= result.bottleneck["rate_bps"]
+
+
+def test_cwnd_trace(core: Any, short: Scenario) -> None:
+    traced = crosslayer.run(short.with_overrides(cwnd_trace=True, duration="4s", warmup="1s"))
+    assert len(traced.cwnd) > 0
+    assert set(traced.cwnd["flow"]) == set(traced.flows["name"])
+
+
+def test_same_seed_gives_identical_results(result: Result, short: Scenario) -> None:
+    again = crosslayer.run(short)
+    pd.testing.assert_frame_equal(again.flows, result.flows)
+    pd.testing.assert_frame_equal(again.queues, result.queues)
+    pd.testing.assert_frame_equal(again.series, result.series)
+    assert {**again.summary, "wall_s": None} == {**result.summary, "wall_s": None}
+
+
+def test_different_seed_gives_different_results(result: Result, short: Scenario) -> None:
+    other = crosslayer.run(short.with_overrides(seed=short.seed + 1))
+    assert not other.flows["start_s"].equals(result.flows["start_s"])
+    assert not other.flows.equals(result.flows)
+
+
+def test_adding_a_flow_keeps_the_other_flows_start_times(result: Result, short: Scenario) -> None:
+    data = short.model_dump()
+    data["flows"].append({"src": "N1", "dst": "N4", "cc": "cubic", "start": {"uniform": ["0s", "3s"]}})
+    more = crosslayer.run(data)
+    assert len(more.flows) == 10
+    assert more.flows["name"].iloc[-1] == "N1-N4.1"
+    pd.testing.assert_series_equal(more.flows["start_s"].iloc[:9], result.flows["start_s"])
+
+
+def test_panic_becomes_engine_error(core: Any) -> None:
+    assert issubclass(core.EngineError, RuntimeError)
+    assert crosslayer.EngineError is core.EngineError
+    with pytest.raises(crosslayer.EngineError):
+        core._trigger_panic()
+
+
+def test_invalid_spec_is_a_value_error(core: Any, short: Scenario) -> None:
+    spec = short.to_engine_spec()
+    spec["duration_ns"] = "long"
+    with pytest.raises(ValueError):
+        core.run_json(json.dumps(spec))
+    assert isinstance(core.version(), str)
+
+
+def test_cli_json_output(core: Any, tmp_path: Path) -> None:
+    argv = [
+        "run",
+        str(ACCESS_LINK),
+        "--json",
+        "--duration",
+        SHORT["duration"],
+        "--warmup",
+        SHORT["warmup"],
+        "--out",
+        str(tmp_path),
+    ]
+    out = CliRunner().invoke(app, argv)
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["wall_s"] > 0
+    assert data["events"] > 0
+    assert data["delivered_segments"] > 0
+
+
+def test_cli_writes_parquet_that_loads_back(core: Any, result: Result, tmp_path: Path) -> None:
+    argv = [
+        "run",
+        str(ACCESS_LINK),
+        "--duration",
+        SHORT["duration"],
+        "--warmup",
+        SHORT["warmup"],
+        "--out",
+        str(tmp_path),
+    ]
+    out = CliRunner().invoke(app, argv)
+    assert out.exit_code == 0, out.output
+    assert all((tmp_path / f"{name}.parquet").exists() for name in TABLES)
+    loaded = Result.load(tmp_path)
+    assert loaded.scenario == result.scenario
+    pd.testing.assert_frame_equal(loaded.flows, result.flows)
