@@ -65,7 +65,7 @@ BAD_CASES: list[tuple[str, Mutation, str]] = [
     (
         "receiver used as source",
         _set("flows.0.src", ["S1", "R1"]),
-        'flows[0].src[1]: "R1" is one of the receivers; src must be one of the senders: S1, S2',
+        'flows[0].src[1]: "R1" is one of the receivers; src must be one of: S1, S2',
     ),
     (
         "unknown destination node",
@@ -85,7 +85,8 @@ BAD_CASES: list[tuple[str, Mutation, str]] = [
     (
         "typo in a key",
         _set("topology.bottleneck.qdisc.limit_pkt", 100),
-        'topology.bottleneck.qdisc.limit_pkt: unknown field; did you mean "limit_pkts"? valid fields: kind, limit_pkts, limit_bytes',
+        'topology.bottleneck.qdisc.limit_pkt: unknown field; did you mean "limit_pkts"? '
+        "valid fields: kind, limit_pkts, limit_bytes",
     ),
     (
         "typo in a top-level key",
@@ -145,7 +146,7 @@ BAD_CASES: list[tuple[str, Mutation, str]] = [
     (
         "start after the end",
         _set("flows.0.start", "12s"),
-        "flows[0].start: must be before duration (10s)",
+        'flows[0].start: must be before duration (10s) (got "12s")',
     ),
     (
         "reversed uniform start",
@@ -160,7 +161,7 @@ BAD_CASES: list[tuple[str, Mutation, str]] = [
     (
         "stop before start",
         _set("flows.0.stop", "0s"),
-        "flows[0].stop: must be after the latest start (0s) and at most duration (10s)",
+        'flows[0].stop: must be in (0s, duration = 10s] (got "0s"); omit it to run to the end',
     ),
     (
         "rto bounds",
@@ -223,6 +224,7 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
         {"src": "S2", "dst": "R1", "cc": {"kind": "newreno"}, "tcp": {"sack": False, "rwnd": "1MiB"}}
     )
     droptail_1000 = {"kind": "droptail", "limit_pkts": 1000, "limit_bytes": None}
+    droptail_64kib = {"kind": "droptail", "limit_pkts": None, "limit_bytes": 65536}
 
     def edge(rate: int, delay: int, loss: float = 0.0, qdisc: dict[str, Any] = droptail_1000) -> dict[str, Any]:
         return {"rate_bps": rate, "delay_ns": delay, "loss": loss, "qdisc": qdisc}
@@ -246,7 +248,7 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
                 {"name": "S1", "up": edge(100_000_000, 1_000_000), "down": edge(100_000_000, 1_000_000)},
                 {
                     "name": "S2",
-                    "up": edge(100_000_000, 2_000_000, 0.01, {"kind": "droptail", "limit_pkts": None, "limit_bytes": 65536}),
+                    "up": edge(100_000_000, 2_000_000, 0.01, droptail_64kib),
                     "down": edge(100_000_000, 2_000_000),
                 },
             ],

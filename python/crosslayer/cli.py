@@ -77,7 +77,8 @@ def _num(value: float | None, digits: int = 2, scale: float = 1.0) -> str:
 
 
 def _spread(s: dict[str, float]) -> str:
-    return f"{_num(s['min'])} / {_num(s['q1'])} / {_num(s['median'])} / {_num(s['q3'])} / {_num(s['max'])}  (mean {_num(s['mean'])})"
+    quantiles = " / ".join(_num(s[k]) for k in ("min", "q1", "median", "q3", "max"))
+    return f"{quantiles}  (mean {_num(s['mean'])})"
 
 
 def _flow_table(result: Result) -> Table:
@@ -99,8 +100,8 @@ def _summary_table(agg: dict[str, Any], out: Path) -> Table:
     table.add_column(style="bold")
     table.add_column()
     rows = [
-        ("goodput per flow, Mbps", "min / q1 / median / q3 / max: " + _spread(agg["goodput_mbps"])),
-        ("throughput per flow, Mbps", "min / q1 / median / q3 / max: " + _spread(agg["throughput_mbps"])),
+        ("goodput per flow, Mbps\n  min / q1 / median / q3 / max", _spread(agg["goodput_mbps"])),
+        ("throughput per flow, Mbps\n  min / q1 / median / q3 / max", _spread(agg["throughput_mbps"])),
         ("Jain's index (goodput)", _num(agg["jain"], 4)),
         (
             f"bottleneck queue ({q['link']}), pkts",
@@ -197,8 +198,14 @@ def bench(
 
     _engine_guard(bench_all)
     console.print(table)
-    refs = ", ".join(f"{key}: {ref.wall_s_per_sim_s} wall-s per sim-s" for key, ref in NS3_REFERENCE.items())
-    console.print(f"ns-3 reference (ns-3 3.44 on this machine class): {refs}", highlight=False)
+    console.print("ns-3 reference (ns-3 3.44 on this machine class):", highlight=False)
+    for key, ref in NS3_REFERENCE.items():
+        segments = (
+            ""
+            if ref.delivered_segments_per_wall_s is None
+            else f", {ref.delivered_segments_per_wall_s:,.0f} segments/wall-s"
+        )
+        console.print(f"  {key}: {ref.wall_s_per_sim_s} wall-s per sim-s{segments}", highlight=False)
 
 
 def _times(ratio: float | None) -> str:

@@ -114,7 +114,7 @@ def _table(columns: Mapping[str, list[Any]] | None, names: tuple[str, ...]) -> p
     return pd.DataFrame(dict(columns)) if columns else pd.DataFrame(columns=list(names))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Result:
     """One run: engine summary, tables and the scenario that produced them."""
 
@@ -136,6 +136,9 @@ class Result:
         tables = {name: _table(raw.get(name), columns) for name, columns in TABLES.items()}
         return cls(summary=dict(raw["summary"]), scenario=scenario, **tables)
 
+    def __repr__(self) -> str:
+        return f"Result(scenario={self.scenario.name!r}, flows={len(self.flows)}, queues={len(self.queues)})"
+
     @property
     def bottleneck(self) -> pd.Series:
         """The ``queues`` row of the bottleneck (A -> B, role "forward")."""
@@ -145,11 +148,12 @@ class Result:
         return rows.iloc[0]
 
     def aggregates(self) -> dict[str, Any]:
-        """Headline numbers (plain Python, JSON-ready except NaN): speed, fairness, queue.
+        """Headline numbers as plain JSON-ready Python (NaN -> None): speed, fairness, queue.
 
-        Rates in Mbit/s; ``drop_ratio`` = queue drops (every ``drops_*`` column: overflow, AQM,
-        head, ...) / arrivals at the bottleneck, so random wire loss is not counted; ``utilization`` as reported by the engine (fraction of the link rate);
-        ``jain`` over per-flow goodput.
+        Rates in Mbit/s. ``drop_ratio`` = queue drops (all ``drops_*`` columns: overflow, AQM,
+        head, ...) / arrivals at the bottleneck; random wire loss is not a queue drop.
+        ``utilization`` is the engine's (fraction of the link rate); ``jain`` is over per-flow
+        goodput.
         """
         s = self.summary
         wall_s, sim_s = float(s["wall_s"]), float(s["sim_s"])

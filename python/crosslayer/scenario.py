@@ -170,6 +170,11 @@ def _require(ok: Callable[[Any], bool], requirement: str) -> AfterValidator:
     return AfterValidator(check)
 
 
+def _got(ns: int) -> str:
+    """``(got "30s")``: a duration as the user would write it, for error messages."""
+    return f"(got {show(format_duration(ns))})"
+
+
 Duration = Annotated[int, BeforeValidator(parse_duration_ns), PlainSerializer(format_duration)]
 """A time span: integer ns (>= 0); written "100ms", or a number of seconds."""
 Rate = Annotated[int, BeforeValidator(parse_rate_bps), PlainSerializer(format_rate)]
@@ -430,22 +435,15 @@ class TcpConfig(_Model):
     def problems(self) -> list[tuple[Loc, str]]:
         """Cross-field checks, run on the effective config of each flow group."""
         out: list[tuple[Loc, str]] = []
+        rto_range = f"[min_rto, max_rto] = [{format_duration(self.min_rto)}, {format_duration(self.max_rto)}]"
         if self.min_rto == 0:
             out.append((("min_rto",), 'must be positive, e.g. "200ms"'))
         if self.min_rto > self.max_rto:
             out.append(
-                (
-                    ("min_rto",),
-                    f"must not exceed max_rto ({format_duration(self.max_rto)}) (got {show(format_duration(self.min_rto))})",
-                )
+                (("min_rto",), f"must not exceed max_rto ({format_duration(self.max_rto)}) {_got(self.min_rto)}")
             )
         elif not self.min_rto <= self.initial_rto <= self.max_rto:
-            out.append(
-                (
-                    ("initial_rto",),
-                    f"must be within [min_rto, max_rto] = [{format_duration(self.min_rto)}, {format_duration(self.max_rto)}] (got {show(format_duration(self.initial_rto))})",
-                )
-            )
+            out.append((("initial_rto",), f"must be within {rto_range} {_got(self.initial_rto)}"))
         if self.delayed_ack and self.delack_timeout == 0:
             out.append((("delack_timeout",), 'must be positive when delayed_ack = true, e.g. "40ms"'))
         if self.rwnd is not None and self.rwnd < self.mss:
@@ -642,16 +640,9 @@ class Scenario(_Model):
         if self.duration == 0:
             out.append((("duration",), 'must be positive, e.g. "100s"'))
         if self.warmup >= self.duration:
-            out.append(
-                (("warmup",), f"must be shorter than duration ({duration}) (got {show(format_duration(self.warmup))})")
-            )
+            out.append((("warmup",), f"must be shorter than duration ({duration}) {_got(self.warmup)}"))
         if not 0 < self.sample_interval <= self.duration:
-            out.append(
-                (
-                    ("sample_interval",),
-                    f"must be in (0, duration = {duration}] (got {show(format_duration(self.sample_interval))})",
-                )
-            )
+            out.append((("sample_interval",), f"must be in (0, duration = {duration}] {_got(self.sample_interval)}"))
         out += [(("tcp", *loc), msg) for loc, msg in self.tcp.problems()]
         if not self.flows:
             out.append((("flows",), 'needs at least one [[flows]] group, e.g. src = "N1", dst = "N4", cc = "cubic"'))
@@ -663,37 +654,24 @@ class Scenario(_Model):
         out: list[tuple[Loc, str]] = []
         for field, role, other in (("src", "senders", "receivers"), ("dst", "receivers", "senders")):
             names: list[str] = getattr(group, field)
-            defined = [h.name for h in getattr(self.topology, role)]
+            defined = ", ".join(h.name for h in getattr(self.topology, role))
             wrong_side = {h.name for h in getattr(self.topology, other)}
             if not names:
-                out.append(((field,), f"needs at least one of the {role}: {', '.join(defined)}"))
+                out.append(((field,), f"needs at least one of the {role}: {defined}"))
             for j, name in enumerate(names):
                 if name in wrong_side:
-                    out.append(
-                        (
-                            (field, j),
-                            f"{show(name)} is one of the {other}; {field} must be one of the {role}: {', '.join(defined)}",
-                        )
-                    )
-                elif name not in defined:
-                    out.append(((field, j), f"unknown node {show(name)}; {role} are: {', '.join(defined)}"))
+                    out.append(((field, j), f"{show(name)} is one of the {other}; {field} must be one of: {defined}"))
+                elif name not in {h.name for h in getattr(self.topology, role)}:
+                    out.append(((field, j), f"unknown node {show(name)}; {role} are: {defined}"))
                 elif name in names[:j]:
                     out.append(((field, j), f"{show(name)} is listed twice; use per_pair for several flows per pair"))
-        first, last = group.start.bounds
-        if last >= self.duration:
-            out.append(
-                (
-                    ("start",),
-                    f"must be before duration ({format_duration(self.duration)}) (latest start {format_duration(last)})",
-                )
-            )
-        if group.stop is not None and not last < group.stop <= self.duration:
-            out.append(
-                (
-                    ("stop",),
-                    f"must be after the latest start ({format_duration(last)}) and at most duration ({format_duration(self.duration)}) (got {show(format_duration(group.stop))}); omit it to run to the end",
-                )
-            )
+        latest_start = group.start.bounds[1]
+        duration = format_duration(self.duration)
+        if latest_start >= self.duration:
+            out.append((("start",), f"must be before duration ({duration}) {_got(latest_start)}"))
+        if group.stop is not None and not latest_start < group.stop <= self.duration:
+            window = f"({format_duration(latest_start)}, duration = {duration}]"
+            out.append((("stop",), f"must be in {window} {_got(group.stop)}; omit it to run to the end"))
         if group.tcp is not None:  # problems of [tcp] itself are reported once, under "tcp"
             inherited = self.tcp.problems()
             out += [(("tcp", *p[0]), p[1]) for p in self.tcp_for(group).problems() if p not in inherited]
