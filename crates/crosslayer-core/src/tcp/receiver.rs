@@ -23,12 +23,11 @@ use crate::units::{Dur, Time};
 const SACK_BLOCKS: usize = 3;
 const _: () = assert!(SACK_BLOCKS <= MAX_SACK_BLOCKS);
 
-/// An out-of-order block with the time it last grew (to order SACK blocks by recency).
+/// An out-of-order block of received bytes `[start, end)`.
 #[derive(Clone, Copy, Debug)]
 struct OooBlock {
     start: u64,
     end: u64,
-    touched: u64,
 }
 
 /// Monotonic receiver counters.
@@ -68,8 +67,9 @@ pub struct Receiver {
     pub rcv_nxt: u64,
     /// Out-of-order blocks above rcv_nxt, sorted by start, disjoint and non-adjacent.
     ooo: Vec<OooBlock>,
-    /// Counter ordering block updates.
-    touch: u64,
+    /// Sequence numbers inside the three most recently changed blocks, newest first (0 = none);
+    /// resolved to blocks when an ACK is built (a block may have merged or been delivered since).
+    recent: [u64; SACK_BLOCKS],
     /// Full segments received and not yet acknowledged.
     unacked_segs: u32,
     delack_deadline: Time,
@@ -91,7 +91,7 @@ impl Receiver {
             ack_bytes: cfg.ack_bytes,
             rcv_nxt: 0,
             ooo: Vec::new(),
-            touch: 0,
+            recent: [0; SACK_BLOCKS],
             unacked_segs: 0,
             delack_deadline: Time::NEVER,
             ece_pending: false,
@@ -159,8 +159,6 @@ impl Receiver {
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {
-        self.touch += 1;
-        let touched = self.touch;
         // first block that ends at or after `start` (could merge)
         let i = self.ooo.partition_point(|b| b.end < start);
         let mut j = i;
@@ -171,11 +169,19 @@ impl Receiver {
             j += 1;
         }
         if i == j {
-            self.ooo.insert(i, OooBlock { start: s, end: e, touched });
+            self.ooo.insert(i, OooBlock { start: s, end: e });
         } else {
-            self.ooo[i] = OooBlock { start: s, end: e, touched };
+            self.ooo[i] = OooBlock { start: s, end: e };
             self.ooo.drain(i + 1..j);
         }
+        // most recent first; `start` lies inside the (possibly merged) block
+        self.recent = [start, self.recent[0], self.recent[1]];
+    }
+
+    /// The out-of-order block containing byte `seq`, if any.
+    fn block_of(&self, seq: u64) -> Option<usize> {
+        let i = self.ooo.partition_point(|b| b.end <= seq);
+        (i < self.ooo.len() && self.ooo[i].start <= seq).then_some(i)
     }
 
     fn send_ack(&mut self, ctx: &mut TxCtx<'_>) {
@@ -190,18 +196,23 @@ impl Receiver {
             ..Default::default()
         };
         if self.sack && !self.ooo.is_empty() {
-            // RFC 2018: most recently changed block first, then the next most recent ones.
-            // Insertion into a 3-slot list ordered by `touched`, newest first.
-            let mut picked = [(0u64, usize::MAX); SACK_BLOCKS];
-            for (i, b) in self.ooo.iter().enumerate() {
-                let mut item = (b.touched, i);
-                for slot in picked.iter_mut() {
-                    if slot.1 == usize::MAX || item.0 > slot.0 {
-                        std::mem::swap(slot, &mut item);
+            // RFC 2018: the block holding the most recent segment first, then the most recently
+            // reported others; fill any remaining slots with the highest blocks.
+            let mut picked = [usize::MAX; SACK_BLOCKS];
+            let mut n = 0;
+            let highest = (0..self.ooo.len()).rev().map(|i| self.ooo[i].start);
+            for seq in self.recent.into_iter().filter(|&q| q != 0).chain(highest) {
+                if n == SACK_BLOCKS {
+                    break;
+                }
+                if let Some(i) = self.block_of(seq) {
+                    if !picked[..n].contains(&i) {
+                        picked[n] = i;
+                        n += 1;
                     }
                 }
             }
-            for &(_, k) in picked.iter().filter(|x| x.1 != usize::MAX) {
+            for &k in &picked[..n] {
                 let b = self.ooo[k];
                 p.sack[p.n_sack as usize] = SackBlock { start: b.start, end: b.end };
                 p.n_sack += 1;

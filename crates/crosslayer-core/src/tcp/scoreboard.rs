@@ -56,6 +56,10 @@ pub struct Scoreboard {
     lost_scan: u64,
     /// NextSeg rule-1 cursor: no retransmission candidate below it.
     retx_cursor: u64,
+    /// SACK blocks (segment numbers) of the previous ACK, sorted by start: already processed,
+    /// so a growing block costs only its new part (as Linux's `recv_sack_cache`).
+    sack_cache: [(u64, u64); 4],
+    sack_cache_len: usize,
 }
 
 impl Scoreboard {
@@ -149,8 +153,44 @@ impl Scoreboard {
         r
     }
 
-    /// Mark segments fully inside SACK block `[first, end)` (segment numbers) as SACKed. Returns
-    /// the number newly SACKed and the send time of the newest never-retransmitted one (RTT).
+    /// Process the SACK blocks of one ACK (segment numbers, `[first, end)` each). Parts already
+    /// reported by the previous ACK are skipped. Returns the number of segments newly SACKed
+    /// and the send time of the newest never-retransmitted one (for an RTT sample).
+    pub fn sack_blocks(&mut self, blocks: &[(u64, u64)]) -> (u64, Option<Time>) {
+        let mut cache = self.sack_cache;
+        let cached = self.sack_cache_len;
+        cache[..cached].sort_unstable();
+        let (mut newly, mut rtt_from) = (0, None);
+        for &(lo, hi) in blocks {
+            let mut cur = lo;
+            for &(cs, ce) in &cache[..cached] {
+                if ce <= cur {
+                    continue;
+                }
+                if cs >= hi {
+                    break;
+                }
+                if cs > cur {
+                    let (n, t) = self.sack(cur, cs);
+                    newly += n;
+                    rtt_from = t.or(rtt_from);
+                }
+                cur = cur.max(ce);
+            }
+            if cur < hi {
+                let (n, t) = self.sack(cur, hi);
+                newly += n;
+                rtt_from = t.or(rtt_from);
+            }
+        }
+        let k = blocks.len().min(self.sack_cache.len());
+        self.sack_cache[..k].copy_from_slice(&blocks[..k]);
+        self.sack_cache_len = k;
+        (newly, rtt_from)
+    }
+
+    /// Mark segments inside SACK block `[first, end)` (segment numbers) as SACKed. Returns the
+    /// number newly SACKed and the send time of the newest never-retransmitted one (RTT).
     pub fn sack(&mut self, first: u64, end: u64) -> (u64, Option<Time>) {
         let lo = first.max(self.una);
         let hi = end.min(self.nxt());
@@ -239,6 +279,7 @@ impl Scoreboard {
 
     /// RTO: every unSACKed segment is lost and may be retransmitted again (Linux `tcp_enter_loss`).
     pub fn mark_all_lost(&mut self) {
+        self.sack_cache_len = 0;
         for s in self.segs.iter_mut() {
             if s.flags & SACKED == 0 {
                 s.flags = (s.flags & EVER_RETRANS) | LOST;
@@ -319,6 +360,18 @@ mod tests {
         assert_eq!(c.segs, 4);
         assert_eq!(c.were_sacked, 3);
         assert_eq!(c.rtt_from, None, "segment 0 was retransmitted: Karn's rule forbids a sample");
+        b.check().unwrap();
+    }
+
+    #[test]
+    fn sack_cache_skips_already_reported_parts_but_counts_new_ones() {
+        let mut b = board(20);
+        assert_eq!(b.sack_blocks(&[(5, 8)]).0, 3);
+        assert_eq!(b.sack_blocks(&[(5, 10)]).0, 2);
+        assert_eq!(b.sack_blocks(&[(12, 13), (5, 10)]).0, 1);
+        // [3, 14) minus the cached (5, 10) and (12, 13): 3, 4, 10, 11, 13
+        assert_eq!(b.sack_blocks(&[(3, 14), (5, 10)]).0, 5);
+        assert_eq!(b.sacked_out(), 11); // segments 3..=13
         b.check().unwrap();
     }
 

@@ -39,7 +39,7 @@ use super::scoreboard::Scoreboard;
 use super::{TcpConfig, TxCtx};
 use crate::cc::{AckSample, Cc, CcState, CongestionControl};
 use crate::metrics::LogHistogram;
-use crate::net::packet::{Ecn, Packet, PktKind, SackBlock};
+use crate::net::packet::{Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
 use crate::units::{Dur, Time};
 
 /// Loss-recovery state (Linux `tcp_ca_state` subset).
@@ -256,14 +256,12 @@ impl Sender {
 
         let mut newly_sacked = 0;
         let mut rtt_from = None;
-        if self.sack {
-            for b in a.sack {
-                let (n, t) = self.sb.sack(b.start / mss, b.end / mss);
-                newly_sacked += n;
-                if t.is_some() {
-                    rtt_from = t;
-                }
+        if self.sack && !a.sack.is_empty() {
+            let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
+            for (dst, b) in blocks.iter_mut().zip(a.sack) {
+                *dst = (b.start / mss, b.end / mss);
             }
+            (newly_sacked, rtt_from) = self.sb.sack_blocks(&blocks[..a.sack.len()]);
         }
         let mut acked_segs = 0;
         if new_una {
