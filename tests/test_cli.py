@@ -71,7 +71,7 @@ def test_run_prints_summary_and_writes_results(fake_core: types.ModuleType, tmp_
     )
     assert result.exit_code == 0, result.output
     assert "Jain's index" in result.stdout and "N3-N6.0" in result.stdout
-    spec = fake_core.specs[-1]  # type: ignore[attr-defined]
+    spec = fake_core.specs[-1]
     assert (spec["seed"], spec["duration_ns"], spec["warmup_ns"]) == (5, 5_000_000_000, 1_000_000_000)
     loaded = Result.load(out)
     assert loaded.scenario.seed == 5
@@ -115,6 +115,6 @@ def test_bench_quick(fake_core: types.ModuleType) -> None:
     result = runner.invoke(app, ["bench", "--quick"], terminal_width=200)
     assert result.exit_code == 0, result.output
     assert "Access Link, 90 CUBIC flows" in result.stdout
-    durations = {spec["duration_ns"] for spec in fake_core.specs}  # type: ignore[attr-defined]
+    durations = {spec["duration_ns"] for spec in fake_core.specs}
     assert durations == {10_000_000_000}
-    assert [len(spec["flows"]) for spec in fake_core.specs] == [9, 90, 9]  # type: ignore[attr-defined]
+    assert [len(spec["flows"]) for spec in fake_core.specs] == [9, 90, 9]

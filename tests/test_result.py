@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from crosslayer.result import TABLES, Result, dumps_json, jain_index
+from crosslayer.result import TABLES, Format, Result, dumps_json, jain_index
 from crosslayer.scenario import Scenario
 from helpers import fake_engine_result
 from hypothesis import given
@@ -84,8 +84,8 @@ def test_aggregates(result: Result) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "json"])
-def test_save_and_load_round_trip(result: Result, tmp_path: Path, fmt: str) -> None:
-    folder = result.save(tmp_path / "out", format=fmt)  # type: ignore[arg-type]
+def test_save_and_load_round_trip(result: Result, tmp_path: Path, fmt: Format) -> None:
+    folder = result.save(tmp_path / "out", format=fmt)
     assert {p.name for p in folder.iterdir()} == {f"{t}.{fmt}" for t in TABLES} | {"summary.json", "scenario.json"}
     loaded = Result.load(folder)
     assert loaded.scenario == result.scenario

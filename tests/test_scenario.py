@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from crosslayer.scenario import Scenario, ScenarioError
+from crosslayer.scenario import Cubic, Scenario, ScenarioError
 
 Mutation = Callable[[dict[str, Any]], None]
 
@@ -323,7 +323,8 @@ def test_with_overrides_revalidates(minimal: dict[str, Any]) -> None:
 def test_cc_kind_is_case_insensitive_and_table_form_works(minimal: dict[str, Any]) -> None:
     minimal["flows"][0]["cc"] = {"kind": "CUBIC", "c": 0.6}
     cc = Scenario.from_dict(minimal).flows[0].cc
-    assert (cc.kind, cc.c, cc.beta) == ("cubic", 0.6, 0.7)  # type: ignore[union-attr]
+    assert isinstance(cc, Cubic)
+    assert (cc.kind, cc.c, cc.beta) == ("cubic", 0.6, 0.7)
 
 
 def test_from_toml_accepts_text_and_paths(tmp_path: Path) -> None:

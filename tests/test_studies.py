@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from crosslayer.scenario import MS, Scenario
-from helpers import ACCESS_LINK, DATA_CENTER
+from helpers import ACCESS_LINK, DATA_CENTER, STUDIES
 
 US = 1_000
 
@@ -51,8 +53,8 @@ def test_data_center_rtts() -> None:
 
 
 @pytest.mark.parametrize(("study", "rate_bps"), [(ACCESS_LINK, 100_000_000), (DATA_CENTER, 1_000_000_000)])
-def test_study_matches_section_5(study: object, rate_bps: int) -> None:
-    scenario = Scenario.from_toml(study)  # type: ignore[arg-type]
+def test_study_matches_section_5(study: Path, rate_bps: int) -> None:
+    scenario = Scenario.from_toml(study)
     spec = scenario.to_engine_spec()
     assert (spec["duration_ns"], spec["warmup_ns"]) == (100_000_000_000, 30_000_000_000)
     topo = spec["topology"]
@@ -67,3 +69,12 @@ def test_study_matches_section_5(study: object, rate_bps: int) -> None:
     assert all(f["cc"]["kind"] == "cubic" for f in flows)
     assert all(f["start"] == {"kind": "uniform", "from_ns": 0, "to_ns": 3_000_000_000} for f in flows)
     assert all(f["tcp"]["mss_bytes"] + f["tcp"]["header_bytes"] == 1500 for f in flows)  # 1500-byte packets
+
+
+def test_readme_example_is_valid() -> None:
+    readme = (STUDIES / "README.md").read_text()
+    example = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+    scenario = Scenario.from_toml(example)
+    assert [f.name for f in scenario.expand_flows()] == ["N1-N4.0", "N2-N4.0"]
+    n2 = scenario.to_engine_spec()["topology"]["senders"][1]
+    assert (n2["up"]["rate_bps"], n2["down"]["rate_bps"], n2["up"]["loss"]) == (10_000_000, 100_000_000, 0.001)

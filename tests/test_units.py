@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 from crosslayer.units import (
     format_duration,
@@ -89,9 +92,9 @@ def test_sizes(text: str | float, size: int) -> None:
         (parse_size_bytes, 0, "must be a positive size"),
     ],
 )
-def test_errors_name_the_accepted_forms(parse: object, value: object, message: str) -> None:
+def test_errors_name_the_accepted_forms(parse: Callable[[Any], int], value: object, message: str) -> None:
     with pytest.raises(ValueError) as info:
-        parse(value)  # type: ignore[operator]
+        parse(value)
     assert message in str(info.value)
 
 

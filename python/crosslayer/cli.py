@@ -6,9 +6,10 @@ or command line.
 
 from __future__ import annotations
 
-from enum import Enum
+from collections.abc import Callable
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -30,9 +31,15 @@ app = typer.Typer(
 
 FLOW_TABLE_MAX_ROWS = 30
 """Print the per-flow table only up to this many flows (quartiles are always printed)."""
+BENCH_COLUMNS = (
+    "scenario", "flows", "sim s", "wall s", "wall s / sim s", "segments / wall s", "events / s",
+    "speed-up vs ns-3", "segments/s vs ns-3",
+)  # fmt: skip
+
+T = TypeVar("T")
 
 
-class TableFormat(str, Enum):
+class TableFormat(StrEnum):
     """On-disk format of the result tables."""
 
     parquet = "parquet"
@@ -55,7 +62,7 @@ def _load(file: Path, overrides: dict[str, Any]) -> Scenario:
         _fail(f"cannot read {file}: {exc.strerror or exc}", 2)
 
 
-def _engine_guard(work: Any) -> Any:
+def _engine_guard(work: Callable[[], T]) -> T:
     """Call ``work()``; turn engine failures into messages and exit codes."""
     try:
         from crosslayer import _core
@@ -142,7 +149,7 @@ def run(
     """Run a study file, print a summary and write the result folder."""
     overrides = {k: v for k, v in {"seed": seed, "duration": duration, "warmup": warmup}.items() if v is not None}
     scenario = _load(file, overrides)
-    result: Result = _engine_guard(lambda: crosslayer.run(scenario))
+    result = _engine_guard(lambda: crosslayer.run(scenario))
     folder = result.save(out or Path("results") / scenario.name, format=table_format.value)
     agg = result.aggregates()
     if json_output:
@@ -175,17 +182,7 @@ def bench(
     """Speed on the seed-paper scenarios, compared with ns-3."""
     console = Console()
     table = Table(title="crosslayer speed" + (" (--quick)" if quick else ""))
-    for header in (
-        "scenario",
-        "flows",
-        "sim s",
-        "wall s",
-        "wall s / sim s",
-        "segments / wall s",
-        "events / s",
-        "speed-up vs ns-3",
-        "segments/s vs ns-3",
-    ):
+    for header in BENCH_COLUMNS:
         table.add_column(header, justify="left" if header == "scenario" else "right")
     studies_dir = studies or default_studies_dir()
     for case in CASES:  # fail early on a bad study file, before spending time running
@@ -200,12 +197,10 @@ def bench(
     console.print(table)
     console.print("ns-3 reference (ns-3 3.44 on this machine class):", highlight=False)
     for key, ref in NS3_REFERENCE.items():
-        segments = (
-            ""
-            if ref.delivered_segments_per_wall_s is None
-            else f", {ref.delivered_segments_per_wall_s:,.0f} segments/wall-s"
-        )
-        console.print(f"  {key}: {ref.wall_s_per_sim_s} wall-s per sim-s{segments}", highlight=False)
+        line = f"  {key}: {ref.wall_s_per_sim_s} wall-s per sim-s"
+        if ref.delivered_segments_per_wall_s is not None:
+            line += f", {ref.delivered_segments_per_wall_s:,.0f} delivered segments per wall-s"
+        console.print(line, highlight=False)
 
 
 def _times(ratio: float | None) -> str:

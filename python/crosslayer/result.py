@@ -26,6 +26,7 @@ __all__ = [
     "QUEUE_COLUMNS",
     "SERIES_COLUMNS",
     "TABLES",
+    "Format",
     "Result",
     "dumps_json",
     "jain_index",

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import difflib
 import re
+import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, NamedTuple
 
-import tomllib
 from pydantic import (
     AfterValidator,
     BaseModel,

@@ -79,12 +79,17 @@ _SIZE_FORMS: Final = 'a size like "1500B", "64KiB" or "1MB" (or a number of byte
 
 
 def show(value: object) -> str:
-    """Render a user-supplied value the way it looks in a TOML file (strings double-quoted)."""
+    """Render a user-supplied value as it looks in a TOML file (``"2ms"``, ``true``, ``{ a = 1 }``)."""
     if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    text = repr(value)
+        text = "true" if value else "false"
+    elif isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+    elif isinstance(value, dict):
+        text = "{ " + ", ".join(f"{k} = {show(v)}" for k, v in value.items()) + " }"
+    elif isinstance(value, (list, tuple)):
+        text = "[" + ", ".join(show(v) for v in value) + "]"
+    else:
+        text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
