@@ -9,7 +9,7 @@
 use crate::aqm::DropReason;
 use crate::cc::Cc;
 use crate::net::packet::{PacketArena, PacketId, PktKind};
-use crate::net::{Link, Topology};
+use crate::net::{Link, Topology, TxStart};
 use crate::result::{Column, RunResult, Summary, Table};
 use crate::rng::{Rng, StreamKind};
 use crate::sched::{Event, Scheduler};
@@ -214,21 +214,26 @@ impl Sim {
     }
 
     fn on_tx_done(&mut self, now: Time, l: usize) {
-        match self.topo.links[l].finish_tx(now, &self.arena) {
-            Ok(Some(arrival)) => self.sched.schedule(arrival, Event::Deliver(l as u32)),
-            Ok(None) => {}
-            Err(lost) => self.discard(lost),
-        }
+        self.topo.links[l].tx_done_pending = false;
         self.start_tx(now, l);
     }
 
+    /// The transmitter of link `l` is free at `now`: send the next queued packet, and if more
+    /// wait behind it, wake up when its serialization ends.
     #[inline]
     fn start_tx(&mut self, now: Time, l: usize) {
-        let done = self.topo.links[l].start_tx(now, &mut self.arena, &mut self.dropped);
-        self.flush_drops();
-        if let Some(t) = done {
-            self.sched.schedule(t, Event::TxDone(l as u32));
+        let link = &mut self.topo.links[l];
+        let started = link.start_tx(now, &mut self.arena, &mut self.dropped);
+        if started != TxStart::Idle && link.backlog() > 0 {
+            link.tx_done_pending = true;
+            self.sched.schedule(link.busy_until(), Event::TxDone(l as u32));
         }
+        match started {
+            TxStart::Sent { first_in_pipe: Some(t) } => self.sched.schedule(t, Event::Deliver(l as u32)),
+            TxStart::Lost(id) => self.discard(id),
+            _ => {}
+        }
+        self.flush_drops();
     }
 
     /// A packet reached `node`: hand it to its endpoint or forward it.
@@ -271,8 +276,14 @@ impl Sim {
             self.discard(id);
         }
         self.flush_drops();
-        if !self.topo.links[l].is_busy() {
-            self.start_tx(now, l);
+        let link = &mut self.topo.links[l];
+        if !link.tx_done_pending {
+            if now >= link.busy_until() {
+                self.start_tx(now, l);
+            } else if link.backlog() > 0 {
+                link.tx_done_pending = true;
+                self.sched.schedule(link.busy_until(), Event::TxDone(l as u32));
+            }
         }
     }
 

@@ -1,9 +1,12 @@
 //! A simplex link: egress queue discipline -> transmitter (rate) -> optional random loss ->
 //! propagation pipe (delay) -> far node.
 //!
-//! The link keeps at most two scheduler entries: `TxDone` for the packet being serialized and
-//! `Deliver` for the head of its pipe. Since rate and delay are constant, packets leave the pipe
-//! in the order they entered it, so the pipe is a FIFO and only its head needs an event.
+//! The link keeps at most two scheduler entries: `Deliver` for the head of its pipe and, only
+//! while packets wait behind the one being serialized, `TxDone` at the end of that serialization.
+//! A packet enters the pipe when its serialization starts, with arrival time = end of
+//! serialization + delay; since rate and delay are constant, packets leave the pipe in the order
+//! they entered it, so the pipe is a FIFO and only its head needs an event. An idle link thus
+//! costs one event per packet, a busy one two.
 
 use super::packet::{PacketArena, PacketId};
 use crate::aqm::{DropReason, Queue};
@@ -31,6 +34,17 @@ impl LinkCounters {
     }
 }
 
+/// Outcome of `Link::start_tx`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxStart {
+    /// Nothing to send.
+    Idle,
+    /// Serializing; `Some(t)`: the pipe was empty, schedule `Deliver` at `t`.
+    Sent { first_in_pipe: Option<Time> },
+    /// Serializing a packet that the random-loss process will corrupt: never arrives.
+    Lost(PacketId),
+}
+
 #[derive(Debug)]
 pub struct Link {
     pub name: String,
@@ -41,8 +55,10 @@ pub struct Link {
     pub rate: Rate,
     pub delay: Dur,
     pub queue: Queue,
-    /// Packet being serialized.
-    in_service: Option<PacketId>,
+    /// The transmitter is busy until then (end of the current serialization).
+    busy_until: Time,
+    /// A `TxDone` event is scheduled at `busy_until`.
+    pub tx_done_pending: bool,
     /// Packets propagating, with their arrival times (non-decreasing).
     pipe: VecDeque<(Time, PacketId)>,
     loss: f64,
@@ -62,7 +78,8 @@ impl Link {
             rate,
             delay,
             queue,
-            in_service: None,
+            busy_until: Time::ZERO,
+            tx_done_pending: false,
             pipe: VecDeque::new(),
             loss,
             loss_rng,
@@ -71,39 +88,43 @@ impl Link {
         }
     }
 
+    /// Time the transmitter becomes free.
     #[inline]
-    pub fn is_busy(&self) -> bool {
-        self.in_service.is_some()
+    pub fn busy_until(&self) -> Time {
+        self.busy_until
     }
 
-    /// If idle, take the next packet from the queue and start serializing it. Returns the time
-    /// serialization ends (for the `TxDone` event).
+    /// The transmitter is free at `now`: take the next packet from the queue and serialize it.
+    /// Returns the packet if it was lost on the wire (the caller frees it) and, if the pipe was
+    /// empty, the arrival time for a `Deliver` event.
     #[inline]
-    pub fn start_tx(&mut self, now: Time, arena: &mut PacketArena, dropped: &mut Vec<(PacketId, DropReason)>) -> Option<Time> {
-        if self.in_service.is_some() {
-            return None;
-        }
-        let id = self.queue.dequeue(now, arena, dropped)?;
-        self.in_service = Some(id);
-        Some(now + self.rate.tx_time(arena.get(id).size_bytes))
-    }
-
-    /// Serialization of the packet in service ended at `now`. Returns `Err(id)` if the packet was
-    /// lost on the wire (the caller frees it), else `Ok(Some(arrival))` if the pipe was empty and
-    /// needs a `Deliver` event at `arrival`.
-    #[inline]
-    pub fn finish_tx(&mut self, now: Time, arena: &PacketArena) -> Result<Option<Time>, PacketId> {
-        let id = self.in_service.take().expect("TxDone without a packet in service");
+    pub fn start_tx(
+        &mut self,
+        now: Time,
+        arena: &mut PacketArena,
+        dropped: &mut Vec<(PacketId, DropReason)>,
+    ) -> TxStart {
+        debug_assert!(now >= self.busy_until);
+        let Some(id) = self.queue.dequeue(now, arena, dropped) else { return TxStart::Idle };
+        let size = arena.get(id).size_bytes;
+        let end = now + self.rate.tx_time(size);
+        self.busy_until = end;
         self.counters.tx_pkts += 1;
-        self.counters.tx_bytes += arena.get(id).size_bytes as u64;
+        self.counters.tx_bytes += size as u64;
         if self.loss > 0.0 && self.loss_rng.chance(self.loss) {
             self.counters.lost_random += 1;
-            return Err(id);
+            return TxStart::Lost(id);
         }
-        let arrival = now + self.delay;
+        let arrival = end + self.delay;
         let was_empty = self.pipe.is_empty();
         self.pipe.push_back((arrival, id));
-        Ok(was_empty.then_some(arrival))
+        TxStart::Sent { first_in_pipe: was_empty.then_some(arrival) }
+    }
+
+    /// Packets waiting in the queue.
+    #[inline]
+    pub fn backlog(&self) -> u32 {
+        self.queue.qdisc.len_pkts()
     }
 
     /// Pop the packet arriving at `now`; returns it and the next arrival time, if any.

@@ -4,6 +4,6 @@ pub mod link;
 pub mod packet;
 pub mod topology;
 
-pub use link::Link;
+pub use link::{Link, TxStart};
 pub use packet::{Packet, PacketArena, PacketId};
 pub use topology::Topology;
