@@ -25,11 +25,36 @@ pub enum Event {
     Warmup,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// A heap entry. `key` packs `(time << 64) | seq`, so ordering is one 128-bit comparison.
+#[derive(Clone, Copy, Debug)]
 struct Entry {
-    time: Time,
-    seq: u64,
+    key: u128,
     event: Event,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        self.key == o.key
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Entry {
+    #[inline]
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&o.key)
+    }
+}
+
+impl Entry {
+    #[inline]
+    fn time(&self) -> Time {
+        Time((self.key >> 64) as u64)
+    }
 }
 
 /// Min-heap of events with FIFO tie-breaking.
@@ -66,19 +91,20 @@ impl Scheduler {
     pub fn schedule(&mut self, time: Time, event: Event) {
         debug_assert!(time >= self.now, "scheduling into the past: {time} < {}", self.now);
         self.seq += 1;
-        self.heap.push(Reverse(Entry { time, seq: self.seq, event }));
+        self.heap.push(Reverse(Entry { key: ((time.0 as u128) << 64) | self.seq as u128, event }));
     }
 
     /// Pop the next event if it is at or before `until`; advances `now`.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, Event)> {
         match self.heap.peek() {
-            Some(Reverse(e)) if e.time <= until => {
+            Some(Reverse(e)) if e.time() <= until => {
                 let Reverse(e) = self.heap.pop()?;
-                debug_assert!(e.time >= self.now);
-                self.now = e.time;
+                let t = e.time();
+                debug_assert!(t >= self.now);
+                self.now = t;
                 self.executed += 1;
-                Some((e.time, e.event))
+                Some((t, e.event))
             }
             _ => None,
         }
