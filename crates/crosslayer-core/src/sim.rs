@@ -291,31 +291,30 @@ impl Sim {
     #[inline]
     fn after_sender(&mut self, now: Time, f: usize) {
         let node = self.flows[f].sender.node;
-        let n = self.out.len();
-        self.flows[f].data.sent += n as u64;
-        for k in 0..n {
-            let id = self.out[k];
-            self.forward(now, node, id);
-        }
-        self.out.clear();
+        self.flows[f].data.sent += self.route_out(now, node);
         let fl = &mut self.flows[f];
-        let d = fl.sender.next_deadline();
-        fl.tx_timer.arm(&mut self.sched, d, Event::SenderTimer(f as u32));
+        fl.tx_timer.arm(&mut self.sched, fl.sender.next_deadline(), Event::SenderTimer(f as u32));
     }
 
+    /// Route what a receiver produced and re-arm its timer.
     #[inline]
     fn after_receiver(&mut self, now: Time, f: usize) {
         let node = self.flows[f].receiver.node;
+        self.flows[f].acks.sent += self.route_out(now, node);
+        let fl = &mut self.flows[f];
+        fl.rx_timer.arm(&mut self.sched, fl.receiver.next_deadline(), Event::ReceiverTimer(f as u32));
+    }
+
+    /// Forward the packets an endpoint on `node` just produced; returns how many.
+    #[inline]
+    fn route_out(&mut self, now: Time, node: u32) -> u64 {
         let n = self.out.len();
-        self.flows[f].acks.sent += n as u64;
         for k in 0..n {
             let id = self.out[k];
             self.forward(now, node, id);
         }
         self.out.clear();
-        let fl = &mut self.flows[f];
-        let d = fl.receiver.next_deadline();
-        fl.rx_timer.arm(&mut self.sched, d, Event::ReceiverTimer(f as u32));
+        n as u64
     }
 
     /// Count a dropped or lost packet against its flow and free it.

@@ -1,12 +1,17 @@
-//! Run seed 000's Data Center scenario and print per-flow goodput and the bottleneck queue.
-//! `cargo run --release --example data_center -- [flows] [seconds]`
+//! Run a seed-000 scenario and print per-flow goodput and the bottleneck queue.
+//! `cargo run --release --example seed000 -- [access|datacenter] [flows] [seconds]`
 use crosslayer_core::presets;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(9);
-    let secs: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(100);
-    let spec = presets::data_center(n, presets::cubic(), secs);
+    let which = args.get(1).map_or("access", String::as_str);
+    let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(9);
+    let secs: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(100);
+    let spec = match which {
+        "access" => presets::access_link(n, presets::cubic(), secs),
+        "datacenter" => presets::data_center(n, presets::cubic(), secs),
+        other => panic!("unknown scenario {other:?}: use access or datacenter"),
+    };
     let r = crosslayer_core::run(spec).expect("run failed");
     let names = match r.flows.get("name") { Some(crosslayer_core::result::Column::Str(v)) => v.clone(), _ => vec![] };
     let gp = r.flows.f64s("goodput_bps");
