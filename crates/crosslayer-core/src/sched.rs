@@ -82,10 +82,6 @@ impl Scheduler {
         self.executed
     }
 
-    pub fn pending(&self) -> usize {
-        self.heap.len()
-    }
-
     /// Schedule `event` at `time` (never in the past).
     #[inline]
     pub fn schedule(&mut self, time: Time, event: Event) {

@@ -158,10 +158,6 @@ impl Sim {
         self.sched.executed()
     }
 
-    pub fn arena(&self) -> &PacketArena {
-        &self.arena
-    }
-
     /// Run until `t` (inclusive) or the end of the scenario, whichever is first.
     pub fn run_until(&mut self, t: Time) {
         let until = t.min(self.end);

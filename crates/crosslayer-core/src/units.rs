@@ -50,9 +50,6 @@ impl Dur {
     pub const fn from_secs(s: u64) -> Dur {
         Dur(s * NS_PER_S)
     }
-    pub fn from_secs_f64(s: f64) -> Dur {
-        Dur((s * NS_PER_S as f64).round().max(0.0) as u64)
-    }
     pub fn ns(self) -> u64 {
         self.0
     }

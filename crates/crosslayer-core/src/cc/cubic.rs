@@ -147,12 +147,9 @@ impl Cubic {
 
 impl CongestionControl for Cubic {
     fn on_ack(&mut self, s: &mut CcState, a: &AckSample) {
-        let mut acked = a.acked_bytes;
-        if s.in_slow_start() {
-            acked = slow_start(s, acked);
-            if acked == 0 {
-                return;
-            }
+        let acked = slow_start(s, a.acked_bytes);
+        if acked == 0 {
+            return;
         }
         let mss = s.mss as f64;
         let cwnd = s.cwnd as f64 / mss;

@@ -144,10 +144,14 @@ impl CongestionControl for Cc {
     }
 }
 
-/// Standard slow start with Appropriate Byte Counting (RFC 3465, L = 2): cwnd grows by the bytes
-/// acknowledged, at most 2 MSS per ACK, and never past ssthresh. Returns the acked bytes left
-/// over once cwnd reached ssthresh (to be used by congestion avoidance, as Linux does).
+/// Standard slow start with Appropriate Byte Counting (RFC 3465, L = 2): while in slow start,
+/// cwnd grows by the bytes acknowledged, at most 2 MSS per ACK, and never past ssthresh. Returns
+/// the acked bytes left for congestion avoidance: all of them outside slow start, the remainder
+/// once cwnd reached ssthresh (as Linux does), 0 if slow start used them up.
 pub fn slow_start(s: &mut CcState, acked_bytes: u64) -> u64 {
+    if !s.in_slow_start() {
+        return acked_bytes;
+    }
     let inc = acked_bytes.min(2 * s.mss as u64);
     let room = s.ssthresh.saturating_sub(s.cwnd);
     if inc <= room {

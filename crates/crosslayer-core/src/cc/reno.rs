@@ -21,12 +21,9 @@ pub struct Reno {
 
 impl CongestionControl for Reno {
     fn on_ack(&mut self, s: &mut CcState, a: &AckSample) {
-        let mut acked = a.acked_bytes;
-        if s.in_slow_start() {
-            acked = slow_start(s, acked);
-            if acked == 0 {
-                return;
-            }
+        let acked = slow_start(s, a.acked_bytes);
+        if acked == 0 {
+            return;
         }
         self.bytes_acked += acked;
         if self.bytes_acked >= s.cwnd {

@@ -47,14 +47,14 @@ impl RttEstimator {
         }
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         let s = self.srtt.unwrap_or(r);
-        self.rto = Dur((s.0 + (4 * self.rttvar.0).max(1)).max(self.min_rto.0)).min_dur(self.max_rto);
+        self.rto = Dur((s.0 + (4 * self.rttvar.0).max(1)).max(self.min_rto.0)).min(self.max_rto);
         self.backoff = 0;
     }
 
     /// Current timer value, backoff applied.
     pub fn rto(&self) -> Dur {
-        let shifted = self.rto.0.checked_shl(self.backoff).unwrap_or(u64::MAX);
-        Dur(if self.backoff >= 63 { u64::MAX } else { shifted }).min_dur(self.max_rto)
+        let factor = 1u64.checked_shl(self.backoff).unwrap_or(u64::MAX);
+        Dur(self.rto.0.saturating_mul(factor)).min(self.max_rto)
     }
 
     /// The timer expired: back off.
@@ -67,19 +67,6 @@ impl RttEstimator {
     /// SRTT, or `fallback` before the first sample.
     pub fn srtt_or(&self, fallback: Dur) -> Dur {
         self.srtt.unwrap_or(fallback)
-    }
-}
-
-trait MinDur {
-    fn min_dur(self, o: Dur) -> Dur;
-}
-impl MinDur for Dur {
-    fn min_dur(self, o: Dur) -> Dur {
-        if self.0 < o.0 {
-            self
-        } else {
-            o
-        }
     }
 }
 

@@ -310,11 +310,6 @@ impl Scoreboard {
         None
     }
 
-    /// Send time of segment `n`.
-    pub fn sent_at(&self, n: u64) -> Time {
-        self.segs[(n - self.una) as usize].sent
-    }
-
     /// Debug check of the counters against the records.
     pub fn check(&self) -> Result<(), String> {
         let sacked = self.segs.iter().filter(|s| s.flags & SACKED != 0).count() as u64;
