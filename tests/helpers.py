@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from crosslayer.catalog import catalog
+
 ROOT = Path(__file__).resolve().parents[1]
 STUDIES = ROOT / "studies"
 ACCESS_LINK = STUDIES / "seed000-access-link.toml"
@@ -31,92 +33,116 @@ MINIMAL: dict[str, Any] = {
 }
 
 
+def _fill(table: str, rows: int, values: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """Every column the engine declares for ``table``: ``values`` where given, else zeros/blanks."""
+    zero = {"f64": 0.0, "u64": 0, "str": ""}
+    out = {}
+    for c in catalog().tables[table].columns:
+        out[c.name] = values.get(c.name, [zero[c.dtype]] * rows)
+        assert len(out[c.name]) == rows, c.name
+    unknown = set(values) - set(out)
+    return {**out, **{k: values[k] for k in unknown}}
+
+
 def fake_engine_result(spec: dict[str, Any]) -> dict[str, Any]:
-    """A result dict in the documented shape, derived deterministically from the spec."""
+    """A result dict in the documented shape (the engine's declared columns, from the catalog),
+    derived deterministically from the spec."""
     topo = spec["topology"]
     flows = spec["flows"]
     n = len(flows)
-    measured_s = (spec["duration_ns"] - spec["warmup_ns"]) / 1e9
-    rate = topo["forward"]["rate_bps"]
+    measured_s = (spec["duration"] - spec["warmup"]) / 1e9
+    rate = topo["forward"]["rate"]
     goodput = [0.9 * rate / n * (1 + 0.1 * (i % 3 - 1)) for i in range(n)]
-    flow_rows = {
+    flow_rows = _fill("flows", n, {
         "name": [f["name"] for f in flows],
         "src": [topo["senders"][f["src"]]["name"] for f in flows],
         "dst": [topo["receivers"][f["dst"]]["name"] for f in flows],
         "cc": [f["cc"]["kind"] for f in flows],
-        "start_s": [
-            f["start"].get("at_ns", f["start"].get("from_ns", 0)) / 1e9 + 0.001 * i for i, f in enumerate(flows)
-        ],
-        "stop_s": [spec["duration_ns"] / 1e9] * n,
+        "start_s": [f["start"].get("at", f["start"].get("from", 0)) / 1e9 + 0.001 * i for i, f in enumerate(flows)],
+        "stop_s": [spec["duration"] / 1e9] * n,
+        "base_rtt_s": [0.05] * n,
         "goodput_bps": goodput,
         "throughput_bps": [g * 1500 / 1448 for g in goodput],
         "delivered_bytes": [int(g * measured_s / 8) for g in goodput],
         "wire_bytes": [int(g * measured_s / 8 * 1500 / 1448) for g in goodput],
         "segments_sent": [1000 + i for i in range(n)],
         "retransmits": [i for i in range(n)],
-        "timeouts": [0] * n,
         "fast_recoveries": [1] * n,
         "rtt_mean_s": [0.05] * n,
         "rtt_min_s": [0.04] * n,
         "rtt_p99_s": [0.08] * n,
         "rtt_samples": [500] * n,
         "cwnd_final_bytes": [14480] * n,
-    }
+    })  # fmt: skip
     links = [("A->B", "forward", topo["forward"]), ("B->A", "reverse", topo["reverse"])]
     for side, router in (("senders", "A"), ("receivers", "B")):
         for host in topo[side]:
             links.append((f"{host['name']}->{router}", f"{side[:-1]}_up", host["up"]))
             links.append((f"{router}->{host['name']}", f"{side[:-1]}_down", host["down"]))
     m = len(links)
-    queues = {
+    rest = [0.0] * (m - 1)
+    queues = _fill("queues", m, {
         "link": [name for name, _, _ in links],
         "role": [role for _, role, _ in links],
-        "rate_bps": [edge["rate_bps"] for _, _, edge in links],
-        "qlen_mean_pkts": [50.0] + [0.0] * (m - 1),
-        "qlen_sd_pkts": [10.0] + [0.0] * (m - 1),
-        "qlen_mean_bytes": [75000.0] + [0.0] * (m - 1),
-        "qlen_sd_bytes": [15000.0] + [0.0] * (m - 1),
+        "qdisc": [edge["qdisc"]["kind"] for _, _, edge in links],
+        "rate_bps": [edge["rate"] for _, _, edge in links],
+        "delay_s": [edge["delay"] / 1e9 for _, _, edge in links],
+        "qlen_mean_pkts": [50.0] + rest,
+        "qlen_sd_pkts": [10.0] + rest,
+        "qlen_mean_bytes": [75000.0] + rest,
+        "qlen_sd_bytes": [15000.0] + rest,
         "sojourn_mean_s": [0.004] + [float("nan")] * (m - 1),
         "sojourn_p50_s": [0.004] + [float("nan")] * (m - 1),
         "sojourn_p99_s": [0.009] + [float("nan")] * (m - 1),
         "arrivals": [10000] + [0] * (m - 1),
         "enqueued": [9900] + [0] * (m - 1),
         "dequeued": [9850] + [0] * (m - 1),
-        "drops_overflow": [100] + [0] * (m - 1),
-        "drops_aqm": [0] * m,
-        "drops_head": [0] * m,
-        "marks": [0] * m,
-        "lost_random": [0] * m,
+        "drops_arrival": [100] + [0] * (m - 1),
+        "drops": [100] + [0] * (m - 1),
+        "drop_ratio": [0.01] + rest,
         "tx_pkts": [9850] + [0] * (m - 1),
         "tx_bytes": [9850 * 1500] + [0] * (m - 1),
-        "utilization": [0.95] + [0.0] * (m - 1),
-    }
-    samples = int(spec["duration_ns"] // spec["sample_interval_ns"])
-    step = spec["sample_interval_ns"] / 1e9
-    series = {
+        "utilization": [0.95] + rest,
+    })  # fmt: skip
+    reasons = [
+        (name, role, edge["qdisc"]["kind"], r["name"])
+        for name, role, edge in links
+        for r in catalog().aqm[edge["qdisc"]["kind"]].extras["reasons"]
+    ]
+    drops = _fill("drops", len(reasons), {
+        "link": [r[0] for r in reasons], "role": [r[1] for r in reasons],
+        "qdisc": [r[2] for r in reasons], "reason": [r[3] for r in reasons],
+        "drops": [100 if r[0] == "A->B" and r[3] == "overflow" else 0 for r in reasons],
+    })  # fmt: skip
+    samples = int(spec["duration"] // spec["sample_interval"])
+    step = spec["sample_interval"] / 1e9
+    bottleneck_state = [f["name"] for f in catalog().aqm[topo["forward"]["qdisc"]["kind"]].extras["state"]]
+    series = _fill("series", samples, {
         "t_s": [i * step for i in range(samples)],
         "qlen_pkts": [i % 100 for i in range(samples)],
         "qlen_bytes": [(i % 100) * 1500 for i in range(samples)],
-    }
-    cwnd: dict[str, list[Any]] = {"t_s": [], "flow": [], "cwnd_bytes": [], "ssthresh_bytes": []}
-    if spec["cwnd_trace"]:
-        for i in range(samples):
-            for f in flows:
-                cwnd["t_s"].append(i * step)
-                cwnd["flow"].append(f["name"])
-                cwnd["cwnd_bytes"].append(14480)
-                cwnd["ssthresh_bytes"].append(None)
+        **{name: [0.0] * samples for name in bottleneck_state},
+    })  # fmt: skip
+    rows = samples * n if spec["cwnd_trace"] else 0
+    cwnd = _fill("cwnd", rows, {
+        "t_s": [i * step for i in range(samples) for _ in flows][:rows],
+        "flow": [f["name"] for _ in range(samples) for f in flows][:rows],
+        "cwnd_bytes": [14480] * rows,
+        "ssthresh_bytes": [2**64 - 1] * rows,
+    })  # fmt: skip
     return {
         "summary": {
             "wall_s": 0.25,
             "events": 123456,
-            "sim_s": spec["duration_ns"] / 1e9,
+            "sim_s": spec["duration"] / 1e9,
             "measured_s": measured_s,
             "delivered_segments": 45678,
             "seed": spec["seed"],
         },
         "flows": flow_rows,
         "queues": queues,
+        "drops": drops,
+        "qdisc_stats": _fill("qdisc_stats", 0, {}),
         "series": series,
         "cwnd": cwnd,
     }

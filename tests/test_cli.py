@@ -72,7 +72,7 @@ def test_run_prints_summary_and_writes_results(fake_core: types.ModuleType, tmp_
     assert result.exit_code == 0, result.output
     assert "Jain's index" in result.stdout and "N3-N6.0" in result.stdout
     spec = fake_core.specs[-1]
-    assert (spec["seed"], spec["duration_ns"], spec["warmup_ns"]) == (5, 5_000_000_000, 1_000_000_000)
+    assert (spec["seed"], spec["duration"], spec["warmup"]) == (5, 5_000_000_000, 1_000_000_000)
     loaded = Result.load(out)
     assert loaded.scenario.seed == 5
     assert {p.name for p in out.glob("*.parquet")} == {f"{t}.parquet" for t in TABLES}
@@ -103,18 +103,18 @@ def test_engine_spec_rejection_exits_2(
     fake_core: types.ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def reject(spec: str) -> None:
-        raise ValueError("flows[0].tcp.mss_bytes: too large")
+        raise ValueError("flows[0].tcp.mss: too large")
 
     monkeypatch.setattr(fake_core, "run_json", reject)
     result = runner.invoke(app, ["run", str(ACCESS_LINK), "--out", str(tmp_path)])
     assert result.exit_code == 2
-    assert "the engine rejected the scenario: flows[0].tcp.mss_bytes: too large" in result.stderr
+    assert "the engine rejected the scenario: flows[0].tcp.mss: too large" in result.stderr
 
 
 def test_bench_quick(fake_core: types.ModuleType) -> None:
     result = runner.invoke(app, ["bench", "--quick"], terminal_width=200)
     assert result.exit_code == 0, result.output
     assert "Access Link, 90 CUBIC flows" in result.stdout
-    durations = {spec["duration_ns"] for spec in fake_core.specs}
+    durations = {spec["duration"] for spec in fake_core.specs}
     assert durations == {10_000_000_000}
     assert [len(spec["flows"]) for spec in fake_core.specs] == [9, 90, 9]

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from crosslayer.scenario import Cubic, Scenario, ScenarioError
+from crosslayer.scenario import Scenario, ScenarioError, algorithm_model
 
 Mutation = Callable[[dict[str, Any]], None]
 
@@ -116,12 +116,37 @@ BAD_CASES: list[tuple[str, Mutation, str]] = [
     (
         "unknown queue discipline",
         _set("topology.bottleneck.qdisc", {"kind": "red"}),
-        'topology.bottleneck.qdisc: unknown queue discipline "red"; known: droptail',
+        'topology.bottleneck.qdisc: unknown queue discipline "red"; known: codel, droptail, fifo',
     ),
     (
-        "queue without a limit",
-        _set("topology.bottleneck.qdisc", {"kind": "droptail"}),
-        "topology.bottleneck.qdisc.limit_pkts: a droptail queue needs limit_pkts and/or limit_bytes",
+        "queue limit out of range",
+        _set("topology.bottleneck.qdisc", {"kind": "droptail", "limit_pkts": 0}),
+        "topology.bottleneck.qdisc.limit_pkts: must be >= 1 (got 0)",
+    ),
+    (
+        "queue limit beyond the engine's integer",
+        _set("topology.bottleneck.qdisc", {"kind": "droptail", "limit_pkts": 2**32}),
+        "topology.bottleneck.qdisc.limit_pkts: must be at most 4294967295 (got 4294967296)",
+    ),
+    (
+        "codel target not below interval",
+        _set("topology.bottleneck.qdisc", {"kind": "codel", "target": "200ms"}),
+        'topology.bottleneck.qdisc.target: must be shorter than interval (100ms); RFC 8289 suggests 5-10 % of it (got "200ms")',
+    ),
+    (
+        "mss outside the engine's range",
+        _set("tcp", {"mss": "10B"}),
+        'tcp.mss: must be in [64B, 65kB] (got "10B")',
+    ),
+    (
+        "cc given as a number",
+        _set("flows.0.cc", 5),
+        'flows[0].cc: must be a name like "cubic" or a table like { kind = "cubic", ... } (got 5)',
+    ),
+    (
+        "misspelt congestion control",
+        _set("flows.0.cc", "cubik"),
+        'flows[0].cc: unknown congestion control "cubik" (did you mean "cubic"?)',
     ),
     (
         "missing required field",
@@ -224,21 +249,21 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
         {"src": "S2", "dst": "R1", "cc": {"kind": "newreno"}, "tcp": {"sack": False, "rwnd": "1MiB"}}
     )
     droptail_1000 = {"kind": "droptail", "limit_pkts": 1000, "limit_bytes": None}
-    droptail_64kib = {"kind": "droptail", "limit_pkts": None, "limit_bytes": 65536}
+    droptail_64kib = {"kind": "droptail", "limit_pkts": 1000, "limit_bytes": 65536}
 
     def edge(rate: int, delay: int, loss: float = 0.0, qdisc: dict[str, Any] = droptail_1000) -> dict[str, Any]:
-        return {"rate_bps": rate, "delay_ns": delay, "loss": loss, "qdisc": qdisc}
+        return {"rate": rate, "delay": delay, "loss": loss, "qdisc": qdisc}
 
     tcp = {
-        "mss_bytes": 1448, "header_bytes": 52, "ack_bytes": 52, "sack": True, "delayed_ack": True,
-        "delack_timeout_ns": 40_000_000, "initial_cwnd_pkts": 10, "min_rto_ns": 200_000_000,
-        "initial_rto_ns": 1_000_000_000, "max_rto_ns": 60_000_000_000, "ecn": False, "rwnd_bytes": None,
+        "mss": 1448, "header_size": 52, "ack_size": 52, "sack": True, "delayed_ack": True,
+        "delack_timeout": 40_000_000, "initial_cwnd": 10, "min_rto": 200_000_000,
+        "initial_rto": 1_000_000_000, "max_rto": 60_000_000_000, "ecn": False, "rwnd": None,
     }  # fmt: skip
     assert Scenario.from_dict(minimal).to_engine_spec() == {
         "seed": 1,
-        "duration_ns": 10_000_000_000,
-        "warmup_ns": 2_000_000_000,
-        "sample_interval_ns": 10_000_000,
+        "duration": 10_000_000_000,
+        "warmup": 2_000_000_000,
+        "sample_interval": 10_000_000,
         "cwnd_trace": False,
         "topology": {
             "kind": "dumbbell",
@@ -259,15 +284,15 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
                 "name": "S1-R1.0", "src": 0, "dst": 0,
                 "cc": {"kind": "cubic", "c": 0.4, "beta": 0.7, "fast_convergence": True, "tcp_friendliness": True},
                 "tcp": tcp,
-                "start": {"kind": "uniform", "from_ns": 0, "to_ns": 1_500_000_000},
-                "stop_ns": 8_000_000_000,
+                "start": {"kind": "uniform", "from": 0, "to": 1_500_000_000},
+                "stop": 8_000_000_000,
             },
             {
                 "name": "S2-R1.0", "src": 1, "dst": 0,
-                "cc": {"kind": "newreno"},
-                "tcp": {**tcp, "sack": False, "rwnd_bytes": 1_048_576},
-                "start": {"kind": "fixed", "at_ns": 0},
-                "stop_ns": None,
+                "cc": {"kind": "reno"},
+                "tcp": {**tcp, "sack": False, "rwnd": 1_048_576},
+                "start": {"kind": "fixed", "at": 0},
+                "stop": None,
             },
         ],
     }  # fmt: skip
@@ -323,7 +348,7 @@ def test_with_overrides_revalidates(minimal: dict[str, Any]) -> None:
 def test_cc_kind_is_case_insensitive_and_table_form_works(minimal: dict[str, Any]) -> None:
     minimal["flows"][0]["cc"] = {"kind": "CUBIC", "c": 0.6}
     cc = Scenario.from_dict(minimal).flows[0].cc
-    assert isinstance(cc, Cubic)
+    assert isinstance(cc, algorithm_model("cc", "cubic"))
     assert (cc.kind, cc.c, cc.beta) == ("cubic", 0.6, 0.7)
 
 

@@ -56,19 +56,19 @@ def test_data_center_rtts() -> None:
 def test_study_matches_section_5(study: Path, rate_bps: int) -> None:
     scenario = Scenario.from_toml(study)
     spec = scenario.to_engine_spec()
-    assert (spec["duration_ns"], spec["warmup_ns"]) == (100_000_000_000, 30_000_000_000)
+    assert (spec["duration"], spec["warmup"]) == (100_000_000_000, 30_000_000_000)
     topo = spec["topology"]
     edges = [topo["forward"], topo["reverse"]] + [
         h[d] for h in topo["senders"] + topo["receivers"] for d in ("up", "down")
     ]
-    assert {e["rate_bps"] for e in edges} == {rate_bps}  # "every link rate was set to ..."
+    assert {e["rate"] for e in edges} == {rate_bps}  # "every link rate was set to ..."
     assert topo["forward"]["qdisc"] == {"kind": "droptail", "limit_pkts": 900, "limit_bytes": None}
     assert all(e["qdisc"]["limit_pkts"] == 1000 for e in edges[1:])  # access queues are not the bottleneck
     flows = spec["flows"]
     assert [f["name"] for f in flows] == [f"{s}-{d}.0" for s in ("N1", "N2", "N3") for d in ("N4", "N5", "N6")]
     assert all(f["cc"]["kind"] == "cubic" for f in flows)
-    assert all(f["start"] == {"kind": "uniform", "from_ns": 0, "to_ns": 3_000_000_000} for f in flows)
-    assert all(f["tcp"]["mss_bytes"] + f["tcp"]["header_bytes"] == 1500 for f in flows)  # 1500-byte packets
+    assert all(f["start"] == {"kind": "uniform", "from": 0, "to": 3_000_000_000} for f in flows)
+    assert all(f["tcp"]["mss"] + f["tcp"]["header_size"] == 1500 for f in flows)  # 1500-byte packets
 
 
 def test_readme_example_is_valid() -> None:
@@ -77,4 +77,4 @@ def test_readme_example_is_valid() -> None:
     scenario = Scenario.from_toml(example)
     assert [f.name for f in scenario.expand_flows()] == ["N1-N4.0", "N2-N4.0"]
     n2 = scenario.to_engine_spec()["topology"]["senders"][1]
-    assert (n2["up"]["rate_bps"], n2["down"]["rate_bps"], n2["up"]["loss"]) == (10_000_000, 100_000_000, 0.001)
+    assert (n2["up"]["rate"], n2["down"]["rate"], n2["up"]["loss"]) == (10_000_000, 100_000_000, 0.001)

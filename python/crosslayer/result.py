@@ -2,8 +2,10 @@
 
 The engine returns column-oriented tables (docs/design.md, "Result dict"); :class:`Result` wraps
 them as pandas DataFrames next to the engine's ``summary`` dict and the :class:`Scenario` that
-produced them. Units are in the column names (``_s`` seconds, ``_bps`` bit/s, ``_bytes``,
-``_pkts``). Measurements cover [warmup, duration] of the scenario.
+produced them. The tables and their columns (name, unit, doc) are the engine's declarations
+(:func:`crosslayer.catalog.catalog`, ``tables``); units are also in the column names (``_s``
+seconds, ``_bps`` bit/s, ``_bytes``, ``_pkts``). Measurements cover [warmup, duration] of the
+scenario.
 """
 
 from __future__ import annotations
@@ -18,48 +20,39 @@ from typing import Any, Final, Literal
 import numpy as np
 import pandas as pd
 
+from crosslayer.catalog import catalog
 from crosslayer.scenario import Scenario
 
 __all__ = [
-    "CWND_COLUMNS",
-    "FLOW_COLUMNS",
-    "QUEUE_COLUMNS",
-    "SERIES_COLUMNS",
     "TABLES",
     "Format",
     "Result",
     "dumps_json",
     "jain_index",
+    "state_columns",
 ]
 
-FLOW_COLUMNS: Final = (
-    "name", "src", "dst", "cc", "start_s", "stop_s", "goodput_bps", "throughput_bps",
-    "delivered_bytes", "wire_bytes", "segments_sent", "retransmits", "timeouts",
-    "fast_recoveries", "rtt_mean_s", "rtt_min_s", "rtt_p99_s", "rtt_samples", "cwnd_final_bytes",
-)  # fmt: skip
-"""Documented columns of ``Result.flows`` (one row per flow)."""
-QUEUE_COLUMNS: Final = (
-    "link", "role", "rate_bps", "qlen_mean_pkts", "qlen_sd_pkts", "qlen_mean_bytes",
-    "qlen_sd_bytes", "sojourn_mean_s", "sojourn_p50_s", "sojourn_p99_s", "arrivals", "enqueued",
-    "dequeued", "drops_overflow", "drops_aqm", "drops_head", "marks", "lost_random", "tx_pkts",
-    "tx_bytes", "utilization",
-)  # fmt: skip
-"""Documented columns of ``Result.queues`` (one row per simplex link)."""
-SERIES_COLUMNS: Final = ("t_s", "qlen_pkts", "qlen_bytes")
-"""Documented columns of ``Result.series`` (bottleneck queue, every sample_interval)."""
-CWND_COLUMNS: Final = ("t_s", "flow", "cwnd_bytes", "ssthresh_bytes")
-"""Documented columns of ``Result.cwnd`` (empty unless the scenario sets cwnd_trace)."""
-TABLES: Final[dict[str, tuple[str, ...]]] = {
-    "flows": FLOW_COLUMNS,
-    "queues": QUEUE_COLUMNS,
-    "series": SERIES_COLUMNS,
-    "cwnd": CWND_COLUMNS,
-}
+TABLES: Final[dict[str, tuple[str, ...]]] = {name: t.names for name, t in catalog().tables.items()}
+"""Every result table and its fixed columns, as the engine declares them: ``flows`` (one row per
+flow), ``queues`` (one row per simplex link), ``drops`` (per link and drop/mark reason),
+``qdisc_stats`` (per link and discipline counter), ``series`` (the bottleneck queue every
+sample_interval) and ``cwnd`` (per flow every sample_interval, with cwnd_trace). ``series`` and
+``cwnd`` add columns of algorithm state (:func:`state_columns`)."""
 
 BOTTLENECK_ROLE: Final = "forward"
 """``queues.role`` of the A -> B link."""
-DROP_COLUMN_PREFIX: Final = "drops_"
-"""``queues`` columns counting packets a queue discipline discarded, one per reason."""
+
+
+def state_columns(scenario: Scenario) -> dict[str, tuple[str, ...]]:
+    """The state columns ``series`` and ``cwnd`` add for this scenario's algorithms."""
+    cat = catalog()
+    qdisc = cat.aqm[scenario.topology.bottleneck.qdisc.engine_spec()["kind"]]
+    cwnd: list[str] = []
+    if scenario.cwnd_trace:
+        for group in scenario.flows:
+            a = cat.cc[group.cc.engine_spec()["kind"]]
+            cwnd += [f"{a.name}_{f['name']}" for f in a.extras["state"] if f"{a.name}_{f['name']}" not in cwnd]
+    return {"series": tuple(f["name"] for f in qdisc.extras["state"]), "cwnd": tuple(cwnd)}
 
 Format = Literal["parquet", "json"]
 
@@ -122,13 +115,18 @@ class Result:
     summary: dict[str, Any]
     """Engine summary: wall_s, events, sim_s, measured_s, delivered_segments, seed, ..."""
     flows: pd.DataFrame
-    """One row per flow, FLOW_COLUMNS."""
+    """One row per flow."""
     queues: pd.DataFrame
-    """One row per simplex link, QUEUE_COLUMNS."""
+    """One row per simplex link."""
+    drops: pd.DataFrame
+    """Drops and marks per link and reason its discipline declares."""
+    qdisc_stats: pd.DataFrame
+    """Counters the disciplines declare, per link."""
     series: pd.DataFrame
-    """Bottleneck queue length every sample_interval, SERIES_COLUMNS."""
+    """Bottleneck queue length (and its discipline's state) every sample_interval."""
     cwnd: pd.DataFrame
-    """cwnd/ssthresh per flow every sample_interval when cwnd_trace, CWND_COLUMNS."""
+    """cwnd/ssthresh (and the congestion control's state) per flow every sample_interval, when
+    cwnd_trace."""
     scenario: Scenario
 
     @classmethod
@@ -151,8 +149,8 @@ class Result:
     def aggregates(self) -> dict[str, Any]:
         """Headline numbers as plain JSON-ready Python (NaN -> None): speed, fairness, queue.
 
-        Rates in Mbit/s. ``drop_ratio`` = queue drops (all ``drops_*`` columns: overflow, AQM,
-        head, ...) / arrivals at the bottleneck; random wire loss is not a queue drop.
+        Rates in Mbit/s. ``drop_ratio`` = queue drops (every reason: overflow, AQM early drops,
+        head drops, push-outs) / arrivals at the bottleneck; random wire loss is not a queue drop.
         ``utilization`` is the engine's (fraction of the link rate); ``jain`` is over per-flow
         goodput.
         """
@@ -160,7 +158,7 @@ class Result:
         wall_s, sim_s = float(s["wall_s"]), float(s["sim_s"])
         events, segments = int(s["events"]), int(s["delivered_segments"])
         b = self.bottleneck
-        drops = int(sum(b[c] for c in self.queues.columns if c.startswith(DROP_COLUMN_PREFIX)))
+        drops = int(b["drops"])
         aggregates: dict[str, Any] = _clean(
             {
                 "scenario": self.scenario.name,

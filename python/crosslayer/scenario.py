@@ -6,9 +6,14 @@ are TOML (see ``studies/`` for annotated examples); every quantity is a unit str
 rate integer bit/s and every size integer bytes; :meth:`Scenario.to_engine_spec` lowers the
 models to the JSON shape of docs/design.md ("Engine interface").
 
+The models of congestion controls, queue disciplines and TCP options are built from the engine's
+catalog (:mod:`crosslayer.catalog`): their fields, units and defaults are the engine's
+declarations, and their ranges and cross-field rules are checked by the engine's own functions,
+so what validates here runs there.
+
 Validation happens once, here, with messages that name the field path and the fix; all problems
-are collected into one :class:`ScenarioError`. Models are frozen; use
-:meth:`Scenario.with_overrides` to derive a variant (it re-validates).
+are collected into one :class:`ScenarioError` (unknown keys included, with a did-you-mean hint).
+Models are frozen; use :meth:`Scenario.with_overrides` to derive a variant (it re-validates).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal, NamedTuple
+from typing import Annotated, Any, ClassVar, Final, Literal, NamedTuple, Union
 
 from pydantic import (
     AfterValidator,
@@ -27,15 +32,19 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     FieldSerializationInfo,
+    ModelWrapValidatorHandler,
     PlainSerializer,
     Strict,
     Tag,
+    TypeAdapter,
     ValidationError,
+    create_model,
     field_serializer,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
 
+from crosslayer.catalog import FAMILY_TITLES, Algorithm, Family, Param, catalog, check, format_value
 from crosslayer.units import (
     format_duration,
     format_rate,
@@ -47,20 +56,21 @@ from crosslayer.units import (
 )
 
 __all__ = [
+    "AlgorithmConfig",
     "Bottleneck",
-    "Cubic",
-    "DropTail",
+    "CcConfig",
     "Dumbbell",
     "ExpandedFlow",
     "FixedStart",
     "FlowGroup",
     "Host",
     "LinkOverride",
-    "Reno",
+    "QdiscConfig",
     "Scenario",
     "ScenarioError",
     "TcpConfig",
     "UniformStart",
+    "algorithm_model",
 ]
 
 MS: Final = 1_000_000
@@ -214,41 +224,65 @@ NodeList = Annotated[list[str], BeforeValidator(lambda v: [v] if isinstance(v, s
 # Models
 
 
+def _relative_problems(error: ValidationError) -> list[tuple[Loc, str]]:
+    """A ValidationError as (location, message) pairs relative to the model that raised it."""
+    out: list[tuple[Loc, str]] = []
+    for err in error.errors(include_url=False):
+        loc = tuple(err["loc"])
+        if err["type"] == _PROBLEMS:
+            out += [(loc + tuple(rel), msg) for rel, msg in err["ctx"]["problems"]]
+        else:
+            out.append((loc, _message(err)))
+    return out
+
+
 class _Model(BaseModel):
-    """Base: frozen, and unknown keys are rejected with a did-you-mean hint."""
+    """Base: frozen; unknown keys are reported with a did-you-mean hint, together with every
+    other problem of the model (an unknown key does not hide the rest)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _reject_unknown_fields(cls, data: Any) -> Any:
-        if isinstance(data, Mapping):
-            valid = list(cls.model_fields)
-            problems: list[tuple[Loc, str]] = []
-            for key in data:
-                if key not in cls.model_fields:
-                    close = difflib.get_close_matches(str(key), valid, n=1)
-                    hint = f'did you mean "{close[0]}"? ' if close else ""
-                    problems.append(((str(key),), f"unknown field; {hint}valid fields: {', '.join(valid)}"))
-            _raise_problems(problems)
-        return data
+    def _reject_unknown_fields(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        if not isinstance(data, Mapping):
+            return handler(data)
+        valid = list(cls.model_fields)
+        unknown = [key for key in data if key not in cls.model_fields]
+        if not unknown:
+            return handler(data)
+        problems: list[tuple[Loc, str]] = []
+        for key in unknown:
+            close = difflib.get_close_matches(str(key), valid, n=1)
+            hint = f'did you mean "{close[0]}"? ' if close else ""
+            problems.append(((str(key),), f"unknown field; {hint}valid fields: {', '.join(valid)}"))
+        try:
+            handler({k: v for k, v in data.items() if k in cls.model_fields})
+        except ValidationError as exc:
+            problems += _relative_problems(exc)
+        _raise_problems(problems)
 
 
 def _normalize_kind(what: str, known: Iterable[str]) -> BeforeValidator:
     """Accept ``"cubic"`` for ``{ kind = "cubic" }``; check the kind (case-insensitive)."""
     known = sorted(known)
+    forms = f'must be a name like "{known[0]}" or a table like {{ kind = "{known[0]}", ... }}'
 
     def normalize(value: Any) -> Any:
         if isinstance(value, str):
             value = {"kind": value}
-        if isinstance(value, Mapping):
-            kind = value.get("kind")
-            if not isinstance(kind, str):
-                raise _error("missing_kind", f"{what} needs a kind, one of: {', '.join(known)}")
-            if kind.lower() not in known:
-                raise _error("unknown_kind", f"unknown {what} {show(kind)}; known: {', '.join(known)}")
-            value = {**value, "kind": kind.lower()}
-        return value
+        if isinstance(value, BaseModel):
+            return value
+        if not isinstance(value, Mapping):
+            raise _error("kind_form", f"{forms} (got {show(value)})")
+        kind = value.get("kind")
+        if not isinstance(kind, str):
+            raise _error("missing_kind", f"{what} needs a kind, one of: {', '.join(known)}")
+        if kind.lower() not in known:
+            close = difflib.get_close_matches(kind.lower(), known, n=1)
+            hint = f' (did you mean "{close[0]}"?)' if close else ""
+            raise _error("unknown_kind", f"unknown {what} {show(kind)}{hint}; known: {', '.join(known)}")
+        return {**value, "kind": kind.lower()}
 
     return BeforeValidator(normalize)
 
@@ -257,36 +291,128 @@ def _tag_by(key: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
     """Discriminator: map the raw value (dict or model) to its union tag."""
 
     def tag(value: Any) -> str | None:
-        name = key(value if isinstance(value, Mapping) else value.model_dump())
+        if isinstance(value, BaseModel):
+            value = value.model_dump()
+        if not isinstance(value, Mapping):
+            return None
+        name = key(value)
         return None if name is None else _TAG + name
 
     return tag
 
 
-# -- queue disciplines ------------------------------------------------------------------------
+# -- algorithms and TCP options, from the engine's catalog ------------------------------------
 
 
-class DropTail(_Model):
-    """FIFO that drops arrivals when full. Limit in packets and/or bytes (both apply if given)."""
+def _real(value: Any) -> Any:
+    """A real number: TOML floats and integers (``beta = 1`` is 1.0), not booleans or strings."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"must be a number (got {show(value)})")
+    return float(value)
 
-    kind: Literal["droptail"] = "droptail"
-    limit_pkts: Count | None = None
-    """Capacity in packets (the packet in transmission is not counted)."""
-    limit_bytes: Size | None = None
-    """Capacity in bytes."""
+
+_UNIT_TYPES: Final[dict[str, Any]] = {
+    "time": Duration,
+    "rate": Rate,
+    "size": Size,
+    "flag": Flag,
+    "ratio": Annotated[float, BeforeValidator(_real)],
+    "number": Annotated[float, BeforeValidator(_real)],
+    "packets": Annotated[int, Strict()],
+    "count": Annotated[int, Strict()],
+}
+
+
+def _param_type(p: Param) -> Any:
+    """The pydantic type of a catalog parameter: its unit's parser, and the engine type's bound."""
+    base: Any = Literal[tuple(p.choices)] if p.unit == "choice" else _UNIT_TYPES[p.unit]
+    if p.int_max is not None:
+        limit, shown = p.int_max, format_value(p, p.int_max)
+        base = Annotated[base, _require(lambda v: v <= limit, f"must be at most {shown}")]
+    return base | None if p.optional else base
+
+
+def _got_param(param: Param | None, value: Any) -> str:
+    """`` (got "5ms")``: a parameter value as the user writes it."""
+    if param is None:
+        return ""
+    if param.unit in ("time", "rate", "size") and value is not None:
+        return f" (got {show(format_value(param, value))})"
+    return f" (got {show(value)})"
+
+
+def _engine_problems(section: str, params: tuple[Param, ...], values: Mapping[str, Any], config: dict[str, Any], what: str) -> list[tuple[Loc, str]]:
+    """The engine's checks of a configuration, as (field, message + the value) pairs."""
+    by_name = {p.name: p for p in params}
+    return [
+        ((name,) if name else (), message + _got_param(by_name.get(name), values.get(name)))
+        for name, message in check(section, config, what)
+    ]
+
+
+class AlgorithmConfig(_Model):
+    """Base of the congestion-control and queue-discipline models built from the catalog."""
+
+    _algorithm: ClassVar[Algorithm]
+    kind: str
 
     @model_validator(mode="after")
-    def _has_limit(self) -> DropTail:
-        if self.limit_pkts is None and self.limit_bytes is None:
-            _raise_problems([(("limit_pkts",), "a droptail queue needs limit_pkts and/or limit_bytes")])
+    def _engine_checks(self) -> AlgorithmConfig:
+        a = self._algorithm
+        _raise_problems(_engine_problems(a.family, a.params, self.params(), self.engine_spec(), "all"))
         return self
 
+    def params(self) -> dict[str, Any]:
+        """Parameter values in engine units."""
+        return {p.name: getattr(self, p.name) for p in self._algorithm.params}
+
     def engine_spec(self) -> dict[str, Any]:
-        return {"kind": self.kind, "limit_pkts": self.limit_pkts, "limit_bytes": self.limit_bytes}
+        return {"kind": self._algorithm.name, **self.params()}
 
 
-# One discipline for now. When more land, this becomes a tagged union like `CongestionControl`.
-Qdisc = Annotated[DropTail, _normalize_kind("queue discipline", ["droptail"])]
+def _class_name(name: str) -> str:
+    return "".join(part.capitalize() for part in re.split(r"[_\W]+", name) if part)
+
+
+def _algorithm_model(a: Algorithm) -> type[AlgorithmConfig]:
+    fields: dict[str, Any] = {"kind": (Literal[a.names], a.name)}
+    for p in a.params:
+        fields[p.name] = (_param_type(p), p.default)
+    model = create_model(_class_name(a.name), __base__=AlgorithmConfig, __doc__=f"{a.summary}.", **fields)
+    model._algorithm = a
+    return model
+
+
+_MODELS: Final[dict[str, dict[str, type[AlgorithmConfig]]]] = {
+    family: {a.name: _algorithm_model(a) for a in catalog().family(family).values()} for family in ("cc", "aqm")
+}
+
+
+def algorithm_model(family: Family, kind: str) -> type[AlgorithmConfig]:
+    """The model of a registered algorithm, by name or alias."""
+    a = catalog().lookup(family, kind)
+    if a is None:
+        raise KeyError(f"unknown {FAMILY_TITLES[family]} {kind!r}")
+    return _MODELS[family][a.name]
+
+
+def _family_type(family: Family) -> Any:
+    """``"cubic"`` or ``{ kind = "cubic", beta = 0.7, ... }``: a union tagged by kind."""
+    algorithms = catalog().family(family)
+    to_name = {n: a.name for a in algorithms.values() for n in a.names}
+    members = tuple(Annotated[_MODELS[family][n], Tag(_TAG + n)] for n in algorithms)
+    union = Union[members] if len(members) > 1 else members[0]  # noqa: UP007 (built at run time)
+    parts: list[Any] = [union]
+    if len(members) > 1:
+        parts.append(Discriminator(_tag_by(lambda v: to_name.get(v.get("kind")))))
+    return Annotated[tuple(parts) + (_normalize_kind(FAMILY_TITLES[family], to_name),)]  # type: ignore[misc]
+
+
+CcConfig = _family_type("cc")
+"""A congestion control: ``"cubic"`` or ``{ kind = "cubic", beta = 0.7, ... }``."""
+QdiscConfig = _family_type("aqm")
+"""A queue discipline: ``"codel"`` or ``{ kind = "droptail", limit_pkts = 900 }``."""
+_QDISC: Final = TypeAdapter(QdiscConfig)
 
 
 # -- links and hosts --------------------------------------------------------------------------
@@ -298,15 +424,15 @@ class LinkOverride(_Model):
     rate: Rate | None = None
     delay: Duration | None = None
     loss: Loss | None = None
-    qdisc: Qdisc | None = None
+    qdisc: QdiscConfig | None = None
 
 
-def _edge_spec(rate: int, delay: int, loss: float, qdisc: DropTail, override: LinkOverride | None) -> dict[str, Any]:
+def _edge_spec(rate: int, delay: int, loss: float, qdisc: AlgorithmConfig, override: LinkOverride | None) -> dict[str, Any]:
     """One simplex link of the engine spec; ``override`` fields win over the arguments."""
     o = override or LinkOverride()
     return {
-        "rate_bps": rate if o.rate is None else o.rate,
-        "delay_ns": delay if o.delay is None else o.delay,
+        "rate": rate if o.rate is None else o.rate,
+        "delay": delay if o.delay is None else o.delay,
         "loss": loss if o.loss is None else o.loss,
         "qdisc": (qdisc if o.qdisc is None else o.qdisc).engine_spec(),
     }
@@ -320,7 +446,7 @@ class Bottleneck(_Model):
     """One-way propagation delay."""
     loss: Loss = 0.0
     """Random loss probability after serialization."""
-    qdisc: Qdisc
+    qdisc: QdiscConfig
 
 
 class Host(_Model):
@@ -335,12 +461,12 @@ class Host(_Model):
     delay: Duration
     """One-way propagation delay host <-> router."""
     loss: Loss = 0.0
-    qdisc: Qdisc | None = None
+    qdisc: QdiscConfig | None = None
     """Egress queue of both directions; default: topology.default_qdisc."""
     up: LinkOverride | None = None
     down: LinkOverride | None = None
 
-    def engine_spec(self, default_qdisc: DropTail) -> dict[str, Any]:
+    def engine_spec(self, default_qdisc: AlgorithmConfig) -> dict[str, Any]:
         qdisc = self.qdisc or default_qdisc
         return {
             "name": self.name,
@@ -359,7 +485,7 @@ class Dumbbell(_Model):
     bottleneck: Bottleneck
     reverse: LinkOverride | None = None
     """The B -> A link (ACKs). Default: the bottleneck's rate and delay, no loss, default_qdisc."""
-    default_qdisc: Qdisc = DropTail(limit_pkts=1000)
+    default_qdisc: QdiscConfig = _QDISC.validate_python({"kind": "droptail", "limit_pkts": 1000})
     """Egress queue of every link that sets none (like Linux net.core.default_qdisc; 1000 packets
     is Linux's default txqueuelen), i.e. all access links and the reverse link."""
     senders: list[Host]
@@ -400,114 +526,29 @@ class Dumbbell(_Model):
 # -- TCP --------------------------------------------------------------------------------------
 
 
-class TcpConfig(_Model):
-    """TCP endpoint parameters. Defaults follow Linux (and RFC 6298 except min_rto, as Linux).
+class _TcpBase(_Model):
+    """TCP endpoint options; fields, defaults and ranges are the engine's (``crosslayer list tcp``)."""
 
-    With the defaults a full segment is 1448 + 52 = 1500 bytes on the wire (1500 B MTU; 52 B =
-    IPv4 20 + TCP 20 + timestamps option 12).
-    """
-
-    mss: Size = 1448
-    """Payload bytes per segment."""
-    header_size: Size = 52
-    """IP + TCP header bytes added to every data segment."""
-    ack_size: Size = 52
-    """Bytes of a pure ACK on the wire."""
-    sack: Flag = True
-    """SACK with RFC 6675 recovery; false: NewReno (RFC 6582) recovery."""
-    delayed_ack: Flag = True
-    """ACK every second full segment (RFC 1122 / 5681) or on delack_timeout."""
-    delack_timeout: Duration = 40 * MS
-    """Delayed-ACK timer (Linux minimum 40 ms)."""
-    initial_cwnd: Count = 10
-    """Initial window in segments (RFC 6928)."""
-    min_rto: Duration = 200 * MS
-    """Lower bound of the RTO (Linux TCP_RTO_MIN; RFC 6298 says 1 s)."""
-    initial_rto: Duration = 1 * S
-    """RTO before the first RTT sample (RFC 6298)."""
-    max_rto: Duration = 60 * S
-    """Upper bound of the RTO (RFC 6298 allows >= 60 s)."""
-    ecn: Flag = False
-    """Negotiate ECN (RFC 3168)."""
-    rwnd: Size | None = None
-    """Receiver window in bytes; unset: unlimited."""
+    @model_validator(mode="after")
+    def _ranges(self) -> _TcpBase:
+        _raise_problems(_engine_problems("tcp", catalog().tcp, self.engine_spec(), self.engine_spec(), "ranges"))
+        return self
 
     def problems(self) -> list[tuple[Loc, str]]:
-        """Cross-field checks, run on the effective config of each flow group."""
-        out: list[tuple[Loc, str]] = []
-        rto_range = f"[min_rto, max_rto] = [{format_duration(self.min_rto)}, {format_duration(self.max_rto)}]"
-        if self.min_rto == 0:
-            out.append((("min_rto",), 'must be positive, e.g. "200ms"'))
-        if self.min_rto > self.max_rto:
-            out.append(
-                (("min_rto",), f"must not exceed max_rto ({format_duration(self.max_rto)}) {_got(self.min_rto)}")
-            )
-        elif not self.min_rto <= self.initial_rto <= self.max_rto:
-            out.append((("initial_rto",), f"must be within {rto_range} {_got(self.initial_rto)}"))
-        if self.delayed_ack and self.delack_timeout == 0:
-            out.append((("delack_timeout",), 'must be positive when delayed_ack = true, e.g. "40ms"'))
-        if self.rwnd is not None and self.rwnd < self.mss:
-            out.append((("rwnd",), f"must be at least one mss ({self.mss} B) (got {show(format_size(self.rwnd))})"))
-        return out
+        """Rules between fields (e.g. min_rto <= initial_rto <= max_rto), run on the effective
+        config of each flow group."""
+        return _engine_problems("tcp", catalog().tcp, self.engine_spec(), self.engine_spec(), "relations")
 
     def engine_spec(self) -> dict[str, Any]:
-        return {
-            "mss_bytes": self.mss,
-            "header_bytes": self.header_size,
-            "ack_bytes": self.ack_size,
-            "sack": self.sack,
-            "delayed_ack": self.delayed_ack,
-            "delack_timeout_ns": self.delack_timeout,
-            "initial_cwnd_pkts": self.initial_cwnd,
-            "min_rto_ns": self.min_rto,
-            "initial_rto_ns": self.initial_rto,
-            "max_rto_ns": self.max_rto,
-            "ecn": self.ecn,
-            "rwnd_bytes": self.rwnd,
-        }
+        return {p.name: getattr(self, p.name) for p in catalog().tcp}
 
 
-# -- congestion control -----------------------------------------------------------------------
-
-
-class Reno(_Model):
-    """NewReno (RFC 5681, RFC 6582); ``newreno`` is an alias."""
-
-    kind: Literal["reno", "newreno"] = "reno"
-
-    def engine_spec(self) -> dict[str, Any]:
-        return {"kind": self.kind}
-
-
-class Cubic(_Model):
-    """CUBIC (RFC 9438); defaults as RFC 9438 and Linux tcp_cubic.c."""
-
-    kind: Literal["cubic"] = "cubic"
-    beta: Annotated[float, Strict(), _require(lambda b: 0.0 < b < 1.0, "must be in (0, 1)")] = 0.7
-    """Multiplicative decrease factor (cwnd *= beta on loss)."""
-    c: Annotated[float, Strict(), _require(lambda c: c > 0.0, "must be positive")] = 0.4
-    """Cubic scaling constant C, in segments / s^3."""
-    fast_convergence: Flag = True
-    tcp_friendliness: Flag = True
-    """Never grow slower than the Reno-friendly estimate (RFC 9438 section 4.3)."""
-
-    def engine_spec(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "c": self.c,
-            "beta": self.beta,
-            "fast_convergence": self.fast_convergence,
-            "tcp_friendliness": self.tcp_friendliness,
-        }
-
-
-_CC_TAGS: Final = {"reno": "reno", "newreno": "reno", "cubic": "cubic"}
-CongestionControl = Annotated[
-    Annotated[Reno, Tag(_TAG + "reno")] | Annotated[Cubic, Tag(_TAG + "cubic")],
-    Discriminator(_tag_by(lambda v: _CC_TAGS.get(v.get("kind")))),
-    _normalize_kind("congestion control", _CC_TAGS),
-]
-"""``"cubic"`` or ``{ kind = "cubic", beta = 0.7, ... }``."""
+TcpConfig: type[_TcpBase] = create_model(  # type: ignore[assignment]
+    "TcpConfig",
+    __base__=_TcpBase,
+    __doc__=_TcpBase.__doc__,
+    **{p.name: (_param_type(p), p.default) for p in catalog().tcp},
+)
 
 
 # -- flow start times -------------------------------------------------------------------------
@@ -524,7 +565,7 @@ class FixedStart(_Model):
         return self.at, self.at
 
     def engine_spec(self) -> dict[str, Any]:
-        return {"kind": "fixed", "at_ns": self.at}
+        return {"kind": "fixed", "at": self.at}
 
 
 class UniformStart(_Model):
@@ -547,7 +588,7 @@ class UniformStart(_Model):
         return self.uniform
 
     def engine_spec(self) -> dict[str, Any]:
-        return {"kind": "uniform", "from_ns": self.uniform[0], "to_ns": self.uniform[1]}
+        return {"kind": "uniform", "from": self.uniform[0], "to": self.uniform[1]}
 
 
 _START_FORMS: Final = 'must be a time like "0s" or { uniform = ["0s", "3s"] }'
@@ -581,7 +622,7 @@ class FlowGroup(_Model):
     dst: NodeList
     """Receiver name(s)."""
     per_pair: Count = 1
-    cc: CongestionControl
+    cc: CcConfig
     start: Start = FixedStart(at=0)
     stop: Duration | None = None
     """Time the sender stops sending new data; unset: runs to the end."""
@@ -749,14 +790,14 @@ class Scenario(_Model):
                     "cc": group.cc.engine_spec(),
                     "tcp": self.tcp_for(group).engine_spec(),
                     "start": group.start.engine_spec(),
-                    "stop_ns": group.stop,
+                    "stop": group.stop,
                 }
             )
         return {
             "seed": self.seed,
-            "duration_ns": self.duration,
-            "warmup_ns": self.warmup,
-            "sample_interval_ns": self.sample_interval,
+            "duration": self.duration,
+            "warmup": self.warmup,
+            "sample_interval": self.sample_interval,
             "cwnd_trace": self.cwnd_trace,
             "topology": self.topology.engine_spec(),
             "flows": flows,

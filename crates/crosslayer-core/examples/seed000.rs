@@ -13,7 +13,7 @@ fn main() {
         other => panic!("unknown scenario {other:?}: use access or datacenter"),
     };
     let r = crosslayer_core::run(spec).expect("run failed");
-    let names = match r.flows.get("name") { Some(crosslayer_core::result::Column::Str(v)) => v.clone(), _ => vec![] };
+    let names = r.flows.strs("name");
     let gp = r.flows.f64s("goodput_bps");
     let rtt = r.flows.f64s("base_rtt_s");
     let retx = r.flows.u64s("retransmits");

@@ -2,32 +2,43 @@
 //! single-bottleneck dumbbell for model tests. The Python package builds the same scenarios from
 //! `studies/*.toml`; these exist for Rust tests and benches.
 
-use crate::aqm::{DropTailConfig, QdiscConfig};
-use crate::cc::{CcConfig, CubicConfig};
+use crate::aqm::droptail::DropTailConfig;
+use crate::aqm::QdiscConfig;
+use crate::cc::cubic::CubicConfig;
+use crate::cc::CcConfig;
 use crate::spec::{EdgeSpec, FlowSpec, HostSpec, ScenarioSpec, StartSpec, TopologySpec};
 use crate::tcp::TcpConfig;
+use crate::units::{Dur, Rate, Time};
 
 const MS: u64 = 1_000_000;
 const US: u64 = 1_000;
 const S: u64 = 1_000_000_000;
 
 pub fn droptail(limit_pkts: u32) -> QdiscConfig {
-    QdiscConfig::Droptail(DropTailConfig { limit_pkts: Some(limit_pkts), limit_bytes: None })
+    QdiscConfig::DropTail(DropTailConfig { limit_pkts: Some(limit_pkts), limit_bytes: None })
 }
 
 pub fn cubic() -> CcConfig {
     CcConfig::Cubic(CubicConfig::default())
 }
 
+pub fn reno() -> CcConfig {
+    CcConfig::default_for("reno").expect("reno is registered")
+}
+
+fn edge(rate_bps: u64, delay_ns: u64, qdisc: QdiscConfig) -> EdgeSpec {
+    EdgeSpec { rate: Rate::from_bps(rate_bps), delay: Dur::from_ns(delay_ns), loss: 0.0, qdisc }
+}
+
 fn host(name: &str, rate_bps: u64, delay_ns: u64) -> HostSpec {
-    let e = EdgeSpec { rate_bps, delay_ns, loss: 0.0, qdisc: droptail(1000) };
+    let e = edge(rate_bps, delay_ns, droptail(1000));
     HostSpec { name: name.into(), up: e.clone(), down: e }
 }
 
 /// Three senders and three receivers with the given one-way access delays; `n_flows` flows spread
 /// round-robin over the nine (sender, receiver) pairs, starting uniformly in [0, 3 s].
 fn three_by_three(rate_bps: u64, bottleneck_delay_ns: u64, sender_delays: [u64; 3], receiver_delays: [u64; 3], n_flows: usize, cc: CcConfig, duration_s: u64) -> ScenarioSpec {
-    let bottleneck = EdgeSpec { rate_bps, delay_ns: bottleneck_delay_ns, loss: 0.0, qdisc: droptail(900) };
+    let bottleneck = edge(rate_bps, bottleneck_delay_ns, droptail(900));
     let senders = (0..3).map(|i| host(&format!("N{}", i + 1), rate_bps, sender_delays[i])).collect();
     let receivers = (0..3).map(|i| host(&format!("N{}", i + 4), rate_bps, receiver_delays[i])).collect();
     let flows = (0..n_flows)
@@ -40,16 +51,16 @@ fn three_by_three(rate_bps: u64, bottleneck_delay_ns: u64, sender_delays: [u64; 
                 dst,
                 cc: cc.clone(),
                 tcp: TcpConfig::default(),
-                start: StartSpec::Uniform { from_ns: 0, to_ns: 3 * S },
-                stop_ns: None,
+                start: StartSpec::Uniform { from: Time::ZERO, to: Time::from_secs(3) },
+                stop: None,
             }
         })
         .collect();
     ScenarioSpec {
         seed: 1,
-        duration_ns: duration_s * S,
-        warmup_ns: (duration_s * S * 3 / 10).min(30 * S),
-        sample_interval_ns: 10 * MS,
+        duration: Dur::from_secs(duration_s),
+        warmup: Dur::from_ns((duration_s * S * 3 / 10).min(30 * S)),
+        sample_interval: Dur::from_ms(10),
         cwnd_trace: false,
         topology: TopologySpec::Dumbbell { forward: bottleneck.clone(), reverse: bottleneck, senders, receivers },
         flows,
@@ -72,20 +83,20 @@ pub fn data_center(n_flows: usize, cc: CcConfig, duration_s: u64) -> ScenarioSpe
 /// One sender, one receiver, a bottleneck of `rate_bps` with the whole propagation delay on it
 /// (`rtt_ns` round trip), a DropTail buffer of `buffer_pkts`, and fast (10x) access links.
 pub fn single_bottleneck(rate_bps: u64, rtt_ns: u64, buffer_pkts: u32, flows: Vec<(CcConfig, TcpConfig)>, duration_ns: u64, warmup_ns: u64) -> ScenarioSpec {
-    let fwd = EdgeSpec { rate_bps, delay_ns: rtt_ns / 2, loss: 0.0, qdisc: droptail(buffer_pkts) };
-    let access = EdgeSpec { rate_bps: rate_bps * 10, delay_ns: 0, loss: 0.0, qdisc: droptail(10_000) };
+    let fwd = edge(rate_bps, rtt_ns / 2, droptail(buffer_pkts));
+    let access = edge(rate_bps * 10, 0, droptail(10_000));
     let h = |name: &str| HostSpec { name: name.into(), up: access.clone(), down: access.clone() };
     ScenarioSpec {
         seed: 1,
-        duration_ns,
-        warmup_ns,
-        sample_interval_ns: 0,
+        duration: Dur::from_ns(duration_ns),
+        warmup: Dur::from_ns(warmup_ns),
+        sample_interval: Dur::ZERO,
         cwnd_trace: false,
         topology: TopologySpec::Dumbbell { forward: fwd.clone(), reverse: EdgeSpec { qdisc: droptail(10_000), ..fwd }, senders: vec![h("S")], receivers: vec![h("R")] },
         flows: flows
             .into_iter()
             .enumerate()
-            .map(|(i, (cc, tcp))| FlowSpec { name: format!("f{i}"), src: 0, dst: 0, cc, tcp, start: StartSpec::Fixed { at_ns: 0 }, stop_ns: None })
+            .map(|(i, (cc, tcp))| FlowSpec { name: format!("f{i}"), src: 0, dst: 0, cc, tcp, start: StartSpec::Fixed { at: Time::ZERO }, stop: None })
             .collect(),
     }
 }

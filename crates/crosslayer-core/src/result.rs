@@ -19,6 +19,13 @@ impl Column {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    pub fn empty(dtype: crate::report::DType) -> Column {
+        match dtype {
+            crate::report::DType::F64 => Column::F64(Vec::new()),
+            crate::report::DType::U64 => Column::U64(Vec::new()),
+            crate::report::DType::Str => Column::Str(Vec::new()),
+        }
+    }
 }
 
 /// Named columns of equal length.
@@ -51,8 +58,19 @@ impl Table {
         }
     }
 
+    pub fn strs(&self, name: &str) -> &[String] {
+        match self.get(name) {
+            Some(Column::Str(v)) => v,
+            _ => panic!("no str column {name}"),
+        }
+    }
+
     pub fn rows(&self) -> usize {
         self.columns.first().map_or(0, |(_, c)| c.len())
+    }
+
+    pub fn names(&self) -> Vec<&str> {
+        self.columns.iter().map(|(n, _)| n.as_str()).collect()
     }
 }
 
@@ -71,11 +89,28 @@ pub struct Summary {
     pub peak_packets: u64,
 }
 
+/// A finished run: the summary and the tables described in `report`.
 #[derive(Clone, Debug, Default)]
 pub struct RunResult {
     pub summary: Summary,
     pub flows: Table,
     pub queues: Table,
+    pub drops: Table,
+    pub qdisc_stats: Table,
     pub series: Table,
     pub cwnd: Table,
+}
+
+impl RunResult {
+    /// The tables by name, in the order of `report::tables_json`.
+    pub fn tables(&self) -> [(&'static str, &Table); 6] {
+        [
+            ("flows", &self.flows),
+            ("queues", &self.queues),
+            ("drops", &self.drops),
+            ("qdisc_stats", &self.qdisc_stats),
+            ("series", &self.series),
+            ("cwnd", &self.cwnd),
+        ]
+    }
 }

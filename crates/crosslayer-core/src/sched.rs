@@ -19,6 +19,8 @@ pub enum Event {
     SenderTimer(u32),
     /// Timer of flow `0`'s receiver (delayed ACK).
     ReceiverTimer(u32),
+    /// Timer of link `0`'s queue discipline.
+    QdiscTimer(u32),
     /// Periodic sampler (queue series, cwnd traces).
     Sample,
     /// Start of the measurement window.
@@ -53,7 +55,7 @@ impl Ord for Entry {
 impl Entry {
     #[inline]
     fn time(&self) -> Time {
-        Time((self.key >> 64) as u64)
+        Time::from_ns((self.key >> 64) as u64)
     }
 }
 
@@ -87,7 +89,7 @@ impl Scheduler {
     pub fn schedule(&mut self, time: Time, event: Event) {
         debug_assert!(time >= self.now, "scheduling into the past: {time} < {}", self.now);
         self.seq += 1;
-        self.heap.push(Reverse(Entry { key: ((time.0 as u128) << 64) | self.seq as u128, event }));
+        self.heap.push(Reverse(Entry { key: ((time.ns() as u128) << 64) | self.seq as u128, event }));
     }
 
     /// Pop the next event if it is at or before `until`; advances `now`.
@@ -114,6 +116,38 @@ impl Scheduler {
     }
 }
 
+/// One scheduler entry per timer owner (an endpoint, a queue discipline): `queued` is the
+/// earliest pending heap entry (NEVER if none). Moving a deadline later costs nothing; the early
+/// entry wakes the owner, which re-arms.
+#[derive(Clone, Copy, Debug)]
+pub struct TimerSlot {
+    queued: Time,
+}
+
+impl TimerSlot {
+    pub const IDLE: TimerSlot = TimerSlot { queued: Time::NEVER };
+
+    /// Make sure an entry fires no later than `deadline`.
+    #[inline]
+    pub fn arm(&mut self, sched: &mut Scheduler, deadline: Time, ev: Event) {
+        if deadline < self.queued {
+            sched.schedule(deadline, ev);
+            self.queued = deadline;
+        }
+    }
+
+    /// The entry for `t` fired; true if it is the live one.
+    #[inline]
+    pub fn fire(&mut self, t: Time) -> bool {
+        if t == self.queued {
+            self.queued = Time::NEVER;
+            true
+        } else {
+            false
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,23 +155,23 @@ mod tests {
     #[test]
     fn orders_by_time_then_fifo() {
         let mut s = Scheduler::new();
-        s.schedule(Time(10), Event::TxDone(1));
-        s.schedule(Time(5), Event::TxDone(2));
-        s.schedule(Time(10), Event::TxDone(0));
-        s.schedule(Time(10), Event::Deliver(9));
-        let order: Vec<Event> = std::iter::from_fn(|| s.pop_until(Time(100)).map(|(_, e)| e)).collect();
+        s.schedule(Time::from_ns(10), Event::TxDone(1));
+        s.schedule(Time::from_ns(5), Event::TxDone(2));
+        s.schedule(Time::from_ns(10), Event::TxDone(0));
+        s.schedule(Time::from_ns(10), Event::Deliver(9));
+        let order: Vec<Event> = std::iter::from_fn(|| s.pop_until(Time::from_ns(100)).map(|(_, e)| e)).collect();
         assert_eq!(
             order,
             vec![Event::TxDone(2), Event::TxDone(1), Event::TxDone(0), Event::Deliver(9)]
         );
-        assert_eq!(s.now(), Time(10));
+        assert_eq!(s.now(), Time::from_ns(10));
     }
 
     #[test]
     fn stops_at_horizon() {
         let mut s = Scheduler::new();
-        s.schedule(Time(10), Event::Sample);
-        assert!(s.pop_until(Time(9)).is_none());
-        assert!(s.pop_until(Time(10)).is_some());
+        s.schedule(Time::from_ns(10), Event::Sample);
+        assert!(s.pop_until(Time::from_ns(9)).is_none());
+        assert!(s.pop_until(Time::from_ns(10)).is_some());
     }
 }

@@ -1,18 +1,18 @@
 //! The simulation engine: owns the scheduler, the packet arena, the links and the flows, and
-//! runs the event loop.
+//! runs the event loop. Results are assembled afterwards by `report`.
 //!
 //! Event handling is a `match` over `sched::Event`; endpoints produce packets into a scratch
-//! vector that the engine routes after each call, and queue disciplines report drops into another
-//! scratch vector, so the loop allocates nothing per packet. Per-flow packet accounting
-//! (sent / delivered / dropped) feeds the conservation check at the end of every run.
+//! vector that the engine routes after each call, and queue disciplines report the queued packets
+//! they discard into another, so the loop allocates nothing per packet. Per-flow packet
+//! accounting (sent / delivered / dropped) feeds the conservation check at the end of every run.
 
-use crate::aqm::DropReason;
 use crate::cc::Cc;
-use crate::net::packet::{PacketArena, PacketId, PktKind};
-use crate::net::{Link, Topology, TxStart};
-use crate::result::{Column, RunResult, Summary, Table};
+use crate::metrics::trace::{CwndTrace, QueueSeries};
+use crate::packet::{PacketArena, PacketId, PktKind};
+use crate::net::{Topology, TxStart};
+use crate::result::RunResult;
 use crate::rng::{Rng, StreamKind};
-use crate::sched::{Event, Scheduler};
+use crate::sched::{Event, Scheduler, TimerSlot};
 use crate::spec::{ScenarioSpec, StartSpec};
 use crate::tcp::receiver::{Receiver, ReceiverCounters};
 use crate::tcp::sender::{AckInfo, Sender, SenderCounters};
@@ -27,36 +27,6 @@ pub struct PktAccount {
     pub dropped: u64,
 }
 
-/// One scheduler entry per endpoint: `queued` is the earliest pending heap entry (NEVER if none).
-/// Moving a deadline later costs nothing; the early entry wakes the endpoint, which re-arms.
-#[derive(Clone, Copy, Debug)]
-struct TimerSlot {
-    queued: Time,
-}
-
-impl TimerSlot {
-    const IDLE: TimerSlot = TimerSlot { queued: Time::NEVER };
-
-    #[inline]
-    fn arm(&mut self, sched: &mut Scheduler, deadline: Time, ev: Event) {
-        if deadline < self.queued {
-            sched.schedule(deadline, ev);
-            self.queued = deadline;
-        }
-    }
-
-    /// The entry for `t` fired; true if it is the live one.
-    #[inline]
-    fn fire(&mut self, t: Time) -> bool {
-        if t == self.queued {
-            self.queued = Time::NEVER;
-            true
-        } else {
-            false
-        }
-    }
-}
-
 pub struct Flow {
     pub name: String,
     pub sender: Sender,
@@ -65,30 +35,31 @@ pub struct Flow {
     pub acks: PktAccount,
     tx_timer: TimerSlot,
     rx_timer: TimerSlot,
-    sender_window: SenderCounters,
-    receiver_window: ReceiverCounters,
+    /// Sender and receiver counters at the start of the measurement window.
+    pub at_warmup: (SenderCounters, ReceiverCounters),
+}
+
+/// The time series a run records.
+pub struct Traces {
+    /// The bottleneck (`forward`) queue.
+    pub series: QueueSeries,
+    /// Every flow's window, when the spec asks for it.
+    pub cwnd: Option<CwndTrace>,
 }
 
 pub struct Sim {
-    spec: ScenarioSpec,
+    pub(crate) spec: ScenarioSpec,
     sched: Scheduler,
-    arena: PacketArena,
+    pub(crate) arena: PacketArena,
     pub topo: Topology,
     pub flows: Vec<Flow>,
     /// Scratch: packets produced by an endpoint call.
     out: Vec<PacketId>,
-    /// Scratch: packets discarded by a queue discipline call.
-    dropped: Vec<(PacketId, DropReason)>,
+    /// Scratch: queued packets discarded by a queue discipline call.
+    dropped: Vec<PacketId>,
     end: Time,
     warmup: Time,
-    // queue series of the forward link, and cwnd traces
-    series_t: Vec<f64>,
-    series_pkts: Vec<u64>,
-    series_bytes: Vec<u64>,
-    cwnd_t: Vec<f64>,
-    cwnd_flow: Vec<String>,
-    cwnd_bytes: Vec<u64>,
-    cwnd_ssthresh: Vec<u64>,
+    pub(crate) traces: Traces,
 }
 
 impl Sim {
@@ -96,31 +67,35 @@ impl Sim {
     pub fn new(spec: ScenarioSpec) -> Result<Sim, String> {
         spec.validate()?;
         let topo = Topology::build(&spec.topology, spec.seed);
-        let end = Time(spec.duration_ns);
+        let end = Time::ZERO + spec.duration;
         let mut flows = Vec::with_capacity(spec.flows.len());
         for (i, f) in spec.flows.iter().enumerate() {
             let mut rng = Rng::stream(spec.seed, StreamKind::Flow, i as u64);
             let start = match f.start {
-                StartSpec::Fixed { at_ns } => Time(at_ns),
-                StartSpec::Uniform { from_ns, to_ns } => Time(rng.range_inclusive(from_ns, to_ns)),
+                StartSpec::Fixed { at } => at,
+                StartSpec::Uniform { from, to } => Time::from_ns(rng.range_inclusive(from.ns(), to.ns())),
             };
-            let stop = f.stop_ns.map_or(Time::NEVER, Time);
+            let stop = f.stop.unwrap_or(Time::NEVER);
             let src = topo.senders[f.src as usize];
             let dst = topo.receivers[f.dst as usize];
+            let cc = Cc::new(&f.cc, &Sender::cc_env(&f.tcp));
             flows.push(Flow {
                 name: f.name.clone(),
-                sender: Sender::new(i as u32, src, dst, &f.tcp, Cc::new(&f.cc), start, stop),
+                sender: Sender::new(i as u32, src, dst, &f.tcp, cc, start, stop),
                 receiver: Receiver::new(i as u32, dst, src, &f.tcp),
                 data: PktAccount::default(),
                 acks: PktAccount::default(),
                 tx_timer: TimerSlot::IDLE,
                 rx_timer: TimerSlot::IDLE,
-                sender_window: SenderCounters::default(),
-                receiver_window: ReceiverCounters::default(),
+                at_warmup: Default::default(),
             });
         }
+        let traces = Traces {
+            series: QueueSeries::new(&topo.links[topo.forward].queue),
+            cwnd: spec.cwnd_trace.then(|| CwndTrace::new(flows.iter().map(|f| &f.sender.cc))),
+        };
         let mut sim = Sim {
-            warmup: Time(spec.warmup_ns),
+            warmup: Time::ZERO + spec.warmup,
             spec,
             sched: Scheduler::new(),
             arena: PacketArena::new(),
@@ -129,22 +104,19 @@ impl Sim {
             out: Vec::with_capacity(64),
             dropped: Vec::with_capacity(64),
             end,
-            series_t: Vec::new(),
-            series_pkts: Vec::new(),
-            series_bytes: Vec::new(),
-            cwnd_t: Vec::new(),
-            cwnd_flow: Vec::new(),
-            cwnd_bytes: Vec::new(),
-            cwnd_ssthresh: Vec::new(),
+            traces,
         };
         for i in 0..sim.flows.len() {
             let t = sim.flows[i].sender.start_at();
             sim.flows[i].tx_timer.arm(&mut sim.sched, t, Event::SenderTimer(i as u32));
         }
-        if sim.spec.warmup_ns > 0 {
+        for l in 0..sim.topo.links.len() {
+            sim.arm_qdisc_timer(l);
+        }
+        if sim.spec.warmup > Dur::ZERO {
             sim.sched.schedule(sim.warmup, Event::Warmup);
         }
-        if sim.spec.sample_interval_ns > 0 {
+        if sim.spec.sample_interval > Dur::ZERO {
             sim.sched.schedule(Time::ZERO, Event::Sample);
         }
         Ok(sim)
@@ -152,6 +124,14 @@ impl Sim {
 
     pub fn now(&self) -> Time {
         self.sched.now()
+    }
+
+    pub fn end(&self) -> Time {
+        self.end
+    }
+
+    pub fn warmup(&self) -> Time {
+        self.warmup
     }
 
     pub fn events(&self) -> u64 {
@@ -176,10 +156,18 @@ impl Sim {
         Ok(self.results(wall_s))
     }
 
+    /// Result tables (the run must have reached its end); see `report`.
+    pub fn results(&self, wall_s: f64) -> RunResult {
+        crate::report::results(self, wall_s)
+    }
+
     #[inline]
     fn handle(&mut self, now: Time, ev: Event) {
         match ev {
-            Event::TxDone(l) => self.on_tx_done(now, l as usize),
+            Event::TxDone(l) => {
+                self.topo.links[l as usize].tx_done_pending = false;
+                self.start_tx(now, l as usize);
+            }
             Event::Deliver(l) => {
                 let (id, next) = self.topo.links[l as usize].deliver(now);
                 if let Some(t) = next {
@@ -204,14 +192,28 @@ impl Sim {
                     self.after_receiver(now, f as usize);
                 }
             }
+            Event::QdiscTimer(l) => {
+                let l = l as usize;
+                if self.topo.links[l].queue.timer.fire(now) {
+                    self.topo.links[l].queue.on_timer(now, &mut self.arena, &mut self.dropped);
+                    self.flush_drops();
+                    self.arm_qdisc_timer(l);
+                    // A timer may release packets a non-work-conserving discipline held.
+                    let link = &self.topo.links[l];
+                    if !link.tx_done_pending && now >= link.busy_until() {
+                        self.start_tx(now, l);
+                    }
+                }
+            }
             Event::Sample => self.on_sample(now),
             Event::Warmup => self.start_window(now),
         }
     }
 
-    fn on_tx_done(&mut self, now: Time, l: usize) {
-        self.topo.links[l].tx_done_pending = false;
-        self.start_tx(now, l);
+    #[inline]
+    fn arm_qdisc_timer(&mut self, l: usize) {
+        let q = &mut self.topo.links[l].queue;
+        q.timer.arm(&mut self.sched, q.next_timer(), Event::QdiscTimer(l as u32));
     }
 
     /// The transmitter of link `l` is free at `now`: send the next queued packet, and if more
@@ -230,6 +232,7 @@ impl Sim {
             _ => {}
         }
         self.flush_drops();
+        self.arm_qdisc_timer(l);
     }
 
     /// A packet reached `node`: hand it to its endpoint or forward it.
@@ -253,7 +256,7 @@ impl Sim {
             }
             PktKind::Ack => {
                 fl.acks.delivered += 1;
-                let info = AckInfo { ack: pkt.ack, sack: &pkt.sack[..pkt.n_sack as usize], ece: pkt.ece };
+                let info = AckInfo { ack: pkt.ack, sack: &pkt.sack[..pkt.n_sack as usize], ece: pkt.ece, tsval: pkt.tsval, tsecr: pkt.tsecr };
                 fl.sender.on_ack(info, &mut ctx);
                 self.after_sender(now, f);
             }
@@ -276,11 +279,13 @@ impl Sim {
         if !link.tx_done_pending {
             if now >= link.busy_until() {
                 self.start_tx(now, l);
+                return;
             } else if link.backlog() > 0 {
                 link.tx_done_pending = true;
                 self.sched.schedule(link.busy_until(), Event::TxDone(l as u32));
             }
         }
+        self.arm_qdisc_timer(l);
     }
 
     /// Route what a sender produced and re-arm its timer.
@@ -327,28 +332,21 @@ impl Sim {
 
     #[inline]
     fn flush_drops(&mut self) {
-        while let Some((id, _)) = self.dropped.pop() {
+        while let Some(id) = self.dropped.pop() {
             self.discard(id);
         }
     }
 
     fn on_sample(&mut self, now: Time) {
-        let q = &self.topo.links[self.topo.forward].queue.qdisc;
-        let t = now.secs_f64();
-        self.series_t.push(t);
-        self.series_pkts.push(q.len_pkts() as u64);
-        self.series_bytes.push(q.len_bytes());
-        if self.spec.cwnd_trace {
-            for fl in &self.flows {
+        self.traces.series.sample(now, &self.topo.links[self.topo.forward].queue);
+        if let Some(cwnd) = &mut self.traces.cwnd {
+            for (i, fl) in self.flows.iter().enumerate() {
                 if now >= fl.sender.start_at() {
-                    self.cwnd_t.push(t);
-                    self.cwnd_flow.push(fl.name.clone());
-                    self.cwnd_bytes.push(fl.sender.cs.cwnd);
-                    self.cwnd_ssthresh.push(fl.sender.cs.ssthresh);
+                    cwnd.sample(now, i as u32, &fl.sender.window, &fl.sender.cc);
                 }
             }
         }
-        let next = now + Dur(self.spec.sample_interval_ns);
+        let next = now + self.spec.sample_interval;
         if next <= self.end {
             self.sched.schedule(next, Event::Sample);
         }
@@ -359,8 +357,7 @@ impl Sim {
             l.start_window(now);
         }
         for fl in &mut self.flows {
-            fl.sender_window = fl.sender.counters;
-            fl.receiver_window = fl.receiver.counters;
+            fl.at_warmup = (fl.sender.counters, fl.receiver.counters);
             fl.sender.rtt_hist.clear();
         }
     }
@@ -394,136 +391,6 @@ impl Sim {
             fl.sender.sb.check().map_err(|e| format!("flow {}: {e}", fl.name))?;
         }
         Ok(())
-    }
-
-    fn measured(&self) -> Dur {
-        self.end - self.warmup
-    }
-
-    /// Assemble result tables (the run must have reached its end).
-    pub fn results(&self, wall_s: f64) -> RunResult {
-        let span = self.measured().secs_f64();
-        let mut flows = Table::default();
-        let n = self.flows.len();
-        let mut c_name = Vec::with_capacity(n);
-        let (mut c_src, mut c_dst, mut c_cc) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut c_start, mut c_stop, mut c_base_rtt) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut c_goodput, mut c_thr) = (Vec::new(), Vec::new());
-        let (mut c_deliv, mut c_wire, mut c_segs, mut c_retx, mut c_to, mut c_fr) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let (mut c_rtt_mean, mut c_rtt_min, mut c_rtt_p99, mut c_rtt_n, mut c_cwnd) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for (fl, fs) in self.flows.iter().zip(&self.spec.flows) {
-            let s = fl.sender.counters.minus(&fl.sender_window);
-            let r = fl.receiver.counters.minus(&fl.receiver_window);
-            c_name.push(fl.name.clone());
-            c_src.push(self.topo.node_names[fl.sender.node as usize].clone());
-            c_dst.push(self.topo.node_names[fl.receiver.node as usize].clone());
-            c_cc.push(fs.cc.name().to_string());
-            c_start.push(fl.sender.start_at().secs_f64());
-            c_stop.push(fs.stop_ns.map_or(f64::NAN, |t| t as f64 / 1e9));
-            let rtt = self.topo.path_delay(fl.sender.node, fl.receiver.node) + self.topo.path_delay(fl.receiver.node, fl.sender.node);
-            c_base_rtt.push(rtt.secs_f64());
-            c_goodput.push(r.delivered_bytes as f64 * 8.0 / span);
-            c_thr.push(s.wire_bytes as f64 * 8.0 / span);
-            c_deliv.push(r.delivered_bytes);
-            c_wire.push(s.wire_bytes);
-            c_segs.push(s.segments_sent);
-            c_retx.push(s.retransmits);
-            c_to.push(s.timeouts);
-            c_fr.push(s.fast_recoveries);
-            let h = &fl.sender.rtt_hist;
-            c_rtt_mean.push(h.mean().map_or(f64::NAN, |v| v / 1e9));
-            c_rtt_min.push(h.min().map_or(f64::NAN, |v| v as f64 / 1e9));
-            c_rtt_p99.push(h.quantile(0.99).map_or(f64::NAN, |v| v / 1e9));
-            c_rtt_n.push(h.count());
-            c_cwnd.push(fl.sender.cs.cwnd);
-        }
-        flows.push("name", Column::Str(c_name));
-        flows.push("src", Column::Str(c_src));
-        flows.push("dst", Column::Str(c_dst));
-        flows.push("cc", Column::Str(c_cc));
-        flows.push("start_s", Column::F64(c_start));
-        flows.push("stop_s", Column::F64(c_stop));
-        flows.push("base_rtt_s", Column::F64(c_base_rtt));
-        flows.push("goodput_bps", Column::F64(c_goodput));
-        flows.push("throughput_bps", Column::F64(c_thr));
-        flows.push("delivered_bytes", Column::U64(c_deliv));
-        flows.push("wire_bytes", Column::U64(c_wire));
-        flows.push("segments_sent", Column::U64(c_segs));
-        flows.push("retransmits", Column::U64(c_retx));
-        flows.push("timeouts", Column::U64(c_to));
-        flows.push("fast_recoveries", Column::U64(c_fr));
-        flows.push("rtt_mean_s", Column::F64(c_rtt_mean));
-        flows.push("rtt_min_s", Column::F64(c_rtt_min));
-        flows.push("rtt_p99_s", Column::F64(c_rtt_p99));
-        flows.push("rtt_samples", Column::U64(c_rtt_n));
-        flows.push("cwnd_final_bytes", Column::U64(c_cwnd));
-
-        let now = self.sched.now();
-        let mut queues = Table::default();
-        let links = &self.topo.links;
-        let col_s = |f: &dyn Fn(&Link) -> String| Column::Str(links.iter().map(f).collect());
-        let col_f = |f: &dyn Fn(&Link) -> f64| Column::F64(links.iter().map(f).collect());
-        let col_u = |f: &dyn Fn(&Link) -> u64| Column::U64(links.iter().map(f).collect());
-        let sojourn = |l: &Link, q: Option<f64>| match q {
-            Some(q) => l.queue.sojourn.quantile(q).map_or(f64::NAN, |v| v / 1e9),
-            None => l.queue.sojourn.mean().map_or(f64::NAN, |v| v / 1e9),
-        };
-        queues.push("link", col_s(&|l| l.name.clone()));
-        queues.push("role", col_s(&|l| l.role.to_string()));
-        queues.push("rate_bps", col_u(&|l| l.rate.bps()));
-        queues.push("delay_s", col_f(&|l| l.delay.secs_f64()));
-        queues.push("qlen_mean_pkts", col_f(&|l| l.queue.backlog_pkts.mean_sd(now).0));
-        queues.push("qlen_sd_pkts", col_f(&|l| l.queue.backlog_pkts.mean_sd(now).1));
-        queues.push("qlen_mean_bytes", col_f(&|l| l.queue.backlog_bytes.mean_sd(now).0));
-        queues.push("qlen_sd_bytes", col_f(&|l| l.queue.backlog_bytes.mean_sd(now).1));
-        queues.push("sojourn_mean_s", col_f(&|l| sojourn(l, None)));
-        queues.push("sojourn_p50_s", col_f(&|l| sojourn(l, Some(0.5))));
-        queues.push("sojourn_p99_s", col_f(&|l| sojourn(l, Some(0.99))));
-        queues.push("arrivals", col_u(&|l| l.queue.window().arrivals));
-        queues.push("enqueued", col_u(&|l| l.queue.window().enqueued));
-        queues.push("dequeued", col_u(&|l| l.queue.window().dequeued));
-        queues.push("drops_overflow", col_u(&|l| l.queue.window().drops_overflow));
-        queues.push("drops_aqm", col_u(&|l| l.queue.window().drops_aqm));
-        queues.push("drops_head", col_u(&|l| l.queue.window().drops_head));
-        queues.push("drops_pushout", col_u(&|l| l.queue.window().drops_pushout));
-        queues.push("marks", col_u(&|l| l.queue.window().marks));
-        queues.push("drop_ratio", col_f(&|l| {
-            let w = l.queue.window();
-            if w.arrivals == 0 { 0.0 } else { w.drops() as f64 / w.arrivals as f64 }
-        }));
-        queues.push("lost_random", col_u(&|l| l.window().lost_random));
-        queues.push("tx_pkts", col_u(&|l| l.window().tx_pkts));
-        queues.push("tx_bytes", col_u(&|l| l.window().tx_bytes));
-        queues.push("utilization", col_f(&|l| l.window().tx_bytes as f64 * 8.0 / (l.rate.bps() as f64 * span)));
-
-        let mut series = Table::default();
-        series.push("t_s", Column::F64(self.series_t.clone()));
-        series.push("qlen_pkts", Column::U64(self.series_pkts.clone()));
-        series.push("qlen_bytes", Column::U64(self.series_bytes.clone()));
-        let mut cwnd = Table::default();
-        cwnd.push("t_s", Column::F64(self.cwnd_t.clone()));
-        cwnd.push("flow", Column::Str(self.cwnd_flow.clone()));
-        cwnd.push("cwnd_bytes", Column::U64(self.cwnd_bytes.clone()));
-        cwnd.push("ssthresh_bytes", Column::U64(self.cwnd_ssthresh.clone()));
-
-        RunResult {
-            summary: Summary {
-                seed: self.spec.seed,
-                sim_s: self.end.secs_f64(),
-                measured_s: span,
-                wall_s,
-                events: self.sched.executed(),
-                delivered_segments: self.flows.iter().map(|f| f.data.delivered).sum(),
-                flows: self.flows.len() as u64,
-                peak_packets: self.arena.capacity() as u64,
-            },
-            flows,
-            queues,
-            series,
-            cwnd,
-        }
     }
 }
 

@@ -1,20 +1,24 @@
-//! The engine spec: what a run needs, in SI base units as integers (ns, bit/s, bytes).
+//! The engine spec: what a run needs, in unit types (`Time`, `Dur`, `Rate`, `Bytes`), which
+//! JSON writes as integers of their base unit (ns, bit/s, bytes).
 //!
 //! It is the contract between the Python package (which lowers a human-friendly study file into
-//! it) and the engine; Rust tests and benches build it directly. `ScenarioSpec::validate` checks
-//! it once at the edge and names the offending field; the hot path never re-checks.
+//! it, with the same field names) and the engine; Rust tests and benches build it directly.
+//! `ScenarioSpec::validate` checks it once at the edge and names every offending field; the hot
+//! path never re-checks.
 
 use crate::aqm::QdiscConfig;
 use crate::cc::CcConfig;
+use crate::params::{describe_problems, Params, Problem};
 use crate::tcp::TcpConfig;
+use crate::units::{Dur, Rate, Time};
 use serde::{Deserialize, Serialize};
 
 /// One simplex link: rate, propagation delay, egress queue, optional random loss.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct EdgeSpec {
-    pub rate_bps: u64,
-    pub delay_ns: u64,
+    pub rate: Rate,
+    pub delay: Dur,
     /// Probability that a packet is lost on the wire after serialization (Bernoulli), in [0, 1).
     #[serde(default)]
     pub loss: f64,
@@ -23,25 +27,33 @@ pub struct EdgeSpec {
 }
 
 fn default_qdisc() -> QdiscConfig {
-    QdiscConfig::Droptail(Default::default())
+    QdiscConfig::DropTail(Default::default())
+}
+
+/// Longest propagation delay of a link.
+pub const MAX_DELAY: Dur = Dur::from_secs(10);
+
+/// Prefix every problem's field with `path`.
+fn under(path: &str, problems: Vec<Problem>) -> impl Iterator<Item = Problem> + '_ {
+    problems.into_iter().map(move |p| Problem::new(if p.field.is_empty() { path.to_string() } else { format!("{path}.{}", p.field) }, p.message))
 }
 
 impl EdgeSpec {
-    pub fn new(rate_bps: u64, delay_ns: u64) -> EdgeSpec {
-        EdgeSpec { rate_bps, delay_ns, loss: 0.0, qdisc: default_qdisc() }
+    pub fn new(rate: Rate, delay: Dur) -> EdgeSpec {
+        EdgeSpec { rate, delay, loss: 0.0, qdisc: default_qdisc() }
     }
 
-    pub fn validate(&self, path: &str) -> Result<(), String> {
-        if self.rate_bps == 0 {
-            return Err(format!("{path}.rate_bps: must be > 0 bit/s"));
+    pub fn problems(&self, path: &str, out: &mut Vec<Problem>) {
+        if self.rate == Rate::from_bps(0) {
+            out.push(Problem::new(format!("{path}.rate"), "must be > 0 bit/s"));
         }
-        if self.delay_ns > 10_000_000_000 {
-            return Err(format!("{path}.delay_ns: must be <= 10 s, got {} ns", self.delay_ns));
+        if self.delay > MAX_DELAY {
+            out.push(Problem::new(format!("{path}.delay"), format!("must be <= {MAX_DELAY}")));
         }
         if !(0.0..1.0).contains(&self.loss) {
-            return Err(format!("{path}.loss: must be in [0, 1), got {}", self.loss));
+            out.push(Problem::new(format!("{path}.loss"), "must be in [0, 1)"));
         }
-        self.qdisc.validate(&format!("{path}.qdisc"))
+        out.extend(under(&format!("{path}.qdisc"), self.qdisc.validate()));
     }
 }
 
@@ -65,9 +77,9 @@ pub enum TopologySpec {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum StartSpec {
-    Fixed { at_ns: u64 },
+    Fixed { at: Time },
     /// Uniform in [from, to] from the flow's own random stream.
-    Uniform { from_ns: u64, to_ns: u64 },
+    Uniform { from: Time, to: Time },
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -84,7 +96,7 @@ pub struct FlowSpec {
     pub start: StartSpec,
     /// No new data after this time; `None` = until the end.
     #[serde(default)]
-    pub stop_ns: Option<u64>,
+    pub stop: Option<Time>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -92,17 +104,20 @@ pub struct FlowSpec {
 pub struct ScenarioSpec {
     #[serde(default)]
     pub seed: u64,
-    pub duration_ns: u64,
+    pub duration: Dur,
     #[serde(default)]
-    pub warmup_ns: u64,
-    /// Period of the queue series and cwnd traces; 0 = no series.
+    pub warmup: Dur,
+    /// Period of the queue series and cwnd traces; zero = no series.
     #[serde(default)]
-    pub sample_interval_ns: u64,
+    pub sample_interval: Dur,
     #[serde(default)]
     pub cwnd_trace: bool,
     pub topology: TopologySpec,
     pub flows: Vec<FlowSpec>,
 }
+
+/// Most samples a series may hold.
+pub const MAX_SAMPLES: u64 = 50_000_000;
 
 impl ScenarioSpec {
     pub fn from_json(s: &str) -> Result<ScenarioSpec, String> {
@@ -111,55 +126,63 @@ impl ScenarioSpec {
         Ok(spec)
     }
 
-    pub fn validate(&self) -> Result<(), String> {
-        if self.duration_ns == 0 {
-            return Err("duration_ns: must be > 0".into());
+    /// Every problem, each naming its field in the engine spec.
+    pub fn problems(&self) -> Vec<Problem> {
+        let mut out = Vec::new();
+        if self.duration == Dur::ZERO {
+            out.push(Problem::new("duration", "must be > 0"));
         }
-        if self.warmup_ns >= self.duration_ns {
-            return Err(format!(
-                "warmup_ns: the warm-up ({} s) must be shorter than the run ({} s)",
-                self.warmup_ns as f64 / 1e9,
-                self.duration_ns as f64 / 1e9
-            ));
+        if self.warmup >= self.duration {
+            out.push(Problem::new("warmup", format!("the warm-up ({}) must be shorter than the run ({})", self.warmup, self.duration)));
         }
-        if self.sample_interval_ns != 0 && self.duration_ns / self.sample_interval_ns > 50_000_000 {
-            return Err("sample_interval_ns: more than 50 million samples; use a longer interval".into());
+        if self.sample_interval != Dur::ZERO && self.duration.ns() / self.sample_interval.ns() > MAX_SAMPLES {
+            out.push(Problem::new("sample_interval", format!("more than {MAX_SAMPLES} samples; use a longer interval")));
         }
         let TopologySpec::Dumbbell { forward, reverse, senders, receivers } = &self.topology;
-        forward.validate("topology.forward")?;
-        reverse.validate("topology.reverse")?;
+        forward.problems("topology.forward", &mut out);
+        reverse.problems("topology.reverse", &mut out);
         if senders.is_empty() || receivers.is_empty() {
-            return Err("topology: a dumbbell needs at least one sender and one receiver".into());
+            out.push(Problem::new("topology", "a dumbbell needs at least one sender and one receiver"));
         }
         for (role, hosts) in [("senders", senders), ("receivers", receivers)] {
             for (i, h) in hosts.iter().enumerate() {
-                h.up.validate(&format!("topology.{role}[{i}].up"))?;
-                h.down.validate(&format!("topology.{role}[{i}].down"))?;
+                h.up.problems(&format!("topology.{role}[{i}].up"), &mut out);
+                h.down.problems(&format!("topology.{role}[{i}].down"), &mut out);
             }
         }
         if self.flows.is_empty() {
-            return Err("flows: at least one flow is needed".into());
+            out.push(Problem::new("flows", "at least one flow is needed"));
         }
         for (i, f) in self.flows.iter().enumerate() {
             let path = format!("flows[{i}]");
             if f.src as usize >= senders.len() {
-                return Err(format!("{path}.src: sender index {} out of range (0..{})", f.src, senders.len()));
+                out.push(Problem::new(format!("{path}.src"), format!("sender index {} out of range (0..{})", f.src, senders.len())));
             }
             if f.dst as usize >= receivers.len() {
-                return Err(format!("{path}.dst: receiver index {} out of range (0..{})", f.dst, receivers.len()));
+                out.push(Problem::new(format!("{path}.dst"), format!("receiver index {} out of range (0..{})", f.dst, receivers.len())));
             }
-            f.cc.validate(&format!("{path}.cc"))?;
-            f.tcp.validate(&format!("{path}.tcp"))?;
+            out.extend(under(&format!("{path}.cc"), f.cc.validate()));
+            out.extend(under(&format!("{path}.tcp"), f.tcp.validate()));
+            let end = Time::ZERO + self.duration;
             match f.start {
-                StartSpec::Fixed { at_ns } if at_ns >= self.duration_ns => {
-                    return Err(format!("{path}.start: starts at or after the end of the run"));
+                StartSpec::Fixed { at } if at >= end => {
+                    out.push(Problem::new(format!("{path}.start"), "starts at or after the end of the run"));
                 }
-                StartSpec::Uniform { from_ns, to_ns } if from_ns > to_ns || to_ns >= self.duration_ns => {
-                    return Err(format!("{path}.start: need from <= to < duration"));
+                StartSpec::Uniform { from, to } if from > to || to >= end => {
+                    out.push(Problem::new(format!("{path}.start"), "need from <= to < duration"));
                 }
                 _ => {}
             }
         }
-        Ok(())
+        out
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        let problems = self.problems();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(describe_problems("", &problems))
+        }
     }
 }

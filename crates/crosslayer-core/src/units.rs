@@ -1,30 +1,49 @@
-//! Units live in types: simulated time and durations are integer nanoseconds, rates are bit/s.
+//! Units live in types: simulated time and durations are integer nanoseconds, rates are bit/s,
+//! sizes are bytes. The fields are private, so a bare `u64` never passes for a unit by accident.
 //!
 //! Integer time makes runs bit-reproducible and ordering exact; 2^64 ns is 584 years.
+//! `Display` writes the shortest exact form (`"200ms"`, `"100Mbps"`, `"64KiB"`), the same
+//! rule as the Python package's `crosslayer.units.format_*`, so engine messages read like study
+//! files. In JSON (the engine spec) each is a plain integer of its base unit.
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
 
+pub const NS_PER_S: u64 = 1_000_000_000;
+
 /// An instant of simulated time, in nanoseconds since the start of the run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Time(pub u64);
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Time(u64);
 
 /// A span of simulated time, in nanoseconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Dur(pub u64);
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Dur(u64);
 
 /// A link or sending rate, in bits per second.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Rate(pub u64);
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Rate(u64);
 
-pub const NS_PER_S: u64 = 1_000_000_000;
+/// A size (packet, buffer, window), in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Bytes(u64);
 
 impl Time {
     pub const ZERO: Time = Time(0);
     /// Used as "never" for unarmed deadlines.
     pub const NEVER: Time = Time(u64::MAX);
 
-    pub fn ns(self) -> u64 {
+    pub const fn from_ns(ns: u64) -> Time {
+        Time(ns)
+    }
+    pub const fn from_secs(s: u64) -> Time {
+        Time(s * NS_PER_S)
+    }
+    pub const fn ns(self) -> u64 {
         self.0
     }
     pub fn secs_f64(self) -> f64 {
@@ -34,6 +53,10 @@ impl Time {
     pub fn since(self, earlier: Time) -> Dur {
         Dur(self.0.saturating_sub(earlier.0))
     }
+    /// Duration since the start of the run.
+    pub const fn since_start(self) -> Dur {
+        Dur(self.0)
+    }
     pub fn is_never(self) -> bool {
         self == Time::NEVER
     }
@@ -41,28 +64,46 @@ impl Time {
 
 impl Dur {
     pub const ZERO: Dur = Dur(0);
-    pub const fn from_ms(ms: u64) -> Dur {
-        Dur(ms * 1_000_000)
+    pub const MAX: Dur = Dur(u64::MAX);
+    pub const fn from_ns(ns: u64) -> Dur {
+        Dur(ns)
     }
     pub const fn from_us(us: u64) -> Dur {
         Dur(us * 1_000)
     }
+    pub const fn from_ms(ms: u64) -> Dur {
+        Dur(ms * 1_000_000)
+    }
     pub const fn from_secs(s: u64) -> Dur {
         Dur(s * NS_PER_S)
     }
-    pub fn ns(self) -> u64 {
+    pub const fn ns(self) -> u64 {
         self.0
     }
     pub fn secs_f64(self) -> f64 {
         self.0 as f64 / NS_PER_S as f64
     }
+    /// `self * k`, saturating.
+    pub const fn mul(self, k: u64) -> Dur {
+        Dur(self.0.saturating_mul(k))
+    }
+    /// `self / k` (floor); `k` must be > 0.
+    pub const fn div(self, k: u64) -> Dur {
+        Dur(self.0 / k)
+    }
+    pub const fn saturating_sub(self, d: Dur) -> Dur {
+        Dur(self.0.saturating_sub(d.0))
+    }
 }
 
 impl Rate {
+    pub const fn from_bps(bps: u64) -> Rate {
+        Rate(bps)
+    }
     pub const fn from_mbps(m: u64) -> Rate {
         Rate(m * 1_000_000)
     }
-    pub fn bps(self) -> u64 {
+    pub const fn bps(self) -> u64 {
         self.0
     }
     /// Serialization time of `bytes` at this rate, rounded up to the next nanosecond.
@@ -75,6 +116,15 @@ impl Rate {
     /// Bytes that this rate carries in `d` (floor).
     pub fn bytes_in(self, d: Dur) -> u64 {
         (self.0 as u128 * d.0 as u128 / (8 * NS_PER_S as u128)) as u64
+    }
+}
+
+impl Bytes {
+    pub const fn new(bytes: u64) -> Bytes {
+        Bytes(bytes)
+    }
+    pub const fn get(self) -> u64 {
+        self.0
     }
 }
 
@@ -106,9 +156,47 @@ impl Add for Dur {
     }
 }
 
-impl fmt::Display for Time {
+/// The largest unit of `units` (largest first, base unit last) that divides `n` exactly.
+fn shortest(f: &mut fmt::Formatter<'_>, n: u64, units: &[(&str, u64)]) -> fmt::Result {
+    for &(name, m) in units {
+        if n.is_multiple_of(m) {
+            return write!(f, "{}{name}", n / m);
+        }
+    }
+    unreachable!("the base unit divides everything")
+}
+
+const TIME_UNITS: [(&str, u64); 4] = [("s", NS_PER_S), ("ms", 1_000_000), ("us", 1_000), ("ns", 1)];
+
+impl fmt::Display for Dur {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:.9}s", self.secs_f64())
+        if self.0 == 0 {
+            return f.write_str("0s");
+        }
+        shortest(f, self.0, &TIME_UNITS)
+    }
+}
+
+impl fmt::Display for Time {
+    /// Time since the start of the run, as a duration (`"1500ms"`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&Dur(self.0), f)
+    }
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        shortest(f, self.0, &[("Tbps", 1_000_000_000_000), ("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("kbps", 1_000), ("bps", 1)])
+    }
+}
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        shortest(
+            f,
+            self.0,
+            &[("GiB", 1 << 30), ("GB", 1_000_000_000), ("MiB", 1 << 20), ("MB", 1_000_000), ("KiB", 1 << 10), ("kB", 1_000), ("B", 1)],
+        )
     }
 }
 
@@ -122,12 +210,29 @@ mod tests {
         assert_eq!(Rate::from_mbps(100).tx_time(1500), Dur::from_us(120));
         assert_eq!(Rate::from_mbps(1000).tx_time(1500), Dur::from_us(12));
         // 1 byte at 3 bit/s = 2.666 s -> rounded up
-        assert_eq!(Rate(3).tx_time(1).0, 2_666_666_667);
+        assert_eq!(Rate::from_bps(3).tx_time(1).ns(), 2_666_666_667);
     }
 
     #[test]
     fn bytes_in_inverts_tx_time() {
         let r = Rate::from_mbps(100);
         assert_eq!(r.bytes_in(Dur::from_secs(1)), 12_500_000);
+    }
+
+    #[test]
+    fn display_is_the_shortest_exact_form() {
+        assert_eq!(Dur::from_ms(200).to_string(), "200ms");
+        assert_eq!(Dur::from_ns(1_500_000).to_string(), "1500us");
+        assert_eq!(Dur::ZERO.to_string(), "0s");
+        assert_eq!(Dur::from_secs(60).to_string(), "60s");
+        assert_eq!(Rate::from_bps(1_500_000_000).to_string(), "1500Mbps");
+        assert_eq!(Bytes::new(65536).to_string(), "64KiB");
+        assert_eq!(Bytes::new(1500).to_string(), "1500B");
+    }
+
+    #[test]
+    fn json_is_the_base_unit_integer() {
+        assert_eq!(serde_json::to_string(&Dur::from_ms(5)).unwrap(), "5000000");
+        assert_eq!(serde_json::from_str::<Rate>("100000000").unwrap(), Rate::from_mbps(100));
     }
 }

@@ -2,12 +2,13 @@
 //! wire, with a drop rule applied to chosen transmissions. Checks RFC 6675 (SACK), RFC 6582
 //! (NewReno) and the RTO path, counting recoveries, retransmissions and timeouts.
 
-use crosslayer_core::cc::{Cc, CcConfig};
-use crosslayer_core::net::packet::{Packet, PacketArena, PktKind};
+use crosslayer_core::cc::{CaState, Cc};
+use crosslayer_core::packet::{Packet, PacketArena, PktKind};
+use crosslayer_core::presets;
 use crosslayer_core::tcp::receiver::Receiver;
-use crosslayer_core::tcp::sender::{AckInfo, CaState, Sender};
+use crosslayer_core::tcp::sender::{AckInfo, Sender};
 use crosslayer_core::tcp::{TcpConfig, TxCtx};
-use crosslayer_core::units::{Dur, Time};
+use crosslayer_core::units::{Bytes, Dur, Time};
 use std::collections::VecDeque;
 
 const MSS: u64 = 1000;
@@ -31,9 +32,9 @@ struct Wire {
 
 impl Wire {
     fn new(sack: bool, initial_cwnd: u32) -> Wire {
-        let cfg = TcpConfig { mss_bytes: MSS as u32, sack, delayed_ack: false, initial_cwnd_pkts: initial_cwnd, ..Default::default() };
-        // stop sending new data after 60 segments so the run ends
-        let sender = Sender::new(0, 0, 1, &cfg, Cc::new(&CcConfig::Reno), Time(0), Time::NEVER);
+        let cfg = TcpConfig { mss: Bytes::new(MSS), sack, delayed_ack: false, initial_cwnd, ..Default::default() };
+        let cc = Cc::new(&presets::reno(), &Sender::cc_env(&cfg));
+        let sender = Sender::new(0, 0, 1, &cfg, cc, Time::ZERO, Time::NEVER);
         Wire {
             sender,
             receiver: Receiver::new(0, 1, 0, &cfg),
@@ -44,7 +45,7 @@ impl Wire {
             tx_count: vec![0; 10_000],
             cwnd_after_rto: vec![],
             ssthresh_at_rto: vec![],
-            now: Time(0),
+            now: Time::ZERO,
         }
     }
 
@@ -86,18 +87,18 @@ impl Wire {
             } else if t == t_tx {
                 let (_, p) = self.to_tx.pop_front().unwrap();
                 assert_eq!(p.kind, PktKind::Ack);
-                let info = AckInfo { ack: p.ack, sack: &p.sack[..p.n_sack as usize], ece: p.ece };
+                let info = AckInfo { ack: p.ack, sack: &p.sack[..p.n_sack as usize], ece: p.ece, tsval: p.tsval, tsecr: p.tsecr };
                 self.sender.on_ack(info, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
                 self.ship(std::mem::take(&mut out), true, drop);
             } else {
                 let before = self.sender.counters.timeouts;
-                let ss_before = self.sender.cs.ssthresh;
+                let ss_before = self.sender.window.ssthresh;
                 self.receiver.on_timer(&mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
                 self.ship(std::mem::take(&mut out), false, drop);
                 self.sender.on_timer(&mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
                 if self.sender.counters.timeouts > before {
-                    self.cwnd_after_rto.push(self.sender.cs.cwnd);
-                    self.ssthresh_at_rto.push((ss_before, self.sender.cs.ssthresh));
+                    self.cwnd_after_rto.push(self.sender.window.cwnd);
+                    self.ssthresh_at_rto.push((ss_before, self.sender.window.ssthresh));
                 }
                 self.ship(std::mem::take(&mut out), true, drop);
             }
@@ -115,7 +116,7 @@ fn three_losses(n: u64, k: u32) -> bool {
 #[test]
 fn sack_repairs_three_losses_in_one_recovery_without_rto() {
     let mut w = Wire::new(true, 20);
-    w.run(200, Time(Dur::from_secs(5).0), &three_losses);
+    w.run(200, Time::from_secs(5), &three_losses);
     let c = w.sender.counters;
     assert!(w.sender.snd_una() >= 200 * MSS, "all data acknowledged");
     assert_eq!(c.fast_recoveries, 1, "one recovery episode");
@@ -128,7 +129,7 @@ fn sack_repairs_three_losses_in_one_recovery_without_rto() {
 #[test]
 fn newreno_repairs_three_losses_with_partial_acks() {
     let mut w = Wire::new(false, 20);
-    w.run(200, Time(Dur::from_secs(5).0), &three_losses);
+    w.run(200, Time::from_secs(5), &three_losses);
     let c = w.sender.counters;
     assert!(w.sender.snd_una() >= 200 * MSS);
     assert_eq!(c.fast_recoveries, 1, "one recovery: partial ACKs keep it open (RFC 6582)");
@@ -143,11 +144,11 @@ fn newreno_takes_one_rtt_per_loss_and_sack_does_not() {
     let mut times = vec![];
     for sack in [true, false] {
         let mut w = Wire::new(sack, 20);
-        w.run(40, Time(Dur::from_secs(5).0), &three_losses);
+        w.run(40, Time::from_secs(5), &three_losses);
         times.push(w.now);
     }
     // NewReno needs ~ one extra RTT (20 ms) per additional hole.
-    assert!(times[1].0 >= times[0].0 + 2 * 20_000_000 - 1_000_000, "sack {:?} newreno {:?}", times[0], times[1]);
+    assert!(times[1].ns() >= times[0].ns() + 2 * 20_000_000 - 1_000_000, "sack {:?} newreno {:?}", times[0], times[1]);
 }
 
 #[test]
@@ -156,7 +157,7 @@ fn lost_retransmission_falls_back_to_rto_and_slow_start() {
     let drop = |n: u64, k: u32| n == 23 && k <= 2;
     for sack in [true, false] {
         let mut w = Wire::new(sack, 20);
-        w.run(200, Time(Dur::from_secs(10).0), &drop);
+        w.run(200, Time::from_secs(10), &drop);
         let c = w.sender.counters;
         assert!(w.sender.snd_una() >= 200 * MSS, "sack={sack}");
         assert_eq!(c.timeouts, 1, "sack={sack}");
@@ -177,7 +178,7 @@ fn whole_window_lost_recovers_by_rto_go_back_n() {
     let drop = |n: u64, k: u32| (20..60).contains(&n) && k == 1;
     for sack in [true, false] {
         let mut w = Wire::new(sack, 20);
-        w.run(100, Time(Dur::from_secs(10).0), &drop);
+        w.run(100, Time::from_secs(10), &drop);
         assert!(w.sender.snd_una() >= 100 * MSS);
         assert_eq!(w.sender.counters.timeouts, 1);
         assert_eq!(w.sender.counters.retransmits, 40, "each lost segment retransmitted once");

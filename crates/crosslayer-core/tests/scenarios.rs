@@ -1,8 +1,7 @@
 //! Behaviour in small scenarios against closed forms: link utilization with BDP and 0.1 BDP
 //! buffers (CUBIC), Reno goodput under random loss (Mathis et al. 1997, Padhye et al. 1998).
 
-use crosslayer_core::cc::{CcConfig, CubicConfig};
-use crosslayer_core::presets::single_bottleneck;
+use crosslayer_core::presets::{self, single_bottleneck};
 use crosslayer_core::spec::TopologySpec;
 use crosslayer_core::tcp::TcpConfig;
 use crosslayer_core::{run, RunResult};
@@ -37,7 +36,7 @@ fn cubic_predicted_utilization(bdp: f64, buffer: f64, rtt_s: f64) -> f64 {
 
 fn one_cubic(buffer_pkts: u32) -> RunResult {
     // 100 Mb/s, 40 ms: BDP = 100e6 * 0.04 / 8 / 1500 = 333 packets
-    let spec = single_bottleneck(100_000_000, 40 * MS, buffer_pkts, vec![(CcConfig::Cubic(CubicConfig::default()), TcpConfig::default())], 120 * S, 30 * S);
+    let spec = single_bottleneck(100_000_000, 40 * MS, buffer_pkts, vec![(presets::cubic(), TcpConfig::default())], 120 * S, 30 * S);
     run(spec).expect("run")
 }
 
@@ -56,7 +55,7 @@ fn cubic_fills_the_link_with_a_bdp_buffer_and_less_with_a_tenth() {
 fn reno_lossy(p: f64, delayed_ack: bool, sack: bool) -> (f64, RunResult) {
     let tcp = TcpConfig { delayed_ack, sack, ..Default::default() };
     // Fast bottleneck (1 Gb/s) so only the random loss limits the window; RTT 100 ms.
-    let mut spec = single_bottleneck(1_000_000_000, 100 * MS, 10_000, vec![(CcConfig::Reno, tcp)], 2000 * S, 50 * S);
+    let mut spec = single_bottleneck(1_000_000_000, 100 * MS, 10_000, vec![(presets::reno(), tcp)], 2000 * S, 50 * S);
     let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
     forward.loss = p;
     let r = run(spec).expect("run");

@@ -1,10 +1,16 @@
-//! PyO3 bindings for crosslayer-core: JSON engine spec in, plain Python objects out.
+//! PyO3 bindings for crosslayer-core: JSON in, plain Python objects out. Only conversions and
+//! error mapping live here.
 //!
 //! Error mapping: an invalid spec raises `ValueError` naming the field; a failed end-of-run check
-//! (conservation, queue identities) or a Rust panic raises `crosslayer._core.EngineError`
-//! (a `RuntimeError`), never aborting the interpreter. The GIL is released while Rust runs.
+//! (conservation, queue identities) or a Rust panic - in the run or in the conversion of its
+//! results - raises `crosslayer._core.EngineError` (a `RuntimeError`), never aborting the
+//! interpreter. The GIL is released while Rust runs.
 
+use crosslayer_core::aqm::QdiscConfig;
+use crosslayer_core::cc::CcConfig;
+use crosslayer_core::params::{Params, Problem};
 use crosslayer_core::result::{Column, Table};
+use crosslayer_core::tcp::TcpConfig;
 use crosslayer_core::{RunResult, ScenarioSpec, Sim};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -24,11 +30,13 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
+fn engine_panic(p: Box<dyn std::any::Any + Send>) -> PyErr {
+    EngineError::new_err(format!("internal error (Rust panic): {}", panic_message(p)))
+}
+
 /// Run `f` with the GIL released, turning a panic into `EngineError`.
 fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, String> + Send) -> PyResult<T> {
-    py.allow_threads(|| catch_unwind(AssertUnwindSafe(f)))
-        .map_err(|p| EngineError::new_err(format!("internal error (Rust panic): {}", panic_message(p))))?
-        .map_err(EngineError::new_err)
+    py.allow_threads(|| catch_unwind(AssertUnwindSafe(f))).map_err(engine_panic)?.map_err(EngineError::new_err)
 }
 
 fn table<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
@@ -57,10 +65,9 @@ fn to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
     summary.set_item("engine_version", env!("CARGO_PKG_VERSION"))?;
     let out = PyDict::new(py);
     out.set_item("summary", summary)?;
-    out.set_item("flows", table(py, &r.flows)?)?;
-    out.set_item("queues", table(py, &r.queues)?)?;
-    out.set_item("series", table(py, &r.series)?)?;
-    out.set_item("cwnd", table(py, &r.cwnd)?)?;
+    for (name, t) in r.tables() {
+        out.set_item(name, table(py, t)?)?;
+    }
     Ok(out)
 }
 
@@ -69,13 +76,51 @@ fn to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
 fn run_json<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyDict>> {
     let spec = ScenarioSpec::from_json(spec).map_err(PyValueError::new_err)?;
     let result = guarded(py, move || Sim::new(spec)?.run())?;
-    to_py(py, &result)
+    catch_unwind(AssertUnwindSafe(|| to_py(py, &result))).map_err(engine_panic)?
 }
 
 /// Check an engine-spec JSON string without running it (raises ValueError).
 #[pyfunction]
 fn validate_json(spec: &str) -> PyResult<()> {
     ScenarioSpec::from_json(spec).map(|_| ()).map_err(PyValueError::new_err)
+}
+
+/// The catalog (JSON text): every congestion control and queue discipline with its sources and
+/// parameters, the TCP parameters, and the columns of every result table.
+#[pyfunction]
+fn catalog() -> String {
+    crosslayer_core::registry::catalog_json().to_string()
+}
+
+/// Check one configuration (JSON text) of `section` ("cc", "aqm" or "tcp"; the first two with
+/// their "kind"): returns its problems as (field, message) pairs, empty if valid. `what` is
+/// "all" (ranges, then relations between fields), "ranges" or "relations". The message says
+/// what is valid; it does not repeat the value.
+#[pyfunction]
+#[pyo3(signature = (section, config, what = "all"))]
+fn check_config(section: &str, config: &str, what: &str) -> PyResult<Vec<(String, String)>> {
+    fn pick<P: Params>(p: &P, what: &str) -> Vec<Problem> {
+        match what {
+            "ranges" => p.range_problems(),
+            "relations" => {
+                let mut out = Vec::new();
+                p.relations(&mut out);
+                out
+            }
+            _ => p.validate(),
+        }
+    }
+    if !matches!(what, "all" | "ranges" | "relations") {
+        return Err(PyValueError::new_err(format!("unknown check {what:?}: use all, ranges or relations")));
+    }
+    let problems: Vec<Problem> = match section {
+        "cc" => serde_json::from_str::<CcConfig>(config).map(|c| if what == "ranges" { c.range_problems() } else { c.validate() }),
+        "aqm" => serde_json::from_str::<QdiscConfig>(config).map(|c| if what == "ranges" { c.range_problems() } else { c.validate() }),
+        "tcp" => serde_json::from_str::<TcpConfig>(config).map(|c| pick(&c, what)),
+        other => return Err(PyValueError::new_err(format!("unknown section {other:?}: use cc, aqm or tcp"))),
+    }
+    .unwrap_or_else(|e| vec![Problem::new("", e.to_string())]);
+    Ok(problems.into_iter().map(|p| (p.field, p.message)).collect())
 }
 
 #[pyfunction]
@@ -94,6 +139,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("EngineError", m.py().get_type::<EngineError>())?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(check_config, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(_trigger_panic, m)?)?;
     Ok(())

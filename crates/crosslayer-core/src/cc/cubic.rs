@@ -27,39 +27,21 @@
 //! * RTT in `W_cubic(t + RTT)` is the smoothed RTT (RFC); Linux uses the minimum RTT.
 //! * No HyStart / HyStart++ (RFC 9406) yet: slow start ends at the first loss.
 
-use super::{slow_start, AckSample, CcState, CongestionControl};
+use super::{slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
+use crate::registry::{Algorithm, Field, Info};
 use crate::units::Time;
-use serde::{Deserialize, Serialize};
 
-/// CUBIC parameters; defaults are RFC 9438's (and Linux's `bic_scale` 41, `beta` 717/1024).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct CubicConfig {
-    /// C, segments / s^3.
-    pub c: f64,
-    /// Multiplicative decrease factor beta_cubic.
-    pub beta: f64,
-    /// Fast convergence (RFC 9438 section 4.7).
-    pub fast_convergence: bool,
-    /// Reno-friendly region (RFC 9438 section 4.3).
-    pub tcp_friendliness: bool,
-}
-
-impl Default for CubicConfig {
-    fn default() -> Self {
-        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, tcp_friendliness: true }
-    }
-}
-
-impl CubicConfig {
-    pub fn validate(&self, path: &str) -> Result<(), String> {
-        if !(self.c > 0.0 && self.c.is_finite()) {
-            return Err(format!("{path}.c: must be a positive number (RFC 9438 default 0.4), got {}", self.c));
-        }
-        if !(self.beta > 0.0 && self.beta < 1.0) {
-            return Err(format!("{path}.beta: must be in (0, 1) (RFC 9438 default 0.7), got {}", self.beta));
-        }
-        Ok(())
+crate::params! {
+    /// CUBIC parameters; the defaults are RFC 9438's, which Linux uses too.
+    pub struct CubicConfig {
+        /// Cubic scaling constant C: how fast the window grows away from W_max.
+        c: f64 = 0.4, Number("segments/s^3"), range(> 0.0), "RFC 9438 section 5 (Linux bic_scale 41 = 0.4)";
+        /// Multiplicative decrease factor beta_cubic: cwnd = beta * cwnd on a congestion event.
+        beta: f64 = 0.7, Ratio, range(> 0.0, < 1.0), "RFC 9438 section 4.6 (Linux beta 717/1024)";
+        /// Fast convergence: release bandwidth faster when W_max shrinks (RFC 9438 section 4.7).
+        fast_convergence: bool = true, Flag, range(), "RFC 9438 section 4.7; Linux fast_convergence = 1";
+        /// Reno-friendly region: never grow slower than the AIMD estimate W_est (RFC 9438 section 4.3).
+        tcp_friendliness: bool = true, Flag, range(), "RFC 9438 section 4.3; Linux tcp_friendliness = 1";
     }
 }
 
@@ -84,8 +66,22 @@ pub struct Cubic {
     pub in_reno_region: bool,
 }
 
+impl Algorithm for Cubic {
+    type Config = CubicConfig;
+    type Env = CcEnv;
+    const INFO: Info = Info {
+        name: "cubic",
+        aliases: &[],
+        summary: "CUBIC: cubic window growth around the last W_max, Reno-friendly region, beta 0.7",
+        sources: &["RFC 9438 sections 4.1-4.8", "Ha, Rhee, Xu, ACM SIGOPS OSR 42(5), 2008", "Linux net/ipv4/tcp_cubic.c"],
+    };
+    fn new(cfg: &CubicConfig, _env: &CcEnv) -> Cubic {
+        Cubic::with_config(cfg.clone())
+    }
+}
+
 impl Cubic {
-    pub fn new(cfg: CubicConfig) -> Cubic {
+    pub fn with_config(cfg: CubicConfig) -> Cubic {
         Cubic {
             cfg,
             w_max: 0.0,
@@ -146,7 +142,17 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
-    fn on_ack(&mut self, s: &mut CcState, a: &AckSample) {
+    const STATE: &'static [Field] = &[
+        Field { name: "w_max_pkts", unit: "pkts", doc: "W_max: window before the last reduction, after fast convergence" },
+        Field { name: "k_s", unit: "s", doc: "K: time for the cubic curve to climb back to W_max" },
+        Field { name: "w_est_pkts", unit: "pkts", doc: "W_est: the Reno-friendly estimate" },
+        Field { name: "reno_region", unit: "flag", doc: "1 when the last ACK grew cwnd in the Reno-friendly region" },
+    ];
+
+    fn on_ack(&mut self, s: &mut Window, a: &AckEvent) {
+        if !a.may_grow() {
+            return;
+        }
         let acked = slow_start(s, a.acked_bytes);
         if acked == 0 {
             return;
@@ -176,36 +182,61 @@ impl CongestionControl for Cubic {
         s.cwnd = ((new_cwnd * mss).round() as u64).max(s.cwnd);
     }
 
-    fn ssthresh(&mut self, s: &CcState, _now: Time, _in_flight: u64) -> u64 {
+    fn on_congestion(&mut self, s: &mut Window, e: &CongestionEvent) -> u64 {
         let ss = self.reduce(s.cwnd_segs());
+        if e.kind == CongestionKind::Timeout {
+            self.after_rto = true;
+        }
         (ss * s.mss as f64).round() as u64
     }
 
-    fn on_rto(&mut self, s: &CcState, now: Time, in_flight: u64) -> u64 {
-        let ss = self.ssthresh(s, now, in_flight);
-        self.after_rto = true;
-        ss
+    fn state(&self, _w: &Window, out: &mut [f64]) {
+        out.copy_from_slice(&[self.w_max, self.k, self.w_est, self.in_reno_region as u8 as f64]);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::{CaState, RateSample};
     use crate::units::Dur;
+
+    fn ack(now: Time, acked: u64, rtt: Dur) -> AckEvent {
+        AckEvent {
+            now,
+            ca_state: CaState::Open,
+            acked_bytes: acked,
+            sacked_bytes: 0,
+            lost_bytes: 0,
+            prior_in_flight: 0,
+            cwnd_limited: true,
+            ece: false,
+            rtt: None,
+            owd: None,
+            srtt: rtt,
+            min_rtt: rtt,
+            delivered_total: 0,
+            rate: RateSample::default(),
+        }
+    }
+
+    fn event(kind: CongestionKind, now: Time) -> CongestionEvent {
+        CongestionEvent { now, kind, flight_size: 0 }
+    }
 
     const MSS: u32 = 1000;
 
     /// Drive CUBIC with a scripted ACK clock: a fixed RTT, one ACK per segment, the whole window
     /// acknowledged each RTT. Returns (t since the loss, cwnd in segments) at each RTT boundary.
-    fn ack_clock(cubic: &mut Cubic, s: &mut CcState, rtt: Dur, rounds: usize, t0: Time) -> Vec<(f64, f64)> {
+    fn ack_clock(cubic: &mut Cubic, s: &mut Window, rtt: Dur, rounds: usize, t0: Time) -> Vec<(f64, f64)> {
         let mut now = t0;
         let mut out = Vec::new();
         for _ in 0..rounds {
             let n = (s.cwnd / MSS as u64).max(1);
-            let gap = rtt.0 / n;
+            let gap = rtt.ns() / n;
             for _ in 0..n {
-                now += Dur(gap);
-                let a = AckSample { now, acked_bytes: MSS as u64, srtt: rtt, min_rtt: rtt, in_flight: s.cwnd };
+                now += Dur::from_ns(gap);
+                let a = ack(now, MSS as u64, rtt);
                 cubic.on_ack(s, &a);
             }
             out.push(((now - t0).secs_f64(), s.cwnd_segs()));
@@ -219,11 +250,11 @@ mod tests {
         // 700 + 0.529 * K / RTT = 748 segments at K = 9.09 s, so the cubic curve governs.
         // (At RTT 10 ms the Reno-friendly region would take over after 5.7 s, as it should.)
         let rtt = Dur::from_ms(100);
-        let mut c = Cubic::new(CubicConfig::default());
+        let mut c = Cubic::with_config(CubicConfig::default());
         let w_max = 1000.0;
-        let mut s = CcState { cwnd: (w_max * MSS as f64) as u64, ssthresh: u64::MAX, mss: MSS };
-        let t0 = Time(Dur::from_secs(1).0);
-        s.ssthresh = c.ssthresh(&s, t0, s.cwnd);
+        let mut s = Window { cwnd: (w_max * MSS as f64) as u64, ssthresh: u64::MAX, mss: MSS };
+        let t0 = Time::from_secs(1);
+        s.ssthresh = c.on_congestion(&mut s, &event(CongestionKind::Loss, t0));
         s.cwnd = s.ssthresh;
         assert_eq!(s.cwnd_segs(), 700.0);
         let k = (w_max * 0.3 / 0.4f64).cbrt(); // 9.0856 s
@@ -243,12 +274,12 @@ mod tests {
 
     #[test]
     fn fast_convergence_lowers_w_max() {
-        let mut c = Cubic::new(CubicConfig::default());
-        let mut s = CcState { cwnd: 100 * MSS as u64, ssthresh: u64::MAX, mss: MSS };
-        c.ssthresh(&s, Time(0), 0);
+        let mut c = Cubic::with_config(CubicConfig::default());
+        let mut s = Window { cwnd: 100 * MSS as u64, ssthresh: u64::MAX, mss: MSS };
+        c.on_congestion(&mut s, &event(CongestionKind::Loss, Time::ZERO));
         assert_eq!(c.w_max(), 100.0);
         s.cwnd = 80 * MSS as u64; // second loss below the previous W_max
-        c.ssthresh(&s, Time(1), 0);
+        c.on_congestion(&mut s, &event(CongestionKind::Loss, Time::from_ns(1)));
         assert!((c.w_max() - 80.0 * 1.7 / 2.0).abs() < 1e-9);
     }
 
@@ -256,11 +287,11 @@ mod tests {
     fn reno_friendly_region_engages_at_small_bdp() {
         // Small window and long RTT: the cubic curve grows slowly, AIMD(0.53/RTT) overtakes it.
         let rtt = Dur::from_ms(100);
-        let mut c = Cubic::new(CubicConfig::default());
-        let mut s = CcState { cwnd: 20 * MSS as u64, ssthresh: u64::MAX, mss: MSS };
-        s.ssthresh = c.ssthresh(&s, Time(0), s.cwnd);
+        let mut c = Cubic::with_config(CubicConfig::default());
+        let mut s = Window { cwnd: 20 * MSS as u64, ssthresh: u64::MAX, mss: MSS };
+        s.ssthresh = c.on_congestion(&mut s, &event(CongestionKind::Loss, Time::ZERO));
         s.cwnd = s.ssthresh;
-        let trace = ack_clock(&mut c, &mut s, rtt, 10, Time(0));
+        let trace = ack_clock(&mut c, &mut s, rtt, 10, Time::ZERO);
         assert!(c.in_reno_region, "expected the Reno-friendly region at W_max = 20, RTT = 100 ms");
         // W_est grows by alpha = 3*0.3/1.7 = 0.529 segments per RTT from 14 segments.
         let w = trace.last().unwrap().1;
@@ -272,12 +303,12 @@ mod tests {
 
     #[test]
     fn timeout_epoch_starts_at_current_window() {
-        let mut c = Cubic::new(CubicConfig::default());
-        let mut s = CcState { cwnd: 100 * MSS as u64, ssthresh: u64::MAX, mss: MSS };
-        s.ssthresh = c.on_rto(&s, Time(0), 0);
+        let mut c = Cubic::with_config(CubicConfig::default());
+        let mut s = Window { cwnd: 100 * MSS as u64, ssthresh: u64::MAX, mss: MSS };
+        s.ssthresh = c.on_congestion(&mut s, &event(CongestionKind::Timeout, Time::ZERO));
         assert_eq!(s.ssthresh, 70 * MSS as u64);
         s.cwnd = 70 * MSS as u64; // after slow start back to ssthresh
-        let a = AckSample { now: Time(5), acked_bytes: MSS as u64, srtt: Dur::from_ms(10), min_rtt: Dur::from_ms(10), in_flight: 0 };
+        let a = ack(Time::from_ns(5), MSS as u64, Dur::from_ms(10));
         c.on_ack(&mut s, &a);
         assert_eq!(c.k(), 0.0);
         assert_eq!(c.w_max(), 70.0);

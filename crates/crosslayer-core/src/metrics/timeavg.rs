@@ -25,7 +25,7 @@ impl TimeAverage {
     /// The signal takes value `v` from `now` on.
     #[inline]
     pub fn set(&mut self, now: Time, v: u64) {
-        let dt = (now.0 - self.last.0) as u128;
+        let dt = (now.ns() - self.last.ns()) as u128;
         let q = self.value as u128;
         self.sum += q * dt;
         self.sum_sq += q * q * dt;
@@ -43,7 +43,7 @@ impl TimeAverage {
     pub fn mean_sd(&self, now: Time) -> (f64, f64) {
         let mut t = self.clone();
         t.set(now, self.value);
-        let span = (now.0 - self.start.0) as f64;
+        let span = (now.ns() - self.start.ns()) as f64;
         if span <= 0.0 {
             return (self.value as f64, 0.0);
         }
@@ -64,9 +64,9 @@ mod tests {
     #[test]
     fn square_wave() {
         // 0 for 1 s, 10 for 1 s: mean 5, sd 5
-        let mut a = TimeAverage::new(Time(0), 0);
-        a.set(Time(1_000_000_000), 10);
-        let (m, sd) = a.mean_sd(Time(2_000_000_000));
+        let mut a = TimeAverage::new(Time::ZERO, 0);
+        a.set(Time::from_secs(1), 10);
+        let (m, sd) = a.mean_sd(Time::from_secs(2));
         assert!((m - 5.0).abs() < 1e-9);
         assert!((sd - 5.0).abs() < 1e-9);
     }

@@ -8,29 +8,22 @@
 //! they entered it, so the pipe is a FIFO and only its head needs an event. An idle link thus
 //! costs one event per packet, a busy one two.
 
-use super::packet::{PacketArena, PacketId};
-use crate::aqm::{DropReason, Queue};
+use crate::aqm::Queue;
+use crate::packet::{PacketArena, PacketId};
+use crate::metrics::Counters;
 use crate::rng::Rng;
 use crate::units::{Dur, Rate, Time};
 use std::collections::VecDeque;
 
-/// Monotonic transmitter counters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LinkCounters {
-    /// Packets whose serialization completed.
-    pub tx_pkts: u64,
-    pub tx_bytes: u64,
-    /// Packets lost on the wire by the Bernoulli loss process.
-    pub lost_random: u64,
-}
-
-impl LinkCounters {
-    pub fn minus(&self, o: &LinkCounters) -> LinkCounters {
-        LinkCounters {
-            tx_pkts: self.tx_pkts - o.tx_pkts,
-            tx_bytes: self.tx_bytes - o.tx_bytes,
-            lost_random: self.lost_random - o.lost_random,
-        }
+crate::counters! {
+    /// Monotonic transmitter counters.
+    pub struct LinkCounters {
+        /// Packets put on the wire (counted when their serialization starts).
+        tx_pkts: "pkts",
+        /// Wire bytes put on the wire (counted when serialization starts).
+        tx_bytes: "bytes",
+        /// Packets lost on the wire by the random (Bernoulli) loss process.
+        lost_random: "pkts",
     }
 }
 
@@ -64,7 +57,8 @@ pub struct Link {
     loss: f64,
     loss_rng: Rng,
     pub counters: LinkCounters,
-    pub window_start: LinkCounters,
+    /// Counters at the start of the measurement window.
+    pub at_warmup: LinkCounters,
 }
 
 impl Link {
@@ -84,7 +78,7 @@ impl Link {
             loss,
             loss_rng,
             counters: LinkCounters::default(),
-            window_start: LinkCounters::default(),
+            at_warmup: LinkCounters::default(),
         }
     }
 
@@ -102,7 +96,7 @@ impl Link {
         &mut self,
         now: Time,
         arena: &mut PacketArena,
-        dropped: &mut Vec<(PacketId, DropReason)>,
+        dropped: &mut Vec<PacketId>,
     ) -> TxStart {
         debug_assert!(now >= self.busy_until);
         let Some(id) = self.queue.dequeue(now, arena, dropped) else { return TxStart::Idle };
@@ -124,7 +118,7 @@ impl Link {
     /// Packets waiting in the queue.
     #[inline]
     pub fn backlog(&self) -> u32 {
-        self.queue.qdisc.len_pkts()
+        self.queue.len_pkts()
     }
 
     /// Pop the packet arriving at `now`; returns it and the next arrival time, if any.
@@ -137,11 +131,12 @@ impl Link {
 
     /// Start the measurement window.
     pub fn start_window(&mut self, now: Time) {
-        self.window_start = self.counters;
+        self.at_warmup = self.counters;
         self.queue.start_window(now);
     }
 
+    /// Counters over the measurement window.
     pub fn window(&self) -> LinkCounters {
-        self.counters.minus(&self.window_start)
+        self.counters.minus(&self.at_warmup)
     }
 }

@@ -1,9 +1,8 @@
-//! Network: packets, links, and the topology builder that wires nodes with static routes.
+//! Network: links and the topology builder that wires nodes with static routes. Packets live
+//! in `crate::packet` (below both this module and `aqm`).
 
 pub mod link;
-pub mod packet;
 pub mod topology;
 
 pub use link::{Link, TxStart};
-pub use packet::{Packet, PacketArena, PacketId};
 pub use topology::Topology;

@@ -5,10 +5,9 @@
 //! A-B bottleneck likewise (`forward` A -> B carries data, `reverse` B -> A carries ACKs).
 
 use super::link::Link;
-use crate::aqm::Queue;
+use crate::aqm::{QdiscEnv, Queue};
 use crate::rng::{Rng, StreamKind};
 use crate::spec::{EdgeSpec, HostSpec, TopologySpec};
-use crate::units::{Dur, Rate};
 
 pub struct Topology {
     pub links: Vec<Link>,
@@ -40,14 +39,14 @@ impl Topology {
         let mut add = |from: u32, to: u32, role: &'static str, e: &EdgeSpec| -> u32 {
             let idx = links.len() as u64;
             let name = format!("{}->{}", node_names[from as usize], node_names[to as usize]);
-            let queue = Queue::new(&e.qdisc, Rng::stream(seed, StreamKind::Qdisc, idx));
+            let queue = Queue::new(&e.qdisc, &QdiscEnv { link_rate: e.rate }, Rng::stream(seed, StreamKind::Qdisc, idx));
             links.push(Link::new(
                 name,
                 role,
                 from,
                 to,
-                Rate(e.rate_bps),
-                Dur(e.delay_ns),
+                e.rate,
+                e.delay,
                 queue,
                 e.loss,
                 Rng::stream(seed, StreamKind::LinkLoss, idx),
@@ -110,9 +109,9 @@ impl Topology {
     }
 
     /// Propagation delay along the route from `src` to `dst` (sum of link delays).
-    pub fn path_delay(&self, src: u32, dst: u32) -> Dur {
+    pub fn path_delay(&self, src: u32, dst: u32) -> crate::units::Dur {
         let mut n = src;
-        let mut d = Dur::ZERO;
+        let mut d = crate::units::Dur::ZERO;
         let mut hops = 0;
         while n != dst && hops < 64 {
             let l = self.routes[n as usize][dst as usize];

@@ -12,90 +12,66 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 
-use serde::{Deserialize, Serialize};
+use crate::params::Problem;
+use crate::units::{Bytes, Dur};
 
-/// Per-flow TCP options. Defaults follow Linux where the RFCs leave a choice (see field docs).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct TcpConfig {
-    /// Maximum segment size (payload), bytes. 1448 = 1500 - 20 (IP) - 20 (TCP) - 12 (timestamps).
-    pub mss_bytes: u32,
-    /// Header bytes added to every data segment on the wire.
-    pub header_bytes: u32,
-    /// Size of a pure ACK on the wire, bytes, before SACK options.
-    pub ack_bytes: u32,
-    /// Selective acknowledgments (RFC 2018) and SACK-based recovery (RFC 6675); off = NewReno.
-    pub sack: bool,
-    /// Delayed ACKs: ACK every second full segment or after `delack_timeout_ns`.
-    pub delayed_ack: bool,
-    /// Delayed-ACK timer, ns. Default 40 ms = Linux `TCP_DELACK_MIN` (RFC 1122 allows < 500 ms; ns-3 uses 200 ms).
-    pub delack_timeout_ns: u64,
-    /// Initial window, segments (RFC 6928 IW10, Linux `TCP_INIT_CWND`).
-    pub initial_cwnd_pkts: u32,
-    /// Lower bound on the RTO, ns. Default 200 ms = Linux `TCP_RTO_MIN` (RFC 6298 says 1 s).
-    pub min_rto_ns: u64,
-    /// RTO before the first RTT sample, ns (RFC 6298: 1 s).
-    pub initial_rto_ns: u64,
-    /// Upper bound on the backed-off RTO, ns (RFC 6298 allows >= 60 s).
-    pub max_rto_ns: u64,
-    /// Negotiate ECN (RFC 3168): data is sent ECT(0) and ECN-Echo halves the window.
-    pub ecn: bool,
-    /// Receiver window, bytes; `None` = unlimited.
-    pub rwnd_bytes: Option<u64>,
-}
-
-impl Default for TcpConfig {
-    fn default() -> Self {
-        TcpConfig {
-            mss_bytes: 1448,
-            header_bytes: 52,
-            ack_bytes: 52,
-            sack: true,
-            delayed_ack: true,
-            delack_timeout_ns: 40_000_000,
-            initial_cwnd_pkts: 10,
-            min_rto_ns: 200_000_000,
-            initial_rto_ns: 1_000_000_000,
-            max_rto_ns: 60_000_000_000,
-            ecn: false,
-            rwnd_bytes: None,
-        }
+crate::params! {
+    /// Per-flow TCP options. Defaults follow Linux where the RFCs leave a choice (see each
+    /// source). With the defaults a full segment is 1448 + 52 = 1500 bytes on the wire (a 1500 B
+    /// MTU; 52 B = IPv4 20 + TCP 20 + timestamps option 12).
+    pub struct TcpConfig {
+        /// Payload bytes per segment (SMSS).
+        mss: Bytes = Bytes::new(1448), Size, range(>= 64, <= 65_000), "1500 B MTU - 52 B of headers (Linux with timestamps)";
+        /// IP + TCP header bytes added to every data segment on the wire.
+        header_size: Bytes = Bytes::new(52), Size, range(>= 20, <= 120), "IPv4 20 + TCP 20 + timestamps 12 (RFC 7323)";
+        /// Bytes of a pure ACK on the wire, before SACK options.
+        ack_size: Bytes = Bytes::new(52), Size, range(>= 20, <= 120), "IPv4 20 + TCP 20 + timestamps 12 (RFC 7323)";
+        /// Selective acknowledgments (RFC 2018) with RFC 6675 recovery; false: NewReno recovery (RFC 6582).
+        sack: bool = true, Flag, range(), "Linux net.ipv4.tcp_sack = 1";
+        /// ACK every second full segment or when delack_timeout expires (RFC 1122, RFC 5681).
+        delayed_ack: bool = true, Flag, range(), "RFC 1122 section 4.2.3.2; Linux";
+        /// Delayed-ACK timer (RFC 1122 allows up to 500 ms; ns-3 uses 200 ms).
+        delack_timeout: Dur = Dur::from_ms(40), Time, range(<= Dur::from_ms(500)), "Linux TCP_DELACK_MIN 40 ms";
+        /// Initial window, segments.
+        initial_cwnd: u32 = 10, Packets, range(>= 1, <= 1000), "RFC 6928 IW10; Linux TCP_INIT_CWND";
+        /// Lower bound of the retransmission timeout (RFC 6298 says 1 s).
+        min_rto: Dur = Dur::from_ms(200), Time, range(> Dur::ZERO), "Linux TCP_RTO_MIN 200 ms";
+        /// Retransmission timeout before the first RTT sample.
+        initial_rto: Dur = Dur::from_secs(1), Time, range(> Dur::ZERO), "RFC 6298 section 2.1; Linux TCP_TIMEOUT_INIT";
+        /// Upper bound of the backed-off retransmission timeout (RFC 6298 allows >= 60 s; Linux 120 s).
+        max_rto: Dur = Dur::from_secs(60), Time, range(> Dur::ZERO), "RFC 6298 section 2.5";
+        /// Negotiate ECN (RFC 3168): data is sent ECT(0), and an ECN-Echo reduces the window. Algorithms that need ECN (DCTCP) turn it on themselves.
+        ecn: bool = false, Flag, range(), "Linux net.ipv4.tcp_ecn = 2 (not requested by default)";
+        /// Receiver window; unset: unlimited.
+        rwnd: Option<Bytes> = None, Size, range(>= 1), "unset (autotuning lets a bulk flow's window grow)";
     }
+    check = TcpConfig::relations_check;
 }
 
 impl TcpConfig {
-    pub fn validate(&self, path: &str) -> Result<(), String> {
-        if !(64..=65_000).contains(&self.mss_bytes) {
-            return Err(format!("{path}.mss_bytes: must be in 64..=65000 bytes, got {}", self.mss_bytes));
+    fn relations_check(&self, out: &mut Vec<Problem>) {
+        if self.min_rto > self.max_rto {
+            out.push(Problem::new("min_rto", format!("must not exceed max_rto ({})", self.max_rto)));
+        } else if !(self.min_rto <= self.initial_rto && self.initial_rto <= self.max_rto) {
+            out.push(Problem::new("initial_rto", format!("must be within [min_rto, max_rto] = [{}, {}]", self.min_rto, self.max_rto)));
         }
-        if self.header_bytes < 20 || self.header_bytes > 120 {
-            return Err(format!("{path}.header_bytes: must be in 20..=120, got {}", self.header_bytes));
+        if self.delayed_ack && self.delack_timeout == Dur::ZERO {
+            out.push(Problem::new("delack_timeout", "must be positive when delayed_ack = true, e.g. \"40ms\""));
         }
-        if self.ack_bytes < 20 || self.ack_bytes > 120 {
-            return Err(format!("{path}.ack_bytes: must be in 20..=120, got {}", self.ack_bytes));
-        }
-        if self.initial_cwnd_pkts == 0 || self.initial_cwnd_pkts > 1000 {
-            return Err(format!("{path}.initial_cwnd_pkts: must be in 1..=1000, got {}", self.initial_cwnd_pkts));
-        }
-        if self.min_rto_ns == 0 || self.min_rto_ns > self.max_rto_ns {
-            return Err(format!("{path}.min_rto_ns: must be > 0 and <= max_rto_ns"));
-        }
-        if self.initial_rto_ns == 0 {
-            return Err(format!("{path}.initial_rto_ns: must be > 0"));
-        }
-        if self.delayed_ack && self.delack_timeout_ns == 0 {
-            return Err(format!("{path}.delack_timeout_ns: must be > 0 when delayed_ack is on"));
-        }
-        if let Some(r) = self.rwnd_bytes {
-            if r < self.mss_bytes as u64 {
-                return Err(format!("{path}.rwnd_bytes: must be at least one MSS ({}), got {r}", self.mss_bytes));
+        if let Some(r) = self.rwnd {
+            if r < self.mss {
+                out.push(Problem::new("rwnd", format!("must be at least one mss ({})", self.mss)));
             }
         }
-        Ok(())
+    }
+
+    /// MSS in bytes, as the sender's integer type (the range keeps it below 2^16).
+    pub fn mss_bytes(&self) -> u32 {
+        self.mss.get() as u32
     }
 }
 
-use crate::net::packet::{PacketArena, PacketId};
+use crate::packet::{PacketArena, PacketId};
 use crate::units::Time;
 
 /// What an endpoint may touch while handling an event: it allocates packets in the arena and

@@ -16,7 +16,7 @@
 //! at once), no window updates (the advertised window is the sender-side `rwnd_bytes` setting).
 
 use super::{TcpConfig, TxCtx};
-use crate::net::packet::{Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
+use crate::packet::{Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
 use crate::units::{Dur, Time};
 
 /// SACK blocks sent per ACK (RFC 2018 with the 10-byte timestamp option).
@@ -30,26 +30,17 @@ struct OooBlock {
     end: u64,
 }
 
-/// Monotonic receiver counters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ReceiverCounters {
-    /// In-order bytes delivered to the application.
-    pub delivered_bytes: u64,
-    /// Data packets received (including duplicates).
-    pub data_pkts: u64,
-    /// Data packets carrying only already-received bytes.
-    pub dup_pkts: u64,
-    pub acks_sent: u64,
-}
-
-impl ReceiverCounters {
-    pub fn minus(&self, o: &ReceiverCounters) -> ReceiverCounters {
-        ReceiverCounters {
-            delivered_bytes: self.delivered_bytes - o.delivered_bytes,
-            data_pkts: self.data_pkts - o.data_pkts,
-            dup_pkts: self.dup_pkts - o.dup_pkts,
-            acks_sent: self.acks_sent - o.acks_sent,
-        }
+crate::counters! {
+    /// Monotonic receiver counters.
+    pub struct ReceiverCounters {
+        /// In-order payload bytes delivered to the application.
+        delivered_bytes: "bytes",
+        /// Data packets received, duplicates included.
+        data_pkts: "pkts",
+        /// Data packets carrying only bytes already received.
+        dup_pkts: "pkts",
+        /// ACKs sent.
+        acks_sent: "pkts",
     }
 }
 
@@ -87,8 +78,8 @@ impl Receiver {
             peer,
             sack: cfg.sack,
             delayed_ack: cfg.delayed_ack,
-            delack_timeout: Dur(cfg.delack_timeout_ns),
-            ack_bytes: cfg.ack_bytes,
+            delack_timeout: cfg.delack_timeout,
+            ack_bytes: cfg.ack_size.get() as u32,
             rcv_nxt: 0,
             ooo: Vec::new(),
             recent: [0; SACK_BLOCKS],
@@ -230,7 +221,7 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::PacketArena;
+    use crate::packet::PacketArena;
 
     fn seg(seq: u64) -> Packet {
         Packet { seq, len_bytes: 100, kind: PktKind::Data, ..Default::default() }
@@ -238,31 +229,31 @@ mod tests {
 
     fn deliver(r: &mut Receiver, a: &mut PacketArena, seq: u64, now: u64) -> Vec<Packet> {
         let mut out = vec![];
-        let mut ctx = TxCtx { now: Time(now), arena: a, out: &mut out };
+        let mut ctx = TxCtx { now: Time::from_ns(now), arena: a, out: &mut out };
         r.on_data(&seg(seq), &mut ctx);
         out.iter().map(|&id| a.get(id).clone()).collect()
     }
 
     #[test]
     fn delayed_ack_every_second_segment_and_timer() {
-        let cfg = TcpConfig { mss_bytes: 100, ..Default::default() };
+        let cfg = TcpConfig { mss: crate::units::Bytes::new(100), ..Default::default() };
         let mut r = Receiver::new(0, 1, 0, &cfg);
         let mut a = PacketArena::new();
         assert!(deliver(&mut r, &mut a, 0, 0).is_empty());
-        assert_eq!(r.next_deadline(), Time(40_000_000));
+        assert_eq!(r.next_deadline(), Time::from_ns(40_000_000));
         let acks = deliver(&mut r, &mut a, 100, 1);
         assert_eq!(acks.len(), 1);
         assert_eq!(acks[0].ack, 200);
         assert!(deliver(&mut r, &mut a, 200, 2).is_empty());
         let mut out = vec![];
-        r.on_timer(&mut TxCtx { now: Time(40_000_002), arena: &mut a, out: &mut out });
+        r.on_timer(&mut TxCtx { now: Time::from_ns(40_000_002), arena: &mut a, out: &mut out });
         assert_eq!(out.len(), 1);
         assert_eq!(a.get(out[0]).ack, 300);
     }
 
     #[test]
     fn sack_blocks_most_recent_first_and_hole_fill_acks_immediately() {
-        let cfg = TcpConfig { mss_bytes: 100, ..Default::default() };
+        let cfg = TcpConfig { mss: crate::units::Bytes::new(100), ..Default::default() };
         let mut r = Receiver::new(0, 1, 0, &cfg);
         let mut a = PacketArena::new();
         deliver(&mut r, &mut a, 0, 0);

@@ -37,24 +37,25 @@ impl RttEstimator {
         match self.srtt {
             None => {
                 self.srtt = Some(r);
-                self.rttvar = Dur(r.0 / 2);
+                self.rttvar = r.div(2);
             }
             Some(s) => {
-                let diff = s.0.abs_diff(r.0);
-                self.rttvar = Dur(self.rttvar.0 - self.rttvar.0 / 4 + diff / 4);
-                self.srtt = Some(Dur(s.0 - s.0 / 8 + r.0 / 8));
+                let diff = s.ns().abs_diff(r.ns());
+                let var = self.rttvar.ns();
+                self.rttvar = Dur::from_ns(var - var / 4 + diff / 4);
+                self.srtt = Some(Dur::from_ns(s.ns() - s.ns() / 8 + r.ns() / 8));
             }
         }
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         let s = self.srtt.unwrap_or(r);
-        self.rto = Dur((s.0 + (4 * self.rttvar.0).max(1)).max(self.min_rto.0)).min(self.max_rto);
+        self.rto = Dur::from_ns((s.ns() + (4 * self.rttvar.ns()).max(1)).max(self.min_rto.ns())).min(self.max_rto);
         self.backoff = 0;
     }
 
     /// Current timer value, backoff applied.
     pub fn rto(&self) -> Dur {
         let factor = 1u64.checked_shl(self.backoff).unwrap_or(u64::MAX);
-        Dur(self.rto.0.saturating_mul(factor)).min(self.max_rto)
+        self.rto.mul(factor).min(self.max_rto)
     }
 
     /// The timer expired: back off.
@@ -88,9 +89,9 @@ mod tests {
         assert_eq!(e.rto(), Dur::from_ms(300)); // 100 + 4*50
         e.on_sample(Dur::from_ms(200));
         // rttvar = 3/4*50 + 1/4*100 = 62.5; srtt = 7/8*100 + 1/8*200 = 112.5
-        assert_eq!(e.rttvar, Dur(62_500_000));
-        assert_eq!(e.srtt, Some(Dur(112_500_000)));
-        assert_eq!(e.rto(), Dur(362_500_000));
+        assert_eq!(e.rttvar, Dur::from_ns(62_500_000));
+        assert_eq!(e.srtt, Some(Dur::from_ns(112_500_000)));
+        assert_eq!(e.rto(), Dur::from_ns(362_500_000));
     }
 
     #[test]

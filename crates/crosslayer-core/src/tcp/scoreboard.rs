@@ -17,6 +17,39 @@
 use crate::units::Time;
 use std::collections::VecDeque;
 
+/// Delivery-rate bookkeeping stamped on a segment when it is (re)transmitted (Linux
+/// `tcp_skb_cb.tx`, `net/ipv4/tcp_rate.c`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxStamp {
+    /// Connection's delivered bytes at send time.
+    pub delivered: u64,
+    /// When `delivered` last changed, at send time.
+    pub delivered_time: Time,
+    /// Send time of the first segment of the current sampling flight.
+    pub first_tx_time: Time,
+    /// Sent while the sender was application-limited.
+    pub app_limited: bool,
+}
+
+/// The newest (by send time, then sequence) segment an ACK delivered, for the rate sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivered {
+    pub seg: u64,
+    pub sent: Time,
+    pub tx: TxStamp,
+}
+
+impl Delivered {
+    /// The one of `a` and `b` sent last (Linux `tcp_skb_sent_after`).
+    pub fn newest(a: Option<Delivered>, b: Option<Delivered>) -> Option<Delivered> {
+        match (a, b) {
+            (Some(x), Some(y)) => Some(if (y.sent, y.seg) > (x.sent, x.seg) { y } else { x }),
+            (x, None) => x,
+            (None, y) => y,
+        }
+    }
+}
+
 const SACKED: u8 = 1;
 const LOST: u8 = 2;
 /// Retransmitted and not yet known delivered or re-marked lost by an RTO.
@@ -40,6 +73,27 @@ pub struct CumAck {
     pub rtt_from: Option<Time>,
     /// Segments among them that had been SACKed before (already counted as delivered).
     pub were_sacked: u64,
+    /// The newest newly delivered segment.
+    pub newest: Option<Delivered>,
+}
+
+/// What SACK blocks newly reported.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sacked {
+    /// Segments newly SACKed.
+    pub newly: u64,
+    /// Send time of the newest newly SACKed segment never retransmitted (Karn), for an RTT sample.
+    pub rtt_from: Option<Time>,
+    /// The newest newly SACKed segment.
+    pub newest: Option<Delivered>,
+}
+
+impl Sacked {
+    fn merge(&mut self, o: Sacked) {
+        self.newly += o.newly;
+        self.rtt_from = o.rtt_from.or(self.rtt_from);
+        self.newest = Delivered::newest(self.newest, o.newest);
+    }
 }
 
 #[derive(Debug, Default)]
@@ -47,6 +101,9 @@ pub struct Scoreboard {
     /// Segment number of `snd_una`.
     una: u64,
     segs: VecDeque<Seg>,
+    /// Rate-sampling stamps of the last (re)transmission, parallel to `segs`; kept only when
+    /// `rate_sampling` (so the records of other senders stay 16 bytes).
+    stamps: VecDeque<TxStamp>,
     sacked_out: u64,
     lost_out: u64,
     retrans_out: u64,
@@ -60,11 +117,14 @@ pub struct Scoreboard {
     /// so a growing block costs only its new part (as Linux's `recv_sack_cache`).
     sack_cache: [(u64, u64); 4],
     sack_cache_len: usize,
+    /// Report the newest delivered segment (for delivery-rate samples).
+    rate_sampling: bool,
 }
 
 impl Scoreboard {
-    pub fn new() -> Scoreboard {
-        Scoreboard { top3: [u64::MAX; 3], ..Default::default() }
+    /// `rate_sampling`: report the newest delivered segment of each ACK (see `Delivered`).
+    pub fn new(rate_sampling: bool) -> Scoreboard {
+        Scoreboard { top3: [u64::MAX; 3], rate_sampling, ..Default::default() }
     }
 
     /// Segment number of snd_una.
@@ -96,8 +156,16 @@ impl Scoreboard {
 
     /// A new segment (number `nxt()`) was sent at `now`.
     #[inline]
-    pub fn on_send_new(&mut self, now: Time) {
+    pub fn on_send_new(&mut self, now: Time, tx: TxStamp) {
         self.segs.push_back(Seg { sent: now, flags: 0 });
+        if self.rate_sampling {
+            self.stamps.push_back(tx);
+        }
+    }
+
+    /// The newest-delivered record of segment `n` (rate sampling on).
+    fn delivered(&self, n: u64, sent: Time) -> Delivered {
+        Delivered { seg: n, sent, tx: self.stamps[(n - self.una) as usize] }
     }
 
     fn seg_mut(&mut self, n: u64) -> &mut Seg {
@@ -110,7 +178,10 @@ impl Scoreboard {
     }
 
     /// Segment `n` was retransmitted at `now`.
-    pub fn on_retransmit(&mut self, n: u64, now: Time) {
+    pub fn on_retransmit(&mut self, n: u64, now: Time, tx: TxStamp) {
+        if self.rate_sampling {
+            self.stamps[(n - self.una) as usize] = tx;
+        }
         let s = self.seg_mut(n);
         debug_assert!(s.flags & SACKED == 0);
         let was = s.flags & RETRANS != 0;
@@ -129,6 +200,12 @@ impl Scoreboard {
         let mut karn_ok = true;
         while self.una < new_una {
             let Some(s) = self.segs.pop_front() else { break };
+            if self.rate_sampling {
+                let tx = self.stamps.pop_front().expect("a stamp per segment");
+                if s.flags & SACKED == 0 {
+                    r.newest = Delivered::newest(r.newest, Some(Delivered { seg: self.una, sent: s.sent, tx }));
+                }
+            }
             self.una += 1;
             r.segs += 1;
             karn_ok &= s.flags & EVER_RETRANS == 0;
@@ -154,13 +231,12 @@ impl Scoreboard {
     }
 
     /// Process the SACK blocks of one ACK (segment numbers, `[first, end)` each). Parts already
-    /// reported by the previous ACK are skipped. Returns the number of segments newly SACKed
-    /// and the send time of the newest never-retransmitted one (for an RTT sample).
-    pub fn sack_blocks(&mut self, blocks: &[(u64, u64)]) -> (u64, Option<Time>) {
+    /// reported by the previous ACK are skipped.
+    pub fn sack_blocks(&mut self, blocks: &[(u64, u64)]) -> Sacked {
         let mut cache = self.sack_cache;
         let cached = self.sack_cache_len;
         cache[..cached].sort_unstable();
-        let (mut newly, mut rtt_from) = (0, None);
+        let mut out = Sacked::default();
         for &(lo, hi) in blocks {
             let mut cur = lo;
             for &(cs, ce) in &cache[..cached] {
@@ -171,33 +247,32 @@ impl Scoreboard {
                     break;
                 }
                 if cs > cur {
-                    let (n, t) = self.sack(cur, cs);
-                    newly += n;
-                    rtt_from = t.or(rtt_from);
+                    out.merge(self.sack(cur, cs));
                 }
                 cur = cur.max(ce);
             }
             if cur < hi {
-                let (n, t) = self.sack(cur, hi);
-                newly += n;
-                rtt_from = t.or(rtt_from);
+                out.merge(self.sack(cur, hi));
             }
         }
         let k = blocks.len().min(self.sack_cache.len());
         self.sack_cache[..k].copy_from_slice(&blocks[..k]);
         self.sack_cache_len = k;
-        (newly, rtt_from)
+        out
     }
 
-    /// Mark segments inside SACK block `[first, end)` (segment numbers) as SACKed. Returns the
-    /// number newly SACKed and the send time of the newest never-retransmitted one (RTT).
-    pub fn sack(&mut self, first: u64, end: u64) -> (u64, Option<Time>) {
+    /// Mark segments inside SACK block `[first, end)` (segment numbers) as SACKed.
+    pub fn sack(&mut self, first: u64, end: u64) -> Sacked {
         let lo = first.max(self.una);
         let hi = end.min(self.nxt());
         let mut newly = 0;
         let mut rtt_from = None;
+        let mut newest = None;
         for n in lo..hi {
             let i = (n - self.una) as usize;
+            if self.rate_sampling && self.segs[i].flags & SACKED == 0 {
+                newest = Delivered::newest(newest, Some(self.delivered(n, self.segs[i].sent)));
+            }
             let s = &mut self.segs[i];
             if s.flags & SACKED != 0 {
                 continue;
@@ -216,7 +291,7 @@ impl Scoreboard {
             newly += 1;
             self.note_sacked(n);
         }
-        (newly, rtt_from)
+        Sacked { newly, rtt_from, newest }
     }
 
     fn note_sacked(&mut self, n: u64) {
@@ -330,9 +405,9 @@ mod tests {
     use super::*;
 
     fn board(n: u64) -> Scoreboard {
-        let mut b = Scoreboard::new();
+        let mut b = Scoreboard::new(false);
         for i in 0..n {
-            b.on_send_new(Time(i));
+            b.on_send_new(Time::from_ns(i), TxStamp::default());
         }
         b
     }
@@ -347,7 +422,7 @@ mod tests {
         assert!(b.is_lost(0));
         assert_eq!(b.pipe(), 10 - 3 - 1);
         assert_eq!(b.next_lost(), Some(0));
-        b.on_retransmit(0, Time(100));
+        b.on_retransmit(0, Time::from_ns(100), TxStamp::default());
         assert_eq!(b.pipe(), 7);
         assert_eq!(b.next_lost(), None);
         b.check().unwrap();
@@ -361,11 +436,11 @@ mod tests {
     #[test]
     fn sack_cache_skips_already_reported_parts_but_counts_new_ones() {
         let mut b = board(20);
-        assert_eq!(b.sack_blocks(&[(5, 8)]).0, 3);
-        assert_eq!(b.sack_blocks(&[(5, 10)]).0, 2);
-        assert_eq!(b.sack_blocks(&[(12, 13), (5, 10)]).0, 1);
+        assert_eq!(b.sack_blocks(&[(5, 8)]).newly, 3);
+        assert_eq!(b.sack_blocks(&[(5, 10)]).newly, 2);
+        assert_eq!(b.sack_blocks(&[(12, 13), (5, 10)]).newly, 1);
         // [3, 14) minus the cached (5, 10) and (12, 13): 3, 4, 10, 11, 13
-        assert_eq!(b.sack_blocks(&[(3, 14), (5, 10)]).0, 5);
+        assert_eq!(b.sack_blocks(&[(3, 14), (5, 10)]).newly, 5);
         assert_eq!(b.sacked_out(), 11); // segments 3..=13
         b.check().unwrap();
     }
@@ -383,7 +458,7 @@ mod tests {
         assert_eq!(b.pipe(), 0);
         let mut order = vec![];
         while let Some(n) = b.next_lost() {
-            b.on_retransmit(n, Time(50));
+            b.on_retransmit(n, Time::from_ns(50), TxStamp::default());
             order.push(n);
         }
         assert_eq!(order, vec![0, 4, 8]);
@@ -395,12 +470,35 @@ mod tests {
     fn rto_marks_everything_unsacked() {
         let mut b = board(5);
         b.sack(2, 3);
-        b.on_retransmit(0, Time(9));
+        b.on_retransmit(0, Time::from_ns(9), TxStamp::default());
         b.mark_all_lost();
         assert_eq!(b.lost_out(), 4);
         assert_eq!(b.retrans_out(), 0);
         assert_eq!(b.pipe(), 0);
         assert_eq!(b.next_lost(), Some(0));
         b.check().unwrap();
+    }
+}
+
+#[cfg(test)]
+mod rate_tests {
+    use super::*;
+
+    #[test]
+    fn newest_delivered_is_the_last_sent() {
+        let mut b = Scoreboard::new(true);
+        for i in 0..6u64 {
+            b.on_send_new(Time::from_ns(10 * i), TxStamp { delivered: i * 100, ..Default::default() });
+        }
+        // SACK 3..5 first: newest is segment 4 (sent at 40)
+        let s = b.sack(3, 5);
+        assert_eq!(s.newest.map(|d| (d.seg, d.sent, d.tx.delivered)), Some((4, Time::from_ns(40), 400)));
+        // cumulative ACK of 0..5: the SACKed ones were delivered already; newest new one is 2
+        let c = b.ack_cumulative(5);
+        assert_eq!(c.newest.map(|d| d.seg), Some(2));
+        // a retransmission is stamped anew and becomes the newest
+        b.on_retransmit(5, Time::from_ns(100), TxStamp { delivered: 999, ..Default::default() });
+        let c = b.ack_cumulative(6);
+        assert_eq!(c.newest.map(|d| (d.sent, d.tx.delivered)), Some((Time::from_ns(100), 999)));
     }
 }

@@ -8,8 +8,8 @@
 //!   the first lost segment is retransmitted at once, then while `cwnd - pipe >= 1 SMSS`,
 //!   `NextSeg()` rule 1 (lowest lost segment) then rule 2 (new data). Recovery ends when the
 //!   cumulative ACK reaches RecoveryPoint.
-//! * NewReno without SACK, RFC 6582: third duplicate ACK -> ssthresh, retransmit, cwnd = ssthresh
-//!   + 3 SMSS, +1 SMSS per further duplicate ACK; partial ACK -> retransmit the first unacked
+//! * NewReno without SACK, RFC 6582: third duplicate ACK -> ssthresh, retransmit, cwnd =
+//!   ssthresh plus 3 SMSS, +1 SMSS per further duplicate ACK; partial ACK -> retransmit the first unacked
 //!   segment, deflate cwnd by the amount acked and add back one SMSS if >= SMSS was acked, reset
 //!   the RTO on the first partial ACK only ("impatient" variant); full ACK -> cwnd =
 //!   min(ssthresh, max(FlightSize, SMSS) + SMSS). Recovery is not re-entered for duplicate ACKs
@@ -25,7 +25,16 @@
 //! * ECN, RFC 3168 section 6.1.2: on ECN-Echo, reduce as for a loss at most once per window, set
 //!   CWR on the next new segment; data is sent ECT(0), retransmissions Not-ECT.
 //! * RTT samples: Karn's rule (no sample from retransmitted segments); SACKed segments give a
-//!   sample when SACKed. Timestamps are carried but not used for RTT.
+//!   sample when SACKed. Timestamps are carried but not used for RTT; they give the one-way-delay
+//!   sample of each ACK (TSval - TSecr).
+//! * Delivery-rate samples (Linux `net/ipv4/tcp_rate.c`, draft-cheng-iccrg-delivery-rate-
+//!   estimation): every (re)transmission is stamped with the connection's delivered count; each
+//!   ACK yields delivered bytes over max(send interval, ACK interval) of the newest packet it
+//!   delivered, invalid if shorter than the minimum RTT, and app-limited when that packet was
+//!   sent with nothing left to send.
+//! * The congestion control sees every ACK (`cc::AckEvent`) and every congestion event with its
+//!   kind; in its full-control mode (`cc::CongestionControl::FULL_CONTROL`) the sender never
+//!   changes cwnd itself.
 //!
 //! Deliberate deviations:
 //! * NextSeg rules 3 and 4 (retransmitting unSACKed-but-not-lost data, rescue retransmission) are
@@ -35,46 +44,28 @@
 //!   with the initial window).
 
 use super::rtt::RttEstimator;
-use super::scoreboard::Scoreboard;
+use super::scoreboard::{Delivered, Scoreboard, TxStamp};
 use super::{TcpConfig, TxCtx};
-use crate::cc::{AckSample, Cc, CcState, CongestionControl};
+use crate::cc::{AckEvent, CaState, Cc, CcEnv, CongestionEvent, CongestionKind, RateSample, Window};
 use crate::metrics::LogHistogram;
-use crate::net::packet::{Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
+use crate::packet::{Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
 use crate::units::{Dur, Time};
 
-/// Loss-recovery state (Linux `tcp_ca_state` subset).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CaState {
-    Open,
-    /// Fast recovery (RFC 6675 or RFC 6582).
-    Recovery,
-    /// After a retransmission timeout.
-    Loss,
-}
-
-/// Monotonic sender counters; measurement windows are differences of snapshots.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SenderCounters {
-    /// Data segments put on the wire (new and retransmitted).
-    pub segments_sent: u64,
-    /// Bytes put on the wire by data segments, headers included.
-    pub wire_bytes: u64,
-    pub retransmits: u64,
-    pub timeouts: u64,
-    pub fast_recoveries: u64,
-    pub ecn_reductions: u64,
-}
-
-impl SenderCounters {
-    pub fn minus(&self, o: &SenderCounters) -> SenderCounters {
-        SenderCounters {
-            segments_sent: self.segments_sent - o.segments_sent,
-            wire_bytes: self.wire_bytes - o.wire_bytes,
-            retransmits: self.retransmits - o.retransmits,
-            timeouts: self.timeouts - o.timeouts,
-            fast_recoveries: self.fast_recoveries - o.fast_recoveries,
-            ecn_reductions: self.ecn_reductions - o.ecn_reductions,
-        }
+crate::counters! {
+    /// Monotonic sender counters; measurement windows are differences of snapshots.
+    pub struct SenderCounters {
+        /// Data segments put on the wire (new and retransmitted).
+        segments_sent: "pkts",
+        /// Bytes put on the wire by data segments, headers and retransmissions included.
+        wire_bytes: "bytes",
+        /// Segments retransmitted (fast retransmit, recovery, after a timeout).
+        retransmits: "pkts",
+        /// Retransmission timeouts.
+        timeouts: "count",
+        /// Fast recoveries entered.
+        fast_recoveries: "count",
+        /// Window reductions in response to ECN-Echo.
+        ecn_reductions: "count",
     }
 }
 
@@ -84,9 +75,27 @@ pub struct AckInfo<'a> {
     pub ack: u64,
     pub sack: &'a [SackBlock],
     pub ece: bool,
+    /// The receiver's timestamp (when it sent the ACK).
+    pub tsval: Time,
+    /// The echoed data timestamp.
+    pub tsecr: Time,
 }
 
 const DUPTHRESH: u32 = 3;
+
+/// Connection-level delivery-rate state (Linux `tcp_sock` `delivered`, `delivered_mstamp`,
+/// `first_tx_mstamp`, `app_limited`).
+#[derive(Clone, Copy, Debug, Default)]
+struct RateState {
+    /// Bytes delivered (cumulatively acked or SACKed) so far.
+    delivered: u64,
+    /// When `delivered` last grew.
+    delivered_time: Time,
+    /// Send time of the first segment of the current sampling flight.
+    first_tx_time: Time,
+    /// Non-zero while application-limited: the `delivered` value that ends the period.
+    app_limited: u64,
+}
 
 #[derive(Debug)]
 pub struct Sender {
@@ -99,9 +108,12 @@ pub struct Sender {
     header_bytes: u32,
     sack: bool,
     ecn: bool,
+    /// Stamp transmissions and form delivery-rate samples (the algorithm asked for them).
+    rate_sampling: bool,
     rwnd_bytes: u64,
     pub cc: Cc,
-    pub cs: CcState,
+    /// cwnd and ssthresh.
+    pub window: Window,
     pub sb: Scoreboard,
     pub rtt: RttEstimator,
     pub state: CaState,
@@ -123,6 +135,7 @@ pub struct Sender {
     started: bool,
     /// Earliest time the next packet may leave when paced.
     pace_next: Time,
+    rate: RateState,
     pub counters: SenderCounters,
     /// RTT samples (ns) in the measurement window.
     pub rtt_hist: LogHistogram,
@@ -130,23 +143,22 @@ pub struct Sender {
 
 impl Sender {
     pub fn new(flow: u32, node: u32, peer: u32, cfg: &TcpConfig, cc: Cc, start_at: Time, stop_at: Time) -> Sender {
+        let mss = cfg.mss_bytes();
+        let rate_sampling = cc.wants_rate_sample();
         Sender {
             flow,
             node,
             peer,
-            mss: cfg.mss_bytes,
-            header_bytes: cfg.header_bytes,
+            mss,
+            header_bytes: cfg.header_size.get() as u32,
             sack: cfg.sack,
-            ecn: cfg.ecn,
-            rwnd_bytes: cfg.rwnd_bytes.unwrap_or(u64::MAX),
+            ecn: cfg.ecn || cc.needs_ecn(),
+            rate_sampling,
+            rwnd_bytes: cfg.rwnd.map_or(u64::MAX, |r| r.get()),
             cc,
-            cs: CcState {
-                cwnd: cfg.initial_cwnd_pkts as u64 * cfg.mss_bytes as u64,
-                ssthresh: u64::MAX,
-                mss: cfg.mss_bytes,
-            },
-            sb: Scoreboard::new(),
-            rtt: RttEstimator::new(Dur(cfg.initial_rto_ns), Dur(cfg.min_rto_ns), Dur(cfg.max_rto_ns)),
+            window: Window { cwnd: cfg.initial_cwnd as u64 * mss as u64, ssthresh: u64::MAX, mss },
+            sb: Scoreboard::new(rate_sampling),
+            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             state: CaState::Open,
             recovery_point: 0,
             recover: None,
@@ -159,9 +171,15 @@ impl Sender {
             stop_at,
             started: false,
             pace_next: Time::ZERO,
+            rate: RateState::default(),
             counters: SenderCounters::default(),
             rtt_hist: LogHistogram::new(),
         }
+    }
+
+    /// What a congestion control of this flow is built with.
+    pub fn cc_env(cfg: &TcpConfig) -> CcEnv {
+        CcEnv { mss: cfg.mss_bytes(), initial_cwnd: cfg.initial_cwnd as u64 * cfg.mss_bytes() as u64 }
     }
 
     pub fn start_at(&self) -> Time {
@@ -178,12 +196,17 @@ impl Sender {
         self.sb.pipe() * self.mss as u64
     }
 
+    /// Bytes delivered (acked or SACKed) so far.
+    pub fn delivered_bytes(&self) -> u64 {
+        self.rate.delivered
+    }
+
     /// Earliest time this sender needs its timer.
     pub fn next_deadline(&self) -> Time {
         let mut t = self.rto_deadline;
         if !self.started {
             t = t.min(self.start_at);
-        } else if self.pace_next > Time::ZERO && self.cc.pacing_rate(&self.cs).is_some() {
+        } else if self.pace_next > Time::ZERO && self.cc.pacing_rate(&self.window).is_some() {
             t = t.min(self.pace_next);
         }
         t
@@ -208,6 +231,11 @@ impl Sender {
         self.rto_deadline = now + self.rtt.rto();
     }
 
+    fn congestion_event(&mut self, now: Time, kind: CongestionKind) -> u64 {
+        let ev = CongestionEvent { now, kind, flight_size: self.sb.packets_out() * self.mss as u64 };
+        self.cc.on_congestion(&mut self.window, &ev)
+    }
+
     fn on_rto(&mut self, ctx: &mut TxCtx<'_>) {
         let now = ctx.now;
         if self.sb.packets_out() == 0 {
@@ -220,16 +248,18 @@ impl Sender {
         // data (RFC 5681 section 3.1, note after eq. 4), and not when the timeout interrupts a
         // fast recovery that already reduced it - there FlightSize counts the SACKed data and
         // would *raise* ssthresh (Linux `tcp_enter_loss` keeps it likewise).
-        let ssthresh = self.cc.on_rto(&self.cs, now, self.sb.packets_out() * self.mss as u64);
+        let ssthresh = self.congestion_event(now, CongestionKind::Timeout);
         let new_episode = match self.state {
             CaState::Open => true,
             CaState::Recovery => false,
             CaState::Loss => self.rtt.backoff == 0,
         };
         if new_episode {
-            self.cs.ssthresh = ssthresh;
+            self.window.ssthresh = ssthresh;
         }
-        self.cs.cwnd = self.mss as u64;
+        if !self.cc.full_control() {
+            self.window.cwnd = self.mss as u64;
+        }
         self.state = CaState::Loss;
         self.recovery_point = self.sb.nxt();
         self.recover = Some(self.sb.nxt());
@@ -239,6 +269,38 @@ impl Sender {
         self.arm_rto(now);
         if let Some(n) = self.sb.next_lost() {
             self.retransmit(n, ctx);
+        }
+    }
+
+    /// Linux `tcp_rate_gen`: account the bytes this ACK delivered and form the rate sample from
+    /// the newest segment it delivered.
+    fn rate_sample(&mut self, now: Time, delivered_segs: u64, newest: Option<Delivered>) -> RateSample {
+        let r = &mut self.rate;
+        r.delivered += delivered_segs * self.mss as u64;
+        if !self.rate_sampling {
+            return RateSample::default();
+        }
+        if delivered_segs > 0 {
+            r.delivered_time = now;
+        }
+        if r.app_limited != 0 && r.delivered > r.app_limited {
+            r.app_limited = 0;
+        }
+        let Some(d) = newest else { return RateSample::default() };
+        r.first_tx_time = d.sent;
+        let send_interval = d.sent.since(d.tx.first_tx_time);
+        let ack_interval = now.since(d.tx.delivered_time);
+        let interval = send_interval.max(ack_interval);
+        let sample = RateSample {
+            delivered: r.delivered - d.tx.delivered,
+            interval,
+            is_app_limited: d.tx.app_limited,
+            prior_delivered: d.tx.delivered,
+        };
+        // Shorter than the minimum RTT: ACK compression, not the path rate (Linux drops it).
+        match self.rtt.min_rtt {
+            Some(min) if interval < min => RateSample { delivered: 0, interval: Dur::ZERO, ..sample },
+            _ => sample,
         }
     }
 
@@ -253,49 +315,71 @@ impl Sender {
         }
         let prior_pipe = self.pipe_bytes();
         let new_una = ack_seg > self.sb.una();
+        let ca_state = self.state;
 
-        let mut newly_sacked = 0;
-        let mut rtt_from = None;
+        let mut sacked = Default::default();
         if self.sack && !a.sack.is_empty() {
             let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
             for (dst, b) in blocks.iter_mut().zip(a.sack) {
                 *dst = (b.start / mss, b.end / mss);
             }
-            (newly_sacked, rtt_from) = self.sb.sack_blocks(&blocks[..a.sack.len()]);
+            sacked = self.sb.sack_blocks(&blocks[..a.sack.len()]);
         }
-        let mut acked_segs = 0;
+        let (mut rtt_from, mut newest) = (sacked.rtt_from, sacked.newest);
+        let mut cum = Default::default();
         if new_una {
-            let c = self.sb.ack_cumulative(ack_seg);
-            acked_segs = c.segs;
-            if c.rtt_from.is_some() {
-                rtt_from = c.rtt_from;
-            }
+            cum = self.sb.ack_cumulative(ack_seg);
+            rtt_from = cum.rtt_from.or(rtt_from);
+            newest = Delivered::newest(newest, cum.newest);
         }
-        if self.sack {
-            self.sb.mark_lost_by_sack();
-        }
-        if let Some(t) = rtt_from {
-            let r = now - t;
+        let lost_segs = if self.sack { self.sb.mark_lost_by_sack() } else { 0 };
+        let rtt = rtt_from.map(|t| now - t);
+        if let Some(r) = rtt {
             self.rtt.on_sample(r);
-            self.cc.on_rtt(r, now);
-            self.rtt_hist.record(r.0);
+            self.rtt_hist.record(r.ns());
         }
+        let rate = self.rate_sample(now, sacked.newly + cum.segs - cum.were_sacked, newest);
 
         if self.ecn && a.ece && self.state == CaState::Open && ack_seg >= self.ecn_recover {
             self.counters.ecn_reductions += 1;
-            self.cs.ssthresh = self.cc.ssthresh(&self.cs, now, self.sb.packets_out() * mss);
-            self.cs.cwnd = self.cs.ssthresh.max(2 * mss);
+            self.window.ssthresh = self.congestion_event(now, CongestionKind::Ecn);
+            if !self.cc.full_control() {
+                self.window.cwnd = self.window.ssthresh.max(2 * mss);
+            }
             self.ecn_recover = self.sb.nxt();
             self.cwr_pending = true;
         }
 
-        let acked_bytes = acked_segs * mss;
+        // Linux tcp_is_cwnd_limited: in slow start, grow while cwnd < 2 * in flight.
+        let cwnd_limited = if self.window.in_slow_start() {
+            self.window.cwnd < 2 * prior_pipe
+        } else {
+            prior_pipe + mss > self.window.cwnd
+        };
+        let ev = AckEvent {
+            now,
+            ca_state,
+            acked_bytes: cum.segs * mss,
+            sacked_bytes: sacked.newly * mss,
+            lost_bytes: lost_segs * mss,
+            prior_in_flight: prior_pipe,
+            cwnd_limited,
+            ece: a.ece,
+            rtt,
+            owd: (a.tsval >= a.tsecr).then(|| a.tsval - a.tsecr),
+            srtt: self.rtt.srtt_or(Dur::from_ms(100)),
+            min_rtt: self.rtt.min_rtt.unwrap_or(Dur::from_ms(100)),
+            delivered_total: self.rate.delivered,
+            rate,
+        };
+        self.cc.on_ack(&mut self.window, &ev);
+
+        let full = self.cc.full_control();
         match self.state {
             CaState::Open => {
                 if new_una {
                     self.dupacks = 0;
-                    self.grow(now, acked_bytes, prior_pipe);
-                } else if self.sb.packets_out() > 0 && (!self.sack || newly_sacked > 0) {
+                } else if self.sb.packets_out() > 0 && (!self.sack || sacked.newly > 0) {
                     self.dupacks += 1;
                 }
                 let lost_head = self.sack && self.sb.packets_out() > 0 && self.sb.is_lost(self.sb.una());
@@ -311,12 +395,15 @@ impl Sender {
                     // RFC 6675: cwnd stays at ssthresh; NextSeg below does the work.
                 } else if new_una {
                     // RFC 6582 partial ACK
+                    let acked_bytes = cum.segs * mss;
                     self.sb.mark_head_lost();
-                    self.cs.cwnd = self.cs.cwnd.saturating_sub(acked_bytes);
-                    if acked_bytes >= mss {
-                        self.cs.cwnd += mss;
+                    if !full {
+                        self.window.cwnd = self.window.cwnd.saturating_sub(acked_bytes);
+                        if acked_bytes >= mss {
+                            self.window.cwnd += mss;
+                        }
+                        self.window.cwnd = self.window.cwnd.max(mss);
                     }
-                    self.cs.cwnd = self.cs.cwnd.max(mss);
                     if let Some(n) = self.sb.next_lost() {
                         self.retransmit(n, ctx);
                     }
@@ -324,14 +411,11 @@ impl Sender {
                         self.partial_acked = true;
                         self.arm_rto(now);
                     }
-                } else {
-                    self.cs.cwnd += mss; // RFC 6582 step 4: inflate per duplicate ACK
+                } else if !full {
+                    self.window.cwnd += mss; // RFC 6582 step 4: inflate per duplicate ACK
                 }
             }
             CaState::Loss => {
-                if new_una {
-                    self.grow(now, acked_bytes, prior_pipe);
-                }
                 if self.sb.una() >= self.recovery_point {
                     self.state = CaState::Open;
                     self.dupacks = 0;
@@ -348,38 +432,18 @@ impl Sender {
         self.try_send(ctx);
     }
 
-    /// Congestion-avoidance / slow-start growth through the congestion control.
-    fn grow(&mut self, now: Time, acked_bytes: u64, prior_pipe: u64) {
-        // Linux tcp_is_cwnd_limited: in slow start, grow while cwnd < 2 * in flight.
-        let limited = if self.cs.in_slow_start() {
-            self.cs.cwnd < 2 * prior_pipe
-        } else {
-            prior_pipe + self.mss as u64 > self.cs.cwnd
-        };
-        if !limited {
-            return;
-        }
-        let sample = AckSample {
-            now,
-            acked_bytes,
-            srtt: self.rtt.srtt_or(Dur::from_ms(100)),
-            min_rtt: self.rtt.min_rtt.unwrap_or(Dur::from_ms(100)),
-            in_flight: prior_pipe,
-        };
-        self.cc.on_ack(&mut self.cs, &sample);
-    }
-
     fn enter_recovery(&mut self, ctx: &mut TxCtx<'_>) {
         let mss = self.mss as u64;
         self.counters.fast_recoveries += 1;
-        let flight = self.sb.packets_out() * mss;
-        self.cs.ssthresh = self.cc.ssthresh(&self.cs, ctx.now, flight);
+        self.window.ssthresh = self.congestion_event(ctx.now, CongestionKind::Loss);
         self.state = CaState::Recovery;
         self.recovery_point = self.sb.nxt();
         self.recover = Some(self.sb.nxt());
         self.partial_acked = false;
         self.sb.mark_head_lost();
-        self.cs.cwnd = if self.sack { self.cs.ssthresh } else { self.cs.ssthresh + 3 * mss };
+        if !self.cc.full_control() {
+            self.window.cwnd = if self.sack { self.window.ssthresh } else { self.window.ssthresh + 3 * mss };
+        }
         // Fast retransmit regardless of cwnd (RFC 6675 section 5 step 4.3, RFC 6582 step 2).
         if let Some(n) = self.sb.next_lost() {
             self.retransmit(n, ctx);
@@ -390,13 +454,15 @@ impl Sender {
         let mss = self.mss as u64;
         self.state = CaState::Open;
         self.dupacks = 0;
-        self.cs.cwnd = if self.sack {
-            self.cs.ssthresh
-        } else {
-            // RFC 6582 section 3.2 step 5, option 1
-            self.cs.ssthresh.min((self.sb.packets_out() * mss).max(mss) + mss)
-        };
-        self.cc.on_recovery_exit(&mut self.cs, now);
+        if !self.cc.full_control() {
+            self.window.cwnd = if self.sack {
+                self.window.ssthresh
+            } else {
+                // RFC 6582 section 3.2 step 5, option 1
+                self.window.ssthresh.min((self.sb.packets_out() * mss).max(mss) + mss)
+            };
+        }
+        self.cc.on_recovery_exit(&mut self.window, now);
     }
 
     /// Send as much as cwnd, the receiver window and pacing allow.
@@ -406,7 +472,7 @@ impl Sender {
         }
         let mss = self.mss as u64;
         loop {
-            if let Some(_rate) = self.cc.pacing_rate(&self.cs) {
+            if let Some(_rate) = self.cc.pacing_rate(&self.window) {
                 if ctx.now < self.pace_next {
                     break;
                 }
@@ -416,23 +482,48 @@ impl Sender {
             } else {
                 0
             };
-            if self.pipe_bytes() + mss > self.cs.cwnd + allowance {
+            if self.pipe_bytes() + mss > self.window.cwnd + allowance {
                 break;
             }
             if let Some(n) = self.sb.next_lost() {
                 self.retransmit(n, ctx);
             } else if ctx.now < self.stop_at && (self.sb.nxt() + 1 - self.sb.una()) * mss <= self.rwnd_bytes {
-                self.sb.on_send_new(ctx.now);
+                let tx = self.tx_stamp(ctx.now);
+                self.sb.on_send_new(ctx.now, tx);
                 let n = self.sb.nxt() - 1;
                 self.transmit(n, false, ctx);
             } else {
+                if self.rate_sampling && ctx.now >= self.stop_at {
+                    // Nothing left to send with room in cwnd: application-limited (Linux
+                    // tcp_rate_check_app_limited) until what is in flight is delivered.
+                    self.rate.app_limited = (self.rate.delivered + self.pipe_bytes()).max(1);
+                }
                 break;
             }
         }
     }
 
+    /// Linux `tcp_rate_skb_sent`: the stamp of a segment sent now (empty unless sampling).
+    #[inline]
+    fn tx_stamp(&mut self, now: Time) -> TxStamp {
+        if !self.rate_sampling {
+            return TxStamp::default();
+        }
+        if self.sb.packets_out() == 0 {
+            self.rate.first_tx_time = now;
+            self.rate.delivered_time = now;
+        }
+        TxStamp {
+            delivered: self.rate.delivered,
+            delivered_time: self.rate.delivered_time,
+            first_tx_time: self.rate.first_tx_time,
+            app_limited: self.rate.app_limited != 0,
+        }
+    }
+
     fn retransmit(&mut self, n: u64, ctx: &mut TxCtx<'_>) {
-        self.sb.on_retransmit(n, ctx.now);
+        let tx = self.tx_stamp(ctx.now);
+        self.sb.on_retransmit(n, ctx.now, tx);
         self.counters.retransmits += 1;
         self.transmit(n, true, ctx);
     }
@@ -461,7 +552,7 @@ impl Sender {
         if self.rto_deadline.is_never() {
             self.arm_rto(ctx.now);
         }
-        if let Some(rate) = self.cc.pacing_rate(&self.cs) {
+        if let Some(rate) = self.cc.pacing_rate(&self.window) {
             self.pace_next = self.pace_next.max(ctx.now) + rate.tx_time(size);
         }
     }

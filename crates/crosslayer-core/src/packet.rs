@@ -1,4 +1,4 @@
-//! Packets and the arena they live in.
+//! Packets and the arena they live in (used by `net`, `aqm` and `tcp`; depends on none of them).
 //!
 //! Packets are allocated from a `PacketArena` (a `Vec` plus a free list) and referred to by a
 //! 32-bit `PacketId`; after warm-up the arena stops growing, so steady state allocates nothing.

@@ -1,0 +1,381 @@
+//! Result tables, assembled after the run from the modules' own column declarations.
+//!
+//! Every column is declared once, here or in the module whose counters it reads (`counters!`
+//! gives each counter its column), with its name, unit and doc. The same declarations build the
+//! tables of a run and describe them without one ([`tables_json`], exported to Python, which
+//! takes its column lists and its test stubs from it).
+//!
+//! Tables: `flows` (one row per flow), `queues` (one row per simplex link), `drops` (one row per
+//! link and declared drop/mark reason of its discipline), `qdisc_stats` (one row per link and
+//! counter its discipline declares), `series` (the bottleneck queue every `sample_interval`, with
+//! its discipline's state), `cwnd` (every flow's window, with its congestion control's state).
+//! Values cover the measurement window `[warmup, duration]` unless the doc says otherwise.
+
+use crate::aqm::QueueCounters;
+use crate::metrics::Counters;
+use crate::net::link::LinkCounters;
+use crate::result::{Column, RunResult, Summary, Table};
+use crate::sim::Sim;
+use crate::tcp::receiver::ReceiverCounters;
+use crate::tcp::sender::SenderCounters;
+use crate::units::Dur;
+use serde_json::{json, Value as Json};
+
+/// Element type of a column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DType {
+    F64,
+    U64,
+    Str,
+}
+
+impl DType {
+    fn name(self) -> &'static str {
+        match self {
+            DType::F64 => "f64",
+            DType::U64 => "u64",
+            DType::Str => "str",
+        }
+    }
+}
+
+/// What a column is.
+#[derive(Clone, Debug)]
+pub struct ColumnSpec {
+    pub name: &'static str,
+    /// Unit symbol (`s`, `bps`, `bytes`, `pkts`, `count`, `ratio`, `flag`), empty for labels.
+    pub unit: &'static str,
+    pub doc: String,
+    pub dtype: DType,
+}
+
+impl ColumnSpec {
+    fn to_json(&self) -> Json {
+        json!({"name": self.name, "unit": self.unit, "doc": self.doc, "dtype": self.dtype.name()})
+    }
+}
+
+enum Getter<T> {
+    F64(Box<dyn Fn(&T) -> f64>),
+    U64(Box<dyn Fn(&T) -> u64>),
+    Str(Box<dyn Fn(&T) -> String>),
+}
+
+/// A declared column of rows of type `T`.
+pub struct Col<T> {
+    pub spec: ColumnSpec,
+    get: Getter<T>,
+}
+
+fn doc(lines: &[&str]) -> String {
+    crate::params::join_doc(lines)
+}
+
+impl<T> Col<T> {
+    pub fn u64(name: &'static str, unit: &'static str, d: &[&str], f: impl Fn(&T) -> u64 + 'static) -> Col<T> {
+        Col { spec: ColumnSpec { name, unit, doc: doc(d), dtype: DType::U64 }, get: Getter::U64(Box::new(f)) }
+    }
+    pub fn f64(name: &'static str, unit: &'static str, d: &str, f: impl Fn(&T) -> f64 + 'static) -> Col<T> {
+        Col { spec: ColumnSpec { name, unit, doc: doc(&[d]), dtype: DType::F64 }, get: Getter::F64(Box::new(f)) }
+    }
+    pub fn str(name: &'static str, d: &str, f: impl Fn(&T) -> String + 'static) -> Col<T> {
+        Col { spec: ColumnSpec { name, unit: "", doc: doc(&[d]), dtype: DType::Str }, get: Getter::Str(Box::new(f)) }
+    }
+}
+
+/// Build a table from rows.
+pub fn build<T>(cols: &[Col<T>], rows: &[T]) -> Table {
+    let mut t = Table::default();
+    for c in cols {
+        let col = match &c.get {
+            Getter::F64(f) => Column::F64(rows.iter().map(f).collect()),
+            Getter::U64(f) => Column::U64(rows.iter().map(f).collect()),
+            Getter::Str(f) => Column::Str(rows.iter().map(f).collect()),
+        };
+        t.push(c.spec.name, col);
+    }
+    t
+}
+
+fn nan_or(v: Option<f64>) -> f64 {
+    v.unwrap_or(f64::NAN)
+}
+
+/// One flow, measured over the window.
+pub struct FlowRow {
+    name: String,
+    src: String,
+    dst: String,
+    cc: &'static str,
+    start_s: f64,
+    stop_s: f64,
+    base_rtt: Dur,
+    span: Dur,
+    sender: SenderCounters,
+    receiver: ReceiverCounters,
+    rtt_mean_s: Option<f64>,
+    rtt_min_s: Option<f64>,
+    rtt_p99_s: Option<f64>,
+    rtt_samples: u64,
+    cwnd_final_bytes: u64,
+}
+
+/// Columns of the `flows` table.
+pub fn flow_columns() -> Vec<Col<FlowRow>> {
+    let mut c = vec![
+        Col::str("name", "flow name: <src>-<dst>.<k>", |r: &FlowRow| r.name.clone()),
+        Col::str("src", "sender host", |r: &FlowRow| r.src.clone()),
+        Col::str("dst", "receiver host", |r: &FlowRow| r.dst.clone()),
+        Col::str("cc", "congestion control (canonical name)", |r: &FlowRow| r.cc.to_string()),
+        Col::f64("start_s", "s", "start time (whole run)", |r: &FlowRow| r.start_s),
+        Col::f64("stop_s", "s", "time the sender stopped sending new data; NaN = ran to the end", |r: &FlowRow| r.stop_s),
+        Col::f64("base_rtt_s", "s", "propagation round-trip time (no queueing, no serialization)", |r: &FlowRow| r.base_rtt.secs_f64()),
+        Col::f64("goodput_bps", "bps", "in-order payload bytes delivered to the receiving application, per second of the window", |r: &FlowRow| {
+            r.receiver.delivered_bytes as f64 * 8.0 / r.span.secs_f64()
+        }),
+        Col::f64("throughput_bps", "bps", "bytes the sender put on the wire (headers and retransmissions included), per second of the window", |r: &FlowRow| {
+            r.sender.wire_bytes as f64 * 8.0 / r.span.secs_f64()
+        }),
+    ];
+    c.extend(ReceiverCounters::columns(|r: &FlowRow| r.receiver));
+    c.extend(SenderCounters::columns(|r: &FlowRow| r.sender));
+    c.extend([
+        Col::f64("rtt_mean_s", "s", "mean RTT sample in the window (Karn's rule)", |r: &FlowRow| nan_or(r.rtt_mean_s)),
+        Col::f64("rtt_min_s", "s", "smallest RTT sample in the window", |r: &FlowRow| nan_or(r.rtt_min_s)),
+        Col::f64("rtt_p99_s", "s", "99th percentile of RTT samples in the window", |r: &FlowRow| nan_or(r.rtt_p99_s)),
+        Col::u64("rtt_samples", "count", &["RTT samples in the window"], |r: &FlowRow| r.rtt_samples),
+        Col::u64("cwnd_final_bytes", "bytes", &["congestion window at the end of the run"], |r: &FlowRow| r.cwnd_final_bytes),
+    ]);
+    c
+}
+
+/// One simplex link and its queue, measured over the window.
+pub struct LinkRow {
+    name: String,
+    role: &'static str,
+    qdisc: &'static str,
+    rate_bps: u64,
+    delay: Dur,
+    qlen_pkts: (f64, f64),
+    qlen_bytes: (f64, f64),
+    sojourn: [Option<f64>; 3],
+    queue: QueueCounters,
+    link: LinkCounters,
+    span: Dur,
+}
+
+/// Columns of the `queues` table.
+pub fn queue_columns() -> Vec<Col<LinkRow>> {
+    let mut c = vec![
+        Col::str("link", "link name: <from>-><to>", |r: &LinkRow| r.name.clone()),
+        Col::str("role", "forward (A->B, the bottleneck), reverse (B->A), sender_up, sender_down, receiver_up, receiver_down", |r: &LinkRow| r.role.to_string()),
+        Col::str("qdisc", "queue discipline (canonical name)", |r: &LinkRow| r.qdisc.to_string()),
+        Col::u64("rate_bps", "bps", &["link rate"], |r: &LinkRow| r.rate_bps),
+        Col::f64("delay_s", "s", "propagation delay", |r: &LinkRow| r.delay.secs_f64()),
+        Col::f64("qlen_mean_pkts", "pkts", "exact time-average of the queue length (the packet in transmission not counted)", |r: &LinkRow| r.qlen_pkts.0),
+        Col::f64("qlen_sd_pkts", "pkts", "time-weighted standard deviation of the queue length", |r: &LinkRow| r.qlen_pkts.1),
+        Col::f64("qlen_mean_bytes", "bytes", "exact time-average of the queued bytes", |r: &LinkRow| r.qlen_bytes.0),
+        Col::f64("qlen_sd_bytes", "bytes", "time-weighted standard deviation of the queued bytes", |r: &LinkRow| r.qlen_bytes.1),
+        Col::f64("sojourn_mean_s", "s", "mean sojourn time (dequeue - enqueue) of dequeued packets", |r: &LinkRow| nan_or(r.sojourn[0])),
+        Col::f64("sojourn_p50_s", "s", "median sojourn time", |r: &LinkRow| nan_or(r.sojourn[1])),
+        Col::f64("sojourn_p99_s", "s", "99th percentile of the sojourn time", |r: &LinkRow| nan_or(r.sojourn[2])),
+    ];
+    c.extend(QueueCounters::columns(|r: &LinkRow| r.queue));
+    c.extend([
+        Col::u64("drops", "pkts", &["packets the discipline dropped (drops_arrival + drops_queued); per reason in the drops table"], |r: &LinkRow| r.queue.drops()),
+        Col::f64("drop_ratio", "ratio", "drops / arrivals (random wire loss is not a queue drop)", |r: &LinkRow| {
+            if r.queue.arrivals == 0 {
+                0.0
+            } else {
+                r.queue.drops() as f64 / r.queue.arrivals as f64
+            }
+        }),
+    ]);
+    c.extend(LinkCounters::columns(|r: &LinkRow| r.link));
+    c.push(Col::f64("utilization", "ratio", "tx_bytes / (rate x window): the fraction of the link's capacity used", |r: &LinkRow| {
+        r.link.tx_bytes as f64 * 8.0 / (r.rate_bps as f64 * r.span.secs_f64())
+    }));
+    c
+}
+
+/// One (link, reason) pair: what the discipline dropped and marked for that reason.
+pub struct ReasonRow {
+    link: String,
+    role: &'static str,
+    qdisc: &'static str,
+    reason: &'static str,
+    drops: u64,
+    marks: u64,
+}
+
+/// Columns of the `drops` table.
+pub fn drop_columns() -> Vec<Col<ReasonRow>> {
+    vec![
+        Col::str("link", "link name", |r: &ReasonRow| r.link.clone()),
+        Col::str("role", "link role", |r: &ReasonRow| r.role.to_string()),
+        Col::str("qdisc", "queue discipline", |r: &ReasonRow| r.qdisc.to_string()),
+        Col::str("reason", "a reason the discipline declares (see `crosslayer list aqm`)", |r: &ReasonRow| r.reason.to_string()),
+        Col::u64("drops", "pkts", &["packets dropped for this reason"], |r: &ReasonRow| r.drops),
+        Col::u64("marks", "pkts", &["packets CE-marked for this reason"], |r: &ReasonRow| r.marks),
+    ]
+}
+
+/// One counter a discipline declares.
+pub struct StatRow {
+    link: String,
+    role: &'static str,
+    qdisc: &'static str,
+    stat: &'static str,
+    value: u64,
+}
+
+/// Columns of the `qdisc_stats` table.
+pub fn stat_columns() -> Vec<Col<StatRow>> {
+    vec![
+        Col::str("link", "link name", |r: &StatRow| r.link.clone()),
+        Col::str("role", "link role", |r: &StatRow| r.role.to_string()),
+        Col::str("qdisc", "queue discipline", |r: &StatRow| r.qdisc.to_string()),
+        Col::str("stat", "a counter the discipline declares (see `crosslayer list aqm`)", |r: &StatRow| r.stat.to_string()),
+        Col::u64("value", "count", &["its increase over the window"], |r: &StatRow| r.value),
+    ]
+}
+
+fn static_columns(cols: &[(&'static str, &'static str, &'static str, DType)]) -> Vec<ColumnSpec> {
+    cols.iter().map(|&(name, unit, d, dtype)| ColumnSpec { name, unit, doc: d.into(), dtype }).collect()
+}
+
+/// Fixed columns of `series` (then the sampled discipline's `state` fields, f64).
+pub fn series_columns() -> Vec<ColumnSpec> {
+    static_columns(&[
+        ("t_s", "s", "sample time (whole run)", DType::F64),
+        ("qlen_pkts", "pkts", "bottleneck queue length", DType::U64),
+        ("qlen_bytes", "bytes", "bottleneck queued bytes", DType::U64),
+    ])
+}
+
+/// Fixed columns of `cwnd` (then `<cc>_<field>` for each congestion control's `state`, f64).
+pub fn cwnd_columns() -> Vec<ColumnSpec> {
+    static_columns(&[
+        ("t_s", "s", "sample time (whole run)", DType::F64),
+        ("flow", "", "flow name", DType::Str),
+        ("cwnd_bytes", "bytes", "congestion window", DType::U64),
+        ("ssthresh_bytes", "bytes", "slow-start threshold (18446744073709551615 = not yet set)", DType::U64),
+    ])
+}
+
+fn specs<T>(cols: Vec<Col<T>>) -> Vec<Json> {
+    cols.iter().map(|c| c.spec.to_json()).collect()
+}
+
+/// Description of every table (for Python and the docs).
+pub fn tables_json() -> Json {
+    let fixed = |c: Vec<ColumnSpec>| c.iter().map(ColumnSpec::to_json).collect::<Vec<_>>();
+    json!({
+        "flows": {"doc": "one row per flow", "columns": specs(flow_columns())},
+        "queues": {"doc": "one row per simplex link", "columns": specs(queue_columns())},
+        "drops": {"doc": "one row per link and drop/mark reason its discipline declares", "columns": specs(drop_columns())},
+        "qdisc_stats": {"doc": "one row per link and counter its discipline declares", "columns": specs(stat_columns())},
+        "series": {"doc": "the bottleneck queue every sample_interval", "columns": fixed(series_columns()),
+                   "dynamic": "then one f64 column per state field of the bottleneck's discipline (its `state` in the catalog)"},
+        "cwnd": {"doc": "every started flow's window every sample_interval, when cwnd_trace is on", "columns": fixed(cwnd_columns()),
+                 "dynamic": "then one f64 column <cc>_<field> per state field of each congestion control in the run (NaN for other flows)"},
+    })
+}
+
+/// Assemble the result tables of a finished run.
+pub fn results(sim: &Sim, wall_s: f64) -> RunResult {
+    let span = sim.end() - sim.warmup();
+    let topo = &sim.topo;
+    let now = sim.now();
+
+    let flow_rows: Vec<FlowRow> = sim
+        .flows
+        .iter()
+        .zip(&sim.spec.flows)
+        .map(|(fl, fs)| {
+            let (s, r) = (&fl.sender, &fl.receiver);
+            let h = &s.rtt_hist;
+            let rtt = topo.path_delay(s.node, r.node) + topo.path_delay(r.node, s.node);
+            FlowRow {
+                name: fl.name.clone(),
+                src: topo.node_names[s.node as usize].clone(),
+                dst: topo.node_names[r.node as usize].clone(),
+                cc: fs.cc.name(),
+                start_s: s.start_at().secs_f64(),
+                stop_s: fs.stop.map_or(f64::NAN, |t| t.secs_f64()),
+                base_rtt: rtt,
+                span,
+                sender: s.counters.minus(&fl.at_warmup.0),
+                receiver: r.counters.minus(&fl.at_warmup.1),
+                rtt_mean_s: h.mean().map(|v| v / 1e9),
+                rtt_min_s: h.min().map(|v| v as f64 / 1e9),
+                rtt_p99_s: h.quantile(0.99).map(|v| v / 1e9),
+                rtt_samples: h.count(),
+                cwnd_final_bytes: s.window.cwnd,
+            }
+        })
+        .collect();
+
+    let mut link_rows = Vec::new();
+    let mut reason_rows = Vec::new();
+    let mut stat_rows = Vec::new();
+    for l in &topo.links {
+        let q = &l.queue;
+        let qdisc = q.qdisc.info().name;
+        let sojourn = |p: Option<f64>| match p {
+            Some(p) => q.sojourn.quantile(p).map(|v| v / 1e9),
+            None => q.sojourn.mean().map(|v| v / 1e9),
+        };
+        link_rows.push(LinkRow {
+            name: l.name.clone(),
+            role: l.role,
+            qdisc,
+            rate_bps: l.rate.bps(),
+            delay: l.delay,
+            qlen_pkts: q.backlog_pkts.mean_sd(now),
+            qlen_bytes: q.backlog_bytes.mean_sd(now),
+            sojourn: [sojourn(None), sojourn(Some(0.5)), sojourn(Some(0.99))],
+            queue: q.window(),
+            link: l.window(),
+            span,
+        });
+        let counts = q.reasons_window();
+        for (i, reason) in q.qdisc.reasons().iter().enumerate() {
+            reason_rows.push(ReasonRow { link: l.name.clone(), role: l.role, qdisc, reason: reason.name, drops: counts.drops[i], marks: counts.marks[i] });
+        }
+        for (f, value) in q.qdisc.stat_fields().iter().zip(q.stats_window()) {
+            stat_rows.push(StatRow { link: l.name.clone(), role: l.role, qdisc, stat: f.name, value });
+        }
+    }
+
+    let flow_names: Vec<String> = sim.flows.iter().map(|f| f.name.clone()).collect();
+    let cwnd = match &sim.traces.cwnd {
+        Some(t) => t.table(&flow_names),
+        None => {
+            let mut t = Table::default();
+            for c in cwnd_columns() {
+                t.push(c.name, Column::empty(c.dtype));
+            }
+            t
+        }
+    };
+
+    RunResult {
+        summary: Summary {
+            seed: sim.spec.seed,
+            sim_s: sim.end().secs_f64(),
+            measured_s: span.secs_f64(),
+            wall_s,
+            events: sim.events(),
+            delivered_segments: sim.flows.iter().map(|f| f.data.delivered).sum(),
+            flows: sim.flows.len() as u64,
+            peak_packets: sim.arena.capacity() as u64,
+        },
+        flows: build(&flow_columns(), &flow_rows),
+        queues: build(&queue_columns(), &link_rows),
+        drops: build(&drop_columns(), &reason_rows),
+        qdisc_stats: build(&stat_columns(), &stat_rows),
+        series: sim.traces.series.table(),
+        cwnd,
+    }
+}
