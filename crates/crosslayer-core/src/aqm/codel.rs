@@ -135,3 +135,242 @@ impl QueueDisc for Codel {
         out.copy_from_slice(&[v.count as f64, v.lastcount as f64, v.dropping as u8 as f64, v.ldelay.secs_f64(), drop_next]);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::{QdiscConfig, Queue};
+    use crate::packet::{Packet, PacketArena};
+    use crate::rng::{Rng, StreamKind};
+    use crate::units::{Rate, Time};
+    use std::collections::VecDeque;
+
+    const MS: u64 = 1_000_000;
+
+    /// RFC 8289 section 5 pseudocode, ported literally (with Linux's strict `now >
+    /// first_above_time`, the one deliberate deviation of `codel_law.rs`), as the reference.
+    struct RfcCodel {
+        q: VecDeque<(u64, u64, u32)>, // (enqueue time, bytes, id)
+        bytes: u64,
+        first_above_time: u64,
+        drop_next: u64,
+        count: u32,
+        lastcount: u32,
+        dropping: bool,
+        target: u64,
+        interval: u64,
+        mtu: u64,
+        drops: Vec<(u64, u32)>,
+    }
+
+    impl RfcCodel {
+        fn new(target: u64, interval: u64) -> RfcCodel {
+            RfcCodel { q: VecDeque::new(), bytes: 0, first_above_time: 0, drop_next: 0, count: 0, lastcount: 0, dropping: false, target, interval, mtu: 1514, drops: vec![] }
+        }
+        fn control_law(&self, t: u64, count: u32) -> u64 {
+            t + (self.interval as f64 / (count as f64).sqrt()) as u64
+        }
+        fn dodequeue(&mut self, now: u64) -> (Option<(u64, u64, u32)>, bool) {
+            let Some(p) = self.q.pop_front() else {
+                self.first_above_time = 0;
+                return (None, false);
+            };
+            self.bytes -= p.1;
+            let sojourn = now - p.0;
+            let mut ok = false;
+            if sojourn < self.target || self.bytes <= self.mtu {
+                self.first_above_time = 0;
+            } else if self.first_above_time == 0 {
+                self.first_above_time = now + self.interval;
+            } else if now > self.first_above_time {
+                ok = true;
+            }
+            (Some(p), ok)
+        }
+        fn dequeue(&mut self, now: u64) -> Option<u32> {
+            let (mut p, ok) = self.dodequeue(now);
+            if p.is_none() {
+                self.dropping = false;
+                return None;
+            }
+            if self.dropping {
+                if !ok {
+                    self.dropping = false;
+                }
+                while self.dropping && now >= self.drop_next {
+                    self.drops.push((now, p.unwrap().2));
+                    self.count += 1;
+                    let (next, ok) = self.dodequeue(now);
+                    p = next;
+                    if !ok {
+                        self.dropping = false;
+                    } else {
+                        self.drop_next = self.control_law(self.drop_next, self.count);
+                    }
+                }
+            } else if ok {
+                self.drops.push((now, p.unwrap().2));
+                p = self.dodequeue(now).0;
+                self.dropping = true;
+                let delta = self.count.wrapping_sub(self.lastcount);
+                self.count = 1;
+                if delta > 1 && (now as i128 - self.drop_next as i128) < 16 * self.interval as i128 {
+                    self.count = delta;
+                }
+                self.drop_next = self.control_law(now, self.count);
+                self.lastcount = self.count;
+            }
+            p.map(|p| p.2)
+        }
+    }
+
+    fn codel(target_ms: u64, interval_ms: u64) -> Queue {
+        let cfg = CodelConfig { target: Dur::from_ms(target_ms), interval: Dur::from_ms(interval_ms), limit_pkts: 100_000, ..Default::default() };
+        Queue::new(&QdiscConfig::Codel(cfg), &QdiscEnv { link_rate: Rate::from_mbps(100) }, Rng::stream(1, StreamKind::Qdisc, 0))
+    }
+
+    /// Drive both with arrivals at `arr` and dequeues at `deq` (ns, sorted; arrivals first at a
+    /// tie). Returns (drops of the model, dequeued ids of the model, the reference).
+    fn drive(arr: &[u64], deq: &[u64], target_ms: u64, interval_ms: u64) -> (Vec<(u64, u32)>, Vec<u32>, RfcCodel) {
+        let mut q = codel(target_ms, interval_ms);
+        let mut reference = RfcCodel::new(target_ms * MS, interval_ms * MS);
+        let mut arena = PacketArena::new();
+        let (mut drops, mut sent, mut dropped) = (vec![], vec![], vec![]);
+        let (mut i, mut j) = (0, 0);
+        while j < deq.len() {
+            if i < arr.len() && arr[i] <= deq[j] {
+                let id = arena.alloc(Packet { size_bytes: 1500, ..Default::default() });
+                assert!(q.enqueue(id, Time::from_ns(arr[i]), &mut arena, &mut dropped));
+                reference.q.push_back((arr[i], 1500, id));
+                reference.bytes += 1500;
+                i += 1;
+            } else {
+                let now = deq[j];
+                if let Some(id) = q.dequeue(Time::from_ns(now), &mut arena, &mut dropped) {
+                    sent.push(id);
+                    arena.free(id);
+                }
+                for id in dropped.drain(..) {
+                    drops.push((now, id));
+                    arena.free(id);
+                }
+                let r = reference.dequeue(now);
+                assert_eq!(r, sent.last().copied().filter(|_| r.is_some()), "dequeued packet differs at {now}");
+                j += 1;
+            }
+        }
+        q.check_identities().unwrap();
+        (drops, sent, reference)
+    }
+
+    fn vars(q: &Queue) -> CodelVars {
+        match &q.qdisc {
+            crate::aqm::Qdisc::Codel(c) => *c.vars(),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn drops_match_the_rfc_pseudocode_over_a_grid_of_loads() {
+        // Arrivals at rate lambda, dequeues at rate mu, with random jitter: overload, near
+        // balance, on/off phases; several targets and intervals.
+        for (seed, (lambda_per_ms, mu_per_ms, target, interval)) in
+            [(1.2, 1.0, 5, 100), (2.0, 1.0, 5, 100), (1.05, 1.0, 5, 100), (1.5, 1.0, 2, 20), (3.0, 1.0, 10, 200), (0.9, 1.0, 5, 100)].into_iter().enumerate()
+        {
+            let mut rng = Rng::stream(seed as u64, StreamKind::Flow, 0);
+            let mut arr = vec![];
+            let mut t = 0.0;
+            while t < 6_000.0 {
+                // on/off: arrivals pause for 300 ms every 2 s, so the queue drains and re-enters
+                let on = (t as u64 / 1000) % 2 == 0 || (t as u64 % 1000) > 300;
+                t += (0.5 + rng.next_f64()) / lambda_per_ms * if on { 1.0 } else { 20.0 };
+                arr.push((t * 1e6) as u64 + 1);
+            }
+            let deq: Vec<u64> = (1..(6_000.0 * mu_per_ms) as u64).map(|k| (k as f64 / mu_per_ms * 1e6) as u64).collect();
+            let (drops, _, reference) = drive(&arr, &deq, target, interval);
+            assert_eq!(drops, reference.drops, "load {lambda_per_ms}/{mu_per_ms}, target {target} ms, interval {interval} ms");
+            if lambda_per_ms > 1.0 {
+                assert!(drops.len() > 10, "overload must cause drops");
+            }
+        }
+    }
+
+    #[test]
+    fn drop_spacing_follows_interval_over_sqrt_count() {
+        // Twice the service rate: the queue never drains, CoDel stays in the dropping state and
+        // the k-th gap is interval / sqrt(k), up to the 0.1 ms dequeue granularity.
+        let arr: Vec<u64> = (1..200_000).map(|k| k * 50_000).collect();
+        let deq: Vec<u64> = (1..100_000).map(|k| k * 100_000).collect();
+        let (drops, _, _) = drive(&arr, &deq, 5, 100);
+        let times: Vec<f64> = drops.iter().map(|d| d.0 as f64 / 1e6).collect();
+        for k in 1..30 {
+            let gap = times[k] - times[k - 1];
+            let law = 100.0 / (k as f64).sqrt();
+            assert!((gap - law).abs() <= 0.1 + 1e-9, "gap {k}: {gap:.3} ms, law {law:.3} ms");
+        }
+    }
+
+    #[test]
+    fn count_is_reused_on_reentry_within_sixteen_intervals() {
+        // 1 s of 2 % overload (the queue grows, count climbs), a 50 ms pause (the queue drains,
+        // dropping stops), then overload again: the new dropping state starts from
+        // count - lastcount.
+        let mut arr: Vec<u64> = (1..10_200).map(|k| k * 98_039).collect();
+        arr.extend((0..20_000).map(|k| 1_050 * MS + k * 98_039));
+        let deq: Vec<u64> = (1..60_000).map(|k| k * 100_000).collect();
+        let mut q = codel(5, 100);
+        let mut arena = PacketArena::new();
+        let mut dropped = vec![];
+        let (mut i, mut before_exit, mut after) = (0, None, None);
+        for &now in &deq {
+            while i < arr.len() && arr[i] <= now {
+                let id = arena.alloc(Packet { size_bytes: 1500, ..Default::default() });
+                q.enqueue(id, Time::from_ns(arr[i]), &mut arena, &mut dropped);
+                i += 1;
+            }
+            let was = vars(&q);
+            if let Some(id) = q.dequeue(Time::from_ns(now), &mut arena, &mut dropped) {
+                arena.free(id);
+            }
+            dropped.drain(..).for_each(|id| arena.free(id));
+            let v = vars(&q);
+            if was.dropping && !v.dropping && before_exit.is_none() {
+                before_exit = Some(was);
+            }
+            if before_exit.is_some() && !was.dropping && v.dropping && after.is_none() {
+                after = Some((now, v));
+            }
+        }
+        let b = before_exit.expect("left the dropping state");
+        let (t, a) = after.expect("re-entered the dropping state");
+        eprintln!("first period: count {} lastcount {}; re-entry at {:.3} s with count {}", b.count, b.lastcount, t as f64 / 1e9, a.count);
+        assert!(b.count > 3, "count grew in the first period: {}", b.count);
+        assert!(Time::from_ns(t) < b.drop_next + Dur::from_ms(1600), "re-entry within 16 intervals");
+        assert_eq!(a.count, b.count - b.lastcount, "RFC 8289 5.5: count resumes at the drops of the last period");
+        assert_eq!(a.lastcount, a.count);
+    }
+
+    #[test]
+    fn marks_instead_of_drops_for_ect_packets() {
+        let cfg = CodelConfig { ecn: true, limit_pkts: 100_000, ..Default::default() };
+        let mut q = Queue::new(&QdiscConfig::Codel(cfg), &QdiscEnv { link_rate: Rate::from_mbps(100) }, Rng::stream(1, StreamKind::Qdisc, 0));
+        let mut arena = PacketArena::new();
+        let mut dropped = vec![];
+        let mut i = 0u64;
+        for k in 1..40_000u64 {
+            let now = Time::from_ns(k * 100_000);
+            while (i + 1) * 50_000 <= now.ns() {
+                i += 1;
+                let id = arena.alloc(Packet { size_bytes: 1500, ecn: crate::packet::Ecn::Ect0, ..Default::default() });
+                q.enqueue(id, Time::from_ns(i * 50_000), &mut arena, &mut dropped);
+            }
+            if let Some(id) = q.dequeue(now, &mut arena, &mut dropped) {
+                arena.free(id);
+            }
+        }
+        assert!(dropped.is_empty(), "ECT packets are marked, never dropped by the law");
+        assert!(q.counters().marks > 10);
+        assert_eq!(q.reasons().marks[REASON_CODEL as usize], q.counters().marks);
+        q.check_identities().unwrap();
+    }
+}
