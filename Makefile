@@ -4,7 +4,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install demo test bench fmt
+.PHONY: install demo test bench fmt docs
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -23,3 +23,6 @@ test: install
 bench: install
 	cargo bench -p crosslayer-core --bench throughput
 	$(VENV)/bin/crosslayer bench
+
+docs: install
+	$(PY) -m crosslayer.docgen docs/models

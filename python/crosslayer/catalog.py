@@ -219,8 +219,8 @@ def markdown_params(params: Sequence[Param]) -> str:
         "|---|---|---|---|---|",
     ]
     for p in params:
-        valid = ", ".join(p.choices) if p.choices else p.range
-        default = f"`{format_value(p, p.default)}` ({p.default_source})"
+        valid = ", ".join(p.choices) if p.choices else ("true, false" if p.unit == "flag" else p.range)
+        default = f"`{format_value(p, p.default)}`: {p.default_source}"
         lines.append(
             f"| `{p.name}` | {_cell(p.unit_label)} | {_cell(default)} | {_cell(valid)} | {_cell(p.doc)} |"
         )

@@ -7,6 +7,7 @@ or command line.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import asdict
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, TypeVar
@@ -17,6 +18,7 @@ from rich.table import Table
 
 import crosslayer
 from crosslayer.bench import CASES, NS3_REFERENCE, BenchRow, default_studies_dir, run_bench
+from crosslayer.catalog import Algorithm, Param, catalog, format_value
 from crosslayer.result import Result, dumps_json
 from crosslayer.scenario import Scenario, ScenarioError
 from crosslayer.units import format_duration
@@ -37,6 +39,15 @@ BENCH_COLUMNS = (
 )  # fmt: skip
 
 T = TypeVar("T")
+
+
+class Listing(StrEnum):
+    """What ``crosslayer list`` shows."""
+
+    cc = "cc"
+    aqm = "aqm"
+    tcp = "tcp"
+    tables = "tables"
 
 
 class TableFormat(StrEnum):
@@ -213,6 +224,72 @@ def _bench_cells(row: BenchRow) -> tuple[str, ...]:
         _num(row.delivered_segments_per_wall_s, 0), _num(row.events_per_wall_s, 0),
         _times(row.speedup_vs_ns3), _times(row.segments_rate_vs_ns3),
     )  # fmt: skip
+
+
+def _params_table(params: tuple[Param, ...], title: str | None = None) -> Table:
+    table = Table(title=title, show_lines=False, title_justify="left")
+    for header in ("parameter", "unit", "default", "valid", "description"):
+        table.add_column(header, overflow="fold")
+    for p in params:
+        valid = ", ".join(p.choices) if p.choices else ("true, false" if p.unit == "flag" else p.range)
+        default = format_value(p, p.default)
+        table.add_row(p.name, p.unit_label, f"{default}\n[dim]{p.default_source}[/dim]", valid, p.doc)
+    return table
+
+
+def _print_algorithm(console: Console, a: Algorithm) -> None:
+    aliases = f"  (aliases: {', '.join(a.aliases)})" if a.aliases else ""
+    console.print(f"[bold]{a.name}[/bold]{aliases}: {a.summary}", highlight=False)
+    console.print(f"  sources: {'; '.join(a.sources)}", highlight=False, soft_wrap=True)
+    for key, label in (("reasons", "drop/mark reasons"), ("stats", "counters"), ("state", "state in traces")):
+        items = a.extras.get(key) or []
+        if items:
+            console.print(f"  {label}: {', '.join(i['name'] for i in items)}", highlight=False)
+    flags = [k for k in ("needs_ecn", "full_control", "rate_sample") if a.extras.get(k)]
+    if flags:
+        console.print(f"  declares: {', '.join(flags)}", highlight=False)
+    if a.params:
+        console.print(_params_table(a.params))
+    else:
+        console.print("  no parameters")
+    console.print()
+
+
+@app.command("list")
+def list_(
+    what: Annotated[Listing, typer.Argument(help="cc, aqm, tcp (the [tcp] options) or tables (result columns).")],
+    json_output: Annotated[bool, typer.Option("--json", help="Print the catalog entries as JSON.")] = False,
+) -> None:
+    """List every congestion control or queue discipline with its sources and parameters."""
+    cat = catalog()
+    if what in (Listing.cc, Listing.aqm):
+        algorithms = list(cat.family(what.value).values())
+        if json_output:
+            typer.echo(dumps_json([{**asdict(a), "params": [asdict(p) for p in a.params]} for a in algorithms], indent=2))
+            return
+        console = Console()
+        for a in algorithms:
+            _print_algorithm(console, a)
+    elif what is Listing.tcp:
+        if json_output:
+            typer.echo(dumps_json([asdict(p) for p in cat.tcp], indent=2))
+            return
+        Console().print(_params_table(cat.tcp, title="\\[tcp] options (also per flow group: tcp = { ... })"))
+    else:
+        if json_output:
+            typer.echo(dumps_json({name: asdict(t) for name, t in cat.tables.items()}, indent=2))
+            return
+        console = Console()
+        for t in cat.tables.values():
+            table = Table(title=f"{t.name}: {t.doc}", title_justify="left")
+            for header in ("column", "unit", "type", "description"):
+                table.add_column(header, overflow="fold")
+            for c in t.columns:
+                table.add_row(c.name, c.unit, c.dtype, c.doc)
+            console.print(table)
+            if t.dynamic:
+                console.print(f"  {t.dynamic}", highlight=False)
+            console.print()
 
 
 if __name__ == "__main__":
