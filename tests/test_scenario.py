@@ -374,3 +374,21 @@ cc = "reno"
 def test_toml_syntax_error_is_a_scenario_error() -> None:
     with pytest.raises(ScenarioError, match="invalid TOML"):
         Scenario.from_toml('name = "x"\nduration = \n')
+
+
+def test_unknown_keys_do_not_hide_the_other_problems(minimal: dict[str, Any]) -> None:
+    # Seven problems in one file, three of them unknown keys at different depths: all reported.
+    minimal["durration"] = "5s"
+    minimal["seed"] = -1
+    minimal["topology"]["bottleneck"]["rat"] = "1Mbps"
+    minimal["topology"]["bottleneck"]["delay"] = "soon"
+    minimal["flows"][0]["cc"] = {"kind": "cubic", "bta": 0.5, "c": -1.0}
+    minimal["flows"][0]["per_pair"] = 0
+    with pytest.raises(ScenarioError) as info:
+        Scenario.from_dict(minimal)
+    paths = [path for path, _ in info.value.problems]
+    assert sorted(paths) == sorted([
+        "durration", "seed", "topology.bottleneck.rat", "topology.bottleneck.delay",
+        "flows[0].cc.bta", "flows[0].cc.c", "flows[0].per_pair",
+    ]), info.value  # fmt: skip
+    assert 'did you mean "rate"?' in str(info.value) and 'did you mean "beta"?' in str(info.value)

@@ -4,8 +4,9 @@
 >>> result = crosslayer.run("studies/seed000-access-link.toml")   # doctest: +SKIP
 >>> result.flows[["name", "goodput_bps"]]                          # doctest: +SKIP
 
-The compiled engine (``crosslayer._core``) is imported on first use, so scenario models,
-validation and stored results work without it.
+The compiled engine (``crosslayer._core``) declares every algorithm and its parameters; the
+scenario models and their validation are built from its catalog (:mod:`crosslayer.catalog`), so
+importing the package needs the built extension (``pip install -e .`` builds it with maturin).
 """
 
 from __future__ import annotations

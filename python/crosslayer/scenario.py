@@ -228,7 +228,7 @@ def _relative_problems(error: ValidationError) -> list[tuple[Loc, str]]:
     """A ValidationError as (location, message) pairs relative to the model that raised it."""
     out: list[tuple[Loc, str]] = []
     for err in error.errors(include_url=False):
-        loc = tuple(err["loc"])
+        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith(_TAG)))
         if err["type"] == _PROBLEMS:
             out += [(loc + tuple(rel), msg) for rel, msg in err["ctx"]["problems"]]
         else:
@@ -257,10 +257,18 @@ class _Model(BaseModel):
             hint = f'did you mean "{close[0]}"? ' if close else ""
             problems.append(((str(key),), f"unknown field; {hint}valid fields: {', '.join(valid)}"))
         try:
-            handler({k: v for k, v in data.items() if k in cls.model_fields})
+            model = handler({k: v for k, v in data.items() if k in cls.model_fields})
         except ValidationError as exc:
             problems += _relative_problems(exc)
+        else:
+            # The model's own checks (after-validators) do not run inside this validator.
+            problems += [p for p in model._checks() if p not in problems]
         _raise_problems(problems)
+
+    def _checks(self) -> list[tuple[Loc, str]]:
+        """Problems found after the fields validated (cross-field and engine checks); the
+        models that have such checks run them in an after-validator through this method."""
+        return []
 
 
 def _normalize_kind(what: str, known: Iterable[str]) -> BeforeValidator:
@@ -358,9 +366,12 @@ class AlgorithmConfig(_Model):
 
     @model_validator(mode="after")
     def _engine_checks(self) -> AlgorithmConfig:
-        a = self._algorithm
-        _raise_problems(_engine_problems(a.family, a.params, self.params(), self.engine_spec(), "all"))
+        _raise_problems(self._checks())
         return self
+
+    def _checks(self) -> list[tuple[Loc, str]]:
+        a = self._algorithm
+        return _engine_problems(a.family, a.params, self.params(), self.engine_spec(), "all")
 
     def params(self) -> dict[str, Any]:
         """Parameter values in engine units."""
@@ -493,6 +504,10 @@ class Dumbbell(_Model):
 
     @model_validator(mode="after")
     def _check_nodes(self) -> Dumbbell:
+        _raise_problems(self._checks())
+        return self
+
+    def _checks(self) -> list[tuple[Loc, str]]:
         problems: list[tuple[Loc, str]] = []
         for role in ("senders", "receivers"):
             if not getattr(self, role):
@@ -509,8 +524,7 @@ class Dumbbell(_Model):
                         ((role, i, "name"), f"duplicate node name {show(host.name)}; node names must be unique")
                     )
                 seen.add(host.name)
-        _raise_problems(problems)
-        return self
+        return problems
 
     def engine_spec(self) -> dict[str, Any]:
         b = self.bottleneck
@@ -531,8 +545,11 @@ class _TcpBase(_Model):
 
     @model_validator(mode="after")
     def _ranges(self) -> _TcpBase:
-        _raise_problems(_engine_problems("tcp", catalog().tcp, self.engine_spec(), self.engine_spec(), "ranges"))
+        _raise_problems(self._checks())
         return self
+
+    def _checks(self) -> list[tuple[Loc, str]]:
+        return _engine_problems("tcp", catalog().tcp, self.engine_spec(), self.engine_spec(), "ranges")
 
     def problems(self) -> list[tuple[Loc, str]]:
         """Rules between fields (e.g. min_rto <= initial_rto <= max_rto), run on the effective
@@ -575,12 +592,14 @@ class UniformStart(_Model):
 
     @model_validator(mode="after")
     def _ordered(self) -> UniformStart:
+        _raise_problems(self._checks())
+        return self
+
+    def _checks(self) -> list[tuple[Loc, str]]:
         lo, hi = self.uniform
         if lo > hi:
-            _raise_problems(
-                [(("uniform",), f"needs from <= to (got [{show(format_duration(lo))}, {show(format_duration(hi))}])")]
-            )
-        return self
+            return [(("uniform",), f"needs from <= to (got [{show(format_duration(lo))}, {show(format_duration(hi))}])")]
+        return []
 
     @property
     def bounds(self) -> tuple[int, int]:
@@ -674,6 +693,9 @@ class Scenario(_Model):
     def _check(self) -> Scenario:
         _raise_problems(self._problems())
         return self
+
+    def _checks(self) -> list[tuple[Loc, str]]:
+        return self._problems()
 
     def _problems(self) -> list[tuple[Loc, str]]:
         out: list[tuple[Loc, str]] = []
