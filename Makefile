@@ -4,7 +4,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install demo test bench fmt docs
+.PHONY: install demo test bench fmt docs fuzz
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -26,3 +26,7 @@ bench: install
 
 docs: install
 	$(PY) -m crosslayer.docgen docs/models
+
+# A long fuzz run of mutated study files (the tests run 3000 cases); prints the outcome counts.
+fuzz: install
+	$(PY) tests/fuzz_studies.py --cases 200000 --seed 1

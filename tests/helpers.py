@@ -35,7 +35,7 @@ MINIMAL: dict[str, Any] = {
 
 def _fill(table: str, rows: int, values: dict[str, list[Any]]) -> dict[str, list[Any]]:
     """Every column the engine declares for ``table``: ``values`` where given, else zeros/blanks."""
-    zero = {"f64": 0.0, "u64": 0, "str": ""}
+    zero = {"f64": 0.0, "u64": 0, "str": "", "category": ""}
     out = {}
     for c in catalog().tables[table].columns:
         out[c.name] = values.get(c.name, [zero[c.dtype]] * rows)

@@ -211,7 +211,7 @@ BAD_CASES: list[tuple[str, Mutation, str]] = [
     (
         "bad scenario name",
         _set("name", "my study"),
-        "name: must be letters, digits, '.', '_' and '-' (it names the results folder)",
+        "name: must be letters, digits, '.', '_' and '-', at most 100 characters (it names the results folder)",
     ),
 ]
 
@@ -265,6 +265,7 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
         "warmup": 2_000_000_000,
         "sample_interval": 10_000_000,
         "cwnd_trace": False,
+        "limits": {"max_trace_rows": 20_000_000, "max_events": 100_000_000_000},
         "topology": {
             "kind": "dumbbell",
             "forward": edge(10_000_000, 5_000_000, qdisc={"kind": "droptail", "limit_pkts": 100, "limit_bytes": None}),

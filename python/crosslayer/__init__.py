@@ -35,14 +35,20 @@ def run(scenario: Scenario | Mapping[str, Any] | str | Path) -> Result:
     """Run one simulation.
 
     ``scenario`` is a :class:`Scenario`, a TOML-shaped mapping, a path to a study file or TOML
-    text. Raises :class:`ScenarioError` for an invalid scenario, ``ValueError`` if the engine
-    rejects the spec, and :class:`EngineError` if the engine fails (a simulator bug).
+    text. Raises :class:`ScenarioError` for an invalid scenario and :class:`EngineError` if the
+    engine fails: out of memory, a limit of ``[limits]`` reached, or a simulator bug.
     """
     validated = Scenario.coerce(scenario)
     from crosslayer import _core
 
-    raw = _core.run_json(json.dumps(validated.to_engine_spec()))
-    return Result.from_engine(raw, validated)
+    try:
+        raw = _core.run_json(json.dumps(validated.to_engine_spec()))
+        return Result.from_engine(raw, validated)
+    except MemoryError:
+        raise _core.EngineError(
+            "out of memory while building the result tables: sample less often (sample_interval) "
+            "or turn cwnd_trace off"
+        ) from None
 
 
 def __getattr__(name: str) -> Any:

@@ -23,6 +23,7 @@ from crosslayer.units import format_duration, format_rate, format_size
 
 __all__ = [
     "Algorithm",
+    "Bound",
     "Catalog",
     "ColumnInfo",
     "Param",
@@ -120,10 +121,24 @@ class TableInfo:
 
 
 @dataclass(frozen=True)
+class Bound:
+    """A fixed limit of the engine (checked before every run)."""
+
+    name: str
+    value: int
+    unit: str
+    doc: str
+
+
+@dataclass(frozen=True)
 class Catalog:
     cc: dict[str, Algorithm]
     aqm: dict[str, Algorithm]
     tcp: tuple[Param, ...]
+    limits: tuple[Param, ...]
+    """The settable safety limits of a run (a study's ``[limits]`` table)."""
+    bounds: dict[str, Bound]
+    """The fixed limits: max_duration, max_delay, max_rate, max_hosts, max_flows, ..."""
     tables: dict[str, TableInfo]
 
     def family(self, family: Family) -> dict[str, Algorithm]:
@@ -152,9 +167,9 @@ def _algorithms(family: Family, entries: Iterable[dict[str, Any]]) -> dict[str, 
 
 
 @functools.cache
-def _engine() -> Any:
-    # The compiled module, held here once: tests may swap crosslayer._core for a fake engine
-    # later, but validation keeps using the real catalog and checks.
+def engine() -> Any:
+    """The compiled module, held here once: tests may swap ``crosslayer._core`` for a fake engine
+    later, but validation keeps using the real catalog and checks."""
     from crosslayer import _core
 
     return _core
@@ -163,7 +178,7 @@ def _engine() -> Any:
 @functools.cache
 def catalog() -> Catalog:
     """The engine's catalog (loaded once)."""
-    raw = json.loads(_engine().catalog())
+    raw = json.loads(engine().catalog())
     tables = {
         name: TableInfo(
             name=name,
@@ -177,6 +192,8 @@ def catalog() -> Catalog:
         cc=_algorithms("cc", raw["cc"]),
         aqm=_algorithms("aqm", raw["aqm"]),
         tcp=tuple(Param.from_json(p) for p in raw["tcp"]),
+        limits=tuple(Param.from_json(p) for p in raw["limits"]),
+        bounds={name: Bound(name=name, **b) for name, b in raw["bounds"].items()},
         tables=tables,
     )
 
@@ -188,7 +205,7 @@ def check(section: str, config: dict[str, Any], what: str = "all") -> list[tuple
     ``ranges`` or ``relations``. This is the function the engine runs before a simulation, so
     what passes here passes there.
     """
-    return list(_engine().check_config(section, json.dumps(config), what))
+    return list(engine().check_config(section, json.dumps(config), what))
 
 
 def format_value(param: Param, value: Any) -> str:

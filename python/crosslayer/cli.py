@@ -1,11 +1,14 @@
-"""``crosslayer`` command line: run, validate and benchmark study files.
+"""``crosslayer`` command line: run, validate, list and benchmark.
 
-Exit codes: 0 success, 1 engine failure (missing build or simulator bug), 2 invalid study file
-or command line.
+Exit codes: 0 success, 1 engine failure (out of memory, a [limits] value reached, a simulator
+bug) or results that cannot be written after the run, 2 invalid study file or command line
+(including an output folder that cannot be written, checked before the run).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Callable
 from dataclasses import asdict
 from enum import StrEnum
@@ -19,7 +22,7 @@ from rich.table import Table
 import crosslayer
 from crosslayer.bench import CASES, NS3_REFERENCE, BenchRow, default_studies_dir, run_bench
 from crosslayer.catalog import Algorithm, Param, catalog, format_value
-from crosslayer.result import Result, dumps_json
+from crosslayer.result import Result, dumps_json, staging_folder
 from crosslayer.scenario import Scenario, ScenarioError
 from crosslayer.units import format_duration
 
@@ -47,6 +50,7 @@ class Listing(StrEnum):
     cc = "cc"
     aqm = "aqm"
     tcp = "tcp"
+    limits = "limits"
     tables = "tables"
 
 
@@ -160,8 +164,18 @@ def run(
     """Run a study file, print a summary and write the result folder."""
     overrides = {k: v for k, v in {"seed": seed, "duration": duration, "warmup": warmup}.items() if v is not None}
     scenario = _load(file, overrides)
-    result = _engine_guard(lambda: crosslayer.run(scenario))
-    folder = result.save(out or Path("results") / scenario.name, format=table_format.value)
+    folder = out or Path("results") / scenario.name
+    try:  # before the run: a bad --out must not cost a whole simulation
+        staging = staging_folder(folder)
+    except OSError as exc:
+        _fail(f"cannot write the results to {folder}: {exc.strerror or exc}", 2)
+    try:
+        result = _engine_guard(lambda: crosslayer.run(scenario))
+        result.save(folder, format=table_format.value, staging=staging)
+    except OSError as exc:
+        _fail(f"cannot write the results to {folder}: {exc.strerror or exc}", 1)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     agg = result.aggregates()
     if json_output:
         typer.echo(dumps_json({"out": str(folder), **agg, "summary": result.summary}))
@@ -257,7 +271,9 @@ def _print_algorithm(console: Console, a: Algorithm) -> None:
 
 @app.command("list")
 def list_(
-    what: Annotated[Listing, typer.Argument(help="cc, aqm, tcp (the [tcp] options) or tables (result columns).")],
+    what: Annotated[
+        Listing, typer.Argument(help="cc, aqm, tcp (the [tcp] options), limits (fixed and [limits]) or tables (result columns).")
+    ],
     json_output: Annotated[bool, typer.Option("--json", help="Print the catalog entries as JSON.")] = False,
 ) -> None:
     """List every congestion control or queue discipline with its sources and parameters."""
@@ -275,6 +291,20 @@ def list_(
             typer.echo(dumps_json([asdict(p) for p in cat.tcp], indent=2))
             return
         Console().print(_params_table(cat.tcp, title="\\[tcp] options (also per flow group: tcp = { ... })"))
+    elif what is Listing.limits:
+        if json_output:
+            bounds = {name: asdict(b) for name, b in cat.bounds.items()}
+            typer.echo(dumps_json({"bounds": bounds, "limits": [asdict(p) for p in cat.limits]}, indent=2))
+            return
+        console = Console()
+        table = Table(title="Fixed limits, checked before every run", title_justify="left")
+        for header in ("limit", "value", "description"):
+            table.add_column(header, overflow="fold")
+        for b in cat.bounds.values():
+            shown = format_value(Param(b.name, "", b.unit, "", "int", False, (), None, False, None, False, "", b.value, "", None), b.value)
+            table.add_row(b.name, shown, b.doc)
+        console.print(table)
+        console.print(_params_table(cat.limits, title="\\[limits] of a study (settable)"))
     else:
         if json_output:
             typer.echo(dumps_json({name: asdict(t) for name, t in cat.tables.items()}, indent=2))
@@ -292,5 +322,17 @@ def list_(
             console.print()
 
 
+def main() -> None:
+    """The ``crosslayer`` entry point: the app, with any unexpected exception reported in one
+    line (exit 1) instead of a traceback; ``CROSSLAYER_DEBUG=1`` shows the traceback."""
+    try:
+        app()
+    except Exception as exc:  # noqa: BLE001 - the last line of defence of the CLI
+        if os.environ.get("CROSSLAYER_DEBUG"):
+            raise
+        typer.echo(f"internal error (a crosslayer bug; please report it with the study file): {type(exc).__name__}: {exc}", err=True)
+        raise SystemExit(1) from None
+
+
 if __name__ == "__main__":
-    app()
+    main()

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import shutil
+import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +32,7 @@ __all__ = [
     "Result",
     "dumps_json",
     "jain_index",
+    "staging_folder",
     "state_columns",
 ]
 
@@ -103,9 +107,41 @@ def _spread(values: pd.Series) -> dict[str, float]:
     return {"min": q[0], "q1": q[1], "median": q[2], "q3": q[3], "max": q[4], "mean": float(values.mean())}
 
 
-def _table(columns: Mapping[str, list[Any]] | None, names: tuple[str, ...]) -> pd.DataFrame:
+def _column(values: Any) -> Any:
+    """An engine column: a NumPy array, a list, or ``{"codes", "labels"}`` for a categorical."""
+    if isinstance(values, Mapping):
+        return pd.Categorical.from_codes(np.asarray(values["codes"], dtype=np.int64), categories=list(values["labels"]))
+    return values
+
+
+def _table(columns: Mapping[str, Any] | None, names: tuple[str, ...]) -> pd.DataFrame:
     """A DataFrame from a column dict; an absent or empty dict gives the documented columns."""
-    return pd.DataFrame(dict(columns)) if columns else pd.DataFrame(columns=list(names))
+    if not columns:
+        return pd.DataFrame(columns=list(names))
+    return pd.DataFrame({name: _column(values) for name, values in columns.items()}, copy=False)
+
+
+def staging_folder(folder: str | Path) -> Path:
+    """A new empty folder beside ``folder`` to write results into before they are moved into
+    place (so ``folder`` is always complete or absent). Creating it is also the check that the
+    results can be written: call it before a long run. Raises OSError (e.g. PermissionError,
+    NotADirectoryError) if they cannot."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise NotADirectoryError(f"{folder} exists and is not a folder")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name[:50]}.partial-"))
+
+
+def _publish(staging: Path, folder: Path) -> None:
+    """Move a complete staging folder into place, replacing ``folder`` as a whole."""
+    if folder.exists():
+        old = folder.with_name(f".{folder.name[:50]}.old-{os.getpid()}")
+        os.replace(folder, old)
+        os.replace(staging, folder)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(staging, folder)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -199,22 +235,30 @@ class Result:
             "scenario": self.scenario.model_dump(mode="json"),
         }
 
-    def save(self, folder: str | Path, format: Format = "parquet") -> Path:
-        """Write ``<table>.parquet`` (or ``.json``, column-oriented), summary.json, scenario.json."""
+    def save(self, folder: str | Path, format: Format = "parquet", staging: Path | None = None) -> Path:
+        """Write ``<table>.parquet`` (or ``.json``, column-oriented), summary.json, scenario.json.
+
+        The files are written into a staging folder (``staging``, from :func:`staging_folder`,
+        or a new one) and moved into place at the end, replacing an earlier ``folder`` as a
+        whole: the folder is always complete or absent, never a mix of two runs.
+        """
         if format not in ("parquet", "json"):
             raise ValueError(f'format must be "parquet" or "json" (got {format!r})')
         out = Path(folder)
-        out.mkdir(parents=True, exist_ok=True)
-        other = "json" if format == "parquet" else "parquet"
-        for name in TABLES:
-            frame: pd.DataFrame = getattr(self, name)
-            (out / f"{name}.{other}").unlink(missing_ok=True)  # never leave a stale twin
-            if format == "parquet":
-                frame.to_parquet(out / f"{name}.parquet", index=False)
-            else:
-                (out / f"{name}.json").write_text(dumps_json(frame.to_dict(orient="list")))
-        (out / "summary.json").write_text(dumps_json(self.summary, indent=2))
-        (out / "scenario.json").write_text(dumps_json(self.scenario.model_dump(mode="json"), indent=2))
+        tmp = staging or staging_folder(out)
+        try:
+            for name in TABLES:
+                frame: pd.DataFrame = getattr(self, name)
+                if format == "parquet":
+                    frame.to_parquet(tmp / f"{name}.parquet", index=False)
+                else:
+                    (tmp / f"{name}.json").write_text(dumps_json(frame.to_dict(orient="list")))
+            (tmp / "summary.json").write_text(dumps_json(self.summary, indent=2))
+            (tmp / "scenario.json").write_text(dumps_json(self.scenario.model_dump(mode="json"), indent=2))
+            _publish(tmp, out)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         return out
 
     @classmethod

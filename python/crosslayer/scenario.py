@@ -19,6 +19,7 @@ Models are frozen; use :meth:`Scenario.with_overrides` to derive a variant (it r
 from __future__ import annotations
 
 import difflib
+import json
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
@@ -44,7 +45,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from crosslayer.catalog import FAMILY_TITLES, Algorithm, Family, Param, catalog, check, format_value
+from crosslayer.catalog import FAMILY_TITLES, Algorithm, Family, Param, catalog, check, engine, format_value
 from crosslayer.units import (
     format_duration,
     format_rate,
@@ -87,10 +88,17 @@ Problem = tuple[str, str]
 # Errors
 
 
+def _printable(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class ScenarioError(ValueError):
     """An invalid scenario. ``problems`` lists (field path, message); ``str()`` shows them all."""
 
     def __init__(self, problems: list[Problem], source: str | None = None) -> None:
+        # Paths and messages may quote what the user wrote: keep them printable (lone surrogates
+        # and other unencodable characters are escaped).
+        problems = [(_printable(path), _printable(message)) for path, message in problems]
         self.problems = problems
         self.source = source
         where = f" ({source})" if source else ""
@@ -150,6 +158,10 @@ def _message(error: Mapping[str, Any]) -> str:
         return str(error["ctx"]["error"])
     if kind == "literal_error":
         return f"must be {error['ctx']['expected']} (got {show(value)})"
+    if kind == "too_long":
+        return f"must be a list of at most {error['ctx']['max_length']} values (got {show(value)})"
+    if kind == "too_short":
+        return f"must be a list of at least {error['ctx']['min_length']} values (got {show(value)})"
     if kind in _GENERIC_MESSAGES:
         return f"{_GENERIC_MESSAGES[kind]} (got {show(value)})"
     return str(error["msg"])
@@ -180,19 +192,44 @@ def _require(ok: Callable[[Any], bool], requirement: str) -> AfterValidator:
     return AfterValidator(check)
 
 
+def _at_most(value: int, limit: int, fmt: Callable[[int], str]) -> int:
+    if value > limit:
+        raise ValueError(f"must be at most {fmt(limit)} (got {show(fmt(value))})")
+    return value
+
+
 def _got(ns: int) -> str:
     """``(got "30s")``: a duration as the user would write it, for error messages."""
     return f"(got {show(format_duration(ns))})"
 
 
+_BOUNDS: Final = catalog().bounds
+"""The engine's fixed limits (``crosslayer list limits``)."""
+MAX_DURATION: Final = _BOUNDS["max_duration"].value
+MAX_DELAY: Final = _BOUNDS["max_delay"].value
+MAX_RATE: Final = _BOUNDS["max_rate"].value
+MAX_HOSTS: Final = _BOUNDS["max_hosts"].value
+MAX_FLOWS: Final = _BOUNDS["max_flows"].value
+MAX_NAME: Final = 100
+"""Longest scenario name (it names the results folder)."""
+
 Duration = Annotated[int, BeforeValidator(parse_duration_ns), PlainSerializer(format_duration)]
 """A time span: integer ns (>= 0); written "100ms", or a number of seconds."""
-Rate = Annotated[int, BeforeValidator(parse_rate_bps), PlainSerializer(format_rate)]
-"""A link rate: integer bit/s (> 0); written "100Mbps", or a number of bit/s."""
+Rate = Annotated[
+    int,
+    BeforeValidator(parse_rate_bps),
+    PlainSerializer(format_rate),
+    AfterValidator(lambda v: _at_most(v, MAX_RATE, format_rate)),
+]
+"""A link rate: integer bit/s in (0, 1 Pbit/s]; written "100Mbps", or a number of bit/s."""
+Delay = Annotated[Duration, AfterValidator(lambda v: _at_most(v, MAX_DELAY, format_duration))]
+"""A propagation delay: at most 10 s."""
 Size = Annotated[int, BeforeValidator(parse_size_bytes), PlainSerializer(format_size)]
 """A size: integer bytes (> 0); written "1500B" or "64KiB", or a number of bytes."""
 Count = Annotated[int, Strict(), _require(lambda n: n >= 1, "must be a positive integer")]
 """A positive integer count (packets, segments, flows)."""
+FlowCount = Annotated[Count, _require(lambda n: n <= MAX_FLOWS, f"must be at most {MAX_FLOWS} (the most flows in a run)")]
+"""Flows per (src, dst) pair."""
 Loss = Annotated[float, Strict(), _require(lambda p: 0.0 <= p < 1.0, "must be a probability in [0, 1)")]
 """A Bernoulli loss probability in [0, 1)."""
 Seed = Annotated[int, Strict(), _require(lambda s: 0 <= s < 2**64, "must be an integer in [0, 2^64)")]
@@ -212,8 +249,8 @@ _SCENARIO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 ScenarioName = Annotated[
     str,
     _require(
-        lambda s: bool(_SCENARIO_NAME.match(s)),
-        "must be letters, digits, '.', '_' and '-' (it names the results folder)",
+        lambda s: bool(_SCENARIO_NAME.match(s)) and len(s) <= MAX_NAME,
+        f"must be letters, digits, '.', '_' and '-', at most {MAX_NAME} characters (it names the results folder)",
     ),
 ]
 NodeList = Annotated[list[str], BeforeValidator(lambda v: [v] if isinstance(v, str) else v)]
@@ -433,7 +470,7 @@ class LinkOverride(_Model):
     """Per-direction overrides of a link; unset fields keep the edge's value."""
 
     rate: Rate | None = None
-    delay: Duration | None = None
+    delay: Delay | None = None
     loss: Loss | None = None
     qdisc: QdiscConfig | None = None
 
@@ -453,7 +490,7 @@ class Bottleneck(_Model):
     """The A -> B link (data direction): the queue under study."""
 
     rate: Rate
-    delay: Duration
+    delay: Delay
     """One-way propagation delay."""
     loss: Loss = 0.0
     """Random loss probability after serialization."""
@@ -469,7 +506,7 @@ class Host(_Model):
 
     name: NodeName
     rate: Rate
-    delay: Duration
+    delay: Delay
     """One-way propagation delay host <-> router."""
     loss: Loss = 0.0
     qdisc: QdiscConfig | None = None
@@ -540,31 +577,43 @@ class Dumbbell(_Model):
 # -- TCP --------------------------------------------------------------------------------------
 
 
-class _TcpBase(_Model):
-    """TCP endpoint options; fields, defaults and ranges are the engine's (``crosslayer list tcp``)."""
+class _ParamSection(_Model):
+    """A table of parameters the engine declares (``[tcp]``, ``[limits]``): fields, defaults and
+    ranges are the engine's."""
+
+    _section: ClassVar[str]
+    _params: ClassVar[tuple[Param, ...]]
 
     @model_validator(mode="after")
-    def _ranges(self) -> _TcpBase:
+    def _ranges(self) -> _ParamSection:
         _raise_problems(self._checks())
         return self
 
     def _checks(self) -> list[tuple[Loc, str]]:
-        return _engine_problems("tcp", catalog().tcp, self.engine_spec(), self.engine_spec(), "ranges")
+        spec = self.engine_spec()
+        return _engine_problems(self._section, self._params, spec, spec, "ranges")
 
     def problems(self) -> list[tuple[Loc, str]]:
-        """Rules between fields (e.g. min_rto <= initial_rto <= max_rto), run on the effective
-        config of each flow group."""
-        return _engine_problems("tcp", catalog().tcp, self.engine_spec(), self.engine_spec(), "relations")
+        """Rules between fields (e.g. min_rto <= initial_rto <= max_rto); for TCP they run on
+        the effective config of each flow group."""
+        spec = self.engine_spec()
+        return _engine_problems(self._section, self._params, spec, spec, "relations")
 
     def engine_spec(self) -> dict[str, Any]:
-        return {p.name: getattr(self, p.name) for p in catalog().tcp}
+        return {p.name: getattr(self, p.name) for p in self._params}
 
 
-TcpConfig: type[_TcpBase] = create_model(  # type: ignore[assignment]
-    "TcpConfig",
-    __base__=_TcpBase,
-    __doc__=_TcpBase.__doc__,
-    **{p.name: (_param_type(p), p.default) for p in catalog().tcp},
+def _section_model(name: str, section: str, params: tuple[Param, ...], doc: str) -> Any:
+    model = create_model(name, __base__=_ParamSection, __doc__=doc, **{p.name: (_param_type(p), p.default) for p in params})
+    model._section, model._params = section, params
+    return model
+
+
+TcpConfig: Any = _section_model(
+    "TcpConfig", "tcp", catalog().tcp, "TCP endpoint options (``crosslayer list tcp``): Linux defaults where the RFCs leave a choice."
+)
+RunLimits: Any = _section_model(
+    "RunLimits", "limits", catalog().limits, "Safety limits of a run (``crosslayer list limits``)."
 )
 
 
@@ -640,7 +689,7 @@ class FlowGroup(_Model):
     """Sender name(s)."""
     dst: NodeList
     """Receiver name(s)."""
-    per_pair: Count = 1
+    per_pair: FlowCount = 1
     cc: CcConfig
     start: Start = FixedStart(at=0)
     stop: Duration | None = None
@@ -687,6 +736,8 @@ class Scenario(_Model):
     topology: Dumbbell
     tcp: TcpConfig = TcpConfig()
     """Defaults for every flow."""
+    limits: RunLimits = RunLimits()
+    """Safety limits: trace rows, events."""
     flows: list[FlowGroup]
 
     @model_validator(mode="after")
@@ -697,11 +748,35 @@ class Scenario(_Model):
     def _checks(self) -> list[tuple[Loc, str]]:
         return self._problems()
 
+    def flow_count(self) -> int:
+        """How many flows the groups expand to (computed without expanding them)."""
+        return sum(len(g.src) * len(g.dst) * g.per_pair for g in self.flows)
+
+    def trace_rows(self) -> int:
+        """Rows the series and (with cwnd_trace) the cwnd trace will hold at most."""
+        if self.sample_interval == 0:
+            return 0
+        samples = self.duration // self.sample_interval + 1
+        return samples * (1 + self.flow_count() if self.cwnd_trace else 1)
+
     def _problems(self) -> list[tuple[Loc, str]]:
+        out = self._field_problems()
+        if not out:
+            # The engine's own check of the lowered spec: what validates here runs there. It
+            # finds nothing the checks above missed unless crosslayer has a bug.
+            try:
+                engine().validate_json(json.dumps(self.to_engine_spec()))
+            except ValueError as exc:
+                out.append(((), f"the engine refused this scenario, which crosslayer's validation accepted (a bug: please report it with the study file): {exc}"))
+        return out
+
+    def _field_problems(self) -> list[tuple[Loc, str]]:
         out: list[tuple[Loc, str]] = []
         duration = format_duration(self.duration)
         if self.duration == 0:
             out.append((("duration",), 'must be positive, e.g. "100s"'))
+        elif self.duration > MAX_DURATION:
+            out.append((("duration",), f"must be at most {format_duration(MAX_DURATION)} {_got(self.duration)}"))
         if self.warmup >= self.duration:
             out.append((("warmup",), f"must be shorter than duration ({duration}) {_got(self.warmup)}"))
         if not 0 < self.sample_interval <= self.duration:
@@ -709,8 +784,24 @@ class Scenario(_Model):
         out += [(("tcp", *loc), msg) for loc, msg in self.tcp.problems()]
         if not self.flows:
             out.append((("flows",), 'needs at least one [[flows]] group, e.g. src = "N1", dst = "N4", cc = "cubic"'))
+        flows = self.flow_count()
+        if flows > MAX_FLOWS:
+            counts = " + ".join(f"{len(g.src)} x {len(g.dst)} x {g.per_pair}" for g in self.flows)
+            out.append((("flows",), f"expand to {flows} flows ({counts}), more than {MAX_FLOWS}; lower per_pair"))
+            return out  # the per-group checks below would walk every one of them
         for i, group in enumerate(self.flows):
             out += [(("flows", i, *loc), msg) for loc, msg in self._group_problems(group)]
+        rows, limit = self.trace_rows(), self.limits.max_trace_rows
+        if rows > limit and not out:
+            what = "series and cwnd traces" if self.cwnd_trace else "series"
+            out.append(
+                (
+                    ("sample_interval",),
+                    f"the {what} would hold {rows:,} rows (about {rows * 80 / 1e9:.1f} GB), more than "
+                    f"limits.max_trace_rows = {limit:,}: sample less often, or raise [limits] max_trace_rows "
+                    f"{_got(self.sample_interval)}",
+                )
+            )
         return out
 
     def _group_problems(self, group: FlowGroup) -> list[tuple[Loc, str]]:
@@ -749,18 +840,38 @@ class Scenario(_Model):
             return cls.model_validate(data)
         except ValidationError as exc:
             raise ScenarioError(_problems_from(exc), source) from None
+        except RecursionError:
+            raise ScenarioError([("", "values are nested too deeply to be a scenario")], source) from None
 
     @classmethod
     def from_toml(cls, source: str | Path) -> Scenario:
-        """Load a study file: a ``Path``, a ``str`` ending in ``.toml`` (a path) or TOML text."""
+        """Load a study file: a ``Path``, a ``str`` ending in ``.toml`` (a path) or TOML text.
+
+        Raises ScenarioError for anything that is not a valid study (bytes that are not UTF-8,
+        invalid TOML, nesting deeper than the TOML reader follows, integers too long to read)
+        and OSError if the file cannot be read.
+        """
         if isinstance(source, Path) or ("\n" not in source and source.strip().endswith(".toml")):
-            label, text = str(source), Path(source).read_text(encoding="utf-8")
+            label = str(source)
+            raw = Path(source).read_bytes()
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                line = raw.count(b"\n", 0, exc.start) + 1
+                column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+                problem = f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at line {line}, column {column}; save the file as UTF-8"
+                raise ScenarioError([("", problem)], label) from None
         else:
             label, text = "<string>", source
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ScenarioError([("", f"invalid TOML: {exc}")], label) from None
+        except RecursionError:
+            raise ScenarioError([("", "invalid TOML: arrays or tables nested too deeply")], label) from None
+        except ValueError as exc:  # an integer of more than 4300 digits
+            reason = "an integer has more than 4300 digits" if "digits" in str(exc) else str(exc)
+            raise ScenarioError([("", f"invalid TOML: {reason}")], label) from None
         return cls.from_dict(data, label)
 
     @classmethod
@@ -821,6 +932,7 @@ class Scenario(_Model):
             "warmup": self.warmup,
             "sample_interval": self.sample_interval,
             "cwnd_trace": self.cwnd_trace,
+            "limits": self.limits.engine_spec(),
             "topology": self.topology.engine_spec(),
             "flows": flows,
         }

@@ -10,9 +10,12 @@ The engine counts time in nanoseconds, rates in bit/s and sizes in bytes, all as
 * sizes: ``"1500B"``, ``"64KiB"``, ``"1MB"``; SI (kB = 1000 B) and IEC (KiB = 1024 B)
   prefixes; a bare int/float is bytes. Result: bytes (int, > 0).
 
-Parsing is exact (decimal arithmetic, no binary floating point), so ``"1.5Gbit/s"`` is exactly
-1_500_000_000 bit/s; a value that is not a whole number of base units is rejected rather than
-rounded. Strings must carry a unit; only real numbers may omit it.
+Parsing is exact (decimal arithmetic with enough precision for every accepted input, no binary
+floating point), so ``"1.5Gbit/s"`` is exactly 1_500_000_000 bit/s; a value that is not a whole
+number of base units is rejected rather than rounded. Strings must carry a unit; only real
+numbers may omit it. Inputs are bounded so that parsing is fast whatever the input: at most 64
+characters, ASCII digits only, and a magnitude below 10^20 base units (``"1e999999s"`` is
+refused at once, not computed).
 
 ``format_*`` are the inverses: they return the shortest exact string, so
 ``parse_x(format_x(v)) == v`` for every valid ``v``.
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation
 from typing import Final
 
 __all__ = [
@@ -71,25 +74,43 @@ _SIZE_UNITS: Final[dict[str, int]] = {
     "GiB": 2**30,
 }
 
-_QUANTITY = re.compile(r"^\s*(?P<number>[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(?P<unit>\S*)\s*$")
+_QUANTITY = re.compile(
+    r"^\s*(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)\s*(?P<unit>\S*)\s*$", re.ASCII
+)
+MAX_TEXT: Final = 64
+"""Longest quantity string accepted."""
+MAX_MAGNITUDE: Final = 20
+"""Values must be below 10**MAX_MAGNITUDE base units (u64 holds up to 1.8e19)."""
+_EXACT: Final = Context(prec=200)
+"""Enough digits for any accepted input (64 characters) times any multiplier: no rounding."""
 
 _DURATION_FORMS: Final = 'a duration like "100ms", "2s", "10us" or "500ns" (or a number of seconds)'
 _RATE_FORMS: Final = 'a rate like "100Mbps", "1Gbps", "10kbps" or "1.5Gbit/s" (or a number of bit/s)'
 _SIZE_FORMS: Final = 'a size like "1500B", "64KiB" or "1MB" (or a number of bytes)'
 
 
-def show(value: object) -> str:
-    """Render a user-supplied value as it looks in a TOML file (``"2ms"``, ``true``, ``{ a = 1 }``)."""
+def show(value: object, _depth: int = 0) -> str:
+    """Render a user-supplied value as it looks in a TOML file (``"2ms"``, ``true``, ``{ a = 1 }``).
+
+    Safe for any input: nesting is cut at 4 levels, the text at 60 characters, huge integers are
+    described rather than printed, and characters that cannot be printed are escaped.
+    """
+    if _depth > 4:
+        return "..."
     if isinstance(value, bool):
         text = "true" if value else "false"
     elif isinstance(value, str):
-        text = json.dumps(value, ensure_ascii=False)
+        text = json.dumps(value[:200], ensure_ascii=False)
     elif isinstance(value, dict):
-        text = "{ " + ", ".join(f"{k} = {show(v)}" for k, v in value.items()) + " }"
+        items = list(value.items())[:8]
+        text = "{ " + ", ".join(f"{show(k, _depth + 1).strip(chr(34))} = {show(v, _depth + 1)}" for k, v in items) + " }"
     elif isinstance(value, (list, tuple)):
-        text = "[" + ", ".join(show(v) for v in value) + "]"
+        text = "[" + ", ".join(show(v, _depth + 1) for v in value[:8]) + "]"
+    elif isinstance(value, int) and value.bit_length() > 200:
+        text = f"an integer of about {int(value.bit_length() * 0.30103)} digits"
     else:
         text = repr(value)
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -105,7 +126,11 @@ def _parse(
     """Parse ``value`` into an integer count of the base unit; raise ValueError naming ``forms``."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise ValueError(f"must be {forms} (got {show(value)})")
+    if isinstance(value, int) and value.bit_length() > 128:
+        raise ValueError(f"must be below 1e{MAX_MAGNITUDE} {base_unit} (got {show(value)})")
     if isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise ValueError(f"must be {forms}, at most {MAX_TEXT} characters (got {show(value)})")
         match = _QUANTITY.match(value)
         unit = match["unit"] if match else ""
         # Case-insensitive rates still keep "B" for bytes: "MBps" is not "Mbps".
@@ -121,8 +146,17 @@ def _parse(
         raise ValueError(f"must be {forms} (got {show(value)})") from None
     if not number.is_finite():
         raise ValueError(f"must be {forms} (got {show(value)})")
-    exact = number * multiplier
-    if exact != exact.to_integral_value():
+    if number.is_zero():
+        return 0
+    # Bound the magnitude before computing anything: a huge exponent would make the exact product
+    # (and int()) arbitrarily slow, a tiny one cannot be a whole number of base units.
+    magnitude = number.adjusted() + len(str(multiplier)) - 1
+    if magnitude >= MAX_MAGNITUDE:
+        raise ValueError(f"must be below 1e{MAX_MAGNITUDE} {base_unit} (got {show(value)})")
+    if magnitude < 0:
+        raise ValueError(f"must be a whole number of {base_unit} (got {show(value)})")
+    exact = _EXACT.multiply(number, Decimal(multiplier))
+    if exact != exact.to_integral_value(context=_EXACT):
         raise ValueError(f"must be a whole number of {base_unit} (got {show(value)})")
     return int(exact)
 

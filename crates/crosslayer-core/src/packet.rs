@@ -8,6 +8,11 @@ use crate::units::Time;
 /// Index of a packet in the arena.
 pub type PacketId = u32;
 
+/// Most packets alive at once (queued or in flight, about 150 bytes each). A run that needs more
+/// has a queue or a window without a useful bound; it stops with an error instead of exhausting
+/// memory.
+pub const MAX_LIVE_PACKETS: usize = 1 << 24;
+
 /// ECN codepoint in the IP header (RFC 3168 section 5).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Ecn {
@@ -99,9 +104,26 @@ impl PacketArena {
                 id
             }
             None => {
+                if self.slots.len() == self.slots.capacity() {
+                    self.grow();
+                }
                 self.slots.push(p);
                 (self.slots.len() - 1) as PacketId
             }
+        }
+    }
+
+    /// Double the slots, or stop the run (a panic the bindings turn into `EngineError`) when the
+    /// limit is reached or memory is short; never the allocator's abort.
+    #[cold]
+    fn grow(&mut self) {
+        let n = self.slots.len();
+        if n >= MAX_LIVE_PACKETS {
+            panic!("more than {MAX_LIVE_PACKETS} packets alive at once: a queue or a window without a useful bound (see docs/RELIABILITY.md)");
+        }
+        let more = n.clamp(1024, MAX_LIVE_PACKETS - n);
+        if self.slots.try_reserve_exact(more).is_err() {
+            panic!("out of memory with {n} packets alive");
         }
     }
 

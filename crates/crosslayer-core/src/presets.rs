@@ -62,6 +62,7 @@ fn three_by_three(rate_bps: u64, bottleneck_delay_ns: u64, sender_delays: [u64; 
         warmup: Dur::from_ns((duration_s * S * 3 / 10).min(30 * S)),
         sample_interval: Dur::from_ms(10),
         cwnd_trace: false,
+        limits: Default::default(),
         topology: TopologySpec::Dumbbell { forward: bottleneck.clone(), reverse: bottleneck, senders, receivers },
         flows,
     }
@@ -92,6 +93,7 @@ pub fn single_bottleneck(rate_bps: u64, rtt_ns: u64, buffer_pkts: u32, flows: Ve
         warmup: Dur::from_ns(warmup_ns),
         sample_interval: Dur::ZERO,
         cwnd_trace: false,
+        limits: Default::default(),
         topology: TopologySpec::Dumbbell { forward: fwd.clone(), reverse: EdgeSpec { qdisc: droptail(10_000), ..fwd }, senders: vec![h("S")], receivers: vec![h("R")] },
         flows: flows
             .into_iter()

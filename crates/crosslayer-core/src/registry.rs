@@ -78,10 +78,14 @@ pub fn entry<A: Algorithm>(extra: Json) -> Json {
 /// tables' columns.
 pub fn catalog_json() -> Json {
     use crate::params::Params as _;
+    let bounds: serde_json::Map<String, Json> =
+        crate::spec::bounds().into_iter().map(|b| (b.name.to_string(), json!({"value": b.value, "unit": b.unit, "doc": b.doc}))).collect();
     json!({
         "cc": crate::cc::catalog(),
         "aqm": crate::aqm::catalog(),
         "tcp": crate::tcp::TcpConfig::specs().iter().map(ParamSpec::to_json).collect::<Vec<_>>(),
+        "limits": crate::spec::RunLimits::specs().iter().map(ParamSpec::to_json).collect::<Vec<_>>(),
+        "bounds": bounds,
         "tables": crate::report::tables_json(),
     })
 }

@@ -27,6 +27,8 @@ pub enum DType {
     F64,
     U64,
     Str,
+    /// Strings from a small set (codes and labels).
+    Cat,
 }
 
 impl DType {
@@ -35,6 +37,7 @@ impl DType {
             DType::F64 => "f64",
             DType::U64 => "u64",
             DType::Str => "str",
+            DType::Cat => "category",
         }
     }
 }
@@ -257,7 +260,7 @@ pub fn series_columns() -> Vec<ColumnSpec> {
 pub fn cwnd_columns() -> Vec<ColumnSpec> {
     static_columns(&[
         ("t_s", "s", "sample time (whole run)", DType::F64),
-        ("flow", "", "flow name", DType::Str),
+        ("flow", "", "flow name", DType::Cat),
         ("cwnd_bytes", "bytes", "congestion window", DType::U64),
         ("ssthresh_bytes", "bytes", "slow-start threshold (18446744073709551615 = not yet set)", DType::U64),
     ])
@@ -282,8 +285,8 @@ pub fn tables_json() -> Json {
     })
 }
 
-/// Assemble the result tables of a finished run.
-pub fn results(sim: &Sim, wall_s: f64) -> RunResult {
+/// Assemble the result tables of a finished run (the traces move into them).
+pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
     let span = sim.end() - sim.warmup();
     let topo = &sim.topo;
     let now = sim.now();
@@ -349,8 +352,8 @@ pub fn results(sim: &Sim, wall_s: f64) -> RunResult {
     }
 
     let flow_names: Vec<String> = sim.flows.iter().map(|f| f.name.clone()).collect();
-    let cwnd = match &sim.traces.cwnd {
-        Some(t) => t.table(&flow_names),
+    let cwnd = match &mut sim.traces.cwnd {
+        Some(t) => t.take_table(&flow_names),
         None => {
             let mut t = Table::default();
             for c in cwnd_columns() {
@@ -375,7 +378,7 @@ pub fn results(sim: &Sim, wall_s: f64) -> RunResult {
         queues: build(&queue_columns(), &link_rows),
         drops: build(&drop_columns(), &reason_rows),
         qdisc_stats: build(&stat_columns(), &stat_rows),
-        series: sim.traces.series.table(),
+        series: sim.traces.series.take_table(),
         cwnd,
     }
 }

@@ -6,6 +6,8 @@ pub enum Column {
     F64(Vec<f64>),
     U64(Vec<u64>),
     Str(Vec<String>),
+    /// Strings from a small set: `labels[codes[i]]` (a pandas Categorical on the Python side).
+    Cat { codes: Vec<u32>, labels: Vec<String> },
 }
 
 impl Column {
@@ -14,6 +16,7 @@ impl Column {
             Column::F64(v) => v.len(),
             Column::U64(v) => v.len(),
             Column::Str(v) => v.len(),
+            Column::Cat { codes, .. } => codes.len(),
         }
     }
     pub fn is_empty(&self) -> bool {
@@ -24,6 +27,7 @@ impl Column {
             crate::report::DType::F64 => Column::F64(Vec::new()),
             crate::report::DType::U64 => Column::U64(Vec::new()),
             crate::report::DType::Str => Column::Str(Vec::new()),
+            crate::report::DType::Cat => Column::Cat { codes: Vec::new(), labels: Vec::new() },
         }
     }
 }
@@ -61,6 +65,15 @@ impl Table {
     pub fn strs(&self, name: &str) -> &[String] {
         match self.get(name) {
             Some(Column::Str(v)) => v,
+            _ => panic!("no str column {name}"),
+        }
+    }
+
+    /// A string or categorical column as strings.
+    pub fn labels(&self, name: &str) -> Vec<String> {
+        match self.get(name) {
+            Some(Column::Str(v)) => v.clone(),
+            Some(Column::Cat { codes, labels }) => codes.iter().map(|&c| labels[c as usize].clone()).collect(),
             _ => panic!("no str column {name}"),
         }
     }

@@ -90,9 +90,15 @@ impl Sim {
                 at_warmup: Default::default(),
             });
         }
+        // Room for every trace row now, so a run never runs out of memory half-way (the limit
+        // `limits.max_trace_rows` was checked by `validate`).
+        let samples = crate::spec::trace_rows(spec.duration, spec.sample_interval, 0, false) as usize;
         let traces = Traces {
-            series: QueueSeries::new(&topo.links[topo.forward].queue),
-            cwnd: spec.cwnd_trace.then(|| CwndTrace::new(flows.iter().map(|f| &f.sender.cc))),
+            series: QueueSeries::new(&topo.links[topo.forward].queue, samples)?,
+            cwnd: match spec.cwnd_trace && samples > 0 {
+                true => Some(CwndTrace::new(flows.iter().map(|f| &f.sender.cc), samples.saturating_mul(flows.len()))?),
+                false => None,
+            },
         };
         let mut sim = Sim {
             warmup: Time::ZERO + spec.warmup,
@@ -138,26 +144,37 @@ impl Sim {
         self.sched.executed()
     }
 
-    /// Run until `t` (inclusive) or the end of the scenario, whichever is first.
-    pub fn run_until(&mut self, t: Time) {
+    /// Run until `t` (inclusive) or the end of the scenario, whichever is first. Stops early,
+    /// with the reason, when the run reaches `limits.max_events`.
+    pub fn run_until(&mut self, t: Time) -> Result<(), String> {
         let until = t.min(self.end);
+        let max_events = self.spec.limits.max_events;
         while let Some((now, ev)) = self.sched.pop_until(until) {
             self.handle(now, ev);
+            if self.sched.executed() >= max_events {
+                return Err(format!(
+                    "the run reached limits.max_events = {max_events} at t = {} of {}: raise the limit if this is expected \
+                     (a retransmission timer of a few microseconds, or a very long or fast scenario, need many events)",
+                    now, self.spec.duration
+                ));
+            }
         }
         self.sched.advance_to(until);
+        Ok(())
     }
 
     /// Run the whole scenario and compute the results (checks identities and conservation).
     pub fn run(mut self) -> Result<RunResult, String> {
         let wall = std::time::Instant::now();
-        self.run_until(self.end);
+        self.run_until(self.end)?;
         let wall_s = wall.elapsed().as_secs_f64();
         self.check_invariants()?;
         Ok(self.results(wall_s))
     }
 
-    /// Result tables (the run must have reached its end); see `report`.
-    pub fn results(&self, wall_s: f64) -> RunResult {
+    /// Result tables (the run must have reached its end); see `report`. The traces move into
+    /// them, so call it once.
+    pub fn results(&mut self, wall_s: f64) -> RunResult {
         crate::report::results(self, wall_s)
     }
 
@@ -347,7 +364,7 @@ impl Sim {
             }
         }
         let next = now + self.spec.sample_interval;
-        if next <= self.end {
+        if next <= self.end && next > now {
             self.sched.schedule(next, Event::Sample);
         }
     }

@@ -30,8 +30,62 @@ fn default_qdisc() -> QdiscConfig {
     QdiscConfig::DropTail(Default::default())
 }
 
+// -- Limits, checked before every run and exported in the catalog (`bounds`) -------------------
+
+/// Longest simulated duration (11.6 days): keeps every time the engine computes far from the
+/// 584-year end of its clock.
+pub const MAX_DURATION: Dur = Dur::from_secs(1_000_000);
 /// Longest propagation delay of a link.
 pub const MAX_DELAY: Dur = Dur::from_secs(10);
+/// Fastest link (1 Pbit/s).
+pub const MAX_RATE: Rate = Rate::from_bps(1_000_000_000_000_000);
+/// Most senders, and most receivers, of a dumbbell (the routing table is quadratic in hosts).
+pub const MAX_HOSTS: usize = 1_000;
+/// Most flows in one run.
+pub const MAX_FLOWS: usize = 100_000;
+/// Largest `limits.max_trace_rows` a study may ask for.
+pub const MAX_TRACE_ROWS: u64 = 1_000_000_000;
+
+/// A limit as the catalog describes it.
+pub struct Bound {
+    pub name: &'static str,
+    pub value: u64,
+    pub unit: &'static str,
+    pub doc: &'static str,
+}
+
+/// Every fixed limit, for the catalog and the docs.
+pub fn bounds() -> Vec<Bound> {
+    vec![
+        Bound { name: "max_duration", value: MAX_DURATION.ns(), unit: "time", doc: "longest simulated duration" },
+        Bound { name: "max_delay", value: MAX_DELAY.ns(), unit: "time", doc: "longest propagation delay of a link" },
+        Bound { name: "max_rate", value: MAX_RATE.bps(), unit: "rate", doc: "fastest link" },
+        Bound { name: "max_hosts", value: MAX_HOSTS as u64, unit: "count", doc: "most senders, and most receivers" },
+        Bound { name: "max_flows", value: MAX_FLOWS as u64, unit: "count", doc: "most flows in one run" },
+        Bound { name: "max_trace_rows", value: MAX_TRACE_ROWS, unit: "count", doc: "largest limits.max_trace_rows" },
+        Bound { name: "max_live_packets", value: crate::packet::MAX_LIVE_PACKETS as u64, unit: "count", doc: "most packets alive at once (queued or in flight); more means a queue or window without a useful bound" },
+    ]
+}
+
+crate::params! {
+    /// Safety limits of one run, each settable in a study's `[limits]` table.
+    pub struct RunLimits {
+        /// Most rows the time series may hold together (series rows plus cwnd rows), checked before the run from sample_interval, duration and the flow count. A row takes about 40 bytes in the engine and as much again in the result tables.
+        max_trace_rows: u64 = 20_000_000, Count, range(>= 1, <= MAX_TRACE_ROWS), "crosslayer: about 1.6 GB at peak";
+        /// Most events one run may execute; a run that reaches it stops with an error naming this limit. A safety net against pathological settings (e.g. a 1 us retransmission timer); a 100 s run of 900 flows at 1 Gbit/s needs about 6e8.
+        max_events: u64 = 100_000_000_000, Count, range(>= 1), "crosslayer: about 3 hours of wall time";
+    }
+}
+
+/// Rows the traces of a spec hold at most: series samples, plus one row per flow and sample with
+/// `cwnd_trace`.
+pub fn trace_rows(duration: Dur, sample_interval: Dur, flows: usize, cwnd_trace: bool) -> u64 {
+    if sample_interval == Dur::ZERO {
+        return 0;
+    }
+    let samples = duration.ns() / sample_interval.ns() + 1;
+    samples.saturating_mul(if cwnd_trace { 1 + flows as u64 } else { 1 })
+}
 
 /// Prefix every problem's field with `path`.
 fn under(path: &str, problems: Vec<Problem>) -> impl Iterator<Item = Problem> + '_ {
@@ -44,8 +98,8 @@ impl EdgeSpec {
     }
 
     pub fn problems(&self, path: &str, out: &mut Vec<Problem>) {
-        if self.rate == Rate::from_bps(0) {
-            out.push(Problem::new(format!("{path}.rate"), "must be > 0 bit/s"));
+        if self.rate == Rate::from_bps(0) || self.rate > MAX_RATE {
+            out.push(Problem::new(format!("{path}.rate"), format!("must be in (0, {MAX_RATE}]")));
         }
         if self.delay > MAX_DELAY {
             out.push(Problem::new(format!("{path}.delay"), format!("must be <= {MAX_DELAY}")));
@@ -112,12 +166,11 @@ pub struct ScenarioSpec {
     pub sample_interval: Dur,
     #[serde(default)]
     pub cwnd_trace: bool,
+    #[serde(default)]
+    pub limits: RunLimits,
     pub topology: TopologySpec,
     pub flows: Vec<FlowSpec>,
 }
-
-/// Most samples a series may hold.
-pub const MAX_SAMPLES: u64 = 50_000_000;
 
 impl ScenarioSpec {
     pub fn from_json(s: &str) -> Result<ScenarioSpec, String> {
@@ -129,16 +182,30 @@ impl ScenarioSpec {
     /// Every problem, each naming its field in the engine spec.
     pub fn problems(&self) -> Vec<Problem> {
         let mut out = Vec::new();
-        if self.duration == Dur::ZERO {
-            out.push(Problem::new("duration", "must be > 0"));
+        if self.duration == Dur::ZERO || self.duration > MAX_DURATION {
+            out.push(Problem::new("duration", format!("must be in (0s, {MAX_DURATION}]")));
         }
         if self.warmup >= self.duration {
             out.push(Problem::new("warmup", format!("the warm-up ({}) must be shorter than the run ({})", self.warmup, self.duration)));
         }
-        if self.sample_interval != Dur::ZERO && self.duration.ns() / self.sample_interval.ns() > MAX_SAMPLES {
-            out.push(Problem::new("sample_interval", format!("more than {MAX_SAMPLES} samples; use a longer interval")));
+        out.extend(under("limits", self.limits.validate()));
+        let rows = trace_rows(self.duration, self.sample_interval, self.flows.len(), self.cwnd_trace);
+        if rows > self.limits.max_trace_rows {
+            out.push(Problem::new(
+                "sample_interval",
+                format!("the traces would hold {rows} rows, more than limits.max_trace_rows = {}; sample less often or raise the limit", self.limits.max_trace_rows),
+            ));
         }
         let TopologySpec::Dumbbell { forward, reverse, senders, receivers } = &self.topology;
+        for (role, hosts) in [("senders", senders), ("receivers", receivers)] {
+            if hosts.len() > MAX_HOSTS {
+                out.push(Problem::new(format!("topology.{role}"), format!("at most {MAX_HOSTS} hosts")));
+            }
+        }
+        if self.flows.len() > MAX_FLOWS {
+            out.push(Problem::new("flows", format!("at most {MAX_FLOWS} flows")));
+            return out; // checking each of them would take as long as the user's mistake is big
+        }
         forward.problems("topology.forward", &mut out);
         reverse.problems("topology.reverse", &mut out);
         if senders.is_empty() || receivers.is_empty() {

@@ -81,6 +81,7 @@ fn arb_scenario() -> impl Strategy<Value = ScenarioSpec> {
                     warmup: Dur::from_ms(1000),
                     sample_interval: Dur::from_ms(50),
                     cwnd_trace: true,
+                    limits: Default::default(),
                     topology: TopologySpec::Dumbbell { forward, reverse, senders: hosts(s, "s"), receivers: hosts(r, "r") },
                     flows,
                 }
@@ -97,7 +98,7 @@ proptest! {
         let mut last = sim.now();
         // step through the run checking invariants and monotonic time at several points
         for k in 1..=8u64 {
-            sim.run_until(Time::from_ns(k * 500 * MS));
+            sim.run_until(Time::from_ns(k * 500 * MS)).unwrap();
             prop_assert!(sim.now() >= last);
             last = sim.now();
             if let Err(e) = sim.check_invariants() { return Err(TestCaseError::fail(e)); }

@@ -10,8 +10,10 @@ use crosslayer_core::aqm::QdiscConfig;
 use crosslayer_core::cc::CcConfig;
 use crosslayer_core::params::{Params, Problem};
 use crosslayer_core::result::{Column, Table};
+use crosslayer_core::spec::RunLimits;
 use crosslayer_core::tcp::TcpConfig;
 use crosslayer_core::{RunResult, ScenarioSpec, Sim};
+use numpy::PyArray1;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -39,19 +41,27 @@ fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, String> + Send
     py.allow_threads(|| catch_unwind(AssertUnwindSafe(f))).map_err(engine_panic)?.map_err(EngineError::new_err)
 }
 
-fn table<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
+/// A table as a dict of columns: numbers as NumPy arrays (moved, not copied), strings as lists,
+/// categorical columns as `{"codes": array, "labels": list}`.
+fn table(py: Python<'_>, t: Table) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
-    for (name, col) in &t.columns {
+    for (name, col) in t.columns {
         match col {
-            Column::F64(v) => d.set_item(name, v)?,
-            Column::U64(v) => d.set_item(name, v)?,
+            Column::F64(v) => d.set_item(name, PyArray1::from_vec(py, v))?,
+            Column::U64(v) => d.set_item(name, PyArray1::from_vec(py, v))?,
             Column::Str(v) => d.set_item(name, v)?,
+            Column::Cat { codes, labels } => {
+                let c = PyDict::new(py);
+                c.set_item("codes", PyArray1::from_vec(py, codes))?;
+                c.set_item("labels", labels)?;
+                d.set_item(name, c)?
+            }
         }
     }
     Ok(d)
 }
 
-fn to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
+fn to_py(py: Python<'_>, r: RunResult) -> PyResult<Bound<'_, PyDict>> {
     let s = &r.summary;
     let summary = PyDict::new(py);
     summary.set_item("seed", s.seed)?;
@@ -65,7 +75,8 @@ fn to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
     summary.set_item("engine_version", env!("CARGO_PKG_VERSION"))?;
     let out = PyDict::new(py);
     out.set_item("summary", summary)?;
-    for (name, t) in r.tables() {
+    let RunResult { flows, queues, drops, qdisc_stats, series, cwnd, .. } = r;
+    for (name, t) in [("flows", flows), ("queues", queues), ("drops", drops), ("qdisc_stats", qdisc_stats), ("series", series), ("cwnd", cwnd)] {
         out.set_item(name, table(py, t)?)?;
     }
     Ok(out)
@@ -76,7 +87,7 @@ fn to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
 fn run_json<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyDict>> {
     let spec = ScenarioSpec::from_json(spec).map_err(PyValueError::new_err)?;
     let result = guarded(py, move || Sim::new(spec)?.run())?;
-    catch_unwind(AssertUnwindSafe(|| to_py(py, &result))).map_err(engine_panic)?
+    catch_unwind(AssertUnwindSafe(|| to_py(py, result))).map_err(engine_panic)?
 }
 
 /// Check an engine-spec JSON string without running it (raises ValueError).
@@ -92,7 +103,7 @@ fn catalog() -> String {
     crosslayer_core::registry::catalog_json().to_string()
 }
 
-/// Check one configuration (JSON text) of `section` ("cc", "aqm" or "tcp"; the first two with
+/// Check one configuration (JSON text) of `section` ("cc", "aqm", "tcp" or "limits"; the first two with
 /// their "kind"): returns its problems as (field, message) pairs, empty if valid. `what` is
 /// "all" (ranges, then relations between fields), "ranges" or "relations". The message says
 /// what is valid; it does not repeat the value.
@@ -117,7 +128,8 @@ fn check_config(section: &str, config: &str, what: &str) -> PyResult<Vec<(String
         "cc" => serde_json::from_str::<CcConfig>(config).map(|c| if what == "ranges" { c.range_problems() } else { c.validate() }),
         "aqm" => serde_json::from_str::<QdiscConfig>(config).map(|c| if what == "ranges" { c.range_problems() } else { c.validate() }),
         "tcp" => serde_json::from_str::<TcpConfig>(config).map(|c| pick(&c, what)),
-        other => return Err(PyValueError::new_err(format!("unknown section {other:?}: use cc, aqm or tcp"))),
+        "limits" => serde_json::from_str::<RunLimits>(config).map(|c| pick(&c, what)),
+        other => return Err(PyValueError::new_err(format!("unknown section {other:?}: use cc, aqm, tcp or limits"))),
     }
     .unwrap_or_else(|e| vec![Problem::new("", e.to_string())]);
     Ok(problems.into_iter().map(|p| (p.field, p.message)).collect())
@@ -134,8 +146,21 @@ fn _trigger_panic(py: Python<'_>) -> PyResult<()> {
     guarded(py, || -> Result<(), String> { panic!("deliberate panic for testing") })
 }
 
+/// Panics are caught and become `EngineError` with their message; the default hook would also
+/// print to stderr and, with `RUST_BACKTRACE` set, capture a backtrace, which allocates - and
+/// deadlocked once memory ran out. This hook stays silent unless `CROSSLAYER_DEBUG_PANICS` is set.
+fn quiet_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::env::var_os("CROSSLAYER_DEBUG_PANICS").is_some() {
+            default(info);
+        }
+    }));
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    quiet_panics();
     m.add("EngineError", m.py().get_type::<EngineError>())?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;

@@ -20,10 +20,26 @@ pub struct QueueSeries {
     scratch: Vec<f64>,
 }
 
+/// Reserve room for `rows` more values, or say how much memory was missing (the allocator's
+/// failure would abort the process).
+fn reserve<T>(v: &mut Vec<T>, rows: usize) -> Result<(), String> {
+    v.try_reserve_exact(rows).map_err(|_| {
+        format!("not enough memory for the traces: {rows} rows of {} bytes; sample less often (sample_interval) or lower limits.max_trace_rows", std::mem::size_of::<T>())
+    })
+}
+
 impl QueueSeries {
-    pub fn new(queue: &Queue) -> QueueSeries {
+    /// A series with room for `rows` samples, reserved now.
+    pub fn new(queue: &Queue, rows: usize) -> Result<QueueSeries, String> {
         let fields = queue.qdisc.state_fields();
-        QueueSeries { fields, state: vec![Vec::new(); fields.len()], scratch: vec![0.0; fields.len()], ..Default::default() }
+        let mut s = QueueSeries { fields, state: vec![Vec::new(); fields.len()], scratch: vec![0.0; fields.len()], ..Default::default() };
+        reserve(&mut s.t_s, rows)?;
+        reserve(&mut s.pkts, rows)?;
+        reserve(&mut s.bytes, rows)?;
+        for col in &mut s.state {
+            reserve(col, rows)?;
+        }
+        Ok(s)
     }
 
     pub fn sample(&mut self, now: Time, queue: &Queue) {
@@ -38,13 +54,14 @@ impl QueueSeries {
         }
     }
 
-    pub fn table(&self) -> Table {
+    /// The table (moves the columns out).
+    pub fn take_table(&mut self) -> Table {
         let mut t = Table::default();
-        t.push("t_s", Column::F64(self.t_s.clone()));
-        t.push("qlen_pkts", Column::U64(self.pkts.clone()));
-        t.push("qlen_bytes", Column::U64(self.bytes.clone()));
-        for (f, col) in self.fields.iter().zip(&self.state) {
-            t.push(f.name, Column::F64(col.clone()));
+        t.push("t_s", Column::F64(std::mem::take(&mut self.t_s)));
+        t.push("qlen_pkts", Column::U64(std::mem::take(&mut self.pkts)));
+        t.push("qlen_bytes", Column::U64(std::mem::take(&mut self.bytes)));
+        for (f, col) in self.fields.iter().zip(&mut self.state) {
+            t.push(f.name, Column::F64(std::mem::take(col)));
         }
         t
     }
@@ -67,8 +84,8 @@ pub struct CwndTrace {
 }
 
 impl CwndTrace {
-    /// `ccs`: each flow's congestion control, in flow order.
-    pub fn new<'a>(ccs: impl Iterator<Item = &'a Cc>) -> CwndTrace {
+    /// `ccs`: each flow's congestion control, in flow order; room for `rows` rows is reserved.
+    pub fn new<'a>(ccs: impl Iterator<Item = &'a Cc>, rows: usize) -> Result<CwndTrace, String> {
         let mut t = CwndTrace::default();
         for cc in ccs {
             let algo = cc.info().name;
@@ -86,7 +103,14 @@ impl CwndTrace {
             t.flow_cols.push(cols);
         }
         t.values = vec![Vec::new(); t.names.len()];
-        t
+        reserve(&mut t.t_s, rows)?;
+        reserve(&mut t.flow, rows)?;
+        reserve(&mut t.cwnd, rows)?;
+        reserve(&mut t.ssthresh, rows)?;
+        for col in &mut t.values {
+            reserve(col, rows)?;
+        }
+        Ok(t)
     }
 
     pub fn sample(&mut self, now: Time, flow: u32, w: &Window, cc: &Cc) {
@@ -109,14 +133,15 @@ impl CwndTrace {
         }
     }
 
-    pub fn table(&self, flow_names: &[String]) -> Table {
+    /// The table (moves the columns out); `flow` is categorical over `flow_names`.
+    pub fn take_table(&mut self, flow_names: &[String]) -> Table {
         let mut t = Table::default();
-        t.push("t_s", Column::F64(self.t_s.clone()));
-        t.push("flow", Column::Str(self.flow.iter().map(|&f| flow_names[f as usize].clone()).collect()));
-        t.push("cwnd_bytes", Column::U64(self.cwnd.clone()));
-        t.push("ssthresh_bytes", Column::U64(self.ssthresh.clone()));
-        for (name, col) in self.names.iter().zip(&self.values) {
-            t.push(name, Column::F64(col.clone()));
+        t.push("t_s", Column::F64(std::mem::take(&mut self.t_s)));
+        t.push("flow", Column::Cat { codes: std::mem::take(&mut self.flow), labels: flow_names.to_vec() });
+        t.push("cwnd_bytes", Column::U64(std::mem::take(&mut self.cwnd)));
+        t.push("ssthresh_bytes", Column::U64(std::mem::take(&mut self.ssthresh)));
+        for (name, col) in self.names.iter().zip(&mut self.values) {
+            t.push(name, Column::F64(std::mem::take(col)));
         }
         t
     }

@@ -34,12 +34,12 @@ crate::params! {
         delack_timeout: Dur = Dur::from_ms(40), Time, range(<= Dur::from_ms(500)), "Linux TCP_DELACK_MIN 40 ms";
         /// Initial window, segments.
         initial_cwnd: u32 = 10, Packets, range(>= 1, <= 1000), "RFC 6928 IW10; Linux TCP_INIT_CWND";
-        /// Lower bound of the retransmission timeout (RFC 6298 says 1 s).
-        min_rto: Dur = Dur::from_ms(200), Time, range(> Dur::ZERO), "Linux TCP_RTO_MIN 200 ms";
+        /// Lower bound of the retransmission timeout (RFC 6298 says 1 s). At least 1 us: a timer firing every few nanoseconds makes a run take hours.
+        min_rto: Dur = Dur::from_ms(200), Time, range(>= Dur::from_us(1)), "Linux TCP_RTO_MIN 200 ms";
         /// Retransmission timeout before the first RTT sample.
-        initial_rto: Dur = Dur::from_secs(1), Time, range(> Dur::ZERO), "RFC 6298 section 2.1; Linux TCP_TIMEOUT_INIT";
+        initial_rto: Dur = Dur::from_secs(1), Time, range(>= Dur::from_us(1)), "RFC 6298 section 2.1; Linux TCP_TIMEOUT_INIT";
         /// Upper bound of the backed-off retransmission timeout (RFC 6298 allows >= 60 s; Linux 120 s).
-        max_rto: Dur = Dur::from_secs(60), Time, range(> Dur::ZERO), "RFC 6298 section 2.5";
+        max_rto: Dur = Dur::from_secs(60), Time, range(>= Dur::from_us(1)), "RFC 6298 section 2.5";
         /// Negotiate ECN (RFC 3168): data is sent ECT(0), and an ECN-Echo reduces the window. Algorithms that need ECN (DCTCP) turn it on themselves.
         ecn: bool = false, Flag, range(), "Linux net.ipv4.tcp_ecn = 2 (not requested by default)";
         /// Receiver window; unset: unlimited.
