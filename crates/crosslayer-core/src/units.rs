@@ -43,6 +43,9 @@ impl Time {
     pub const fn from_secs(s: u64) -> Time {
         Time(s * NS_PER_S)
     }
+    pub const fn from_ms(ms: u64) -> Time {
+        Time(ms * 1_000_000)
+    }
     pub const fn ns(self) -> u64 {
         self.0
     }

@@ -2,7 +2,7 @@
 //! wire, with a drop rule applied to chosen transmissions. Checks RFC 6675 (SACK), RFC 6582
 //! (NewReno) and the RTO path, counting recoveries, retransmissions and timeouts.
 
-use crosslayer_core::cc::{CaState, Cc};
+use crosslayer_core::cc::{CaState, Cc, CcConfig};
 use crosslayer_core::packet::{Packet, PacketArena, PktKind};
 use crosslayer_core::presets;
 use crosslayer_core::tcp::receiver::Receiver;
@@ -32,8 +32,12 @@ struct Wire {
 
 impl Wire {
     fn new(sack: bool, initial_cwnd: u32) -> Wire {
+        Wire::with_cc(sack, initial_cwnd, presets::reno())
+    }
+
+    fn with_cc(sack: bool, initial_cwnd: u32, cc: CcConfig) -> Wire {
         let cfg = TcpConfig { mss: Bytes::new(MSS), sack, delayed_ack: false, initial_cwnd, ..Default::default() };
-        let cc = Cc::new(&presets::reno(), &Sender::cc_env(&cfg));
+        let cc = Cc::new(&cc, &Sender::cc_env(&cfg));
         let sender = Sender::new(0, 0, 1, &cfg, cc, Time::ZERO, Time::NEVER);
         Wire {
             sender,
@@ -184,5 +188,25 @@ fn whole_window_lost_recovers_by_rto_go_back_n() {
         assert_eq!(w.sender.counters.retransmits, 40, "each lost segment retransmitted once");
         assert_eq!(w.cwnd_after_rto, vec![MSS]);
         assert_eq!(w.receiver.counters.dup_pkts, 0);
+    }
+}
+
+/// Defect (TCP-fidelity issue, 3): one segment lost three times - the original, its fast
+/// retransmission and its first timeout retransmission. Between the two timeouts, segments that
+/// were in flight at the first timeout are SACKed and give RTT samples, which cleared the RTO
+/// backoff; "same loss episode" was tested as `backoff == 0`, so the second timeout lowered
+/// ssthresh again (CUBIC from 30 to 2 MSS). RFC 5681 section 3.1 holds ssthresh for repeated
+/// timeouts of the same data; Linux recomputes it only if snd_una advanced since the last
+/// timeout (icsk_retransmits is reset only then).
+#[test]
+fn ssthresh_is_held_across_repeated_timeouts_of_one_segment() {
+    let drop = |n: u64, k: u32| n == 23 && k <= 3;
+    for cc in [presets::reno(), presets::cubic()] {
+        let mut w = Wire::with_cc(true, 20, cc.clone());
+        w.run(200, Time::from_secs(20), &drop);
+        assert!(w.sender.snd_una() >= 200 * MSS, "{}", cc.name());
+        assert_eq!(w.sender.counters.timeouts, 2, "{}", cc.name());
+        let (first, second) = (w.ssthresh_at_rto[0], w.ssthresh_at_rto[1]);
+        assert_eq!(second.1, first.1, "{}: ssthresh after the second timeout of the same segment changed: {first:?} then {second:?}", cc.name());
     }
 }

@@ -183,10 +183,16 @@ impl CongestionControl for Cubic {
     }
 
     fn on_congestion(&mut self, s: &mut Window, e: &CongestionEvent) -> u64 {
-        let ss = self.reduce(s.cwnd_segs());
         if e.kind == CongestionKind::Timeout {
             self.after_rto = true;
         }
+        if !e.new_episode {
+            // A timeout within the episode already reduced for: keep W_max and cwnd_prior, the
+            // window before the loss (the sender keeps ssthresh).
+            self.epoch_start = None;
+            return s.ssthresh;
+        }
+        let ss = self.reduce(s.cwnd_segs());
         (ss * s.mss as f64).round() as u64
     }
 
@@ -221,7 +227,7 @@ mod tests {
     }
 
     fn event(kind: CongestionKind, now: Time) -> CongestionEvent {
-        CongestionEvent { now, kind, flight_size: 0 }
+        CongestionEvent { now, kind, flight_size: 0, new_episode: true }
     }
 
     const MSS: u32 = 1000;
@@ -312,5 +318,40 @@ mod tests {
         c.on_ack(&mut s, &a);
         assert_eq!(c.k(), 0.0);
         assert_eq!(c.w_max(), 70.0);
+    }
+
+    /// Defect (TCP-fidelity issue, 5): a timeout during fast recovery is the same congestion
+    /// episode; it must not overwrite cwnd_prior with the already reduced window, or the next
+    /// epoch's Reno-friendly alpha is 1 at once instead of 3(1 - beta)/(1 + beta) = 0.529 until
+    /// W_est is back at the window before the loss (RFC 9438 section 4.3).
+    #[test]
+    fn a_timeout_in_recovery_keeps_cwnd_prior() {
+        let rtt = Dur::from_ms(100);
+        let mut c = Cubic::with_config(CubicConfig::default());
+        let mut s = Window { cwnd: 20 * MSS as u64, ssthresh: u64::MAX, mss: MSS };
+        s.ssthresh = c.on_congestion(&mut s, &event(CongestionKind::Loss, Time::ZERO)); // 14 MSS
+        s.cwnd = s.ssthresh; // in recovery
+        let rto = CongestionEvent { now: Time::from_ms(300), kind: CongestionKind::Timeout, flight_size: 0, new_episode: false };
+        c.on_congestion(&mut s, &rto);
+        // slow start back to ssthresh (14), then congestion avoidance
+        s.cwnd = s.ssthresh;
+        let trace = ack_clock(&mut c, &mut s, rtt, 10, Time::from_secs(1));
+        let w = trace.last().unwrap().1;
+        let expect = 14.0 + 10.0 * 3.0 * 0.3 / 1.7; // alpha 0.529 per RTT, W_est < cwnd_prior = 20
+        assert!((w - expect).abs() < 0.5, "cwnd {w} after 10 RTTs, expected about {expect} (alpha 0.529)");
+    }
+
+    /// Defect (TCP-fidelity issue, 1): in slow start an ACK may raise cwnd by at most
+    /// L = 2 MSS (RFC 3465 section 2.2) and the rest of what it acknowledges is discarded, not
+    /// passed on to congestion avoidance while cwnd is still below ssthresh. The ACK that fills
+    /// the hole after a timeout covers hundreds of SACKed segments: cwnd went from 1 to 158 MSS.
+    #[test]
+    fn a_huge_ack_in_slow_start_raises_cwnd_by_at_most_two_segments() {
+        for cc in [crate::cc::CcConfig::Cubic(CubicConfig::default()), crate::presets::reno()] {
+            let mut algo = crate::cc::Cc::new(&cc, &crate::cc::CcEnv { mss: MSS, initial_cwnd: 10 * MSS as u64 });
+            let mut s = Window { cwnd: MSS as u64, ssthresh: 44 * MSS as u64, mss: MSS };
+            algo.on_ack(&mut s, &ack(Time::from_secs(1), 158 * MSS as u64, Dur::from_ms(10)));
+            assert_eq!(s.cwnd, 3 * MSS as u64, "{}: cwnd {} MSS", cc.name(), s.cwnd / MSS as u64);
+        }
     }
 }

@@ -148,6 +148,10 @@ pub struct CongestionEvent {
     pub kind: CongestionKind,
     /// Bytes outstanding (RFC 5681 FlightSize: sent and not cumulatively acknowledged).
     pub flight_size: u64,
+    /// A new loss episode. False for a timeout that interrupts a fast recovery, or repeats a
+    /// timeout while snd_una has not advanced (RFC 5681 section 3.1; Linux `tcp_enter_loss`): the
+    /// sender keeps ssthresh, and algorithms keep their memory of the window before the loss.
+    pub new_episode: bool,
 }
 
 /// What every congestion control gets at construction.
@@ -241,21 +245,22 @@ crate::registry! {
     }
 }
 
-/// Standard slow start with Appropriate Byte Counting (RFC 3465, L = 2): while in slow start,
-/// cwnd grows by the bytes acknowledged, at most 2 MSS per ACK, and never past ssthresh. Returns
-/// the acked bytes left for congestion avoidance: all of them outside slow start, the remainder
-/// once cwnd reached ssthresh (as Linux does), 0 if slow start used them up.
+/// Standard slow start with Appropriate Byte Counting (RFC 3465 section 2.2, L = 2): while in
+/// slow start, cwnd grows by the bytes acknowledged, at most 2 MSS per ACK; the rest of what the
+/// ACK acknowledges is discarded. Returns the acked bytes left for congestion avoidance: all of
+/// them outside slow start; once an ACK takes cwnd to ssthresh, what it acknowledged beyond the
+/// room that was left (as Linux `tcp_slow_start`); otherwise 0.
 pub fn slow_start(w: &mut Window, acked_bytes: u64) -> u64 {
     if !w.in_slow_start() {
         return acked_bytes;
     }
     let inc = acked_bytes.min(2 * w.mss as u64);
-    let room = w.ssthresh.saturating_sub(w.cwnd);
-    if inc <= room {
+    let room = w.ssthresh - w.cwnd;
+    if inc < room {
         w.cwnd += inc;
-        acked_bytes - inc
+        0
     } else {
-        w.cwnd += room;
+        w.cwnd = w.ssthresh;
         acked_bytes - room
     }
 }

@@ -130,7 +130,7 @@ mod tests {
     fn ssthresh_is_half_flight_with_floor() {
         let mut w = Window { cwnd: 20_000, ssthresh: u64::MAX, mss: 1000 };
         let mut r = Reno::default();
-        let ev = |flight| CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: flight };
+        let ev = |flight| CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: flight, new_episode: true };
         assert_eq!(r.on_congestion(&mut w, &ev(20_000)), 10_000);
         assert_eq!(r.on_congestion(&mut w, &ev(3_000)), 2_000);
     }

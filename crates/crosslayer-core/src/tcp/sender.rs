@@ -123,6 +123,9 @@ pub struct Sender {
     /// congestion event); duplicate ACKs below it do not start a new recovery.
     recover: Option<u64>,
     dupacks: u32,
+    /// Timeouts since snd_una last advanced (Linux `icsk_retransmits`): a timeout is a new loss
+    /// episode only when it is 0.
+    timeouts_since_progress: u32,
     /// NewReno: a partial ACK already reset the RTO in this recovery.
     partial_acked: bool,
     /// ECN: no new reduction until the ACK passes this segment number.
@@ -163,6 +166,7 @@ impl Sender {
             recovery_point: 0,
             recover: None,
             dupacks: 0,
+            timeouts_since_progress: 0,
             partial_acked: false,
             ecn_recover: 0,
             cwr_pending: false,
@@ -231,8 +235,8 @@ impl Sender {
         self.rto_deadline = now + self.rtt.rto();
     }
 
-    fn congestion_event(&mut self, now: Time, kind: CongestionKind) -> u64 {
-        let ev = CongestionEvent { now, kind, flight_size: self.sb.packets_out() * self.mss as u64 };
+    fn congestion_event(&mut self, now: Time, kind: CongestionKind, new_episode: bool) -> u64 {
+        let ev = CongestionEvent { now, kind, flight_size: self.sb.packets_out() * self.mss as u64, new_episode };
         self.cc.on_congestion(&mut self.window, &ev)
     }
 
@@ -244,16 +248,18 @@ impl Sender {
         }
         self.counters.timeouts += 1;
         // The congestion control always learns of the timeout (it resets its state), but ssthresh
-        // is only lowered for a new loss episode: not again for a repeated expiry of the same
-        // data (RFC 5681 section 3.1, note after eq. 4), and not when the timeout interrupts a
-        // fast recovery that already reduced it - there FlightSize counts the SACKed data and
-        // would *raise* ssthresh (Linux `tcp_enter_loss` keeps it likewise).
-        let ssthresh = self.congestion_event(now, CongestionKind::Timeout);
+        // is only lowered for a new loss episode: not again for a repeated expiry while snd_una
+        // has not advanced (RFC 5681 section 3.1, note after eq. 4; Linux `tcp_enter_loss`
+        // recomputes it only when `icsk_retransmits`, reset when snd_una advances, is 0), and
+        // not when the timeout interrupts a fast recovery that already reduced it - there
+        // FlightSize counts the SACKed data and would *raise* ssthresh (Linux keeps it likewise).
         let new_episode = match self.state {
             CaState::Open => true,
             CaState::Recovery => false,
-            CaState::Loss => self.rtt.backoff == 0,
+            CaState::Loss => self.timeouts_since_progress == 0,
         };
+        self.timeouts_since_progress += 1;
+        let ssthresh = self.congestion_event(now, CongestionKind::Timeout, new_episode);
         if new_episode {
             self.window.ssthresh = ssthresh;
         }
@@ -328,6 +334,7 @@ impl Sender {
         let (mut rtt_from, mut newest) = (sacked.rtt_from, sacked.newest);
         let mut cum = Default::default();
         if new_una {
+            self.timeouts_since_progress = 0;
             cum = self.sb.ack_cumulative(ack_seg);
             rtt_from = cum.rtt_from.or(rtt_from);
             newest = Delivered::newest(newest, cum.newest);
@@ -342,7 +349,7 @@ impl Sender {
 
         if self.ecn && a.ece && self.state == CaState::Open && ack_seg >= self.ecn_recover {
             self.counters.ecn_reductions += 1;
-            self.window.ssthresh = self.congestion_event(now, CongestionKind::Ecn);
+            self.window.ssthresh = self.congestion_event(now, CongestionKind::Ecn, true);
             if !self.cc.full_control() {
                 self.window.cwnd = self.window.ssthresh.max(2 * mss);
             }
@@ -435,7 +442,7 @@ impl Sender {
     fn enter_recovery(&mut self, ctx: &mut TxCtx<'_>) {
         let mss = self.mss as u64;
         self.counters.fast_recoveries += 1;
-        self.window.ssthresh = self.congestion_event(ctx.now, CongestionKind::Loss);
+        self.window.ssthresh = self.congestion_event(ctx.now, CongestionKind::Loss, true);
         self.state = CaState::Recovery;
         self.recovery_point = self.sb.nxt();
         self.recover = Some(self.sb.nxt());
