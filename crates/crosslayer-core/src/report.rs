@@ -133,8 +133,8 @@ pub fn flow_columns() -> Vec<Col<FlowRow>> {
         Col::f64("start_s", "s", "start time (whole run)", |r: &FlowRow| r.start_s),
         Col::f64("stop_s", "s", "time the sender stopped sending new data; NaN = ran to the end", |r: &FlowRow| r.stop_s),
         Col::f64("base_rtt_s", "s", "propagation round-trip time (no queueing, no serialization)", |r: &FlowRow| r.base_rtt.secs_f64()),
-        Col::f64("goodput_bps", "bps", "in-order payload bytes delivered to the receiving application, per second of the window", |r: &FlowRow| {
-            r.receiver.delivered_bytes as f64 * 8.0 / r.span.secs_f64()
+        Col::f64("goodput_bps", "bps", "payload bytes the receiver got for the first time during the window (counted when they arrive), per second of the window", |r: &FlowRow| {
+            r.receiver.received_bytes as f64 * 8.0 / r.span.secs_f64()
         }),
         Col::f64("throughput_bps", "bps", "bytes the sender put on the wire (headers and retransmissions included), per second of the window", |r: &FlowRow| {
             r.sender.wire_bytes as f64 * 8.0 / r.span.secs_f64()
@@ -195,8 +195,8 @@ pub fn queue_columns() -> Vec<Col<LinkRow>> {
         }),
     ]);
     c.extend(LinkCounters::columns(|r: &LinkRow| r.link));
-    c.push(Col::f64("utilization", "ratio", "tx_bytes / (rate x window): the fraction of the link's capacity used", |r: &LinkRow| {
-        r.link.tx_bytes as f64 * 8.0 / (r.rate_bps as f64 * r.span.secs_f64())
+    c.push(Col::f64("utilization", "ratio", "busy_ns / window: the fraction of the window the transmitter was serializing", |r: &LinkRow| {
+        r.link.busy_ns as f64 / r.span.ns() as f64
     }));
     c
 }
@@ -339,7 +339,7 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
             qlen_bytes: q.backlog_bytes.mean_sd(now),
             sojourn: [sojourn(None), sojourn(Some(0.5)), sojourn(Some(0.99))],
             queue: q.window(),
-            link: l.window(),
+            link: l.window(now),
             span,
         });
         let counts = q.reasons_window();

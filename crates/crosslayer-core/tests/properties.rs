@@ -120,6 +120,14 @@ proptest! {
         for &g in r.flows.f64s("goodput_bps") {
             prop_assert!(g.is_finite() && g >= 0.0);
         }
+        // Goodput counts bytes when they first arrive and utilization is busy time: all data
+        // crosses the bottleneck, so the flows' goodput cannot sum above its rate, and no link is
+        // busy more than the whole window.
+        let total: f64 = r.flows.f64s("goodput_bps").iter().sum();
+        prop_assert!(total <= q.u64s("rate_bps")[0] as f64, "goodput {total} above the bottleneck rate");
+        for &u in q.f64s("utilization") {
+            prop_assert!((0.0..=1.0).contains(&u), "utilization {u}");
+        }
     }
 }
 

@@ -27,6 +27,8 @@ struct Wire {
     cwnd_after_rto: Vec<u64>,
     /// (ssthresh before, ssthresh after) each timeout.
     ssthresh_at_rto: Vec<(u64, u64)>,
+    /// (segments outstanding before the ACK, ssthresh after) at each fast-recovery entry.
+    recovery_entries: Vec<(u64, u64)>,
     now: Time,
 }
 
@@ -49,6 +51,7 @@ impl Wire {
             tx_count: vec![0; 10_000],
             cwnd_after_rto: vec![],
             ssthresh_at_rto: vec![],
+            recovery_entries: vec![],
             now: Time::ZERO,
         }
     }
@@ -92,7 +95,11 @@ impl Wire {
                 let (_, p) = self.to_tx.pop_front().unwrap();
                 assert_eq!(p.kind, PktKind::Ack);
                 let info = AckInfo { ack: p.ack, sack: &p.sack[..p.n_sack as usize], ece: p.ece, tsval: p.tsval, tsecr: p.tsecr };
+                let (recoveries, outstanding) = (self.sender.counters.fast_recoveries, self.sender.sb.packets_out());
                 self.sender.on_ack(info, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
+                if self.sender.counters.fast_recoveries > recoveries {
+                    self.recovery_entries.push((outstanding, self.sender.window.ssthresh));
+                }
                 self.ship(std::mem::take(&mut out), true, drop);
             } else {
                 let before = self.sender.counters.timeouts;
@@ -209,4 +216,18 @@ fn ssthresh_is_held_across_repeated_timeouts_of_one_segment() {
         let (first, second) = (w.ssthresh_at_rto[0], w.ssthresh_at_rto[1]);
         assert_eq!(second.1, first.1, "{}: ssthresh after the second timeout of the same segment changed: {first:?} then {second:?}", cc.name());
     }
+}
+
+/// Defect (TCP-fidelity issue, 6): without SACK, limited transmit (RFC 3042) sends one new
+/// segment on each of the first two duplicate ACKs; RFC 5681 section 3.2 step 2 says those
+/// segments MUST NOT be counted in the FlightSize that sets ssthresh.
+#[test]
+fn newreno_ssthresh_excludes_limited_transmit_segments() {
+    let drop = |n: u64, k: u32| n == 23 && k == 1;
+    let mut w = Wire::new(false, 20);
+    w.run(200, Time::from_secs(5), &drop);
+    assert_eq!(w.recovery_entries.len(), 1);
+    let (outstanding, ssthresh) = w.recovery_entries[0];
+    // `outstanding` includes the two limited-transmit segments sent on the first two dupacks.
+    assert_eq!(ssthresh, (outstanding - 2) * MSS / 2, "outstanding {outstanding} segments");
 }

@@ -104,3 +104,26 @@ fn reno_goodput_under_random_loss_matches_padhye_at_1e2() {
         assert!((g / pftk - 1.0).abs() < 0.25, "goodput {g} vs Padhye {pftk}");
     }
 }
+
+/// Defect (TCP-fidelity issue, 6): goodput counted in-order delivery, so bytes that arrived out
+/// of order before the warm-up ended counted in the window, and the flows' goodput summed above
+/// the link rate (1.004 in this scenario); utilization counted a packet when its serialization
+/// started (1.0000032 here). Now goodput counts bytes when they first arrive and utilization is
+/// the transmitter's busy time in the window.
+#[test]
+fn goodput_and_utilization_never_exceed_the_link() {
+    let mut spec = crosslayer_core::presets::access_link(9, presets::cubic(), 30);
+    spec.seed = 7;
+    spec.warmup = crosslayer_core::units::Dur::from_secs(5);
+    for f in &mut spec.flows {
+        f.tcp = TcpConfig { delayed_ack: false, initial_cwnd: 3, ..Default::default() };
+    }
+    let r = run(spec).expect("run");
+    let rate = r.queues.u64s("rate_bps")[0] as f64;
+    let goodput: f64 = r.flows.f64s("goodput_bps").iter().sum();
+    let utilization = forward_utilization(&r);
+    eprintln!("goodput / rate = {:.6}, utilization = {utilization:.9}", goodput / rate);
+    assert!(goodput <= rate, "goodput {goodput} above the rate {rate}");
+    assert!(utilization <= 1.0, "utilization {utilization}");
+    assert!(utilization > 0.99, "the link is saturated: {utilization}");
+}

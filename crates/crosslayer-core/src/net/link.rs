@@ -16,15 +16,27 @@ use crate::units::{Dur, Rate, Time};
 use std::collections::VecDeque;
 
 crate::counters! {
-    /// Monotonic transmitter counters.
+    /// Monotonic transmitter counters. A packet counts when its serialization completes: the
+    /// engine counts it when serialization starts and `completed` takes back the one still in
+    /// progress at a window boundary.
     pub struct LinkCounters {
-        /// Packets put on the wire (counted when their serialization starts).
+        /// Packets whose serialization completed.
         tx_pkts: "pkts",
-        /// Wire bytes put on the wire (counted when serialization starts).
+        /// Wire bytes whose serialization completed.
         tx_bytes: "bytes",
         /// Packets lost on the wire by the random (Bernoulli) loss process.
         lost_random: "pkts",
+        /// Time the transmitter was busy, ns (utilization = busy time / window).
+        busy_ns: "ns",
     }
+}
+
+/// The packet being serialized: when it ends, its size, whether the wire loses it.
+#[derive(Clone, Copy, Debug, Default)]
+struct InService {
+    end: Time,
+    bytes: u32,
+    lost: bool,
 }
 
 /// Outcome of `Link::start_tx`.
@@ -59,6 +71,7 @@ pub struct Link {
     pub counters: LinkCounters,
     /// Counters at the start of the measurement window.
     pub at_warmup: LinkCounters,
+    in_service: InService,
 }
 
 impl Link {
@@ -79,6 +92,7 @@ impl Link {
             loss_rng,
             counters: LinkCounters::default(),
             at_warmup: LinkCounters::default(),
+            in_service: InService::default(),
         }
     }
 
@@ -101,11 +115,15 @@ impl Link {
         debug_assert!(now >= self.busy_until);
         let Some(id) = self.queue.dequeue(now, arena, dropped) else { return TxStart::Idle };
         let size = arena.get(id).size_bytes;
-        let end = now + self.rate.tx_time(size);
+        let tx = self.rate.tx_time(size);
+        let end = now + tx;
         self.busy_until = end;
         self.counters.tx_pkts += 1;
         self.counters.tx_bytes += size as u64;
-        if self.loss > 0.0 && self.loss_rng.chance(self.loss) {
+        self.counters.busy_ns += tx.ns();
+        let lost = self.loss > 0.0 && self.loss_rng.chance(self.loss);
+        self.in_service = InService { end, bytes: size, lost };
+        if lost {
             self.counters.lost_random += 1;
             return TxStart::Lost(id);
         }
@@ -129,14 +147,28 @@ impl Link {
         (id, self.pipe.front().map(|&(t, _)| t))
     }
 
+    /// The counters as of `now`, counting the packet in service only once it completes and only
+    /// the part of its serialization time before `now`.
+    pub fn completed(&self, now: Time) -> LinkCounters {
+        let mut c = self.counters;
+        let s = &self.in_service;
+        if s.end > now {
+            c.tx_pkts -= 1;
+            c.tx_bytes -= s.bytes as u64;
+            c.lost_random -= s.lost as u64;
+            c.busy_ns -= s.end.since(now).ns();
+        }
+        c
+    }
+
     /// Start the measurement window.
     pub fn start_window(&mut self, now: Time) {
-        self.at_warmup = self.counters;
+        self.at_warmup = self.completed(now);
         self.queue.start_window(now);
     }
 
-    /// Counters over the measurement window.
-    pub fn window(&self) -> LinkCounters {
-        self.counters.minus(&self.at_warmup)
+    /// Counters over the measurement window ending at `now`.
+    pub fn window(&self, now: Time) -> LinkCounters {
+        self.completed(now).minus(&self.at_warmup)
     }
 }

@@ -33,11 +33,13 @@ struct OooBlock {
 crate::counters! {
     /// Monotonic receiver counters.
     pub struct ReceiverCounters {
-        /// In-order payload bytes delivered to the application.
+        /// Payload bytes received for the first time, in order or not, counted when they arrive (goodput).
+        received_bytes: "bytes",
+        /// In-order payload bytes delivered to the application; in a window this may include bytes that arrived out of order before it started.
         delivered_bytes: "bytes",
         /// Data packets received, duplicates included.
         data_pkts: "pkts",
-        /// Data packets carrying only bytes already received.
+        /// Data packets carrying only bytes already received (in order or out of order).
         dup_pkts: "pkts",
         /// ACKs sent.
         acks_sent: "pkts",
@@ -120,9 +122,16 @@ impl Receiver {
             self.counters.dup_pkts += 1;
             true
         } else if start <= self.rcv_nxt {
+            self.counters.received_bytes += end - self.rcv_nxt;
             self.advance(end);
             had_holes
         } else {
+            // Bulk flows send whole aligned segments: one either is already held or is new.
+            if self.block_of(start).is_some() {
+                self.counters.dup_pkts += 1;
+            } else {
+                self.counters.received_bytes += end - start;
+            }
             self.insert_ooo(start, end);
             true
         };
@@ -221,6 +230,7 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::Counters;
     use crate::packet::PacketArena;
 
     fn seg(seq: u64) -> Packet {
@@ -274,5 +284,20 @@ mod tests {
         let x = deliver(&mut r, &mut a, 400, 5);
         assert_eq!((x[0].ack, x[0].n_sack), (700, 0));
         assert_eq!(r.counters.delivered_bytes, 700);
+    }
+
+    #[test]
+    fn received_bytes_count_first_arrivals_and_duplicates_are_found_out_of_order_too() {
+        let cfg = TcpConfig { mss: crate::units::Bytes::new(100), ..Default::default() };
+        let mut r = Receiver::new(0, 1, 0, &cfg);
+        let mut a = PacketArena::new();
+        deliver(&mut r, &mut a, 100, 0); // out of order
+        assert_eq!((r.counters.received_bytes, r.counters.delivered_bytes), (100, 0));
+        deliver(&mut r, &mut a, 100, 1); // the same segment again
+        assert_eq!((r.counters.received_bytes, r.counters.dup_pkts), (100, 1));
+        let window_start = r.counters;
+        deliver(&mut r, &mut a, 0, 2); // fills the hole: 200 bytes delivered, 100 newly received
+        let w = r.counters.minus(&window_start);
+        assert_eq!((w.received_bytes, w.delivered_bytes), (100, 200));
     }
 }

@@ -126,6 +126,9 @@ pub struct Sender {
     /// Timeouts since snd_una last advanced (Linux `icsk_retransmits`): a timeout is a new loss
     /// episode only when it is 0.
     timeouts_since_progress: u32,
+    /// Segments sent by limited transmit (RFC 3042) since the duplicate ACKs began; they are not
+    /// part of the FlightSize that sets ssthresh (RFC 5681 section 3.2 step 2).
+    limited_transmit_segs: u64,
     /// NewReno: a partial ACK already reset the RTO in this recovery.
     partial_acked: bool,
     /// ECN: no new reduction until the ACK passes this segment number.
@@ -167,6 +170,7 @@ impl Sender {
             recover: None,
             dupacks: 0,
             timeouts_since_progress: 0,
+            limited_transmit_segs: 0,
             partial_acked: false,
             ecn_recover: 0,
             cwr_pending: false,
@@ -236,7 +240,8 @@ impl Sender {
     }
 
     fn congestion_event(&mut self, now: Time, kind: CongestionKind, new_episode: bool) -> u64 {
-        let ev = CongestionEvent { now, kind, flight_size: self.sb.packets_out() * self.mss as u64, new_episode };
+        let flight = self.sb.packets_out() - self.limited_transmit_segs.min(self.sb.packets_out());
+        let ev = CongestionEvent { now, kind, flight_size: flight * self.mss as u64, new_episode };
         self.cc.on_congestion(&mut self.window, &ev)
     }
 
@@ -386,6 +391,7 @@ impl Sender {
             CaState::Open => {
                 if new_una {
                     self.dupacks = 0;
+                    self.limited_transmit_segs = 0;
                 } else if self.sb.packets_out() > 0 && (!self.sack || sacked.newly > 0) {
                     self.dupacks += 1;
                 }
@@ -448,6 +454,7 @@ impl Sender {
         self.recover = Some(self.sb.nxt());
         self.partial_acked = false;
         self.sb.mark_head_lost();
+        self.limited_transmit_segs = 0;
         if !self.cc.full_control() {
             self.window.cwnd = if self.sack { self.window.ssthresh } else { self.window.ssthresh + 3 * mss };
         }
@@ -492,12 +499,14 @@ impl Sender {
             if self.pipe_bytes() + mss > self.window.cwnd + allowance {
                 break;
             }
+            let limited_transmit = self.pipe_bytes() + mss > self.window.cwnd;
             if let Some(n) = self.sb.next_lost() {
                 self.retransmit(n, ctx);
             } else if ctx.now < self.stop_at && (self.sb.nxt() + 1 - self.sb.una()) * mss <= self.rwnd_bytes {
                 let tx = self.tx_stamp(ctx.now);
                 self.sb.on_send_new(ctx.now, tx);
                 let n = self.sb.nxt() - 1;
+                self.limited_transmit_segs += limited_transmit as u64;
                 self.transmit(n, false, ctx);
             } else {
                 if self.rate_sampling && ctx.now >= self.stop_at {
