@@ -104,6 +104,13 @@ def fake_engine_result(spec: dict[str, Any]) -> dict[str, Any]:
         "tx_bytes": [9850 * 1500] + [0] * (m - 1),
         "utilization": [0.95] + rest,
     })  # fmt: skip
+    senders = [h["name"] for h in topo["senders"]]
+    hosts = _fill("hosts", len(senders), {
+        "host": senders,
+        "flows": [sum(1 for f in flows if topo["senders"][f["src"]]["name"] == h) for h in senders],
+        "goodput_share": [1 / len(senders)] * len(senders),
+        "bottleneck_drop_share": [0.01] * len(senders),
+    })  # fmt: skip
     reasons = [
         (name, role, edge["qdisc"]["kind"], r["name"])
         for name, role, edge in links
@@ -141,6 +148,7 @@ def fake_engine_result(spec: dict[str, Any]) -> dict[str, Any]:
         },
         "flows": flow_rows,
         "queues": queues,
+        "hosts": hosts,
         "drops": drops,
         "qdisc_stats": _fill("qdisc_stats", 0, {}),
         "series": series,

@@ -48,7 +48,7 @@ def test_list_tcp_and_tables() -> None:
     min_rto = next(p for p in tcp if p["name"] == "min_rto")
     assert (min_rto["default"], min_rto["unit"], min_rto["default_source"]) == (200_000_000, "time", "Linux TCP_RTO_MIN 200 ms")
     tables = json.loads(CliRunner().invoke(app, ["list", "tables", "--json"]).stdout)
-    assert set(tables) == {"flows", "queues", "drops", "qdisc_stats", "series", "cwnd"}
+    assert set(tables) == {"flows", "queues", "hosts", "drops", "qdisc_stats", "series", "cwnd"}
     assert all(c["doc"] and c["dtype"] in ("f64", "u64", "str", "category") for t in tables.values() for c in t["columns"])
 
 

@@ -252,7 +252,7 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
     droptail_64kib = {"kind": "droptail", "limit_pkts": 1000, "limit_bytes": 65536}
 
     def edge(rate: int, delay: int, loss: float = 0.0, qdisc: dict[str, Any] = droptail_1000) -> dict[str, Any]:
-        return {"rate": rate, "delay": delay, "loss": loss, "qdisc": qdisc}
+        return {"rate": rate, "delay": delay, "loss": loss, "jitter": 0, "qdisc": qdisc}
 
     tcp = {
         "mss": 1448, "header_size": 52, "ack_size": 52, "sack": True, "delayed_ack": True,
@@ -266,6 +266,7 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
         "sample_interval": 10_000_000,
         "cwnd_trace": False,
         "limits": {"max_trace_rows": 20_000_000, "max_events": 100_000_000_000},
+        "tie_break": "fifo",
         "topology": {
             "kind": "dumbbell",
             "forward": edge(10_000_000, 5_000_000, qdisc={"kind": "droptail", "limit_pkts": 100, "limit_bytes": None}),

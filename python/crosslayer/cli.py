@@ -132,6 +132,7 @@ def _summary_table(agg: dict[str, Any], out: Path) -> Table:
         ("sojourn, ms", f"mean {_num(q['sojourn_mean_s'], 3, 1e3)}, p99 {_num(q['sojourn_p99_s'], 3, 1e3)}"),
         ("drop ratio", f"{_num(q['drop_ratio'], 3, 100)} %  ({q['drops']:,} of {q['arrivals']:,} arrivals)"),
         ("utilization", f"{_num(q['utilization'], 2, 100)} %"),
+        *_lockout_rows(agg),
         ("simulated / measured, s", f"{_num(agg['sim_s'], 1)} / {_num(agg['measured_s'], 1)}"),
         ("wall time, s", _num(agg["wall_s"], 3)),
         ("events", f"{agg['events']:,}  ({_num(agg['events_per_wall_s'], 0)} per wall-s)"),
@@ -145,6 +146,25 @@ def _summary_table(agg: dict[str, Any], out: Path) -> Table:
     for key, value in rows:
         table.add_row(key, value)
     return table
+
+
+LOCKOUT_SHARE = 0.95
+"""A host carrying more than this share of the goodput (with other hosts sending) is flagged."""
+
+
+def _lockout_rows(agg: dict[str, Any]) -> list[tuple[str, str]]:
+    lock = agg.get("lockout") or {}
+    share = lock.get("max_host_goodput_share")
+    rows = []
+    if share is not None and share > LOCKOUT_SHARE and lock.get("zero_goodput_flows", 0) > 0:
+        rows.append((
+            "[bold red]lock-out?[/bold red]",
+            f"one sender host carries {100 * share:.1f} % of the goodput and {lock['zero_goodput_flows']} flows got "
+            "nothing: a phase effect? (docs/phase-effects.md; try jitter on the host links)",
+        ))
+    elif lock.get("zero_goodput_flows"):
+        rows.append(("flows with zero goodput", str(lock["zero_goodput_flows"])))
+    return rows
 
 
 @app.command()

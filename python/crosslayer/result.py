@@ -154,6 +154,8 @@ class Result:
     """One row per flow."""
     queues: pd.DataFrame
     """One row per simplex link."""
+    hosts: pd.DataFrame
+    """One row per sender host: its share of the bottleneck (lock-out indicators)."""
     drops: pd.DataFrame
     """Drops and marks per link and reason its discipline declares."""
     qdisc_stats: pd.DataFrame
@@ -212,6 +214,11 @@ class Result:
                 "goodput_mbps": _spread(self.flows["goodput_bps"] / 1e6),
                 "throughput_mbps": _spread(self.flows["throughput_bps"] / 1e6),
                 "jain": jain_index(self.flows["goodput_bps"]),
+                "lockout": {
+                    "max_host_goodput_share": float(self.hosts["goodput_share"].max()) if len(self.hosts) else None,
+                    "zero_goodput_flows": int((self.flows["goodput_bps"] == 0).sum()),
+                    "max_host_bottleneck_drop_share": float(self.hosts["bottleneck_drop_share"].max()) if len(self.hosts) else None,
+                },
                 "bottleneck": {
                     "link": b["link"],
                     "qlen_mean_pkts": b["qlen_mean_pkts"],

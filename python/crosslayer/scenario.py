@@ -472,16 +472,20 @@ class LinkOverride(_Model):
     rate: Rate | None = None
     delay: Delay | None = None
     loss: Loss | None = None
+    jitter: Delay | None = None
     qdisc: QdiscConfig | None = None
 
 
-def _edge_spec(rate: int, delay: int, loss: float, qdisc: AlgorithmConfig, override: LinkOverride | None) -> dict[str, Any]:
+def _edge_spec(
+    rate: int, delay: int, loss: float, jitter: int, qdisc: AlgorithmConfig, override: LinkOverride | None
+) -> dict[str, Any]:
     """One simplex link of the engine spec; ``override`` fields win over the arguments."""
     o = override or LinkOverride()
     return {
         "rate": rate if o.rate is None else o.rate,
         "delay": delay if o.delay is None else o.delay,
         "loss": loss if o.loss is None else o.loss,
+        "jitter": jitter if o.jitter is None else o.jitter,
         "qdisc": (qdisc if o.qdisc is None else o.qdisc).engine_spec(),
     }
 
@@ -494,6 +498,8 @@ class Bottleneck(_Model):
     """One-way propagation delay."""
     loss: Loss = 0.0
     """Random loss probability after serialization."""
+    jitter: Delay = 0
+    """Extra delay per packet, uniform in [0, jitter], order-preserving (breaks phase effects)."""
     qdisc: QdiscConfig
 
 
@@ -509,6 +515,8 @@ class Host(_Model):
     delay: Delay
     """One-way propagation delay host <-> router."""
     loss: Loss = 0.0
+    jitter: Delay = 0
+    """Extra delay per packet on both directions, uniform in [0, jitter], order-preserving."""
     qdisc: QdiscConfig | None = None
     """Egress queue of both directions; default: topology.default_qdisc."""
     up: LinkOverride | None = None
@@ -518,8 +526,8 @@ class Host(_Model):
         qdisc = self.qdisc or default_qdisc
         return {
             "name": self.name,
-            "up": _edge_spec(self.rate, self.delay, self.loss, qdisc, self.up),
-            "down": _edge_spec(self.rate, self.delay, self.loss, qdisc, self.down),
+            "up": _edge_spec(self.rate, self.delay, self.loss, self.jitter, qdisc, self.up),
+            "down": _edge_spec(self.rate, self.delay, self.loss, self.jitter, qdisc, self.down),
         }
 
 
@@ -567,8 +575,8 @@ class Dumbbell(_Model):
         b = self.bottleneck
         return {
             "kind": self.kind,
-            "forward": _edge_spec(b.rate, b.delay, b.loss, b.qdisc, None),
-            "reverse": _edge_spec(b.rate, b.delay, 0.0, self.default_qdisc, self.reverse),
+            "forward": _edge_spec(b.rate, b.delay, b.loss, b.jitter, b.qdisc, None),
+            "reverse": _edge_spec(b.rate, b.delay, 0.0, 0, self.default_qdisc, self.reverse),
             "senders": [h.engine_spec(self.default_qdisc) for h in self.senders],
             "receivers": [h.engine_spec(self.default_qdisc) for h in self.receivers],
         }
@@ -733,6 +741,8 @@ class Scenario(_Model):
     """Period of the queue-length (and cwnd) time series."""
     cwnd_trace: Flag = False
     """Record every flow's cwnd and ssthresh each sample_interval."""
+    tie_break: Literal["fifo", "random"] = "fifo"
+    """Order of events at the same nanosecond: as scheduled, or a seeded random order."""
     topology: Dumbbell
     tcp: TcpConfig = TcpConfig()
     """Defaults for every flow."""
@@ -933,6 +943,7 @@ class Scenario(_Model):
             "sample_interval": self.sample_interval,
             "cwnd_trace": self.cwnd_trace,
             "limits": self.limits.engine_spec(),
+            "tie_break": self.tie_break,
             "topology": self.topology.engine_spec(),
             "flows": flows,
         }

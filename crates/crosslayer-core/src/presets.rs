@@ -27,7 +27,7 @@ pub fn reno() -> CcConfig {
 }
 
 fn edge(rate_bps: u64, delay_ns: u64, qdisc: QdiscConfig) -> EdgeSpec {
-    EdgeSpec { rate: Rate::from_bps(rate_bps), delay: Dur::from_ns(delay_ns), loss: 0.0, qdisc }
+    EdgeSpec { rate: Rate::from_bps(rate_bps), delay: Dur::from_ns(delay_ns), loss: 0.0, jitter: Dur::ZERO, qdisc }
 }
 
 fn host(name: &str, rate_bps: u64, delay_ns: u64) -> HostSpec {
@@ -63,6 +63,7 @@ fn three_by_three(rate_bps: u64, bottleneck_delay_ns: u64, sender_delays: [u64; 
         sample_interval: Dur::from_ms(10),
         cwnd_trace: false,
         limits: Default::default(),
+        tie_break: Default::default(),
         topology: TopologySpec::Dumbbell { forward: bottleneck.clone(), reverse: bottleneck, senders, receivers },
         flows,
     }
@@ -94,6 +95,7 @@ pub fn single_bottleneck(rate_bps: u64, rtt_ns: u64, buffer_pkts: u32, flows: Ve
         sample_interval: Dur::ZERO,
         cwnd_trace: false,
         limits: Default::default(),
+        tie_break: Default::default(),
         topology: TopologySpec::Dumbbell { forward: fwd.clone(), reverse: EdgeSpec { qdisc: droptail(10_000), ..fwd }, senders: vec![h("S")], receivers: vec![h("R")] },
         flows: flows
             .into_iter()

@@ -15,7 +15,7 @@ use crate::aqm::QueueCounters;
 use crate::metrics::Counters;
 use crate::net::link::LinkCounters;
 use crate::result::{Column, RunResult, Summary, Table};
-use crate::sim::Sim;
+use crate::sim::{BottleneckCounters, Sim};
 use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
 use crate::units::Dur;
@@ -116,6 +116,7 @@ pub struct FlowRow {
     span: Dur,
     sender: SenderCounters,
     receiver: ReceiverCounters,
+    bottleneck: BottleneckCounters,
     rtt_mean_s: Option<f64>,
     rtt_min_s: Option<f64>,
     rtt_p99_s: Option<f64>,
@@ -142,6 +143,7 @@ pub fn flow_columns() -> Vec<Col<FlowRow>> {
     ];
     c.extend(ReceiverCounters::columns(|r: &FlowRow| r.receiver));
     c.extend(SenderCounters::columns(|r: &FlowRow| r.sender));
+    c.extend(BottleneckCounters::columns(|r: &FlowRow| r.bottleneck));
     c.extend([
         Col::f64("rtt_mean_s", "s", "mean RTT sample in the window (Karn's rule)", |r: &FlowRow| nan_or(r.rtt_mean_s)),
         Col::f64("rtt_min_s", "s", "smallest RTT sample in the window", |r: &FlowRow| nan_or(r.rtt_min_s)),
@@ -197,6 +199,42 @@ pub fn queue_columns() -> Vec<Col<LinkRow>> {
     c.extend(LinkCounters::columns(|r: &LinkRow| r.link));
     c.push(Col::f64("utilization", "ratio", "busy_ns / window: the fraction of the window the transmitter was serializing", |r: &LinkRow| {
         r.link.busy_ns as f64 / r.span.ns() as f64
+    }));
+    c
+}
+
+/// One sender host: how its flows fared at the bottleneck (the lock-out indicators).
+pub struct HostRow {
+    host: String,
+    flows: u64,
+    goodput_bps: f64,
+    total_goodput_bps: f64,
+    zero_goodput_flows: u64,
+    bottleneck: BottleneckCounters,
+}
+
+/// Columns of the `hosts` table.
+pub fn host_columns() -> Vec<Col<HostRow>> {
+    let mut c = vec![
+        Col::str("host", "sender host", |r: &HostRow| r.host.clone()),
+        Col::u64("flows", "count", &["flows from this host"], |r: &HostRow| r.flows),
+        Col::f64("goodput_bps", "bps", "sum of its flows' goodput", |r: &HostRow| r.goodput_bps),
+        Col::f64("goodput_share", "ratio", "its share of all flows' goodput: near 1 for one host and 0 for the others is a lock-out", |r: &HostRow| {
+            if r.total_goodput_bps > 0.0 {
+                r.goodput_bps / r.total_goodput_bps
+            } else {
+                f64::NAN
+            }
+        }),
+        Col::u64("zero_goodput_flows", "count", &["its flows that delivered nothing in the window"], |r: &HostRow| r.zero_goodput_flows),
+    ];
+    c.extend(BottleneckCounters::columns(|r: &HostRow| r.bottleneck));
+    c.push(Col::f64("bottleneck_drop_share", "ratio", "bottleneck_drops / bottleneck_arrivals: how often its packets found the bottleneck queue full (or were dropped early)", |r: &HostRow| {
+        if r.bottleneck.bottleneck_arrivals > 0 {
+            r.bottleneck.bottleneck_drops as f64 / r.bottleneck.bottleneck_arrivals as f64
+        } else {
+            f64::NAN
+        }
     }));
     c
 }
@@ -276,6 +314,7 @@ pub fn tables_json() -> Json {
     json!({
         "flows": {"doc": "one row per flow", "columns": specs(flow_columns())},
         "queues": {"doc": "one row per simplex link", "columns": specs(queue_columns())},
+        "hosts": {"doc": "one row per sender host: its share of the bottleneck (lock-out indicators)", "columns": specs(host_columns())},
         "drops": {"doc": "one row per link and drop/mark reason its discipline declares", "columns": specs(drop_columns())},
         "qdisc_stats": {"doc": "one row per link and counter its discipline declares", "columns": specs(stat_columns())},
         "series": {"doc": "the bottleneck queue every sample_interval", "columns": fixed(series_columns()),
@@ -310,11 +349,36 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
                 span,
                 sender: s.counters.minus(&fl.at_warmup.0),
                 receiver: r.counters.minus(&fl.at_warmup.1),
+                bottleneck: fl.bottleneck.minus(&fl.at_warmup.2),
                 rtt_mean_s: h.mean().map(|v| v / 1e9),
                 rtt_min_s: h.min().map(|v| v as f64 / 1e9),
                 rtt_p99_s: h.quantile(0.99).map(|v| v / 1e9),
                 rtt_samples: h.count(),
                 cwnd_final_bytes: s.window.cwnd,
+            }
+        })
+        .collect();
+
+    let goodput = |f: &FlowRow| f.receiver.received_bytes as f64 * 8.0 / span.secs_f64();
+    let total_goodput: f64 = flow_rows.iter().map(goodput).sum();
+    let host_rows: Vec<HostRow> = topo
+        .senders
+        .iter()
+        .map(|&node| {
+            let name = &topo.node_names[node as usize];
+            let mine: Vec<&FlowRow> = flow_rows.iter().filter(|f| &f.src == name).collect();
+            let mut b = BottleneckCounters::default();
+            for f in &mine {
+                b.bottleneck_arrivals += f.bottleneck.bottleneck_arrivals;
+                b.bottleneck_drops += f.bottleneck.bottleneck_drops;
+            }
+            HostRow {
+                host: name.clone(),
+                flows: mine.len() as u64,
+                goodput_bps: mine.iter().map(|f| goodput(f)).sum(),
+                total_goodput_bps: total_goodput,
+                zero_goodput_flows: mine.iter().filter(|f| f.receiver.received_bytes == 0).count() as u64,
+                bottleneck: b,
             }
         })
         .collect();
@@ -376,6 +440,7 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
         },
         flows: build(&flow_columns(), &flow_rows),
         queues: build(&queue_columns(), &link_rows),
+        hosts: build(&host_columns(), &host_rows),
         drops: build(&drop_columns(), &reason_rows),
         qdisc_stats: build(&stat_columns(), &stat_rows),
         series: sim.traces.series.take_table(),

@@ -108,6 +108,7 @@ pub struct RunResult {
     pub summary: Summary,
     pub flows: Table,
     pub queues: Table,
+    pub hosts: Table,
     pub drops: Table,
     pub qdisc_stats: Table,
     pub series: Table,
@@ -116,10 +117,11 @@ pub struct RunResult {
 
 impl RunResult {
     /// The tables by name, in the order of `report::tables_json`.
-    pub fn tables(&self) -> [(&'static str, &Table); 6] {
+    pub fn tables(&self) -> [(&'static str, &Table); 7] {
         [
             ("flows", &self.flows),
             ("queues", &self.queues),
+            ("hosts", &self.hosts),
             ("drops", &self.drops),
             ("qdisc_stats", &self.qdisc_stats),
             ("series", &self.series),

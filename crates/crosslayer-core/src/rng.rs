@@ -10,6 +10,8 @@ pub enum StreamKind {
     Flow = 1,
     LinkLoss = 2,
     Qdisc = 3,
+    LinkJitter = 4,
+    Scheduler = 5,
 }
 
 fn splitmix64(state: &mut u64) -> u64 {

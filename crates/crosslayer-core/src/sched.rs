@@ -59,18 +59,26 @@ impl Entry {
     }
 }
 
-/// Min-heap of events with FIFO tie-breaking.
+/// Min-heap of events with FIFO tie-breaking, or a seeded random order among events at the
+/// same instant.
 #[derive(Debug, Default)]
 pub struct Scheduler {
     heap: BinaryHeap<Reverse<Entry>>,
     seq: u64,
     now: Time,
     executed: u64,
+    /// Random tie-break: the low 64 bits of the key are drawn from this stream.
+    shuffle: Option<crate::rng::Rng>,
 }
 
 impl Scheduler {
     pub fn new() -> Scheduler {
         Scheduler::default()
+    }
+
+    /// A scheduler that orders events at the same instant randomly (reproducibly).
+    pub fn with_random_ties(rng: crate::rng::Rng) -> Scheduler {
+        Scheduler { shuffle: Some(rng), ..Scheduler::default() }
     }
 
     /// Current simulated time (time of the event being executed).
@@ -89,7 +97,11 @@ impl Scheduler {
     pub fn schedule(&mut self, time: Time, event: Event) {
         debug_assert!(time >= self.now, "scheduling into the past: {time} < {}", self.now);
         self.seq += 1;
-        self.heap.push(Reverse(Entry { key: ((time.ns() as u128) << 64) | self.seq as u128, event }));
+        let tie = match &mut self.shuffle {
+            None => self.seq,
+            Some(rng) => rng.next_u64(),
+        };
+        self.heap.push(Reverse(Entry { key: ((time.ns() as u128) << 64) | tie as u128, event }));
     }
 
     /// Pop the next event if it is at or before `until`; advances `now`.

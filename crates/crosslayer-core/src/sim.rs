@@ -27,16 +27,27 @@ pub struct PktAccount {
     pub dropped: u64,
 }
 
+crate::counters! {
+    /// What the flow's data met at the bottleneck queue (the lock-out indicators).
+    pub struct BottleneckCounters {
+        /// Data packets of this flow arriving at the bottleneck queue.
+        bottleneck_arrivals: "pkts",
+        /// Of those, dropped on arrival (the queue was full, or an AQM's early drop).
+        bottleneck_drops: "pkts",
+    }
+}
+
 pub struct Flow {
     pub name: String,
     pub sender: Sender,
     pub receiver: Receiver,
     pub data: PktAccount,
     pub acks: PktAccount,
+    pub bottleneck: BottleneckCounters,
     tx_timer: TimerSlot,
     rx_timer: TimerSlot,
-    /// Sender and receiver counters at the start of the measurement window.
-    pub at_warmup: (SenderCounters, ReceiverCounters),
+    /// Counters at the start of the measurement window.
+    pub at_warmup: (SenderCounters, ReceiverCounters, BottleneckCounters),
 }
 
 /// The time series a run records.
@@ -85,6 +96,7 @@ impl Sim {
                 receiver: Receiver::new(i as u32, dst, src, &f.tcp),
                 data: PktAccount::default(),
                 acks: PktAccount::default(),
+                bottleneck: BottleneckCounters::default(),
                 tx_timer: TimerSlot::IDLE,
                 rx_timer: TimerSlot::IDLE,
                 at_warmup: Default::default(),
@@ -102,8 +114,11 @@ impl Sim {
         };
         let mut sim = Sim {
             warmup: Time::ZERO + spec.warmup,
+            sched: match spec.tie_break {
+                crate::spec::TieBreak::Fifo => Scheduler::new(),
+                crate::spec::TieBreak::Random => Scheduler::with_random_ties(Rng::stream(spec.seed, StreamKind::Scheduler, 0)),
+            },
             spec,
-            sched: Scheduler::new(),
             arena: PacketArena::new(),
             topo,
             flows,
@@ -283,11 +298,17 @@ impl Sim {
     /// Put a packet on the egress link of `node` towards its destination.
     #[inline]
     fn forward(&mut self, now: Time, node: u32, id: PacketId) {
-        let dst = self.arena.get(id).dst;
+        let p = self.arena.get(id);
+        let (dst, flow, data) = (p.dst, p.flow as usize, p.kind == PktKind::Data);
         let l = self.topo.routes[node as usize][dst as usize] as usize;
         debug_assert!(l != u32::MAX as usize, "no route from {node} to {dst}");
         let link = &mut self.topo.links[l];
         let accepted = link.queue.enqueue(id, now, &mut self.arena, &mut self.dropped);
+        if l == self.topo.forward && data {
+            let b = &mut self.flows[flow].bottleneck;
+            b.bottleneck_arrivals += 1;
+            b.bottleneck_drops += !accepted as u64;
+        }
         if !accepted {
             self.discard(id);
         }
@@ -374,7 +395,7 @@ impl Sim {
             l.start_window(now);
         }
         for fl in &mut self.flows {
-            fl.at_warmup = (fl.sender.counters, fl.receiver.counters);
+            fl.at_warmup = (fl.sender.counters, fl.receiver.counters, fl.bottleneck);
             fl.sender.rtt_hist.clear();
         }
     }

@@ -22,6 +22,9 @@ pub struct EdgeSpec {
     /// Probability that a packet is lost on the wire after serialization (Bernoulli), in [0, 1).
     #[serde(default)]
     pub loss: f64,
+    /// Extra propagation delay drawn uniformly in [0, jitter] per packet, order-preserving.
+    #[serde(default)]
+    pub jitter: Dur,
     #[serde(default = "default_qdisc")]
     pub qdisc: QdiscConfig,
 }
@@ -77,6 +80,23 @@ crate::params! {
     }
 }
 
+crate::choice! {
+    /// How events at the same instant are ordered.
+    pub enum TieBreak {
+        /// In the order they were scheduled (deterministic, and what ns-3 does).
+        Fifo = "fifo",
+        /// In a random order drawn from the run's seed (still reproducible): no source of
+        /// simultaneous events is always served first.
+        Random = "random",
+    }
+}
+
+impl Default for TieBreak {
+    fn default() -> TieBreak {
+        TieBreak::Fifo
+    }
+}
+
 /// Rows the traces of a spec hold at most: series samples, plus one row per flow and sample with
 /// `cwnd_trace`.
 pub fn trace_rows(duration: Dur, sample_interval: Dur, flows: usize, cwnd_trace: bool) -> u64 {
@@ -94,7 +114,7 @@ fn under(path: &str, problems: Vec<Problem>) -> impl Iterator<Item = Problem> + 
 
 impl EdgeSpec {
     pub fn new(rate: Rate, delay: Dur) -> EdgeSpec {
-        EdgeSpec { rate, delay, loss: 0.0, qdisc: default_qdisc() }
+        EdgeSpec { rate, delay, loss: 0.0, jitter: Dur::ZERO, qdisc: default_qdisc() }
     }
 
     pub fn problems(&self, path: &str, out: &mut Vec<Problem>) {
@@ -103,6 +123,9 @@ impl EdgeSpec {
         }
         if self.delay > MAX_DELAY {
             out.push(Problem::new(format!("{path}.delay"), format!("must be <= {MAX_DELAY}")));
+        }
+        if self.jitter > MAX_DELAY {
+            out.push(Problem::new(format!("{path}.jitter"), format!("must be <= {MAX_DELAY}")));
         }
         if !(0.0..1.0).contains(&self.loss) {
             out.push(Problem::new(format!("{path}.loss"), "must be in [0, 1)"));
@@ -168,6 +191,9 @@ pub struct ScenarioSpec {
     pub cwnd_trace: bool,
     #[serde(default)]
     pub limits: RunLimits,
+    /// Order of events at the same nanosecond: first scheduled first, or a seeded random order.
+    #[serde(default)]
+    pub tie_break: TieBreak,
     pub topology: TopologySpec,
     pub flows: Vec<FlowSpec>,
 }

@@ -8,7 +8,7 @@ use crosslayer_core::aqm::{self, QdiscConfig};
 use crosslayer_core::cc::{self, CcConfig};
 use crosslayer_core::presets;
 use crosslayer_core::result::RunResult;
-use crosslayer_core::spec::{EdgeSpec, FlowSpec, HostSpec, ScenarioSpec, StartSpec, TopologySpec};
+use crosslayer_core::spec::{EdgeSpec, FlowSpec, HostSpec, ScenarioSpec, StartSpec, TieBreak, TopologySpec};
 use crosslayer_core::tcp::TcpConfig;
 use crosslayer_core::units::{Dur, Rate, Time};
 use crosslayer_core::{run, Sim};
@@ -31,14 +31,14 @@ fn qdisc(index: usize, pkts: u32, bytes: Option<u64>) -> QdiscConfig {
     serde_json::from_value(json).unwrap()
 }
 
-fn edge(rate_mbps: u64, delay_ms: u64, loss: f64, qdisc: QdiscConfig) -> EdgeSpec {
-    EdgeSpec { rate: Rate::from_mbps(rate_mbps), delay: Dur::from_ms(delay_ms), loss, qdisc }
+fn edge(rate_mbps: u64, delay_ms: u64, loss: f64, jitter_us: u64, qdisc: QdiscConfig) -> EdgeSpec {
+    EdgeSpec { rate: Rate::from_mbps(rate_mbps), delay: Dur::from_ms(delay_ms), loss, jitter: Dur::from_us(jitter_us), qdisc }
 }
 
 prop_compose! {
-    fn arb_edge()(rate in 1u64..200, delay in 0u64..40, lossy in 0u8..4, loss in 0.0f64..0.05,
-                  kind in any::<usize>(), pkts in 2u32..300, bytes in prop::option::of(3000u64..400_000)) -> EdgeSpec {
-        edge(rate, delay, if lossy == 0 { loss } else { 0.0 }, qdisc(kind, pkts, bytes))
+    fn arb_edge()(rate in 1u64..200, delay in 0u64..40, lossy in 0u8..4, loss in 0.0f64..0.05, jittery in any::<bool>(),
+                  jitter in 0u64..2000, kind in any::<usize>(), pkts in 2u32..300, bytes in prop::option::of(3000u64..400_000)) -> EdgeSpec {
+        edge(rate, delay, if lossy == 0 { loss } else { 0.0 }, if jittery { jitter } else { 0 }, qdisc(kind, pkts, bytes))
     }
 }
 
@@ -60,7 +60,7 @@ prop_compose! {
 }
 
 fn arb_scenario() -> impl Strategy<Value = ScenarioSpec> {
-    (1u32..4, 1u32..4, any::<u64>()).prop_flat_map(|(n_s, n_r, seed)| {
+    (1u32..4, 1u32..4, any::<u64>(), any::<bool>()).prop_flat_map(|(n_s, n_r, seed, random_ties)| {
         (
             arb_edge(),
             arb_edge(),
@@ -82,6 +82,7 @@ fn arb_scenario() -> impl Strategy<Value = ScenarioSpec> {
                     sample_interval: Dur::from_ms(50),
                     cwnd_trace: true,
                     limits: Default::default(),
+                    tie_break: if random_ties { TieBreak::Random } else { TieBreak::Fifo },
                     topology: TopologySpec::Dumbbell { forward, reverse, senders: hosts(s, "s"), receivers: hosts(r, "r") },
                     flows,
                 }

@@ -6,12 +6,16 @@
 //! A packet enters the pipe when its serialization starts, with arrival time = end of
 //! serialization + delay; since rate and delay are constant, packets leave the pipe in the order
 //! they entered it, so the pipe is a FIFO and only its head needs an event. An idle link thus
-//! costs one event per packet, a busy one two.
+//! costs one event per packet, a busy one two. Optional jitter adds a random delay in
+//! [0, jitter] per packet but never lets a packet overtake the one before (it waits for it), so
+//! the pipe stays a FIFO: it breaks the exact phase of traffic that every link at the same rate
+//! would otherwise keep (see docs/phase-effects.md).
 
 use crate::aqm::Queue;
 use crate::packet::{PacketArena, PacketId};
 use crate::metrics::Counters;
 use crate::rng::Rng;
+use crate::spec::EdgeSpec;
 use crate::units::{Dur, Rate, Time};
 use std::collections::VecDeque;
 
@@ -68,6 +72,11 @@ pub struct Link {
     pipe: VecDeque<(Time, PacketId)>,
     loss: f64,
     loss_rng: Rng,
+    /// Extra propagation delay, uniform in [0, jitter] per packet, order-preserving.
+    jitter: Dur,
+    jitter_rng: Rng,
+    /// Arrival time of the last packet put in the pipe (jitter never reorders).
+    last_arrival: Time,
     pub counters: LinkCounters,
     /// Counters at the start of the measurement window.
     pub at_warmup: LinkCounters,
@@ -75,21 +84,24 @@ pub struct Link {
 }
 
 impl Link {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(name: String, role: &'static str, from: u32, to: u32, rate: Rate, delay: Dur, queue: Queue, loss: f64, loss_rng: Rng) -> Link {
+    /// A link built from its spec; `loss_rng` and `jitter_rng` are its own random streams.
+    pub fn new(name: String, role: &'static str, (from, to): (u32, u32), edge: &EdgeSpec, queue: Queue, loss_rng: Rng, jitter_rng: Rng) -> Link {
         Link {
             name,
             role,
             from,
             to,
-            rate,
-            delay,
+            rate: edge.rate,
+            delay: edge.delay,
             queue,
             busy_until: Time::ZERO,
             tx_done_pending: false,
             pipe: VecDeque::new(),
-            loss,
+            loss: edge.loss,
             loss_rng,
+            jitter: edge.jitter,
+            jitter_rng,
+            last_arrival: Time::ZERO,
             counters: LinkCounters::default(),
             at_warmup: LinkCounters::default(),
             in_service: InService::default(),
@@ -127,7 +139,11 @@ impl Link {
             self.counters.lost_random += 1;
             return TxStart::Lost(id);
         }
-        let arrival = end + self.delay;
+        let mut arrival = end + self.delay;
+        if self.jitter > Dur::ZERO {
+            arrival = (arrival + Dur::from_ns(self.jitter_rng.range_inclusive(0, self.jitter.ns()))).max(self.last_arrival);
+            self.last_arrival = arrival;
+        }
         let was_empty = self.pipe.is_empty();
         self.pipe.push_back((arrival, id));
         TxStart::Sent { first_in_pipe: was_empty.then_some(arrival) }

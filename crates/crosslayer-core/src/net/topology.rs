@@ -43,13 +43,11 @@ impl Topology {
             links.push(Link::new(
                 name,
                 role,
-                from,
-                to,
-                e.rate,
-                e.delay,
+                (from, to),
+                e,
                 queue,
-                e.loss,
                 Rng::stream(seed, StreamKind::LinkLoss, idx),
+                Rng::stream(seed, StreamKind::LinkJitter, idx),
             ));
             idx as u32
         };

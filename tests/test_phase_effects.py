@@ -1,0 +1,42 @@
+"""Phase effects (Floyd and Jacobson 1992): with every link at the bottleneck rate, the host whose
+own NIC queue saturates first feeds the bottleneck at exactly its service rate, at a fixed phase,
+and refills every freed slot; the other host's packets find the queue full. The lock-out shows in
+the indicators, and a bounded, order-preserving jitter (or faster uplinks) removes it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import crosslayer
+import pytest
+from crosslayer import Scenario
+from helpers import ROOT
+
+LOCKOUT = ROOT / "tests" / "repros" / "fidelity" / "lockout-min.toml"
+
+
+def _n2(seed: int, **senders: Any) -> tuple[float, float, crosslayer.Result]:
+    data = Scenario.from_toml(LOCKOUT).model_dump(mode="json")
+    data["seed"] = seed
+    for h in data["topology"]["senders"]:
+        h.update(senders)
+    r = crosslayer.run(data)
+    hosts = r.hosts.set_index("host")
+    return float(hosts.loc["N2", "goodput_share"]), float(hosts.loc["N2", "bottleneck_drop_share"]), r
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_one_host_is_locked_out_and_the_indicators_show_it(seed: int) -> None:
+    share, drops, r = _n2(seed)
+    assert share < 0.01, f"N2 gets {share:.3f} of the goodput"
+    assert drops > 0.9, f"N2's packets find the queue full {drops:.2f} of the time"
+    agg = r.aggregates()["lockout"]
+    assert agg["max_host_goodput_share"] > 0.99 and agg["zero_goodput_flows"] == 5
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_jitter_of_one_packet_time_or_faster_uplinks_remove_it(seed: int) -> None:
+    share, _, _ = _n2(seed, jitter="120us")  # 1500 B at 100 Mb/s
+    assert 0.3 < share < 0.7, f"with jitter N2 gets {share:.3f}"
+    share, _, _ = _n2(seed, up={"rate": "200Mbps"})
+    assert share > 0.15, f"with 200 Mb/s uplinks N2 gets {share:.3f}"
