@@ -45,8 +45,9 @@ def test_list_tcp_and_tables() -> None:
     out = CliRunner().invoke(app, ["list", "tcp"], terminal_width=200)
     assert out.exit_code == 0 and "[tcp] options" in out.stdout and "min_rto" in out.stdout
     tcp = json.loads(CliRunner().invoke(app, ["list", "tcp", "--json"]).stdout)
-    min_rto = next(p for p in tcp if p["name"] == "min_rto")
-    assert (min_rto["default"], min_rto["unit"], min_rto["default_source"]) == (200_000_000, "time", "Linux TCP_RTO_MIN 200 ms")
+    min_rto = next(p for p in tcp["params"] if p["name"] == "min_rto")
+    assert (min_rto["default"], min_rto["unit"]) == (None, "time"), "set by the profile"
+    assert tcp["profiles"]["linux"]["min_rto"] == 200_000_000 and tcp["profiles"]["ns3"]["min_rto"] == 1_000_000_000
     tables = json.loads(CliRunner().invoke(app, ["list", "tables", "--json"]).stdout)
     assert set(tables) == {"flows", "queues", "hosts", "drops", "qdisc_stats", "series", "cwnd"}
     assert all(c["doc"] and c["dtype"] in ("f64", "u64", "str", "category") for t in tables.values() for c in t["columns"])

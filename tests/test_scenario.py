@@ -191,12 +191,12 @@ BAD_CASES: list[tuple[str, Mutation, str]] = [
     (
         "rto bounds",
         _set("tcp", {"min_rto": "2s"}),
-        "tcp.initial_rto: must be within [min_rto, max_rto] = [2s, 60s]",
+        'tcp.initial_rto: must be within [min_rto, max_rto] = [2s, 120s] (got "1s")',
     ),
     (
         "rto bounds in a group override",
         _set("flows.0.tcp", {"initial_rto": "1ms"}),
-        "flows[0].tcp.initial_rto: must be within [min_rto, max_rto] = [200ms, 60s]",
+        'flows[0].tcp.initial_rto: must be within [min_rto, max_rto] = [200ms, 120s] (got "1ms")',
     ),
     (
         "seed out of range",
@@ -255,9 +255,10 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
         return {"rate": rate, "delay": delay, "loss": loss, "jitter": 0, "qdisc": qdisc}
 
     tcp = {
-        "mss": 1448, "header_size": 52, "ack_size": 52, "sack": True, "delayed_ack": True,
-        "delack_timeout": 40_000_000, "initial_cwnd": 10, "min_rto": 200_000_000,
-        "initial_rto": 1_000_000_000, "max_rto": 60_000_000_000, "ecn": False, "rwnd": None,
+        "profile": "linux", "mss": 1448, "header_size": None, "ack_size": None, "sack": True,
+        "timestamps": True, "delayed_ack": True, "delack_timeout": None, "initial_cwnd": 10,
+        "min_rto": None, "initial_rto": None, "max_rto": None, "rto_rule": None,
+        "rto_granularity": None, "rtt_samples": None, "ecn": False, "rwnd": None,
     }  # fmt: skip
     assert Scenario.from_dict(minimal).to_engine_spec() == {
         "seed": 1,

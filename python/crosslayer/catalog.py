@@ -135,6 +135,8 @@ class Catalog:
     cc: dict[str, Algorithm]
     aqm: dict[str, Algorithm]
     tcp: tuple[Param, ...]
+    tcp_profiles: dict[str, dict[str, Any]]
+    """Profile name -> the value each profile-dependent TCP option takes (engine units)."""
     limits: tuple[Param, ...]
     """The settable safety limits of a run (a study's ``[limits]`` table)."""
     bounds: dict[str, Bound]
@@ -192,6 +194,7 @@ def catalog() -> Catalog:
         cc=_algorithms("cc", raw["cc"]),
         aqm=_algorithms("aqm", raw["aqm"]),
         tcp=tuple(Param.from_json(p) for p in raw["tcp"]),
+        tcp_profiles=raw["tcp_profiles"],
         limits=tuple(Param.from_json(p) for p in raw["limits"]),
         bounds={name: Bound(name=name, **b) for name, b in raw["bounds"].items()},
         tables=tables,
@@ -229,7 +232,15 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def markdown_params(params: Sequence[Param]) -> str:
+def default_text(p: Param, profiles: dict[str, dict[str, Any]] | None = None) -> str:
+    """A parameter's default as a study file writes it; for a profile-dependent TCP option, each
+    profile's value."""
+    if profiles and all(p.name in values for values in profiles.values()):
+        return ", ".join(f"{name} `{format_value(p, values[p.name])}`" for name, values in profiles.items())
+    return f"`{format_value(p, p.default)}`"
+
+
+def markdown_params(params: Sequence[Param], profiles: dict[str, dict[str, Any]] | None = None) -> str:
     """A Markdown table of parameters: name, unit, default (and its source), range, doc."""
     lines = [
         "| parameter | unit | default | valid | description |",
@@ -237,7 +248,7 @@ def markdown_params(params: Sequence[Param]) -> str:
     ]
     for p in params:
         valid = ", ".join(p.choices) if p.choices else ("true, false" if p.unit == "flag" else p.range)
-        default = f"`{format_value(p, p.default)}`: {p.default_source}"
+        default = f"{default_text(p, profiles)}: {p.default_source}"
         lines.append(
             f"| `{p.name}` | {_cell(p.unit_label)} | {_cell(default)} | {_cell(valid)} | {_cell(p.doc)} |"
         )

@@ -21,7 +21,7 @@ from rich.table import Table
 
 import crosslayer
 from crosslayer.bench import CASES, NS3_REFERENCE, BenchRow, default_studies_dir, run_bench
-from crosslayer.catalog import Algorithm, Param, catalog, format_value
+from crosslayer.catalog import Algorithm, Param, catalog, default_text, format_value
 from crosslayer.result import Result, dumps_json, staging_folder
 from crosslayer.scenario import Scenario, ScenarioError
 from crosslayer.units import format_duration
@@ -260,13 +260,13 @@ def _bench_cells(row: BenchRow) -> tuple[str, ...]:
     )  # fmt: skip
 
 
-def _params_table(params: tuple[Param, ...], title: str | None = None) -> Table:
+def _params_table(params: tuple[Param, ...], title: str | None = None, profiles: dict[str, dict[str, Any]] | None = None) -> Table:
     table = Table(title=title, show_lines=False, title_justify="left")
     for header in ("parameter", "unit", "default", "valid", "description"):
         table.add_column(header, overflow="fold")
     for p in params:
         valid = ", ".join(p.choices) if p.choices else ("true, false" if p.unit == "flag" else p.range)
-        default = format_value(p, p.default)
+        default = default_text(p, profiles).replace("`", "")
         table.add_row(p.name, p.unit_label, f"{default}\n[dim]{p.default_source}[/dim]", valid, p.doc)
     return table
 
@@ -308,9 +308,9 @@ def list_(
             _print_algorithm(console, a)
     elif what is Listing.tcp:
         if json_output:
-            typer.echo(dumps_json([asdict(p) for p in cat.tcp], indent=2))
+            typer.echo(dumps_json({"params": [asdict(p) for p in cat.tcp], "profiles": cat.tcp_profiles}, indent=2))
             return
-        Console().print(_params_table(cat.tcp, title="\\[tcp] options (also per flow group: tcp = { ... })"))
+        Console().print(_params_table(cat.tcp, title="\\[tcp] options (also per flow group: tcp = { ... })", profiles=cat.tcp_profiles))
     elif what is Listing.limits:
         if json_output:
             bounds = {name: asdict(b) for name, b in cat.bounds.items()}

@@ -21,7 +21,7 @@ def doc_blocks() -> dict[str, str]:
     """Page name -> generated block, for every registered algorithm and for TCP."""
     cat = catalog()
     blocks = {a.name: markdown_algorithm(a) for fam in ("cc", "aqm") for a in cat.family(fam).values()}  # type: ignore[arg-type]
-    blocks["tcp"] = markdown_params(cat.tcp) + "\n"
+    blocks["tcp"] = markdown_params(cat.tcp, cat.tcp_profiles) + "\n"
     return blocks
 
 

@@ -605,7 +605,13 @@ class _ParamSection(_Model):
         """Rules between fields (e.g. min_rto <= initial_rto <= max_rto); for TCP they run on
         the effective config of each flow group."""
         spec = self.engine_spec()
-        return _engine_problems(self._section, self._params, spec, spec, "relations")
+        return _engine_problems(self._section, self._params, self.effective(), spec, "relations")
+
+    def effective(self) -> dict[str, Any]:
+        """The values in effect: unset profile-dependent options take their profile's value."""
+        spec = self.engine_spec()
+        profile = catalog().tcp_profiles.get(str(spec.get("profile", ""))) if self._section == "tcp" else None
+        return {k: (profile[k] if v is None and profile and k in profile else v) for k, v in spec.items()}
 
     def engine_spec(self) -> dict[str, Any]:
         return {p.name: getattr(self, p.name) for p in self._params}

@@ -380,6 +380,11 @@ impl ParamSpec {
         (!self.range.contains(v)).then(|| Problem::new(self.name, format!("must be {}", self.range.describe(self.unit))))
     }
 
+    /// A value as the catalog writes it.
+    pub fn value_json(v: Value) -> Json {
+        v.to_json()
+    }
+
     pub fn to_json(&self) -> Json {
         let open = |b: Bound| matches!(b, Bound::Excl(_));
         json!({

@@ -84,10 +84,26 @@ pub fn catalog_json() -> Json {
         "cc": crate::cc::catalog(),
         "aqm": crate::aqm::catalog(),
         "tcp": crate::tcp::TcpConfig::specs().iter().map(ParamSpec::to_json).collect::<Vec<_>>(),
+        "tcp_profiles": tcp_profiles(),
         "limits": crate::spec::RunLimits::specs().iter().map(ParamSpec::to_json).collect::<Vec<_>>(),
         "bounds": bounds,
         "tables": crate::report::tables_json(),
     })
+}
+
+/// The value every profile-dependent TCP option takes under each profile.
+fn tcp_profiles() -> Json {
+    use crate::tcp::{Profile, TcpConfig};
+    let mut out = serde_json::Map::new();
+    for p in [Profile::Linux, Profile::Ns3] {
+        let Json::String(name) = serde_json::to_value(p).expect("profile") else { unreachable!() };
+        let values: serde_json::Map<String, Json> = TcpConfig::profile_values(p)
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), crate::params::ParamSpec::value_json(v)))
+            .collect();
+        out.insert(name, Json::Object(values));
+    }
+    Json::Object(out)
 }
 
 /// Declare a family's registry; see the module docs. `dispatch` names a macro of the family

@@ -21,6 +21,9 @@ struct Wire {
     to_rx: VecDeque<(Time, Packet)>,
     to_tx: VecDeque<(Time, Packet)>,
     one_way: Dur,
+    /// Least spacing between data arrivals (a bottleneck's serialization time); zero by default.
+    spacing: Dur,
+    last_rx: Time,
     /// Transmissions seen per segment number, to drop e.g. "the first transmission of 3".
     tx_count: Vec<u32>,
     /// Cwnd after each timeout (to check the Tahoe-like collapse to 1 MSS).
@@ -29,6 +32,11 @@ struct Wire {
     ssthresh_at_rto: Vec<(u64, u64)>,
     /// (segments outstanding before the ACK, ssthresh after) at each fast-recovery entry.
     recovery_entries: Vec<(u64, u64)>,
+    /// Time of each fast-recovery entry and of each timeout.
+    recovery_times: Vec<Time>,
+    timeout_times: Vec<Time>,
+    /// RTO backoff after each ACK that advanced snd_una: (time, backoff).
+    backoff_after_new_ack: Vec<(Time, u32)>,
     now: Time,
 }
 
@@ -39,6 +47,10 @@ impl Wire {
 
     fn with_cc(sack: bool, initial_cwnd: u32, cc: CcConfig) -> Wire {
         let cfg = TcpConfig { mss: Bytes::new(MSS), sack, delayed_ack: false, initial_cwnd, ..Default::default() };
+        Wire::with_config(cfg, cc)
+    }
+
+    fn with_config(cfg: TcpConfig, cc: CcConfig) -> Wire {
         let cc = Cc::new(&cc, &Sender::cc_env(&cfg));
         let sender = Sender::new(0, 0, 1, &cfg, cc, Time::ZERO, Time::NEVER);
         Wire {
@@ -48,10 +60,15 @@ impl Wire {
             to_rx: VecDeque::new(),
             to_tx: VecDeque::new(),
             one_way: Dur::from_ms(10),
+            spacing: Dur::ZERO,
+            last_rx: Time::ZERO,
             tx_count: vec![0; 10_000],
             cwnd_after_rto: vec![],
             ssthresh_at_rto: vec![],
             recovery_entries: vec![],
+            recovery_times: vec![],
+            timeout_times: vec![],
+            backoff_after_new_ack: vec![],
             now: Time::ZERO,
         }
     }
@@ -66,7 +83,9 @@ impl Wire {
                 if drop(n, self.tx_count[n as usize]) {
                     continue;
                 }
-                self.to_rx.push_back((self.now + self.one_way, p));
+                let arrival = (self.now + self.one_way).max(self.last_rx + self.spacing);
+                self.last_rx = arrival;
+                self.to_rx.push_back((arrival, p));
             } else {
                 self.to_tx.push_back((self.now + self.one_way, p));
             }
@@ -95,10 +114,14 @@ impl Wire {
                 let (_, p) = self.to_tx.pop_front().unwrap();
                 assert_eq!(p.kind, PktKind::Ack);
                 let info = AckInfo { ack: p.ack, sack: &p.sack[..p.n_sack as usize], ece: p.ece, tsval: p.tsval, tsecr: p.tsecr };
-                let (recoveries, outstanding) = (self.sender.counters.fast_recoveries, self.sender.sb.packets_out());
+                let (recoveries, outstanding, una) = (self.sender.counters.fast_recoveries, self.sender.sb.packets_out(), self.sender.snd_una());
                 self.sender.on_ack(info, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
                 if self.sender.counters.fast_recoveries > recoveries {
                     self.recovery_entries.push((outstanding, self.sender.window.ssthresh));
+                    self.recovery_times.push(t);
+                }
+                if self.sender.snd_una() > una {
+                    self.backoff_after_new_ack.push((t, self.sender.rtt.backoff));
                 }
                 self.ship(std::mem::take(&mut out), true, drop);
             } else {
@@ -108,6 +131,7 @@ impl Wire {
                 self.ship(std::mem::take(&mut out), false, drop);
                 self.sender.on_timer(&mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
                 if self.sender.counters.timeouts > before {
+                    self.timeout_times.push(t);
                     self.cwnd_after_rto.push(self.sender.window.cwnd);
                     self.ssthresh_at_rto.push((ss_before, self.sender.window.ssthresh));
                 }
@@ -230,4 +254,50 @@ fn newreno_ssthresh_excludes_limited_transmit_segments() {
     let (outstanding, ssthresh) = w.recovery_entries[0];
     // `outstanding` includes the two limited-transmit segments sent on the first two dupacks.
     assert_eq!(ssthresh, (outstanding - 2) * MSS / 2, "outstanding {outstanding} segments");
+}
+
+/// Defect (TCP-fidelity issue, 2): the RTO was not restarted when the fast retransmission went
+/// out, so a lost fast retransmission timed out one RTO after the last cumulative ACK - a few
+/// milliseconds after the retransmission at long RTTs. Linux re-arms the timer when it
+/// retransmits the head (tcp_xmit_retransmit_queue); ns-3 (the rfc6298 rule) leaves the running
+/// timer alone.
+#[test]
+fn linux_rearms_the_timer_when_the_fast_retransmission_goes_out() {
+    use crosslayer_core::tcp::{Profile, RtoRule};
+    let drop = |n: u64, k: u32| n == 23 && k <= 2; // the original and the fast retransmission
+    for (rule, rearmed) in [(RtoRule::Linux, true), (RtoRule::Rfc6298, false)] {
+        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, rto_rule: Some(rule), profile: Profile::Linux, ..Default::default() };
+        let mut w = Wire::with_config(cfg, presets::reno());
+        w.spacing = Dur::from_ms(1); // dupacks arrive 1 ms apart, as behind a bottleneck
+        w.run(200, Time::from_secs(10), &drop);
+        let (fr, rto) = (w.recovery_times[0], w.timeout_times[0]);
+        let gap = rto - fr;
+        let rto_value = w.sender.rtt.rto(); // backoff cleared again by then: the plain RTO
+        if rearmed {
+            assert!(gap >= rto_value, "{rule:?}: timeout {gap:?} after the fast retransmission, RTO {rto_value:?}");
+        } else {
+            assert!(gap < rto_value, "{rule:?}: the running timer was kept: {gap:?} < {rto_value:?}");
+        }
+    }
+}
+
+/// Defect (TCP-fidelity issue, 4): after a timeout, RTT samples came only from segments never
+/// retransmitted, so the backoff outlived the ACKs of the retransmitted data. With timestamps
+/// (on by default), Linux and ns-3 take a sample from the echo on the first ACK of new data and
+/// the backoff clears.
+#[test]
+fn the_first_ack_after_a_timeout_clears_the_backoff_with_timestamps() {
+    let drop = |n: u64, k: u32| (20..60).contains(&n) && k == 1; // a whole flight: one RTO
+    for timestamps in [true, false] {
+        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, timestamps, ..Default::default() };
+        let mut w = Wire::with_config(cfg, presets::reno());
+        w.run(100, Time::from_secs(10), &drop);
+        let rto = w.timeout_times[0];
+        let first = w.backoff_after_new_ack.iter().find(|(t, _)| *t > rto).expect("an ACK after the timeout").1;
+        if timestamps {
+            assert_eq!(first, 0, "the echo of the first ACK of retransmitted data is a valid sample");
+        } else {
+            assert_eq!(first, 1, "Karn's rule: no sample from retransmitted data without timestamps");
+        }
+    }
 }

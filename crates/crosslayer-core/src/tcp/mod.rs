@@ -12,50 +12,131 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 
-use crate::params::Problem;
+use crate::params::{ParamType, Problem, Value};
 use crate::units::{Bytes, Dur};
 
+crate::choice! {
+    /// Whose defaults the TCP options left unset take: Linux's, or ns-3's (3.44), so that a
+    /// comparison with either differs by models, never by settings.
+    pub enum Profile {
+        Linux = "linux",
+        Ns3 = "ns3",
+    }
+}
+
+crate::choice! {
+    /// How the retransmission timeout is computed and when its backoff clears.
+    pub enum RtoRule {
+        /// Linux `tcp_rtt_estimator` / `tcp_set_rto`: RTO = SRTT + max(4 RTTVAR over the last
+        /// RTT, min_rto), so at least SRTT + min_rto; the backoff clears on a valid RTT sample;
+        /// the timer is re-armed when the head of the queue is retransmitted.
+        Linux = "linux",
+        /// RFC 6298 as ns-3 implements it: RTO = max(min_rto, SRTT + max(G, 4 RTTVAR)); a new
+        /// ACK of data restarts the timer with the unbacked-off RTO; fast retransmissions leave a
+        /// running timer alone.
+        Rfc6298 = "rfc6298",
+    }
+}
+
+crate::choice! {
+    /// Where RTT samples come from.
+    pub enum RttSamples {
+        /// Karn's rule on the oldest newly acknowledged (else SACKed) segment; the timestamp echo
+        /// when every acknowledged segment was retransmitted (Linux `tcp_ack_update_rtt`).
+        KarnThenTimestamps = "karn_then_timestamps",
+        /// The timestamp echo of every ACK of new data (ns-3 `EstimateRtt` with timestamps).
+        Timestamps = "timestamps",
+    }
+}
+
 crate::params! {
-    /// Per-flow TCP options. Defaults follow Linux where the RFCs leave a choice (see each
-    /// source). With the defaults a full segment is 1448 + 52 = 1500 bytes on the wire (a 1500 B
-    /// MTU; 52 B = IPv4 20 + TCP 20 + timestamps option 12).
+    /// Per-flow TCP options. Options marked "profile" take the value of the chosen `profile`
+    /// (Linux or ns-3) unless set. With the Linux defaults a full segment is 1448 + 52 = 1500
+    /// bytes on the wire (a 1500 B MTU; 52 B = IPv4 20 + TCP 20 + timestamps option 12).
     pub struct TcpConfig {
+        /// Whose defaults the options left unset take: "linux" or "ns3" (ns-3 3.44).
+        profile: Profile = Profile::Linux, Choice, range(), "crosslayer: Linux, the system the seed studies measured";
         /// Payload bytes per segment (SMSS).
         mss: Bytes = Bytes::new(1448), Size, range(>= 64, <= 65_000), "1500 B MTU - 52 B of headers (Linux with timestamps)";
-        /// IP + TCP header bytes added to every data segment on the wire.
-        header_size: Bytes = Bytes::new(52), Size, range(>= 20, <= 120), "IPv4 20 + TCP 20 + timestamps 12 (RFC 7323)";
-        /// Bytes of a pure ACK on the wire, before SACK options.
-        ack_size: Bytes = Bytes::new(52), Size, range(>= 20, <= 120), "IPv4 20 + TCP 20 + timestamps 12 (RFC 7323)";
-        /// Selective acknowledgments (RFC 2018) with RFC 6675 recovery; false: NewReno recovery (RFC 6582).
-        sack: bool = true, Flag, range(), "Linux net.ipv4.tcp_sack = 1";
+        /// IP + TCP header bytes added to every data segment on the wire (profile).
+        header_size: Option<Bytes> = None, Size, range(>= 20, <= 120), "linux: IPv4 20 + TCP 20 + timestamps 12; ns3: the same + PPP 2";
+        /// Bytes of a pure ACK on the wire, before SACK options (profile).
+        ack_size: Option<Bytes> = None, Size, range(>= 20, <= 120), "linux: IPv4 20 + TCP 20 + timestamps 12; ns3: the same + PPP 2";
+        /// Selective acknowledgments (RFC 2018); false: no SACK blocks, NewReno-style loss detection.
+        sack: bool = true, Flag, range(), "Linux net.ipv4.tcp_sack = 1; ns-3 TcpSocketBase::Sack true";
+        /// Timestamps option (RFC 7323): RTT samples from the echo, one-way delay samples.
+        timestamps: bool = true, Flag, range(), "Linux net.ipv4.tcp_timestamps = 1; ns-3 TcpSocketBase::Timestamp true";
         /// ACK every second full segment or when delack_timeout expires (RFC 1122, RFC 5681).
-        delayed_ack: bool = true, Flag, range(), "RFC 1122 section 4.2.3.2; Linux";
-        /// Delayed-ACK timer (RFC 1122 allows up to 500 ms; ns-3 uses 200 ms).
-        delack_timeout: Dur = Dur::from_ms(40), Time, range(<= Dur::from_ms(500)), "Linux TCP_DELACK_MIN 40 ms";
+        delayed_ack: bool = true, Flag, range(), "RFC 1122 section 4.2.3.2; Linux; ns-3 DelAckCount 2";
+        /// Delayed-ACK timer (profile; RFC 1122 allows up to 500 ms).
+        delack_timeout: Option<Dur> = None, Time, range(<= Dur::from_ms(500)), "linux: TCP_DELACK_MIN 40 ms; ns3: TcpSocket::DelAckTimeout 200 ms";
         /// Initial window, segments.
-        initial_cwnd: u32 = 10, Packets, range(>= 1, <= 1000), "RFC 6928 IW10; Linux TCP_INIT_CWND";
-        /// Lower bound of the retransmission timeout (RFC 6298 says 1 s). At least 1 us: a timer firing every few nanoseconds makes a run take hours.
-        min_rto: Dur = Dur::from_ms(200), Time, range(>= Dur::from_us(1)), "Linux TCP_RTO_MIN 200 ms";
-        /// Retransmission timeout before the first RTT sample.
-        initial_rto: Dur = Dur::from_secs(1), Time, range(>= Dur::from_us(1)), "RFC 6298 section 2.1; Linux TCP_TIMEOUT_INIT";
-        /// Upper bound of the backed-off retransmission timeout (RFC 6298 allows >= 60 s; Linux 120 s).
-        max_rto: Dur = Dur::from_secs(60), Time, range(>= Dur::from_us(1)), "RFC 6298 section 2.5";
+        initial_cwnd: u32 = 10, Packets, range(>= 1, <= 1000), "RFC 6928 IW10; Linux TCP_INIT_CWND; ns-3 TcpSocket::InitialCwnd 10";
+        /// Lower bound of the retransmission timeout (profile). At least 1 us: a timer firing every few nanoseconds makes a run take hours.
+        min_rto: Option<Dur> = None, Time, range(>= Dur::from_us(1)), "linux: TCP_RTO_MIN 200 ms; ns3: TcpSocketBase::MinRto 1 s (RFC 6298 2.4)";
+        /// Retransmission timeout before the first RTT sample (profile).
+        initial_rto: Option<Dur> = None, Time, range(>= Dur::from_us(1)), "linux: TCP_TIMEOUT_INIT 1 s; ns3: RttEstimator::InitialEstimation 1 s (RFC 6298 2.1)";
+        /// Upper bound of the backed-off retransmission timeout (profile).
+        max_rto: Option<Dur> = None, Time, range(>= Dur::from_us(1)), "linux: TCP_RTO_MAX 120 s; ns3: 60 s in TcpSocketBase::ReTxTimeout";
+        /// How the RTO is computed, when its backoff clears and whether retransmitting the head re-arms it (profile): "linux" or "rfc6298".
+        rto_rule: Option<RtoRule> = None, Choice, range(), "linux: tcp_rtt_estimator, tcp_set_rto; ns3: TcpSocketBase::NewAck / RttMeanDeviation";
+        /// Clock granularity G of the RFC 6298 rule: RTO = SRTT + max(G, 4 RTTVAR) (profile).
+        rto_granularity: Option<Dur> = None, Time, range(), "linux: not used; ns3: TcpSocketBase::ClockGranularity 1 ms";
+        /// Where RTT samples come from (profile): "karn_then_timestamps" or "timestamps".
+        rtt_samples: Option<RttSamples> = None, Choice, range(), "linux: tcp_ack_update_rtt; ns3: TcpSocketBase::EstimateRtt";
         /// Negotiate ECN (RFC 3168): data is sent ECT(0), and an ECN-Echo reduces the window. Algorithms that need ECN (DCTCP) turn it on themselves.
-        ecn: bool = false, Flag, range(), "Linux net.ipv4.tcp_ecn = 2 (not requested by default)";
+        ecn: bool = false, Flag, range(), "Linux net.ipv4.tcp_ecn = 2 (not requested by default); ns-3 UseEcn Off";
         /// Receiver window; unset: unlimited.
         rwnd: Option<Bytes> = None, Size, range(>= 1), "unset (autotuning lets a bulk flow's window grow)";
     }
     check = TcpConfig::relations_check;
 }
 
+/// Options whose default depends on the profile: `TcpConfig::<name>()` is the value in effect
+/// (the option if set, else the profile's). Declared once here, with both stacks' values.
+macro_rules! profiled {
+    ($( $field:ident : $ty:ty { linux: $linux:expr, ns3: $ns3:expr } ),* $(,)?) => {
+        impl TcpConfig {
+            $(
+                #[doc = concat!("`", stringify!($field), "` in effect: the option if set, else the profile's.")]
+                pub fn $field(&self) -> $ty {
+                    self.$field.unwrap_or(match self.profile {
+                        Profile::Linux => $linux,
+                        Profile::Ns3 => $ns3,
+                    })
+                }
+            )*
+
+            /// The value of every profile-dependent option under `profile` (for the catalog).
+            pub fn profile_values(profile: Profile) -> Vec<(&'static str, Value)> {
+                let c = TcpConfig { profile, ..Default::default() };
+                vec![ $( (stringify!($field), ParamType::value(&c.$field())) ),* ]
+            }
+        }
+    };
+}
+
+profiled! {
+    header_size: Bytes { linux: Bytes::new(52), ns3: Bytes::new(54) },
+    ack_size: Bytes { linux: Bytes::new(52), ns3: Bytes::new(54) },
+    delack_timeout: Dur { linux: Dur::from_ms(40), ns3: Dur::from_ms(200) },
+    min_rto: Dur { linux: Dur::from_ms(200), ns3: Dur::from_secs(1) },
+    initial_rto: Dur { linux: Dur::from_secs(1), ns3: Dur::from_secs(1) },
+    max_rto: Dur { linux: Dur::from_secs(120), ns3: Dur::from_secs(60) },
+    rto_rule: RtoRule { linux: RtoRule::Linux, ns3: RtoRule::Rfc6298 },
+    rto_granularity: Dur { linux: Dur::ZERO, ns3: Dur::from_ms(1) },
+    rtt_samples: RttSamples { linux: RttSamples::KarnThenTimestamps, ns3: RttSamples::Timestamps },
+}
+
 impl TcpConfig {
     fn relations_check(&self, out: &mut Vec<Problem>) {
-        if self.min_rto > self.max_rto {
-            out.push(Problem::new("min_rto", format!("must not exceed max_rto ({})", self.max_rto)));
-        } else if !(self.min_rto <= self.initial_rto && self.initial_rto <= self.max_rto) {
-            out.push(Problem::new("initial_rto", format!("must be within [min_rto, max_rto] = [{}, {}]", self.min_rto, self.max_rto)));
+        let (min, init, max) = (self.min_rto(), self.initial_rto(), self.max_rto());
+        if min > max {
+            out.push(Problem::new("min_rto", format!("must not exceed max_rto ({max})")));
+        } else if !(min <= init && init <= max) {
+            out.push(Problem::new("initial_rto", format!("must be within [min_rto, max_rto] = [{min}, {max}]")));
         }
-        if self.delayed_ack && self.delack_timeout == Dur::ZERO {
+        if self.delayed_ack && self.delack_timeout() == Dur::ZERO {
             out.push(Problem::new("delack_timeout", "must be positive when delayed_ack = true, e.g. \"40ms\""));
         }
         if let Some(r) = self.rwnd {

@@ -69,7 +69,8 @@ struct Seg {
 pub struct CumAck {
     /// Segments newly acknowledged.
     pub segs: u64,
-    /// Send time of the newest acknowledged segment, if it was never retransmitted (Karn).
+    /// Send time of the oldest newly acknowledged segment not SACKed before, if no newly
+    /// acknowledged segment was ever retransmitted (Karn; Linux `first_ackt`).
     pub rtt_from: Option<Time>,
     /// Segments among them that had been SACKed before (already counted as delivered).
     pub were_sacked: u64,
@@ -82,8 +83,9 @@ pub struct CumAck {
 pub struct Sacked {
     /// Segments newly SACKed.
     pub newly: u64,
-    /// Send time of the newest newly SACKed segment never retransmitted (Karn), for an RTT sample.
-    pub rtt_from: Option<Time>,
+    /// The lowest newly SACKed segment never retransmitted (Karn) and its send time, for an RTT
+    /// sample (Linux `first_sackt`: blocks are processed in sequence order).
+    pub rtt_from: Option<(u64, Time)>,
     /// The newest newly SACKed segment.
     pub newest: Option<Delivered>,
 }
@@ -91,7 +93,10 @@ pub struct Sacked {
 impl Sacked {
     fn merge(&mut self, o: Sacked) {
         self.newly += o.newly;
-        self.rtt_from = o.rtt_from.or(self.rtt_from);
+        self.rtt_from = match (self.rtt_from, o.rtt_from) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         self.newest = Delivered::newest(self.newest, o.newest);
     }
 }
@@ -194,7 +199,8 @@ impl Scoreboard {
 
     /// Cumulative ACK up to segment number `new_una` (exclusive). Karn's rule: no RTT sample if
     /// any newly acknowledged segment was ever retransmitted; otherwise the sample comes from the
-    /// newest segment not already SACKed (a SACKed one gave its sample when it was SACKed).
+    /// oldest segment not already SACKed (a SACKed one gave its sample when it was SACKed), as
+    /// Linux's `seq_rtt` (the conservative choice: it includes any ACK delay).
     pub fn ack_cumulative(&mut self, new_una: u64) -> CumAck {
         let mut r = CumAck::default();
         let mut karn_ok = true;
@@ -219,7 +225,9 @@ impl Scoreboard {
                 if s.flags & RETRANS != 0 {
                     self.retrans_out -= 1;
                 }
-                r.rtt_from = Some(s.sent);
+                if r.rtt_from.is_none() {
+                    r.rtt_from = Some(s.sent);
+                }
             }
         }
         if !karn_ok {
@@ -283,8 +291,8 @@ impl Scoreboard {
             if s.flags & RETRANS != 0 {
                 self.retrans_out -= 1;
             }
-            if s.flags & EVER_RETRANS == 0 {
-                rtt_from = Some(s.sent);
+            if s.flags & EVER_RETRANS == 0 && rtt_from.is_none() {
+                rtt_from = Some((n, s.sent));
             }
             s.flags = (s.flags & EVER_RETRANS) | SACKED;
             self.sacked_out += 1;

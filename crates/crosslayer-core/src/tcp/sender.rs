@@ -45,7 +45,7 @@
 
 use super::rtt::RttEstimator;
 use super::scoreboard::{Delivered, Scoreboard, TxStamp};
-use super::{TcpConfig, TxCtx};
+use super::{RttSamples, TcpConfig, TxCtx};
 use crate::cc::{AckEvent, CaState, Cc, CcEnv, CongestionEvent, CongestionKind, RateSample, Window};
 use crate::metrics::LogHistogram;
 use crate::packet::{Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
@@ -107,6 +107,9 @@ pub struct Sender {
     mss: u32,
     header_bytes: u32,
     sack: bool,
+    /// The timestamps option is on: RTT samples may come from the echo.
+    timestamps: bool,
+    rtt_samples: RttSamples,
     ecn: bool,
     /// Stamp transmissions and form delivery-rate samples (the algorithm asked for them).
     rate_sampling: bool,
@@ -156,15 +159,17 @@ impl Sender {
             node,
             peer,
             mss,
-            header_bytes: cfg.header_size.get() as u32,
+            header_bytes: cfg.header_size().get() as u32,
             sack: cfg.sack,
+            timestamps: cfg.timestamps,
+            rtt_samples: cfg.rtt_samples(),
             ecn: cfg.ecn || cc.needs_ecn(),
             rate_sampling,
             rwnd_bytes: cfg.rwnd.map_or(u64::MAX, |r| r.get()),
             cc,
             window: Window { cwnd: cfg.initial_cwnd as u64 * mss as u64, ssthresh: u64::MAX, mss },
             sb: Scoreboard::new(rate_sampling),
-            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
+            rtt: RttEstimator::new(cfg.rto_rule(), cfg.initial_rto(), cfg.min_rto(), cfg.max_rto(), cfg.rto_granularity()),
             state: CaState::Open,
             recovery_point: 0,
             recover: None,
@@ -336,18 +341,25 @@ impl Sender {
             }
             sacked = self.sb.sack_blocks(&blocks[..a.sack.len()]);
         }
-        let (mut rtt_from, mut newest) = (sacked.rtt_from, sacked.newest);
+        let mut newest = sacked.newest;
         let mut cum = Default::default();
         if new_una {
             self.timeouts_since_progress = 0;
             cum = self.sb.ack_cumulative(ack_seg);
-            rtt_from = cum.rtt_from.or(rtt_from);
             newest = Delivered::newest(newest, cum.newest);
+            self.rtt.on_new_ack();
         }
         let lost_segs = if self.sack { self.sb.mark_lost_by_sack() } else { 0 };
-        let rtt = rtt_from.map(|t| now - t);
+        // RTT sample: Karn's rule on the oldest newly acknowledged segment, else the oldest newly
+        // SACKed one, else the timestamp echo of an ACK of new data (Linux `tcp_ack_update_rtt`);
+        // or, as ns-3, the echo of every ACK of new data.
+        let echo = (self.timestamps && new_una && a.tsecr <= now).then(|| now - a.tsecr);
+        let rtt = match self.rtt_samples {
+            RttSamples::Timestamps if self.timestamps => echo,
+            _ => cum.rtt_from.or(sacked.rtt_from.map(|(_, t)| t)).map(|t| now - t).or(echo),
+        };
         if let Some(r) = rtt {
-            self.rtt.on_sample(r);
+            self.rtt.on_sample(r, self.sb.una(), self.sb.nxt());
             self.rtt_hist.record(r.ns());
         }
         let rate = self.rate_sample(now, sacked.newly + cum.segs - cum.were_sacked, newest);
@@ -542,6 +554,11 @@ impl Sender {
         self.sb.on_retransmit(n, ctx.now, tx);
         self.counters.retransmits += 1;
         self.transmit(n, true, ctx);
+        // Linux re-arms the timer when it retransmits the head (tcp_xmit_retransmit_queue), so a
+        // fast retransmission gets a whole RTO to be acknowledged.
+        if n == self.sb.una() && self.rtt.rearm_on_head_retransmit() {
+            self.arm_rto(ctx.now);
+        }
     }
 
     fn transmit(&mut self, n: u64, retx: bool, ctx: &mut TxCtx<'_>) {
