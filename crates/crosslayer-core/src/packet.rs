@@ -34,6 +34,20 @@ pub enum PktKind {
     #[default]
     Data,
     Ack,
+    /// Connection request (sender -> receiver).
+    Syn,
+    /// Reply to a SYN (receiver -> sender).
+    SynAck,
+    /// The ACK of the SYN-ACK that completes the handshake (sender -> receiver).
+    HandshakeAck,
+}
+
+impl PktKind {
+    /// Sent by the data sender (counted in the flow's data direction).
+    #[inline]
+    pub fn from_sender(self) -> bool {
+        matches!(self, PktKind::Data | PktKind::Syn | PktKind::HandshakeAck)
+    }
 }
 
 /// A SACK block (RFC 2018): bytes `[start, end)` received out of order.

@@ -18,7 +18,7 @@ use crate::result::{Column, RunResult, Summary, Table};
 use crate::sim::{BottleneckCounters, Sim};
 use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
-use crate::units::Dur;
+use crate::units::{Dur, Time};
 use serde_json::{json, Value as Json};
 
 /// Element type of a column.
@@ -112,6 +112,9 @@ pub struct FlowRow {
     cc: &'static str,
     start_s: f64,
     stop_s: f64,
+    connection: &'static str,
+    connected_s: f64,
+    ended_s: f64,
     base_rtt: Dur,
     span: Dur,
     sender: SenderCounters,
@@ -133,6 +136,9 @@ pub fn flow_columns() -> Vec<Col<FlowRow>> {
         Col::str("cc", "congestion control (canonical name)", |r: &FlowRow| r.cc.to_string()),
         Col::f64("start_s", "s", "start time (whole run)", |r: &FlowRow| r.start_s),
         Col::f64("stop_s", "s", "time the sender stopped sending new data; NaN = ran to the end", |r: &FlowRow| r.stop_s),
+        Col::str("connection", "the connection at the end: established, never_connected (every SYN timed out), aborted (data_retries timeouts), connecting, not_started", |r: &FlowRow| r.connection.to_string()),
+        Col::f64("connected_s", "s", "when the handshake completed (the start time without a handshake); NaN = never", |r: &FlowRow| r.connected_s),
+        Col::f64("ended_s", "s", "when the connection failed or was given up; NaN = it did not", |r: &FlowRow| r.ended_s),
         Col::f64("base_rtt_s", "s", "propagation round-trip time (no queueing, no serialization)", |r: &FlowRow| r.base_rtt.secs_f64()),
         Col::f64("goodput_bps", "bps", "payload bytes the receiver got for the first time during the window (counted when they arrive), per second of the window", |r: &FlowRow| {
             r.receiver.received_bytes as f64 * 8.0 / r.span.secs_f64()
@@ -210,6 +216,7 @@ pub struct HostRow {
     goodput_bps: f64,
     total_goodput_bps: f64,
     zero_goodput_flows: u64,
+    never_connected_flows: u64,
     bottleneck: BottleneckCounters,
 }
 
@@ -227,6 +234,7 @@ pub fn host_columns() -> Vec<Col<HostRow>> {
             }
         }),
         Col::u64("zero_goodput_flows", "count", &["its flows that delivered nothing in the window"], |r: &HostRow| r.zero_goodput_flows),
+        Col::u64("never_connected_flows", "count", &["its flows whose every SYN timed out"], |r: &HostRow| r.never_connected_flows),
     ];
     c.extend(BottleneckCounters::columns(|r: &HostRow| r.bottleneck));
     c.push(Col::f64("bottleneck_drop_share", "ratio", "bottleneck_drops / bottleneck_arrivals: how often its packets found the bottleneck queue full (or were dropped early)", |r: &HostRow| {
@@ -345,6 +353,9 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
                 cc: fs.cc.name(),
                 start_s: s.start_at().secs_f64(),
                 stop_s: fs.stop.map_or(f64::NAN, |t| t.secs_f64()),
+                connection: s.conn.name(),
+                connected_s: s.connected_at.map_or(f64::NAN, Time::secs_f64),
+                ended_s: s.ended_at.map_or(f64::NAN, Time::secs_f64),
                 base_rtt: rtt,
                 span,
                 sender: s.counters.minus(&fl.at_warmup.0),
@@ -378,6 +389,7 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
                 goodput_bps: mine.iter().map(|f| goodput(f)).sum(),
                 total_goodput_bps: total_goodput,
                 zero_goodput_flows: mine.iter().filter(|f| f.receiver.received_bytes == 0).count() as u64,
+                never_connected_flows: mine.iter().filter(|f| f.connection == "never_connected").count() as u64,
                 bottleneck: b,
             }
         })

@@ -280,18 +280,22 @@ impl Sim {
         self.arena.free(id);
         let fl = &mut self.flows[f];
         let mut ctx = TxCtx { now, arena: &mut self.arena, out: &mut self.out };
-        match pkt.kind {
-            PktKind::Data => {
-                fl.data.delivered += 1;
-                fl.receiver.on_data(&pkt, &mut ctx);
-                self.after_receiver(now, f);
+        if pkt.kind.from_sender() {
+            fl.data.delivered += 1;
+            match pkt.kind {
+                PktKind::Data => fl.receiver.on_data(&pkt, &mut ctx),
+                PktKind::Syn => fl.receiver.on_syn(&pkt, &mut ctx),
+                _ => {} // the handshake's ACK: nothing to do
             }
-            PktKind::Ack => {
-                fl.acks.delivered += 1;
-                let info = AckInfo { ack: pkt.ack, sack: &pkt.sack[..pkt.n_sack as usize], ece: pkt.ece, tsval: pkt.tsval, tsecr: pkt.tsecr };
-                fl.sender.on_ack(info, &mut ctx);
-                self.after_sender(now, f);
+            self.after_receiver(now, f);
+        } else {
+            fl.acks.delivered += 1;
+            let info = AckInfo { ack: pkt.ack, sack: &pkt.sack[..pkt.n_sack as usize], ece: pkt.ece, tsval: pkt.tsval, tsecr: pkt.tsecr };
+            match pkt.kind {
+                PktKind::SynAck => fl.sender.on_synack(info, &mut ctx),
+                _ => fl.sender.on_ack(info, &mut ctx),
             }
+            self.after_sender(now, f);
         }
     }
 
@@ -361,9 +365,10 @@ impl Sim {
     fn discard(&mut self, id: PacketId) {
         let p = self.arena.get(id);
         let fl = &mut self.flows[p.flow as usize];
-        match p.kind {
-            PktKind::Data => fl.data.dropped += 1,
-            PktKind::Ack => fl.acks.dropped += 1,
+        if p.kind.from_sender() {
+            fl.data.dropped += 1;
+        } else {
+            fl.acks.dropped += 1;
         }
         self.arena.free(id);
     }
@@ -409,9 +414,10 @@ impl Sim {
         let mut in_flight = vec![(0u64, 0u64); self.flows.len()];
         for p in self.arena.iter_live() {
             let e = &mut in_flight[p.flow as usize];
-            match p.kind {
-                PktKind::Data => e.0 += 1,
-                PktKind::Ack => e.1 += 1,
+            if p.kind.from_sender() {
+                e.0 += 1;
+            } else {
+                e.1 += 1;
             }
         }
         for (fl, &(d, a)) in self.flows.iter().zip(&in_flight) {
@@ -423,8 +429,9 @@ impl Sim {
                     ));
                 }
             }
-            if fl.data.sent != fl.sender.counters.segments_sent {
-                return Err(format!("flow {}: engine counted {} data packets, sender {}", fl.name, fl.data.sent, fl.sender.counters.segments_sent));
+            let sent = fl.sender.counters.segments_sent + fl.sender.counters.control_pkts;
+            if fl.data.sent != sent {
+                return Err(format!("flow {}: engine counted {} packets from the sender, the sender {sent}", fl.name, fl.data.sent));
             }
             fl.sender.sb.check().map_err(|e| format!("flow {}: {e}", fl.name))?;
         }

@@ -6,7 +6,7 @@ use crosslayer_core::cc::{CaState, Cc, CcConfig};
 use crosslayer_core::packet::{Packet, PacketArena, PktKind};
 use crosslayer_core::presets;
 use crosslayer_core::tcp::receiver::Receiver;
-use crosslayer_core::tcp::sender::{AckInfo, Sender};
+use crosslayer_core::tcp::sender::{AckInfo, ConnState, Sender};
 use crosslayer_core::tcp::{TcpConfig, TxCtx};
 use crosslayer_core::units::{Bytes, Dur, Time};
 use std::collections::VecDeque;
@@ -37,6 +37,9 @@ struct Wire {
     timeout_times: Vec<Time>,
     /// RTO backoff after each ACK that advanced snd_una: (time, backoff).
     backoff_after_new_ack: Vec<(Time, u32)>,
+    /// SYNs to lose, and when each SYN was sent.
+    syns_to_drop: u32,
+    syn_times: Vec<Time>,
     now: Time,
 }
 
@@ -46,7 +49,7 @@ impl Wire {
     }
 
     fn with_cc(sack: bool, initial_cwnd: u32, cc: CcConfig) -> Wire {
-        let cfg = TcpConfig { mss: Bytes::new(MSS), sack, delayed_ack: false, initial_cwnd, ..Default::default() };
+        let cfg = TcpConfig { mss: Bytes::new(MSS), sack, delayed_ack: false, initial_cwnd, handshake: false, ..Default::default() };
         Wire::with_config(cfg, cc)
     }
 
@@ -69,6 +72,8 @@ impl Wire {
             recovery_times: vec![],
             timeout_times: vec![],
             backoff_after_new_ack: vec![],
+            syns_to_drop: 0,
+            syn_times: vec![],
             now: Time::ZERO,
         }
     }
@@ -77,7 +82,16 @@ impl Wire {
         for id in out {
             let p = self.arena.get(id).clone();
             self.arena.free(id);
-            if to_receiver {
+            if p.kind == PktKind::Syn {
+                self.syn_times.push(self.now);
+                if self.syns_to_drop > 0 {
+                    self.syns_to_drop -= 1;
+                    continue;
+                }
+                self.to_rx.push_back((self.now + self.one_way, p));
+            } else if p.kind == PktKind::HandshakeAck {
+                continue;
+            } else if to_receiver {
                 let n = p.seq / MSS;
                 self.tx_count[n as usize] += 1;
                 if drop(n, self.tx_count[n as usize]) {
@@ -98,7 +112,7 @@ impl Wire {
         self.sender.on_timer(&mut TxCtx { now: self.now, arena: &mut self.arena, out: &mut out });
         let o = std::mem::take(&mut out);
         self.ship(o, true, drop);
-        while self.sender.snd_una() < limit_segs * MSS && self.now < until {
+        while self.sender.snd_una() < limit_segs * MSS && self.now < until && !matches!(self.sender.conn, ConnState::Failed | ConnState::Aborted) {
             let t_rx = self.to_rx.front().map_or(Time::NEVER, |x| x.0);
             let t_tx = self.to_tx.front().map_or(Time::NEVER, |x| x.0);
             let t_timer = self.sender.next_deadline().min(self.receiver.next_deadline());
@@ -108,12 +122,21 @@ impl Wire {
             let mut out = Vec::new();
             if t == t_rx {
                 let (_, p) = self.to_rx.pop_front().unwrap();
-                self.receiver.on_data(&p, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
+                if p.kind == PktKind::Syn {
+                    self.receiver.on_syn(&p, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
+                } else {
+                    self.receiver.on_data(&p, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
+                }
                 self.ship(std::mem::take(&mut out), false, drop);
             } else if t == t_tx {
                 let (_, p) = self.to_tx.pop_front().unwrap();
-                assert_eq!(p.kind, PktKind::Ack);
                 let info = AckInfo { ack: p.ack, sack: &p.sack[..p.n_sack as usize], ece: p.ece, tsval: p.tsval, tsecr: p.tsecr };
+                if p.kind == PktKind::SynAck {
+                    self.sender.on_synack(info, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
+                    self.ship(std::mem::take(&mut out), true, drop);
+                    continue;
+                }
+                assert_eq!(p.kind, PktKind::Ack);
                 let (recoveries, outstanding, una) = (self.sender.counters.fast_recoveries, self.sender.sb.packets_out(), self.sender.snd_una());
                 self.sender.on_ack(info, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
                 if self.sender.counters.fast_recoveries > recoveries {
@@ -266,7 +289,7 @@ fn linux_rearms_the_timer_when_the_fast_retransmission_goes_out() {
     use crosslayer_core::tcp::{Profile, RtoRule};
     let drop = |n: u64, k: u32| n == 23 && k <= 2; // the original and the fast retransmission
     for (rule, rearmed) in [(RtoRule::Linux, true), (RtoRule::Rfc6298, false)] {
-        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, rto_rule: Some(rule), profile: Profile::Linux, ..Default::default() };
+        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, handshake: false, rto_rule: Some(rule), profile: Profile::Linux, ..Default::default() };
         let mut w = Wire::with_config(cfg, presets::reno());
         w.spacing = Dur::from_ms(1); // dupacks arrive 1 ms apart, as behind a bottleneck
         w.run(200, Time::from_secs(10), &drop);
@@ -289,7 +312,7 @@ fn linux_rearms_the_timer_when_the_fast_retransmission_goes_out() {
 fn the_first_ack_after_a_timeout_clears_the_backoff_with_timestamps() {
     let drop = |n: u64, k: u32| (20..60).contains(&n) && k == 1; // a whole flight: one RTO
     for timestamps in [true, false] {
-        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, timestamps, ..Default::default() };
+        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, handshake: false, timestamps, ..Default::default() };
         let mut w = Wire::with_config(cfg, presets::reno());
         w.run(100, Time::from_secs(10), &drop);
         let rto = w.timeout_times[0];
@@ -300,4 +323,51 @@ fn the_first_ack_after_a_timeout_clears_the_backoff_with_timestamps() {
             assert_eq!(first, 1, "Karn's rule: no sample from retransmitted data without timestamps");
         }
     }
+}
+
+fn handshake_wire(profile: crosslayer_core::tcp::Profile, syns_lost: u32) -> Wire {
+    let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 10, profile, ..Default::default() };
+    let mut w = Wire::with_config(cfg, presets::reno());
+    w.syns_to_drop = syns_lost;
+    w
+}
+
+/// The SYN timer: `syn_timeout`, doubled at each retry (Linux: 1 s, 2 s, 4 s ...; ns-3: 3 s,
+/// 6 s ...); after `syn_retries` retries the connection fails and is reported as never
+/// connected.
+#[test]
+fn syn_timer_backs_off_and_the_flow_fails_after_the_retries() {
+    use crosslayer_core::tcp::Profile;
+    for (profile, first) in [(Profile::Linux, 1u64), (Profile::Ns3, 3)] {
+        let mut w = handshake_wire(profile, 2);
+        w.run(50, Time::from_secs(60), &|_, _| false);
+        let t: Vec<u64> = w.syn_times.iter().map(|t| t.ns() / 1_000_000_000).collect();
+        assert_eq!(t, [0, first, 3 * first], "{profile:?}: SYNs at 0, T, 3T");
+        assert_eq!(w.sender.conn, ConnState::Established);
+        assert!(w.sender.snd_una() >= 50 * MSS);
+        let mut never = handshake_wire(profile, 100);
+        never.run(50, Time::from_secs(2000), &|_, _| false);
+        assert_eq!(never.sender.conn, ConnState::Failed, "{profile:?}");
+        assert_eq!(never.syn_times.len(), 7, "the SYN and 6 retries");
+        // it fails when the last retry's timer (64 T) expires: T * (1 + 2 + ... + 64) = 127 T
+        assert_eq!(never.sender.ended_at, Some(Time::from_secs(127 * first)), "{profile:?}");
+    }
+}
+
+/// After a lost SYN the initial window is one segment (RFC 5681 section 3.1, RFC 6928), and the
+/// handshake gives the first RTT sample (from the timestamp echo even for a retransmitted SYN).
+#[test]
+fn a_lost_syn_leaves_one_segment_and_the_handshake_measures_the_rtt() {
+    use crosslayer_core::tcp::Profile;
+    let mut clean = handshake_wire(Profile::Linux, 0);
+    clean.run(1, Time::from_secs(5), &|_, _| false);
+    assert_eq!(clean.sender.rtt.srtt, Some(Dur::from_ms(20)), "the SYN / SYN-ACK round trip");
+    let mut clean_start = handshake_wire(Profile::Linux, 0);
+    clean_start.run(1000, Time::from_ms(30), &|_, _| false);
+    assert_eq!(clean_start.sender.counters.segments_sent, 10, "IW10 after a clean handshake");
+    let mut lossy = handshake_wire(Profile::Linux, 1);
+    lossy.run(1000, Time::from_ms(1030), &|_, _| false); // stop before the first data is acked
+    assert_eq!(lossy.sender.connected_at, Some(Time::from_ms(1020)));
+    assert_eq!(lossy.sender.rtt.srtt, Some(Dur::from_ms(20)), "the echo of the retransmitted SYN");
+    assert_eq!(lossy.sender.counters.segments_sent, 1, "one segment until the first ACK");
 }

@@ -84,6 +84,16 @@ crate::params! {
         rto_granularity: Option<Dur> = None, Time, range(), "linux: not used; ns3: TcpSocketBase::ClockGranularity 1 ms";
         /// Where RTT samples come from (profile): "karn_then_timestamps" or "timestamps".
         rtt_samples: Option<RttSamples> = None, Choice, range(), "linux: tcp_ack_update_rtt; ns3: TcpSocketBase::EstimateRtt";
+        /// Open each connection with a SYN / SYN-ACK / ACK handshake before sending data; false: flows start established, sending their initial window at once.
+        handshake: bool = true, Flag, range(), "Linux and ns-3 open every connection with a handshake";
+        /// Bytes of a SYN and of a SYN-ACK on the wire (profile).
+        syn_size: Option<Bytes> = None, Size, range(>= 20, <= 120), "linux: IPv4 20 + TCP 20 + options 20 (MSS, SACK-permitted, timestamps, window scale); ns3: see the profile table";
+        /// SYN retransmission timeout; it doubles at each retry (profile).
+        syn_timeout: Option<Dur> = None, Time, range(>= Dur::from_us(1)), "linux: TCP_TIMEOUT_INIT 1 s; ns3: TcpSocket::ConnTimeout 3 s";
+        /// SYN retransmissions before the connection fails (profile).
+        syn_retries: Option<u32> = None, Count, range(<= 100), "linux: net.ipv4.tcp_syn_retries 6; ns3: TcpSocket::ConnCount 6";
+        /// Consecutive retransmission timeouts of the same data before the connection is given up (profile).
+        data_retries: Option<u32> = None, Count, range(>= 1, <= 1000), "linux: net.ipv4.tcp_retries2 15; ns3: TcpSocket::DataRetries 6";
         /// Negotiate ECN (RFC 3168): data is sent ECT(0), and an ECN-Echo reduces the window. Algorithms that need ECN (DCTCP) turn it on themselves.
         ecn: bool = false, Flag, range(), "Linux net.ipv4.tcp_ecn = 2 (not requested by default); ns-3 UseEcn Off";
         /// Receiver window; unset: unlimited.
@@ -126,6 +136,10 @@ profiled! {
     rto_rule: RtoRule { linux: RtoRule::Linux, ns3: RtoRule::Rfc6298 },
     rto_granularity: Dur { linux: Dur::ZERO, ns3: Dur::from_ms(1) },
     rtt_samples: RttSamples { linux: RttSamples::KarnThenTimestamps, ns3: RttSamples::Timestamps },
+    syn_size: Bytes { linux: Bytes::new(60), ns3: Bytes::new(58) },
+    syn_timeout: Dur { linux: Dur::from_secs(1), ns3: Dur::from_secs(3) },
+    syn_retries: u32 { linux: 6, ns3: 6 },
+    data_retries: u32 { linux: 15, ns3: 6 },
 }
 
 impl TcpConfig {

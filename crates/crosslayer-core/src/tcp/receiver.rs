@@ -43,6 +43,8 @@ crate::counters! {
         dup_pkts: "pkts",
         /// ACKs sent.
         acks_sent: "pkts",
+        /// SYN-ACKs sent (one per SYN received).
+        synacks_sent: "pkts",
     }
 }
 
@@ -56,6 +58,7 @@ pub struct Receiver {
     delayed_ack: bool,
     delack_timeout: Dur,
     ack_bytes: u32,
+    syn_bytes: u32,
     /// Next byte expected.
     pub rcv_nxt: u64,
     /// Out-of-order blocks above rcv_nxt, sorted by start, disjoint and non-adjacent.
@@ -82,6 +85,7 @@ impl Receiver {
             delayed_ack: cfg.delayed_ack,
             delack_timeout: cfg.delack_timeout(),
             ack_bytes: cfg.ack_size().get() as u32,
+            syn_bytes: cfg.syn_size().get() as u32,
             rcv_nxt: 0,
             ooo: Vec::new(),
             recent: [0; SACK_BLOCKS],
@@ -102,6 +106,14 @@ impl Receiver {
         if ctx.now >= self.delack_deadline {
             self.send_ack(ctx);
         }
+    }
+
+    /// A SYN arrived: answer with a SYN-ACK (every SYN, duplicates included, as a listener
+    /// answers a retransmitted SYN), echoing its timestamp.
+    pub fn on_syn(&mut self, syn: &Packet, ctx: &mut TxCtx<'_>) {
+        let p = Packet { flow: self.flow, kind: PktKind::SynAck, dst: self.peer, size_bytes: self.syn_bytes, tsval: ctx.now, tsecr: syn.tsval, ..Default::default() };
+        ctx.out.push(ctx.arena.alloc(p));
+        self.counters.synacks_sent += 1;
     }
 
     /// A data segment arrived.

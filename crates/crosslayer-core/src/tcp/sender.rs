@@ -66,7 +66,53 @@ crate::counters! {
         fast_recoveries: "count",
         /// Window reductions in response to ECN-Echo.
         ecn_reductions: "count",
+        /// SYNs sent again after a SYN timeout.
+        syn_retransmits: "count",
+        /// Control packets sent: SYNs and the ACK that completes the handshake.
+        control_pkts: "pkts",
     }
+}
+
+/// The data sender's side of the connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnState {
+    /// Before its start time.
+    Closed,
+    /// SYN sent, waiting for the SYN-ACK.
+    SynSent,
+    Established,
+    /// Never connected: every SYN retransmission timed out (`syn_retries`).
+    Failed,
+    /// Gave up after `data_retries` consecutive timeouts of the same data.
+    Aborted,
+}
+
+impl ConnState {
+    pub fn name(self) -> &'static str {
+        match self {
+            ConnState::Closed => "not_started",
+            ConnState::SynSent => "connecting",
+            ConnState::Established => "established",
+            ConnState::Failed => "never_connected",
+            ConnState::Aborted => "aborted",
+        }
+    }
+}
+
+/// The handshake's settings and progress (RFC 793/9293; timer as RFC 6298 and Linux).
+#[derive(Clone, Copy, Debug)]
+struct Handshake {
+    enabled: bool,
+    syn_bytes: u32,
+    ack_bytes: u32,
+    syn_timeout: Dur,
+    syn_retries: u32,
+    /// SYN retransmissions so far.
+    retries: u32,
+    /// When the SYN timer expires.
+    deadline: Time,
+    /// When the last SYN was sent (Karn sample if it was the only one).
+    sent_at: Time,
 }
 
 /// Fields of an arriving ACK the sender uses.
@@ -141,10 +187,19 @@ pub struct Sender {
     rto_deadline: Time,
     start_at: Time,
     stop_at: Time,
-    started: bool,
+    /// The start time passed.
+    pub started: bool,
     /// Earliest time the next packet may leave when paced.
     pace_next: Time,
     rate: RateState,
+    pub conn: ConnState,
+    hs: Handshake,
+    /// Timeouts of the same data after which the connection is given up.
+    data_retries: u32,
+    /// When the handshake completed (or the flow started, without a handshake).
+    pub connected_at: Option<Time>,
+    /// When the connection failed or was given up.
+    pub ended_at: Option<Time>,
     pub counters: SenderCounters,
     /// RTT samples (ns) in the measurement window.
     pub rtt_hist: LogHistogram,
@@ -185,6 +240,20 @@ impl Sender {
             started: false,
             pace_next: Time::ZERO,
             rate: RateState::default(),
+            conn: ConnState::Closed,
+            hs: Handshake {
+                enabled: cfg.handshake,
+                syn_bytes: cfg.syn_size().get() as u32,
+                ack_bytes: cfg.ack_size().get() as u32,
+                syn_timeout: cfg.syn_timeout(),
+                syn_retries: cfg.syn_retries(),
+                retries: 0,
+                deadline: Time::NEVER,
+                sent_at: Time::ZERO,
+            },
+            data_retries: cfg.data_retries(),
+            connected_at: None,
+            ended_at: None,
             counters: SenderCounters::default(),
             rtt_hist: LogHistogram::new(),
         }
@@ -216,27 +285,105 @@ impl Sender {
 
     /// Earliest time this sender needs its timer.
     pub fn next_deadline(&self) -> Time {
-        let mut t = self.rto_deadline;
-        if !self.started {
-            t = t.min(self.start_at);
-        } else if self.pace_next > Time::ZERO && self.cc.pacing_rate(&self.window).is_some() {
-            t = t.min(self.pace_next);
+        match self.conn {
+            ConnState::Closed => self.start_at,
+            ConnState::SynSent => self.hs.deadline,
+            ConnState::Failed | ConnState::Aborted => Time::NEVER,
+            ConnState::Established => {
+                let mut t = self.rto_deadline;
+                if self.pace_next > Time::ZERO && self.cc.pacing_rate(&self.window).is_some() {
+                    t = t.min(self.pace_next);
+                }
+                t
+            }
         }
-        t
     }
 
     /// The timer fired (possibly early or late: the sender checks its own deadlines).
     pub fn on_timer(&mut self, ctx: &mut TxCtx<'_>) {
         let now = ctx.now;
-        if !self.started {
-            if now < self.start_at {
-                return;
+        match self.conn {
+            ConnState::Closed => {
+                if now < self.start_at {
+                    return;
+                }
+                self.started = true;
+                if self.hs.enabled {
+                    self.send_syn(ctx);
+                } else {
+                    self.conn = ConnState::Established;
+                    self.connected_at = Some(now);
+                    self.try_send(ctx);
+                }
             }
-            self.started = true;
+            ConnState::SynSent => {
+                if now < self.hs.deadline {
+                    return;
+                }
+                if self.hs.retries >= self.hs.syn_retries {
+                    self.conn = ConnState::Failed; // every SYN timed out: the flow never connects
+                    self.ended_at = Some(now);
+                    return;
+                }
+                self.hs.retries += 1;
+                self.counters.syn_retransmits += 1;
+                self.send_syn(ctx);
+            }
+            ConnState::Established => {
+                if now >= self.rto_deadline {
+                    self.on_rto(ctx);
+                }
+                if self.conn == ConnState::Established {
+                    self.try_send(ctx);
+                }
+            }
+            ConnState::Failed | ConnState::Aborted => {}
         }
-        if now >= self.rto_deadline {
-            self.on_rto(ctx);
+    }
+
+    /// Send a SYN and arm its timer: syn_timeout, doubled at each retry.
+    fn send_syn(&mut self, ctx: &mut TxCtx<'_>) {
+        let now = ctx.now;
+        self.conn = ConnState::SynSent;
+        self.hs.sent_at = now;
+        self.hs.deadline = now + self.hs.syn_timeout.mul(1u64.checked_shl(self.hs.retries).unwrap_or(u64::MAX));
+        self.send_control(PktKind::Syn, self.hs.syn_bytes, Time::ZERO, ctx);
+    }
+
+    fn send_control(&mut self, kind: PktKind, size: u32, tsecr: Time, ctx: &mut TxCtx<'_>) {
+        let p = Packet { flow: self.flow, kind, dst: self.peer, size_bytes: size, tsval: ctx.now, tsecr, ..Default::default() };
+        ctx.out.push(ctx.arena.alloc(p));
+        self.counters.control_pkts += 1;
+    }
+
+    /// The SYN-ACK arrived: the connection is established; complete the handshake and send.
+    pub fn on_synack(&mut self, a: AckInfo<'_>, ctx: &mut TxCtx<'_>) {
+        if self.conn != ConnState::SynSent {
+            return; // a duplicate SYN-ACK
         }
+        let now = ctx.now;
+        self.conn = ConnState::Established;
+        self.connected_at = Some(now);
+        // The handshake's RTT: the timestamp echo, or Karn's rule on the SYN.
+        let sample = match (self.timestamps, self.hs.retries) {
+            (true, _) if a.tsecr <= now => Some(now - a.tsecr),
+            (_, 0) => Some(now - self.hs.sent_at),
+            _ => None,
+        };
+        match sample {
+            Some(r) => {
+                self.rtt.on_sample(r, 0, 0);
+                self.rtt_hist.record(r.ns());
+            }
+            // RFC 6298 section 5.7: after a SYN timeout and with no sample, RTO = 3 s.
+            None => self.rtt.set_rto(Dur::from_secs(3)),
+        }
+        if self.hs.retries > 0 {
+            // RFC 5681 section 3.1 (and RFC 6928): a lost SYN leaves an initial window of one
+            // segment.
+            self.window.cwnd = self.mss as u64;
+        }
+        self.send_control(PktKind::HandshakeAck, self.hs.ack_bytes, a.tsval, ctx);
         self.try_send(ctx);
     }
 
@@ -263,6 +410,14 @@ impl Sender {
         // recomputes it only when `icsk_retransmits`, reset when snd_una advances, is 0), and
         // not when the timeout interrupts a fast recovery that already reduced it - there
         // FlightSize counts the SACKed data and would *raise* ssthresh (Linux keeps it likewise).
+        if self.timeouts_since_progress >= self.data_retries {
+            // data_retries retransmissions of the same data timed out: give up the connection
+            // (Linux tcp_retries2, ns-3 DataRetries).
+            self.conn = ConnState::Aborted;
+            self.ended_at = Some(now);
+            self.rto_deadline = Time::NEVER;
+            return;
+        }
         let new_episode = match self.state {
             CaState::Open => true,
             CaState::Recovery => false,
@@ -322,6 +477,9 @@ impl Sender {
 
     /// Process an ACK.
     pub fn on_ack(&mut self, a: AckInfo<'_>, ctx: &mut TxCtx<'_>) {
+        if self.conn != ConnState::Established {
+            return; // ACKs of data sent before the connection was given up
+        }
         let now = ctx.now;
         let mss = self.mss as u64;
         let ack_seg = a.ack / mss;
@@ -493,7 +651,7 @@ impl Sender {
 
     /// Send as much as cwnd, the receiver window and pacing allow.
     pub fn try_send(&mut self, ctx: &mut TxCtx<'_>) {
-        if !self.started {
+        if self.conn != ConnState::Established {
             return;
         }
         let mss = self.mss as u64;
