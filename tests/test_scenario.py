@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from crosslayer.catalog import catalog
 from crosslayer.scenario import Scenario, ScenarioError, algorithm_model
 
 Mutation = Callable[[dict[str, Any]], None]
@@ -254,12 +255,8 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
     def edge(rate: int, delay: int, loss: float = 0.0, qdisc: dict[str, Any] = droptail_1000) -> dict[str, Any]:
         return {"rate": rate, "delay": delay, "loss": loss, "jitter": 0, "qdisc": qdisc}
 
-    tcp = {
-        "profile": "linux", "mss": 1448, "header_size": None, "ack_size": None, "sack": True,
-        "timestamps": True, "delayed_ack": True, "delack_timeout": None, "initial_cwnd": 10,
-        "min_rto": None, "initial_rto": None, "max_rto": None, "rto_rule": None,
-        "rto_granularity": None, "rtt_samples": None, "ecn": False, "rwnd": None,
-    }  # fmt: skip
+    tcp = {p.name: p.default for p in catalog().tcp}  # every option, unset profile ones as None
+    assert (tcp["profile"], tcp["mss"], tcp["min_rto"]) == ("linux", 1448, None)
     assert Scenario.from_dict(minimal).to_engine_spec() == {
         "seed": 1,
         "duration": 10_000_000_000,
