@@ -43,16 +43,34 @@ prop_compose! {
 }
 
 prop_compose! {
-    fn arb_flow(n_s: u32, n_r: u32)(src in 0..n_s, dst in 0..n_r, cc in any::<usize>(), sack in any::<bool>(),
-                  delack in any::<bool>(), ecn in any::<bool>(), iw in 1u32..20, start in 0u64..500,
-                  stop in prop::option::of(1000u64..3000)) -> FlowSpec {
+    fn arb_tcp()(sack in any::<bool>(), delack in any::<bool>(), ecn in any::<bool>(), iw in 1u32..20,
+                 ns3 in any::<bool>(), recovery in 0usize..6, timestamps in any::<bool>(), handshake in any::<bool>()) -> TcpConfig {
+        use crosslayer_core::tcp::{Profile, Recovery};
+        let recovery = [None, Some(Recovery::Prr), Some(Recovery::Rfc6675), Some(Recovery::NewReno), Some(Recovery::Reno), Some(Recovery::Tahoe)][recovery];
+        TcpConfig {
+            sack,
+            delayed_ack: delack,
+            ecn,
+            initial_cwnd: iw,
+            profile: if ns3 { Profile::Ns3 } else { Profile::Linux },
+            recovery,
+            timestamps,
+            handshake,
+            ..Default::default()
+        }
+    }
+}
+
+prop_compose! {
+    fn arb_flow(n_s: u32, n_r: u32)(src in 0..n_s, dst in 0..n_r, cc in any::<usize>(), tcp in arb_tcp(),
+                  start in 0u64..500, stop in prop::option::of(1000u64..3000)) -> FlowSpec {
         let all = cc::all_defaults();
         FlowSpec {
             name: String::new(),
             src,
             dst,
             cc: all[cc % all.len()].clone(),
-            tcp: TcpConfig { sack, delayed_ack: delack, ecn, initial_cwnd: iw, ..Default::default() },
+            tcp,
             start: StartSpec::Uniform { from: Time::ZERO, to: Time::from_ns(start * MS) },
             stop: stop.map(|s| Time::from_ns(s * MS)),
         }
@@ -91,7 +109,7 @@ fn arb_scenario() -> impl Strategy<Value = ScenarioSpec> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
 
     #[test]
     fn identities_and_conservation_hold(spec in arb_scenario()) {

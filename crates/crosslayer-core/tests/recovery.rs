@@ -371,3 +371,72 @@ fn a_lost_syn_leaves_one_segment_and_the_handshake_measures_the_rtt() {
     assert_eq!(lossy.sender.rtt.srtt, Some(Dur::from_ms(20)), "the echo of the retransmitted SYN");
     assert_eq!(lossy.sender.counters.segments_sent, 1, "one segment until the first ACK");
 }
+
+fn variant_wire(recovery: crosslayer_core::tcp::Recovery, sack: bool) -> Wire {
+    let cfg = TcpConfig { mss: Bytes::new(MSS), sack, delayed_ack: false, initial_cwnd: 20, handshake: false, recovery: Some(recovery), ..Default::default() };
+    Wire::with_config(cfg, presets::reno())
+}
+
+/// Three losses in one window (segments 23, 27, 31): NewReno repairs them in one recovery with
+/// partial ACKs; ns-2 Reno leaves recovery at the first partial ACK, and (with ns-2's default
+/// bugFix_, which forbids a second fast retransmit in the same window) the later holes need a
+/// timeout.
+#[test]
+fn ns2_reno_needs_a_timeout_for_three_losses_where_newreno_needs_none() {
+    use crosslayer_core::tcp::Recovery;
+    let mut newreno = variant_wire(Recovery::NewReno, false);
+    newreno.run(200, Time::from_secs(10), &three_losses);
+    assert_eq!((newreno.sender.counters.fast_recoveries, newreno.sender.counters.timeouts), (1, 0));
+    for sack in [false, true] {
+        let mut reno = variant_wire(Recovery::Reno, sack); // Reno ignores SACK blocks
+        reno.run(200, Time::from_secs(10), &three_losses);
+        let c = reno.sender.counters;
+        assert!(reno.sender.snd_una() >= 200 * MSS);
+        assert_eq!((c.fast_recoveries, c.timeouts), (1, 1), "sack={sack}: one fast retransmit, then a timeout");
+    }
+}
+
+/// Tahoe: three duplicate ACKs set ssthresh to half the flight, cwnd to one segment, and
+/// restart slow start from the loss (go back N), with no fast recovery; one loss, no timeout.
+#[test]
+fn tahoe_returns_to_slow_start_on_three_duplicate_acks() {
+    use crosslayer_core::tcp::Recovery;
+    let drop = |n: u64, k: u32| n == 23 && k == 1;
+    let mut w = variant_wire(Recovery::Tahoe, false);
+    let mut states = vec![];
+    let mut cwnd_after_loss = None;
+    let mut out = Vec::new();
+    w.sender.on_timer(&mut TxCtx { now: Time::ZERO, arena: &mut w.arena, out: &mut out });
+    w.ship(out, true, &drop);
+    while w.sender.snd_una() < 100 * MSS {
+        let t_rx = w.to_rx.front().map_or(Time::NEVER, |x| x.0);
+        let t_tx = w.to_tx.front().map_or(Time::NEVER, |x| x.0);
+        let t = t_rx.min(t_tx).min(w.sender.next_deadline());
+        w.now = t;
+        let mut out = Vec::new();
+        if t == t_rx {
+            let (_, p) = w.to_rx.pop_front().unwrap();
+            w.receiver.on_data(&p, &mut TxCtx { now: t, arena: &mut w.arena, out: &mut out });
+            w.ship(out, false, &drop);
+        } else if t == t_tx {
+            let (_, p) = w.to_tx.pop_front().unwrap();
+            let before = w.sender.counters.fast_recoveries;
+            let info = AckInfo { ack: p.ack, sack: &p.sack[..p.n_sack as usize], ece: p.ece, tsval: p.tsval, tsecr: p.tsecr };
+            w.sender.on_ack(info, &mut TxCtx { now: t, arena: &mut w.arena, out: &mut out });
+            if w.sender.counters.fast_recoveries > before {
+                cwnd_after_loss = Some((w.sender.window.cwnd, w.sender.window.ssthresh));
+            }
+            states.push(w.sender.state);
+            w.ship(out, true, &drop);
+        } else {
+            w.sender.on_timer(&mut TxCtx { now: t, arena: &mut w.arena, out: &mut out });
+            w.ship(out, true, &drop);
+        }
+    }
+    let (cwnd, ssthresh) = cwnd_after_loss.expect("the third duplicate ACK triggered Tahoe");
+    assert_eq!(cwnd, MSS, "cwnd back to one segment");
+    assert!(ssthresh >= 10 * MSS, "ssthresh = half the flight: {ssthresh}");
+    assert!(!states.contains(&CaState::Recovery), "no fast recovery");
+    assert!(states.contains(&CaState::Loss), "slow start from the loss, as after a timeout");
+    assert_eq!(w.sender.counters.timeouts, 0);
+}

@@ -39,6 +39,28 @@ crate::choice! {
 }
 
 crate::choice! {
+    /// How the window evolves in fast recovery.
+    pub enum Recovery {
+        /// Proportional Rate Reduction (RFC 6937; Linux `tcp_cwnd_reduction`, ns-3
+        /// TcpPrrRecovery): sends in proportion to what is delivered, down to ssthresh.
+        Prr = "prr",
+        /// RFC 6675: cwnd = ssthresh at once; SACK-based NextSeg.
+        Rfc6675 = "rfc6675",
+        /// RFC 6582 NewReno: cwnd inflated per duplicate ACK, deflated on partial ACKs, each of
+        /// which retransmits the next hole.
+        NewReno = "newreno",
+        /// Reno as ns-2's TCP/Reno agent: fast recovery ends at the first new ACK, partial or
+        /// not, so further losses in the window need another fast retransmit or a timeout
+        /// (with ns-2's default bugFix_, one per window: a timeout). SACK blocks are ignored.
+        Reno = "reno",
+        /// Tahoe as ns-2's TCP agent: three duplicate ACKs -> ssthresh = half, cwnd = 1
+        /// segment, go back and slow-start from the loss (no fast recovery). SACK blocks are
+        /// ignored.
+        Tahoe = "tahoe",
+    }
+}
+
+crate::choice! {
     /// Where RTT samples come from.
     pub enum RttSamples {
         /// Karn's rule on the oldest newly acknowledged (else SACKed) segment; the timestamp echo
@@ -94,6 +116,8 @@ crate::params! {
         syn_retries: Option<u32> = None, Count, range(<= 100), "linux: net.ipv4.tcp_syn_retries 6; ns3: TcpSocket::ConnCount 6";
         /// Consecutive retransmission timeouts of the same data before the connection is given up (profile).
         data_retries: Option<u32> = None, Count, range(>= 1, <= 1000), "linux: net.ipv4.tcp_retries2 15; ns3: TcpSocket::DataRetries 6";
+        /// How the window evolves in fast recovery (profile): "prr", "rfc6675", "newreno", "reno" (ns-2) or "tahoe" (ns-2). Without SACK, prr and rfc6675 fall back to newreno.
+        recovery: Option<Recovery> = None, Choice, range(), "linux: PRR (tcp_cwnd_reduction, since 3.2); ns3: TcpL4Protocol::RecoveryType TcpPrrRecovery";
         /// Negotiate ECN (RFC 3168): data is sent ECT(0), and an ECN-Echo reduces the window. Algorithms that need ECN (DCTCP) turn it on themselves.
         ecn: bool = false, Flag, range(), "Linux net.ipv4.tcp_ecn = 2 (not requested by default); ns-3 UseEcn Off";
         /// Receiver window; unset: unlimited.
@@ -136,6 +160,7 @@ profiled! {
     rto_rule: RtoRule { linux: RtoRule::Linux, ns3: RtoRule::Rfc6298 },
     rto_granularity: Dur { linux: Dur::ZERO, ns3: Dur::from_ms(1) },
     rtt_samples: RttSamples { linux: RttSamples::KarnThenTimestamps, ns3: RttSamples::Timestamps },
+    recovery: Recovery { linux: Recovery::Prr, ns3: Recovery::Prr },
     syn_size: Bytes { linux: Bytes::new(60), ns3: Bytes::new(58) },
     syn_timeout: Dur { linux: Dur::from_secs(1), ns3: Dur::from_secs(3) },
     syn_retries: u32 { linux: 6, ns3: 6 },

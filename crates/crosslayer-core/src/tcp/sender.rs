@@ -45,7 +45,7 @@
 
 use super::rtt::RttEstimator;
 use super::scoreboard::{Delivered, Scoreboard, TxStamp};
-use super::{RttSamples, TcpConfig, TxCtx};
+use super::{Profile, Recovery, RttSamples, TcpConfig, TxCtx};
 use crate::cc::{AckEvent, CaState, Cc, CcEnv, CongestionEvent, CongestionKind, RateSample, Window};
 use crate::metrics::LogHistogram;
 use crate::packet::{Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
@@ -129,6 +129,40 @@ pub struct AckInfo<'a> {
 
 const DUPTHRESH: u32 = 3;
 
+/// Proportional Rate Reduction state (RFC 6937 section 3).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Prr {
+    /// Bytes delivered to the receiver since recovery began.
+    pub delivered: u64,
+    /// Bytes sent since recovery began.
+    pub out: u64,
+    /// RecoverFS: the flight when recovery began (RFC 6937: snd.nxt - snd.una; Linux: the
+    /// window before the reduction, `prior_cwnd`).
+    pub recover_fs: u64,
+}
+
+/// RFC 6937's sndcnt: how many bytes the sender may send on this ACK.
+///
+/// * `pipe > ssthresh`: proportional reduction, ceil(prr_delivered x ssthresh / RecoverFS) -
+///   prr_out;
+/// * otherwise the slow-start reduction bound (PRR-SSRB): min(ssthresh - pipe,
+///   max(prr_delivered - prr_out, delivered) + `bonus`), with `bonus` = 1 MSS (RFC 6937), or as
+///   Linux 1 MSS only when snd_una advanced and nothing was newly marked lost;
+///
+/// then at least one segment while nothing was sent yet (the fast retransmission).
+pub fn prr_sndcnt(p: &Prr, delivered: u64, pipe: u64, ssthresh: u64, bonus: u64, mss: u64) -> u64 {
+    let (pd, po) = (p.delivered as i128, p.out as i128);
+    let sndcnt = if pipe > ssthresh {
+        let fs = p.recover_fs.max(1) as i128;
+        (pd * ssthresh as i128 + fs - 1) / fs - po
+    } else {
+        let limit = (pd - po).max(delivered as i128) + bonus as i128;
+        (ssthresh as i128 - pipe as i128).min(limit)
+    };
+    let forced = if p.out == 0 { mss as i128 } else { 0 };
+    sndcnt.max(forced).max(0) as u64
+}
+
 /// Connection-level delivery-rate state (Linux `tcp_sock` `delivered`, `delivered_mstamp`,
 /// `first_tx_mstamp`, `app_limited`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -152,7 +186,12 @@ pub struct Sender {
     pub peer: u32,
     mss: u32,
     header_bytes: u32,
+    /// SACK blocks are used for loss detection and NextSeg (SACK on, and a recovery that uses it).
     sack: bool,
+    /// The window rule in fast recovery (prr and rfc6675 need SACK; without it, newreno).
+    recovery: Recovery,
+    profile: Profile,
+    pub prr: Prr,
     /// The timestamps option is on: RTT samples may come from the echo.
     timestamps: bool,
     rtt_samples: RttSamples,
@@ -215,7 +254,13 @@ impl Sender {
             peer,
             mss,
             header_bytes: cfg.header_size().get() as u32,
-            sack: cfg.sack,
+            sack: cfg.sack && !matches!(cfg.recovery(), Recovery::Reno | Recovery::Tahoe),
+            recovery: match (cfg.recovery(), cfg.sack) {
+                (Recovery::Prr | Recovery::Rfc6675, false) => Recovery::NewReno,
+                (r, _) => r,
+            },
+            profile: cfg.profile,
+            prr: Prr::default(),
             timestamps: cfg.timestamps,
             rtt_samples: cfg.rtt_samples(),
             ecn: cfg.ecn || cc.needs_ecn(),
@@ -557,6 +602,7 @@ impl Sender {
         self.cc.on_ack(&mut self.window, &ev);
 
         let full = self.cc.full_control();
+        let delivered_bytes = (sacked.newly + cum.segs - cum.were_sacked) * mss;
         match self.state {
             CaState::Open => {
                 if new_una {
@@ -566,36 +612,33 @@ impl Sender {
                     self.dupacks += 1;
                 }
                 let lost_head = self.sack && self.sb.packets_out() > 0 && self.sb.is_lost(self.sb.una());
+                // RFC 6582 `recover` (and ns-2's bugFix_): no new fast retransmit for duplicate
+                // ACKs that do not cover the last episode.
                 let guard = self.recover.is_none_or(|r| self.sb.una() >= r);
                 if (self.dupacks >= DUPTHRESH || lost_head) && guard {
                     self.enter_recovery(ctx);
+                    if self.recovery == Recovery::Prr && !full {
+                        self.prr_step(delivered_bytes, new_una, lost_segs > 0);
+                    }
                 }
             }
             CaState::Recovery => {
                 if self.sb.una() >= self.recovery_point {
                     self.exit_recovery(now);
-                } else if self.sack {
-                    // RFC 6675: cwnd stays at ssthresh; NextSeg below does the work.
-                } else if new_una {
-                    // RFC 6582 partial ACK
-                    let acked_bytes = cum.segs * mss;
-                    self.sb.mark_head_lost();
-                    if !full {
-                        self.window.cwnd = self.window.cwnd.saturating_sub(acked_bytes);
-                        if acked_bytes >= mss {
-                            self.window.cwnd += mss;
+                } else {
+                    match self.recovery {
+                        Recovery::Prr if !full => self.prr_step(delivered_bytes, new_una, lost_segs > 0),
+                        Recovery::Prr | Recovery::Rfc6675 => {} // cwnd = ssthresh; NextSeg does the work
+                        Recovery::NewReno => self.newreno_ack(new_una, cum.segs * mss, full, ctx),
+                        Recovery::Reno => {
+                            if new_una {
+                                self.exit_recovery(now); // ns-2 Reno: any new ACK ends recovery
+                            } else if !full {
+                                self.window.cwnd += mss; // window inflation per duplicate ACK
+                            }
                         }
-                        self.window.cwnd = self.window.cwnd.max(mss);
+                        Recovery::Tahoe => unreachable!("Tahoe has no fast recovery"),
                     }
-                    if let Some(n) = self.sb.next_lost() {
-                        self.retransmit(n, ctx);
-                    }
-                    if !self.partial_acked {
-                        self.partial_acked = true;
-                        self.arm_rto(now);
-                    }
-                } else if !full {
-                    self.window.cwnd += mss; // RFC 6582 step 4: inflate per duplicate ACK
                 }
             }
             CaState::Loss => {
@@ -609,24 +652,83 @@ impl Sender {
         // RFC 6298 5.2 / 5.3 (NewReno recovery resets the timer only on the first partial ACK).
         if self.sb.packets_out() == 0 {
             self.rto_deadline = Time::NEVER;
-        } else if new_una && (self.sack || self.state != CaState::Recovery) {
+        } else if new_una && !(self.recovery == Recovery::NewReno && self.state == CaState::Recovery) {
             self.arm_rto(now);
         }
         self.try_send(ctx);
     }
 
+    /// RFC 6582 in recovery: a partial ACK retransmits the next hole and deflates the window by
+    /// what it acknowledged (adding back one MSS if that was at least one); a duplicate ACK
+    /// inflates it by one MSS.
+    fn newreno_ack(&mut self, new_una: bool, acked_bytes: u64, full: bool, ctx: &mut TxCtx<'_>) {
+        let mss = self.mss as u64;
+        if new_una {
+            self.sb.mark_head_lost();
+            if !full {
+                self.window.cwnd = self.window.cwnd.saturating_sub(acked_bytes);
+                if acked_bytes >= mss {
+                    self.window.cwnd += mss;
+                }
+                self.window.cwnd = self.window.cwnd.max(mss);
+            }
+            if let Some(n) = self.sb.next_lost() {
+                self.retransmit(n, ctx);
+            }
+            if !self.partial_acked {
+                self.partial_acked = true;
+                self.arm_rto(ctx.now);
+            }
+        } else if !full {
+            self.window.cwnd += mss; // RFC 6582 step 4: inflate per duplicate ACK
+        }
+    }
+
+    /// One ACK of PRR: cwnd = pipe + sndcnt (RFC 6937 section 3; Linux `tcp_cwnd_reduction`).
+    fn prr_step(&mut self, delivered: u64, snd_una_advanced: bool, newly_lost: bool) {
+        let mss = self.mss as u64;
+        self.prr.delivered += delivered;
+        let bonus = match self.profile {
+            Profile::Linux if !snd_una_advanced || newly_lost => 0,
+            _ => mss,
+        };
+        let pipe = self.pipe_bytes();
+        let sndcnt = prr_sndcnt(&self.prr, delivered, pipe, self.window.ssthresh, bonus, mss);
+        self.window.cwnd = pipe + sndcnt;
+    }
+
     fn enter_recovery(&mut self, ctx: &mut TxCtx<'_>) {
         let mss = self.mss as u64;
         self.counters.fast_recoveries += 1;
+        let prior_cwnd = self.window.cwnd;
+        let flight = self.sb.packets_out() * mss;
         self.window.ssthresh = self.congestion_event(ctx.now, CongestionKind::Loss, true);
-        self.state = CaState::Recovery;
         self.recovery_point = self.sb.nxt();
         self.recover = Some(self.sb.nxt());
         self.partial_acked = false;
-        self.sb.mark_head_lost();
         self.limited_transmit_segs = 0;
-        if !self.cc.full_control() {
-            self.window.cwnd = if self.sack { self.window.ssthresh } else { self.window.ssthresh + 3 * mss };
+        let full = self.cc.full_control();
+        if self.recovery == Recovery::Tahoe {
+            // Tahoe: no fast recovery. Retransmit the loss and go back N under slow start, as
+            // after a timeout (ns-2 TCP agent: slowdown to cwnd 1, t_seqno_ = highest_ack_ + 1).
+            self.state = CaState::Loss;
+            self.sb.mark_all_lost();
+            if !full {
+                self.window.cwnd = mss;
+            }
+            if let Some(n) = self.sb.next_lost() {
+                self.retransmit(n, ctx);
+            }
+            return;
+        }
+        self.state = CaState::Recovery;
+        self.sb.mark_head_lost();
+        self.prr = Prr { delivered: 0, out: 0, recover_fs: if self.profile == Profile::Linux { prior_cwnd } else { flight } };
+        if !full {
+            self.window.cwnd = match self.recovery {
+                Recovery::NewReno | Recovery::Reno => self.window.ssthresh + 3 * mss,
+                _ => self.window.ssthresh,
+            };
         }
         // Fast retransmit regardless of cwnd (RFC 6675 section 5 step 4.3, RFC 6582 step 2).
         if let Some(n) = self.sb.next_lost() {
@@ -639,11 +741,11 @@ impl Sender {
         self.state = CaState::Open;
         self.dupacks = 0;
         if !self.cc.full_control() {
-            self.window.cwnd = if self.sack {
-                self.window.ssthresh
-            } else {
+            self.window.cwnd = if self.recovery == Recovery::NewReno {
                 // RFC 6582 section 3.2 step 5, option 1
                 self.window.ssthresh.min((self.sb.packets_out() * mss).max(mss) + mss)
+            } else {
+                self.window.ssthresh // RFC 6675, RFC 6937, ns-2 Reno's deflation
             };
         }
         self.cc.on_recovery_exit(&mut self.window, now);
@@ -738,6 +840,9 @@ impl Sender {
         };
         let id = ctx.arena.alloc(p);
         ctx.out.push(id);
+        if self.state == CaState::Recovery {
+            self.prr.out += mss as u64;
+        }
         self.counters.segments_sent += 1;
         self.counters.wire_bytes += size as u64;
         if self.rto_deadline.is_never() {
@@ -746,5 +851,79 @@ impl Sender {
         if let Some(rate) = self.cc.pacing_rate(&self.window) {
             self.pace_next = self.pace_next.max(ctx.now) + rate.tx_time(size);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RFC 6937 section 3 pseudocode, ported literally (bytes, PRR-SSRB), as the reference.
+    fn rfc6937(prr_delivered: &mut i64, prr_out: &mut i64, recover_fs: i64, ssthresh: i64, delivered: i64, pipe: i64, mss: i64) -> i64 {
+        *prr_delivered += delivered;
+        let sndcnt = if pipe > ssthresh {
+            (*prr_delivered * ssthresh + recover_fs - 1) / recover_fs - *prr_out // CEIL
+        } else {
+            let limit = (*prr_delivered - *prr_out).max(delivered) + mss;
+            (ssthresh - pipe).min(limit)
+        };
+        sndcnt.max(0)
+    }
+
+    #[test]
+    fn prr_sndcnt_follows_rfc6937_in_both_branches() {
+        // One loss in a flight of 20 segments, ssthresh 10 (a halving): ACKs arrive, each
+        // delivering one segment; the sender sends exactly what PRR allows. Then a second phase
+        // where pipe falls below ssthresh (more losses): the slow-start reduction bound.
+        let mss = 1000i64;
+        let (recover_fs, ssthresh) = (20 * mss, 10 * mss);
+        let mut model = Prr { delivered: 0, out: mss as u64, recover_fs: recover_fs as u64 }; // the fast retransmission
+        let (mut rd, mut ro) = (0i64, mss);
+        let mut pipe = 19 * mss + mss; // 19 outstanding after the loss, plus the retransmission
+        let (mut proportional, mut bounded) = (0, 0);
+        for step in 0..30 {
+            let delivered = if step == 12 { 3 * mss } else { mss };
+            pipe -= delivered;
+            if step == 12 {
+                pipe -= 4 * mss; // four more segments marked lost: pipe drops below ssthresh
+            }
+            pipe = pipe.max(0);
+            let expect = rfc6937(&mut rd, &mut ro, recover_fs, ssthresh, delivered, pipe, mss);
+            model.delivered += delivered as u64;
+            let got = prr_sndcnt(&model, delivered as u64, pipe as u64, ssthresh as u64, mss as u64, mss as u64) as i64;
+            assert_eq!(got, expect, "step {step}: pipe {pipe}, prr_delivered {rd}, prr_out {ro}");
+            if pipe > ssthresh {
+                proportional += 1;
+            } else {
+                bounded += 1;
+            }
+            // the sender sends what it may
+            ro += got;
+            model.out += got as u64;
+            pipe += got;
+        }
+        assert!(proportional >= 5 && bounded >= 5, "both branches exercised: {proportional} and {bounded}");
+        // In the proportional phase PRR sends one segment for every two delivered: after 8
+        // deliveries, 4 segments in all (the fast retransmission and 3 more).
+        let sent_by_step_8 = {
+            let mut m = Prr { delivered: 0, out: mss as u64, recover_fs: recover_fs as u64 };
+            let mut p = 20 * mss;
+            for _ in 0..8 {
+                p -= mss;
+                m.delivered += mss as u64;
+                let c = prr_sndcnt(&m, mss as u64, p as u64, ssthresh as u64, mss as u64, mss as u64);
+                m.out += c;
+                p += c as i64;
+            }
+            m.out as i64
+        };
+        assert_eq!(sent_by_step_8, 4 * mss);
+    }
+
+    #[test]
+    fn prr_forces_the_fast_retransmission() {
+        let p = Prr { delivered: 0, out: 0, recover_fs: 20_000 };
+        // pipe far above ssthresh, nothing delivered: the proportional rule gives 0, PRR 1 MSS
+        assert_eq!(prr_sndcnt(&p, 0, 19_000, 10_000, 1000, 1000), 1000);
     }
 }
