@@ -63,6 +63,10 @@ impl Time {
     pub fn is_never(self) -> bool {
         self == Time::NEVER
     }
+    /// The time `d` before this one, saturating at zero.
+    pub fn earlier_by(self, d: Dur) -> Time {
+        Time(self.0.saturating_sub(d.0))
+    }
 }
 
 impl Dur {

@@ -44,7 +44,8 @@ prop_compose! {
 
 prop_compose! {
     fn arb_tcp()(sack in any::<bool>(), delack in any::<bool>(), ecn in any::<bool>(), iw in 1u32..20,
-                 ns3 in any::<bool>(), recovery in 0usize..6, timestamps in any::<bool>(), handshake in any::<bool>()) -> TcpConfig {
+                 ns3 in any::<bool>(), recovery in 0usize..6, timestamps in any::<bool>(), handshake in any::<bool>(),
+                 rack in prop::option::of(any::<bool>()), tlp in prop::option::of(any::<bool>())) -> TcpConfig {
         use crosslayer_core::tcp::{Profile, Recovery};
         let recovery = [None, Some(Recovery::Prr), Some(Recovery::Rfc6675), Some(Recovery::NewReno), Some(Recovery::Reno), Some(Recovery::Tahoe)][recovery];
         TcpConfig {
@@ -56,6 +57,8 @@ prop_compose! {
             recovery,
             timestamps,
             handshake,
+            rack,
+            tlp,
             ..Default::default()
         }
     }

@@ -1,6 +1,9 @@
 //! Loss recovery with scripted losses: a sender and a receiver joined by a lossless fixed-delay
 //! wire, with a drop rule applied to chosen transmissions. Checks RFC 6675 (SACK), RFC 6582
-//! (NewReno) and the RTO path, counting recoveries, retransmissions and timeouts.
+//! (NewReno), the RTO path and RACK-TLP (RFC 8985), counting recoveries, retransmissions and
+//! timeouts. `Wire::new` and `Wire::with_cc` use the classic loss detection (duplicate-ACK
+//! threshold, RFC 6675 IsLost, no tail loss probe) that those tests are about; the RACK-TLP
+//! tests at the end turn it on, as the Linux profile does by default.
 
 use crosslayer_core::cc::{CaState, Cc, CcConfig};
 use crosslayer_core::packet::{Packet, PacketArena, PktKind};
@@ -40,6 +43,12 @@ struct Wire {
     /// SYNs to lose, and when each SYN was sent.
     syns_to_drop: u32,
     syn_times: Vec<Time>,
+    /// Each ACK's arrival time with the SRTT after it was processed.
+    ack_times: Vec<(Time, Option<Dur>)>,
+    /// When each tail loss probe went out.
+    probe_times: Vec<Time>,
+    /// (time, segment) of each retransmission.
+    retransmissions: Vec<(Time, u64)>,
     now: Time,
 }
 
@@ -49,13 +58,18 @@ impl Wire {
     }
 
     fn with_cc(sack: bool, initial_cwnd: u32, cc: CcConfig) -> Wire {
-        let cfg = TcpConfig { mss: Bytes::new(MSS), sack, delayed_ack: false, initial_cwnd, handshake: false, ..Default::default() };
+        let cfg = TcpConfig { mss: Bytes::new(MSS), sack, delayed_ack: false, initial_cwnd, handshake: false, rack: Some(false), tlp: Some(false), ..Default::default() };
         Wire::with_config(cfg, cc)
     }
 
     fn with_config(cfg: TcpConfig, cc: CcConfig) -> Wire {
+        Wire::with_stop(cfg, cc, Time::NEVER)
+    }
+
+    /// The sender has new data until `stop_at`.
+    fn with_stop(cfg: TcpConfig, cc: CcConfig, stop_at: Time) -> Wire {
         let cc = Cc::new(&cc, &Sender::cc_env(&cfg));
-        let sender = Sender::new(0, 0, 1, &cfg, cc, Time::ZERO, Time::NEVER);
+        let sender = Sender::new(0, 0, 1, &cfg, cc, Time::ZERO, stop_at);
         Wire {
             sender,
             receiver: Receiver::new(0, 1, 0, &cfg),
@@ -74,6 +88,9 @@ impl Wire {
             backoff_after_new_ack: vec![],
             syns_to_drop: 0,
             syn_times: vec![],
+            ack_times: vec![],
+            probe_times: vec![],
+            retransmissions: vec![],
             now: Time::ZERO,
         }
     }
@@ -93,6 +110,9 @@ impl Wire {
                 continue;
             } else if to_receiver {
                 let n = p.seq / MSS;
+                if p.retx {
+                    self.retransmissions.push((self.now, n));
+                }
                 self.tx_count[n as usize] += 1;
                 if drop(n, self.tx_count[n as usize]) {
                     continue;
@@ -139,6 +159,7 @@ impl Wire {
                 assert_eq!(p.kind, PktKind::Ack);
                 let (recoveries, outstanding, una) = (self.sender.counters.fast_recoveries, self.sender.sb.packets_out(), self.sender.snd_una());
                 self.sender.on_ack(info, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
+                self.ack_times.push((t, self.sender.rtt.srtt));
                 if self.sender.counters.fast_recoveries > recoveries {
                     self.recovery_entries.push((outstanding, self.sender.window.ssthresh));
                     self.recovery_times.push(t);
@@ -149,10 +170,14 @@ impl Wire {
                 self.ship(std::mem::take(&mut out), true, drop);
             } else {
                 let before = self.sender.counters.timeouts;
+                let probes = self.sender.counters.loss_probes;
                 let ss_before = self.sender.window.ssthresh;
                 self.receiver.on_timer(&mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
                 self.ship(std::mem::take(&mut out), false, drop);
                 self.sender.on_timer(&mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
+                if self.sender.counters.loss_probes > probes {
+                    self.probe_times.push(t);
+                }
                 if self.sender.counters.timeouts > before {
                     self.timeout_times.push(t);
                     self.cwnd_after_rto.push(self.sender.window.cwnd);
@@ -289,7 +314,8 @@ fn linux_rearms_the_timer_when_the_fast_retransmission_goes_out() {
     use crosslayer_core::tcp::{Profile, RtoRule};
     let drop = |n: u64, k: u32| n == 23 && k <= 2; // the original and the fast retransmission
     for (rule, rearmed) in [(RtoRule::Linux, true), (RtoRule::Rfc6298, false)] {
-        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, handshake: false, rto_rule: Some(rule), profile: Profile::Linux, ..Default::default() };
+        // RACK would repair the lost retransmission before any timeout: off, to test the timer.
+        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, handshake: false, rto_rule: Some(rule), profile: Profile::Linux, rack: Some(false), ..Default::default() };
         let mut w = Wire::with_config(cfg, presets::reno());
         w.spacing = Dur::from_ms(1); // dupacks arrive 1 ms apart, as behind a bottleneck
         w.run(200, Time::from_secs(10), &drop);
@@ -312,7 +338,8 @@ fn linux_rearms_the_timer_when_the_fast_retransmission_goes_out() {
 fn the_first_ack_after_a_timeout_clears_the_backoff_with_timestamps() {
     let drop = |n: u64, k: u32| (20..60).contains(&n) && k == 1; // a whole flight: one RTO
     for timestamps in [true, false] {
-        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, handshake: false, timestamps, ..Default::default() };
+        // A tail loss probe would repair the lost flight before the timeout: off, to test it.
+        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, handshake: false, timestamps, tlp: Some(false), ..Default::default() };
         let mut w = Wire::with_config(cfg, presets::reno());
         w.run(100, Time::from_secs(10), &drop);
         let rto = w.timeout_times[0];
@@ -439,4 +466,111 @@ fn tahoe_returns_to_slow_start_on_three_duplicate_acks() {
     assert!(!states.contains(&CaState::Recovery), "no fast recovery");
     assert!(states.contains(&CaState::Loss), "slow start from the loss, as after a timeout");
     assert_eq!(w.sender.counters.timeouts, 0);
+}
+
+/// RACK-TLP on (the Linux profile's default), data arrivals 1 ms apart as behind a bottleneck;
+/// the sender has new data until `stop_at`.
+fn rack_wire(initial_cwnd: u32, stop_at: Time, rack: bool, tlp: bool) -> Wire {
+    let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd, handshake: false, rack: Some(rack), tlp: Some(tlp), ..Default::default() };
+    let mut w = Wire::with_stop(cfg, presets::reno(), stop_at);
+    w.spacing = Dur::from_ms(1);
+    w
+}
+
+/// RACK (RFC 8985 section 6.2): a segment is lost once a segment sent after it was delivered and
+/// RACK.rtt + reo_wnd has passed since it was sent. Ten segments sent at t = 0, segment 7 lost
+/// (segments arrive 1 ms apart: 0..6 at 10..16 ms, 8 and 9 at 17 and 18 ms; min RTT 20 ms): only
+/// two segments are SACKed after it, so the duplicate-ACK threshold never triggers and classic
+/// detection needs the RTO. RACK's window is min_rtt / 4 = 5 ms (fewer than three SACKed, no
+/// reordering seen): the last SACK (segment 9, at 28 ms, RACK.rtt 28 ms) leaves segment 7 due at
+/// 0 + 28 + 5 = 33 ms, and the reordering timer fires then (+ Linux's 2 ms TCP_TIMEOUT_MIN).
+#[test]
+fn rack_marks_a_segment_lost_after_rtt_plus_reordering_window() {
+    let drop = |n: u64, k: u32| n == 7 && k == 1;
+    let mut w = rack_wire(10, Time::from_ns(1), true, false);
+    w.run(10, Time::from_secs(5), &drop);
+    assert_eq!(w.retransmissions, vec![(Time::from_ms(28 + 5 + 2), 7)]);
+    assert_eq!((w.sender.counters.fast_recoveries, w.sender.counters.timeouts), (1, 0));
+    assert_eq!(w.sender.counters.retransmits, 1);
+
+    let mut classic = rack_wire(10, Time::from_ns(1), false, false);
+    classic.run(10, Time::from_secs(5), &drop);
+    assert_eq!((classic.sender.counters.fast_recoveries, classic.sender.counters.timeouts), (0, 1), "two duplicate ACKs: only the RTO repairs it");
+}
+
+/// With three or more segments SACKed the reordering window is 0 (no reordering seen): three
+/// losses in a window are repaired in one recovery, each retransmitted once, none spuriously.
+#[test]
+fn rack_repairs_three_losses_in_one_recovery() {
+    let mut w = rack_wire(20, Time::NEVER, true, true);
+    w.run(200, Time::from_secs(5), &three_losses);
+    let c = w.sender.counters;
+    assert!(w.sender.snd_una() >= 200 * MSS);
+    assert_eq!((c.fast_recoveries, c.timeouts, c.retransmits, c.lost_retransmits), (1, 0, 3, 0));
+    assert_eq!(w.receiver.counters.dup_pkts, 0, "no spurious retransmission");
+    let mut segs: Vec<u64> = w.retransmissions.iter().map(|r| r.1).collect();
+    segs.sort();
+    assert_eq!(segs, [23, 27, 31]);
+}
+
+/// A lost fast retransmission: classic detection waits for the RTO (see
+/// `lost_retransmission_falls_back_to_rto_and_slow_start`); RACK marks the retransmission lost
+/// once a segment sent after it is delivered and RACK.rtt has passed, and sends it again.
+#[test]
+fn rack_repairs_a_lost_retransmission_without_a_timeout() {
+    let drop = |n: u64, k: u32| n == 23 && k <= 2;
+    let mut w = rack_wire(20, Time::NEVER, true, true);
+    w.run(200, Time::from_secs(5), &drop);
+    let c = w.sender.counters;
+    assert!(w.sender.snd_una() >= 200 * MSS);
+    assert_eq!((c.timeouts, c.retransmits, c.lost_retransmits, c.fast_recoveries), (0, 2, 1, 1));
+    let (t1, t2) = (w.retransmissions[0].0, w.retransmissions[1].0);
+    // Found on an ACK (reo_wnd is 0 in recovery): the one that delivered the first segment sent
+    // after the retransmission, one RTT (base 20 ms plus the queueing behind the 1 ms spacing)
+    // after it, far sooner than the RTO.
+    assert!(w.ack_times.iter().any(|a| a.0 == t2), "the second retransmission follows an ACK");
+    let gap = t2 - t1;
+    assert!(gap >= Dur::from_ms(20) && gap < w.sender.rtt.min_rto(), "second retransmission {gap} after the first");
+    assert_eq!(w.receiver.counters.dup_pkts, 0);
+}
+
+/// TLP (RFC 8985 section 7): the last two of ten segments are lost, so no ACK follows the
+/// eighth. The probe timeout after that ACK is 2 SRTT + 2 ms (two segments outstanding, Linux's
+/// TCP_TIMEOUT_MIN); with no new data the probe is the highest segment again. Its SACK lets RACK
+/// mark the other lost segment, so both are repaired without the RTO; one probe in all.
+#[test]
+fn tlp_sends_one_probe_after_the_pto_and_avoids_the_timeout() {
+    let drop = |n: u64, k: u32| (n == 8 || n == 9) && k == 1;
+    let mut w = rack_wire(10, Time::from_ns(1), true, true);
+    w.run(10, Time::from_secs(5), &drop);
+    let c = w.sender.counters;
+    assert_eq!((c.loss_probes, c.timeouts), (1, 0));
+    let (last_ack, srtt) = w.ack_times.iter().copied().filter(|(t, _)| *t < w.probe_times[0]).last().unwrap();
+    assert_eq!(last_ack, Time::from_ms(27), "the eighth segment's ACK");
+    assert_eq!(w.probe_times[0], last_ack + srtt.unwrap().mul(2) + Dur::from_ms(2));
+    assert_eq!(w.retransmissions[0], (w.probe_times[0], 9), "the probe: the highest segment again");
+    assert_eq!(w.retransmissions[1].1, 8, "then RACK repairs the other loss");
+    assert_eq!(w.sender.snd_una(), 10 * MSS);
+
+    // If the probe is lost too, there is no second probe: the RTO repairs it.
+    let drop = |n: u64, k: u32| (n == 8 && k == 1) || (n == 9 && k <= 2);
+    let mut w = rack_wire(10, Time::from_ns(1), true, true);
+    w.run(10, Time::from_secs(5), &drop);
+    assert_eq!((w.sender.counters.loss_probes, w.sender.counters.timeouts), (1, 1));
+    assert_eq!(w.sender.snd_una(), 10 * MSS);
+}
+
+/// A whole flight lost (40 segments): classic detection needs the RTO
+/// (`whole_window_lost_recovers_by_rto_go_back_n`); with TLP, the probe (new data) is SACKed, RACK
+/// marks the flight lost and fast recovery repairs it, each segment retransmitted once.
+#[test]
+fn tlp_turns_a_lost_flight_into_a_fast_recovery() {
+    let drop = |n: u64, k: u32| (20..60).contains(&n) && k == 1;
+    let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, handshake: false, ..Default::default() };
+    let mut w = Wire::with_config(cfg, presets::reno());
+    w.run(100, Time::from_secs(10), &drop);
+    let c = w.sender.counters;
+    assert!(w.sender.snd_una() >= 100 * MSS);
+    assert_eq!((c.loss_probes, c.timeouts, c.fast_recoveries, c.retransmits), (1, 0, 1, 40));
+    assert_eq!(w.receiver.counters.dup_pkts, 0);
 }

@@ -1,12 +1,14 @@
 //! TCP: a byte-sequenced bulk sender and a receiver.
 //!
-//! * `rtt`: RFC 6298 estimator and retransmission timer value.
+//! * `rtt`: RTT estimation and the retransmission timeout (Linux's rule or RFC 6298).
+//! * `rack`: RACK-TLP (RFC 8985) loss detection and tail loss probes.
 //! * `scoreboard`: per-segment state between `snd_una` and `snd_nxt` (SACKed, lost, retransmitted).
 //! * `sender`: slow start / congestion avoidance through `cc`, SACK loss recovery (RFC 6675),
 //!   NewReno recovery without SACK (RFC 6582), RTO (RFC 6298) with Karn's rule, ECN (RFC 3168),
 //!   pacing hook.
 //! * `receiver`: cumulative ACK, SACK blocks (RFC 2018), delayed ACKs (RFC 1122, RFC 5681).
 
+pub mod rack;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
@@ -118,6 +120,10 @@ crate::params! {
         data_retries: Option<u32> = None, Count, range(>= 1, <= 1000), "linux: net.ipv4.tcp_retries2 15; ns3: TcpSocket::DataRetries 6";
         /// How the window evolves in fast recovery (profile): "prr", "rfc6675", "newreno", "reno" (ns-2) or "tahoe" (ns-2). Without SACK, prr and rfc6675 fall back to newreno.
         recovery: Option<Recovery> = None, Choice, range(), "linux: PRR (tcp_cwnd_reduction, since 3.2); ns3: TcpL4Protocol::RecoveryType TcpPrrRecovery";
+        /// RACK loss detection (RFC 8985): a segment is lost once a segment sent after it was delivered and a reordering window has passed; lost retransmissions are found too. Replaces the duplicate-ACK threshold. Needs SACK and prr or rfc6675 recovery (profile).
+        rack: Option<bool> = None, Flag, range(), "linux: net.ipv4.tcp_recovery = 1 (RACK, since 4.18 the only loss detection with SACK); ns3: not implemented in ns-3 3.44";
+        /// Tail loss probes (RFC 8985 section 7): after 2 SRTT without an ACK, send one probe segment so a tail loss is found by SACK instead of the RTO. Needs SACK (profile).
+        tlp: Option<bool> = None, Flag, range(), "linux: net.ipv4.tcp_early_retrans = 3 (TLP); ns3: not implemented in ns-3 3.44";
         /// Negotiate ECN (RFC 3168): data is sent ECT(0), and an ECN-Echo reduces the window. Algorithms that need ECN (DCTCP) turn it on themselves.
         ecn: bool = false, Flag, range(), "Linux net.ipv4.tcp_ecn = 2 (not requested by default); ns-3 UseEcn Off";
         /// Receiver window; unset: unlimited.
@@ -165,6 +171,8 @@ profiled! {
     syn_timeout: Dur { linux: Dur::from_secs(1), ns3: Dur::from_secs(3) },
     syn_retries: u32 { linux: 6, ns3: 6 },
     data_retries: u32 { linux: 15, ns3: 6 },
+    rack: bool { linux: true, ns3: false },
+    tlp: bool { linux: true, ns3: false },
 }
 
 impl TcpConfig {

@@ -172,6 +172,11 @@ impl RttEstimator {
     }
 
     /// SRTT, or `fallback` before the first sample.
+    /// The lower bound of the RTO.
+    pub fn min_rto(&self) -> Dur {
+        self.min_rto
+    }
+
     pub fn srtt_or(&self, fallback: Dur) -> Dur {
         self.srtt.unwrap_or(fallback)
     }

@@ -14,7 +14,7 @@
 //!
 //! are all O(1) amortized per ACK.
 
-use crate::units::Time;
+use crate::units::{Dur, Time};
 use std::collections::VecDeque;
 
 /// Delivery-rate bookkeeping stamped on a segment when it is (re)transmitted (Linux
@@ -76,6 +76,31 @@ pub struct CumAck {
     pub were_sacked: u64,
     /// The newest newly delivered segment.
     pub newest: Option<Delivered>,
+    /// RACK: send time and number of the newest newly delivered segment that is not an
+    /// ambiguous retransmission (see `Scoreboard::set_rack_ambiguity`).
+    pub rack: Option<(Time, u64)>,
+}
+
+/// The later (by send time, then sequence: RFC 8985 `RACK_sent_after`) of two delivered
+/// segments.
+pub fn later(a: Option<(Time, u64)>, b: Option<(Time, u64)>) -> Option<(Time, u64)> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+/// What one run of RACK's loss detection found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RackLoss {
+    /// Segments newly marked lost (original transmissions and retransmissions).
+    pub newly_lost: u64,
+    /// Of those, retransmissions lost again.
+    pub lost_retransmits: u64,
+    /// When the latest segment sent before the RACK segment but not yet due will be
+    /// (`Time::ZERO` if none is pending).
+    pub deadline: Time,
 }
 
 /// What SACK blocks newly reported.
@@ -88,10 +113,13 @@ pub struct Sacked {
     pub rtt_from: Option<(u64, Time)>,
     /// The newest newly SACKed segment.
     pub newest: Option<Delivered>,
+    /// RACK: as `CumAck::rack`.
+    pub rack: Option<(Time, u64)>,
 }
 
 impl Sacked {
     fn merge(&mut self, o: Sacked) {
+        self.rack = later(self.rack, o.rack);
         self.newly += o.newly;
         self.rtt_from = match (self.rtt_from, o.rtt_from) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -124,12 +152,49 @@ pub struct Scoreboard {
     sack_cache_len: usize,
     /// Report the newest delivered segment (for delivery-rate samples).
     rate_sampling: bool,
+    /// RACK (RFC 8985) bookkeeping: the newest delivered segment, reordering, the list of
+    /// outstanding retransmissions.
+    rack: bool,
+    /// RACK: a retransmitted segment counts as delivered for RACK only if sent at or before
+    /// this time (set per ACK; see `set_rack_ambiguity`).
+    rack_retx_limit: Time,
+    /// RACK: no original transmission below this segment is still a loss candidate (every
+    /// segment below is SACKed, marked lost or retransmitted).
+    rack_scan: u64,
+    /// RACK: retransmissions in the order they were sent, (segment, send time); entries whose
+    /// segment was since acknowledged, SACKed, re-marked or sent again are stale and skipped.
+    retx_list: VecDeque<(u64, Time)>,
+    /// RACK: a segment never retransmitted was delivered after a segment sent later
+    /// (Linux `reord_seen`).
+    pub reordering_seen: bool,
+    /// Highest SACKed segment before the ACK being processed (reordering test).
+    fack_before: u64,
 }
 
 impl Scoreboard {
     /// `rate_sampling`: report the newest delivered segment of each ACK (see `Delivered`).
     pub fn new(rate_sampling: bool) -> Scoreboard {
         Scoreboard { top3: [u64::MAX; 3], rate_sampling, ..Default::default() }
+    }
+
+    /// Keep RACK's bookkeeping (RFC 8985).
+    pub fn with_rack(mut self) -> Scoreboard {
+        self.rack = true;
+        self
+    }
+
+    /// RACK's rule for retransmitted segments on the ACK being processed (RFC 8985 section 6.2
+    /// step 2; Linux `tcp_rack_advance`): the ACK may be for an earlier transmission, so a
+    /// retransmitted segment counts only if it was sent at least min_rtt ago and, with
+    /// timestamps, no later than the echoed timestamp: `limit` = min(now - min_rtt, TSecr).
+    pub fn set_rack_ambiguity(&mut self, limit: Time) {
+        self.rack_retx_limit = limit;
+    }
+
+    /// The (send time, number) RACK may use for segment `n` when it is delivered.
+    #[inline]
+    fn rack_candidate(&self, n: u64, s: Seg) -> Option<(Time, u64)> {
+        (s.flags & EVER_RETRANS == 0 || s.sent <= self.rack_retx_limit).then_some((s.sent, n))
     }
 
     /// Segment number of snd_una.
@@ -195,6 +260,9 @@ impl Scoreboard {
         if !was {
             self.retrans_out += 1;
         }
+        if self.rack {
+            self.retx_list.push_back((n, now));
+        }
     }
 
     /// Cumulative ACK up to segment number `new_una` (exclusive). Karn's rule: no RTT sample if
@@ -204,8 +272,21 @@ impl Scoreboard {
     pub fn ack_cumulative(&mut self, new_una: u64) -> CumAck {
         let mut r = CumAck::default();
         let mut karn_ok = true;
+        // RACK: original transmissions go out in sequence order, so the last one acknowledged is
+        // the newest of them; retransmissions are compared one by one.
+        let reordered_below = if self.top3[0] == u64::MAX { 0 } else { self.top3[0] };
+        let mut last_original = None;
         while self.una < new_una {
             let Some(s) = self.segs.pop_front() else { break };
+            if self.rack && s.flags & SACKED == 0 {
+                if s.flags & EVER_RETRANS == 0 {
+                    last_original = Some((s.sent, self.una));
+                    // Delivered after a segment sent later (Linux tcp_clean_rtx_queue's `reord`).
+                    self.reordering_seen |= self.una < reordered_below;
+                } else {
+                    r.rack = later(r.rack, self.rack_candidate(self.una, s));
+                }
+            }
             if self.rate_sampling {
                 let tx = self.stamps.pop_front().expect("a stamp per segment");
                 if s.flags & SACKED == 0 {
@@ -233,8 +314,10 @@ impl Scoreboard {
         if !karn_ok {
             r.rtt_from = None;
         }
+        r.rack = later(r.rack, last_original);
         self.lost_scan = self.lost_scan.max(self.una);
         self.retx_cursor = self.retx_cursor.max(self.una);
+        self.rack_scan = self.rack_scan.max(self.una);
         r
     }
 
@@ -243,6 +326,7 @@ impl Scoreboard {
     pub fn sack_blocks(&mut self, blocks: &[(u64, u64)]) -> Sacked {
         let mut cache = self.sack_cache;
         let cached = self.sack_cache_len;
+        self.fack_before = self.top3[0];
         cache[..cached].sort_unstable();
         let mut out = Sacked::default();
         for &(lo, hi) in blocks {
@@ -276,6 +360,7 @@ impl Scoreboard {
         let mut newly = 0;
         let mut rtt_from = None;
         let mut newest = None;
+        let mut rack = None;
         for n in lo..hi {
             let i = (n - self.una) as usize;
             if self.rate_sampling && self.segs[i].flags & SACKED == 0 {
@@ -294,12 +379,22 @@ impl Scoreboard {
             if s.flags & EVER_RETRANS == 0 && rtt_from.is_none() {
                 rtt_from = Some((n, s.sent));
             }
+            let seg = *s;
+            if self.rack {
+                rack = later(rack, self.rack_candidate(n, seg));
+                // SACKed below what an earlier ACK SACKed, never retransmitted: reordering
+                // (Linux tcp_check_sack_reordering).
+                if seg.flags & EVER_RETRANS == 0 && self.fack_before != u64::MAX && n < self.fack_before {
+                    self.reordering_seen = true;
+                }
+            }
+            let s = &mut self.segs[i];
             s.flags = (s.flags & EVER_RETRANS) | SACKED;
             self.sacked_out += 1;
             newly += 1;
             self.note_sacked(n);
         }
-        Sacked { newly, rtt_from, newest }
+        Sacked { newly, rtt_from, newest, rack }
     }
 
     fn note_sacked(&mut self, n: u64) {
@@ -333,6 +428,11 @@ impl Scoreboard {
         }
         self.lost_scan = third;
         newly
+    }
+
+    /// Whether segment `n` (>= una) has been SACKed.
+    pub fn is_sacked(&self, n: u64) -> bool {
+        n < self.nxt() && self.flags(n) & SACKED != 0
     }
 
     /// Whether segment `n` (>= una) is considered lost.
@@ -372,6 +472,8 @@ impl Scoreboard {
         self.retrans_out = 0;
         self.lost_scan = self.nxt();
         self.retx_cursor = self.una;
+        self.rack_scan = self.nxt();
+        self.retx_list.clear();
     }
 
     /// NextSeg rule 1: the lowest segment that is lost, unSACKed and not retransmitted. Lost
@@ -391,6 +493,83 @@ impl Scoreboard {
         }
         self.retx_cursor = n;
         None
+    }
+
+    /// RACK's loss detection (RFC 8985 section 6.2 step 5, `RACK_detect_loss`): every
+    /// segment not yet delivered that was sent before the RACK segment (`rack` = its send time
+    /// and number) and has been outstanding for `wait` = RACK.rtt + RACK.reo_wnd is lost; an
+    /// outstanding retransmission found so is lost again (its `RETRANS` mark cleared, so NextSeg
+    /// sends it once more). Segments sent before the RACK segment but not yet due keep a
+    /// deadline: the latest of them (the RFC's `max(remaining)`) is returned.
+    ///
+    /// Original transmissions are in sequence order, which is their send order: a cursor moves
+    /// over them once. Retransmissions are kept in a list in send order. Both scans stop at the
+    /// first segment sent after the RACK segment, so the cost is amortized O(1) per ACK when
+    /// nothing is pending.
+    pub fn rack_detect(&mut self, rack: (Time, u64), wait: Dur, now: Time) -> RackLoss {
+        let mut out = RackLoss::default();
+        let due = |sent: Time| sent + wait <= now;
+        // Original transmissions.
+        let end = self.nxt();
+        let mut n = self.rack_scan.max(self.una);
+        let mut first_pending = None;
+        while n < end {
+            let s = self.segs[(n - self.una) as usize];
+            if s.flags & (SACKED | LOST | RETRANS) == 0 {
+                if (s.sent, n) >= rack {
+                    break;
+                }
+                if first_pending.is_none() && due(s.sent) {
+                    self.segs[(n - self.una) as usize].flags |= LOST;
+                    self.lost_out += 1;
+                    self.lost_scan = self.lost_scan.max(n + 1);
+                    out.newly_lost += 1;
+                } else {
+                    // Later originals were sent later: none of them is due either.
+                    first_pending.get_or_insert(n);
+                    out.deadline = out.deadline.max(s.sent + wait);
+                }
+            }
+            n += 1;
+        }
+        self.rack_scan = first_pending.unwrap_or(n);
+        // Retransmissions.
+        let mut i = 0;
+        while i < self.retx_list.len() {
+            let (m, sent) = self.retx_list[i];
+            let live = m >= self.una && m < end && {
+                let s = self.segs[(m - self.una) as usize];
+                s.flags & RETRANS != 0 && s.flags & SACKED == 0 && s.sent == sent
+            };
+            if !live {
+                if i == 0 {
+                    self.retx_list.pop_front();
+                } else {
+                    i += 1;
+                }
+                continue;
+            }
+            if (sent, m) >= rack {
+                break;
+            }
+            if due(sent) {
+                let s = &mut self.segs[(m - self.una) as usize];
+                s.flags = (s.flags & !RETRANS) | LOST;
+                self.retrans_out -= 1;
+                self.retx_cursor = self.retx_cursor.min(m);
+                out.newly_lost += 1;
+                out.lost_retransmits += 1;
+                if i == 0 {
+                    self.retx_list.pop_front();
+                } else {
+                    i += 1;
+                }
+            } else {
+                out.deadline = out.deadline.max(sent + wait);
+                i += 1;
+            }
+        }
+        out
     }
 
     /// Debug check of the counters against the records.
@@ -484,6 +663,55 @@ mod tests {
         assert_eq!(b.retrans_out(), 0);
         assert_eq!(b.pipe(), 0);
         assert_eq!(b.next_lost(), Some(0));
+        b.check().unwrap();
+    }
+}
+
+#[cfg(test)]
+mod rack_tests {
+    use super::*;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut b = Scoreboard::new(false).with_rack();
+        for i in 0..n {
+            b.on_send_new(Time::from_ms(i), TxStamp::default());
+        }
+        b
+    }
+
+    #[test]
+    fn originals_sent_before_the_rack_segment_are_lost_once_due() {
+        let mut b = board(10); // segment i sent at i ms
+        b.sack(6, 7);
+        let wait = Dur::from_ms(20); // RACK.rtt + reo_wnd
+        // at 24 ms: segments 0..=4 are due (sent at <= 4 ms), 5 is pending until 25 ms
+        let r = b.rack_detect((Time::from_ms(6), 6), wait, Time::from_ms(24));
+        assert_eq!((r.newly_lost, r.deadline), (5, Time::from_ms(25)));
+        assert!((0..5).all(|n| b.is_lost(n)) && !b.is_lost(5));
+        let r = b.rack_detect((Time::from_ms(6), 6), wait, Time::from_ms(25));
+        assert_eq!((r.newly_lost, r.deadline), (1, Time::ZERO));
+        assert_eq!(b.lost_out(), 6);
+        b.check().unwrap();
+    }
+
+    #[test]
+    fn a_retransmission_is_lost_again_when_a_later_segment_is_delivered() {
+        let mut b = board(10);
+        b.sack(1, 4);
+        b.rack_detect((Time::from_ms(3), 3), Dur::ZERO, Time::from_ms(30));
+        assert_eq!(b.next_lost(), Some(0));
+        b.on_retransmit(0, Time::from_ms(30), TxStamp::default());
+        assert_eq!((b.retrans_out(), b.next_lost()), (1, None));
+        // segment 9 (sent at 9 ms, before the retransmission) delivered: the retransmission stays
+        b.sack(9, 10);
+        let r = b.rack_detect((Time::from_ms(9), 9), Dur::ZERO, Time::from_ms(40));
+        assert_eq!(r.lost_retransmits, 0);
+        // a segment sent after the retransmission is delivered, RACK.rtt = 20 ms later
+        b.on_send_new(Time::from_ms(31), TxStamp::default()); // segment 10
+        b.sack(10, 11);
+        let r = b.rack_detect((Time::from_ms(31), 10), Dur::from_ms(20), Time::from_ms(51));
+        assert_eq!(r.lost_retransmits, 1);
+        assert_eq!((b.retrans_out(), b.next_lost()), (0, Some(0)), "sent again by NextSeg");
         b.check().unwrap();
     }
 }

@@ -3,30 +3,40 @@
 //! Sources, rule by rule:
 //! * Slow start / congestion avoidance: delegated to the congestion control (`cc`), called only
 //!   when the sender is cwnd-limited (Linux `tcp_is_cwnd_limited`; RFC 7661 motivates it).
-//! * SACK loss recovery, RFC 6675: recovery starts on the third duplicate ACK or when
-//!   `IsLost(HighACK + 1)`; RecoveryPoint = HighData; `cwnd = ssthresh` (section 5, step 4.2);
-//!   the first lost segment is retransmitted at once, then while `cwnd - pipe >= 1 SMSS`,
-//!   `NextSeg()` rule 1 (lowest lost segment) then rule 2 (new data). Recovery ends when the
-//!   cumulative ACK reaches RecoveryPoint.
+//! * Connection set-up (RFC 9293): SYN, SYN-ACK, ACK; the SYN timer starts at `syn_timeout` and
+//!   doubles per retry, the connection fails after `syn_retries`; the handshake gives the first RTT
+//!   sample (RFC 6298 section 5.7: RTO 3 s if a SYN was lost and no sample exists); after a lost
+//!   SYN the initial window is one segment (RFC 5681 section 3.1). `data_retries` consecutive
+//!   timeouts of the same data abort the connection.
+//! * Loss detection with SACK: RACK-TLP (RFC 8985, `rack` and `tlp`, Linux's default; see
+//!   `rack.rs`), or the classic rules: the third duplicate ACK or RFC 6675 `IsLost(HighACK + 1)`.
+//! * Fast recovery (`recovery`): RecoveryPoint = HighData; ssthresh from the congestion control;
+//!   the first lost segment is retransmitted at once, then NextSeg rule 1 (lowest lost segment)
+//!   then rule 2 (new data) while the window allows. The window follows PRR (RFC 6937, Linux's
+//!   and ns-3's default; the Linux profile takes RecoverFS = the window before the reduction and
+//!   gives the SSRB bonus only when snd_una advanced and nothing was newly marked lost, as
+//!   `tcp_cwnd_reduction`), RFC 6675 (cwnd = ssthresh), RFC 6582 NewReno, ns-2 Reno or Tahoe.
+//!   Recovery ends when the cumulative ACK reaches RecoveryPoint.
 //! * NewReno without SACK, RFC 6582: third duplicate ACK -> ssthresh, retransmit, cwnd =
-//!   ssthresh plus 3 SMSS, +1 SMSS per further duplicate ACK; partial ACK -> retransmit the first unacked
-//!   segment, deflate cwnd by the amount acked and add back one SMSS if >= SMSS was acked, reset
-//!   the RTO on the first partial ACK only ("impatient" variant); full ACK -> cwnd =
+//!   ssthresh plus 3 SMSS, +1 SMSS per further duplicate ACK; partial ACK -> retransmit the first
+//!   unacked segment, deflate cwnd by the amount acked and add back one SMSS if >= SMSS was acked,
+//!   reset the RTO on the first partial ACK only ("impatient" variant); full ACK -> cwnd =
 //!   min(ssthresh, max(FlightSize, SMSS) + SMSS). Recovery is not re-entered for duplicate ACKs
 //!   that do not cover `recover` (section 3.2 step 1). Limited transmit (RFC 3042) on the first
-//!   two duplicate ACKs.
-//! * RTO, RFC 6298: timer started when data is sent and none is outstanding, restarted on every
-//!   ACK of new data (section 5.3), stopped when all data is acked; on expiry: ssthresh from the
-//!   congestion control (held for repeated expiries of the same episode, RFC 5681 section 3.1
-//!   eq. 4 note), cwnd = 1 SMSS, back off, retransmit the first unacked segment. As Linux
+//!   two duplicate ACKs; those segments are not in the FlightSize that sets ssthresh.
+//! * RTO (`rto_rule`: Linux's estimator or RFC 6298): timer started when data is sent and none is
+//!   outstanding, restarted on every ACK of new data, stopped when all data is acked, re-armed
+//!   when the head is retransmitted (Linux rule); on expiry: ssthresh from the congestion control
+//!   (held for repeated expiries while snd_una does not advance, RFC 5681 section 3.1; Linux
+//!   `icsk_retransmits`), cwnd = 1 SMSS, back off, retransmit the first unacked segment. As Linux
 //!   (`tcp_enter_loss`), all unSACKed segments are then considered lost and are retransmitted in
 //!   order under the slow-starting cwnd until the ACK passes the highest segment sent before the
 //!   timeout (which with SACK off is go-back-N, Tahoe's behaviour after a timeout).
 //! * ECN, RFC 3168 section 6.1.2: on ECN-Echo, reduce as for a loss at most once per window, set
 //!   CWR on the next new segment; data is sent ECT(0), retransmissions Not-ECT.
-//! * RTT samples: Karn's rule (no sample from retransmitted segments); SACKed segments give a
-//!   sample when SACKed. Timestamps are carried but not used for RTT; they give the one-way-delay
-//!   sample of each ACK (TSval - TSecr).
+//! * RTT samples (`rtt_samples`): Karn's rule on the oldest newly acknowledged (else SACKed)
+//!   segment, else the timestamp echo (Linux), or the echo of every ACK of new data (ns-3).
+//!   Timestamps also give the one-way-delay sample of each ACK (TSval - TSecr).
 //! * Delivery-rate samples (Linux `net/ipv4/tcp_rate.c`, draft-cheng-iccrg-delivery-rate-
 //!   estimation): every (re)transmission is stamped with the connection's delivered count; each
 //!   ACK yields delivered bytes over max(send interval, ACK interval) of the newest packet it
@@ -39,12 +49,13 @@
 //! Deliberate deviations:
 //! * NextSeg rules 3 and 4 (retransmitting unSACKed-but-not-lost data, rescue retransmission) are
 //!   not implemented: they only act when the sender has no new data to send, which for a bulk
-//!   sender happens only after its stop time. Tail losses after the stop time need an RTO.
-//! * No RACK-TLP, F-RTO, undo or PRR (Linux defaults); no SYN handshake (flows start established
-//!   with the initial window).
+//!   sender happens only after its stop time. Tail losses after the stop time are found by TLP
+//!   (Linux profile) or the RTO.
+//! * No F-RTO, DSACK or undo of spurious reductions.
 
+use super::rack::{ProbeOutcome, Rack, Tlp};
 use super::rtt::RttEstimator;
-use super::scoreboard::{Delivered, Scoreboard, TxStamp};
+use super::scoreboard::{later, Delivered, RackLoss, Scoreboard, TxStamp};
 use super::{Profile, Recovery, RttSamples, TcpConfig, TxCtx};
 use crate::cc::{AckEvent, CaState, Cc, CcEnv, CongestionEvent, CongestionKind, RateSample, Window};
 use crate::metrics::LogHistogram;
@@ -68,6 +79,10 @@ crate::counters! {
         ecn_reductions: "count",
         /// SYNs sent again after a SYN timeout.
         syn_retransmits: "count",
+        /// Tail loss probes sent (RFC 8985 section 7).
+        loss_probes: "pkts",
+        /// Retransmissions RACK found lost again (Linux TCPLostRetransmit).
+        lost_retransmits: "pkts",
         /// Control packets sent: SYNs and the ACK that completes the handshake.
         control_pkts: "pkts",
     }
@@ -239,6 +254,12 @@ pub struct Sender {
     pub connected_at: Option<Time>,
     /// When the connection failed or was given up.
     pub ended_at: Option<Time>,
+    /// RACK loss detection (RFC 8985) replaces the duplicate-ACK threshold.
+    rack_on: bool,
+    rack: Rack,
+    /// Tail loss probes (RFC 8985 section 7).
+    tlp_on: bool,
+    tlp: Tlp,
     pub counters: SenderCounters,
     /// RTT samples (ns) in the measurement window.
     pub rtt_hist: LogHistogram,
@@ -248,13 +269,16 @@ impl Sender {
     pub fn new(flow: u32, node: u32, peer: u32, cfg: &TcpConfig, cc: Cc, start_at: Time, stop_at: Time) -> Sender {
         let mss = cfg.mss_bytes();
         let rate_sampling = cc.wants_rate_sample();
+        let sack = cfg.sack && !matches!(cfg.recovery(), Recovery::Reno | Recovery::Tahoe);
+        let rack_on = sack && cfg.rack();
+        let sb = Scoreboard::new(rate_sampling);
         Sender {
             flow,
             node,
             peer,
             mss,
             header_bytes: cfg.header_size().get() as u32,
-            sack: cfg.sack && !matches!(cfg.recovery(), Recovery::Reno | Recovery::Tahoe),
+            sack,
             recovery: match (cfg.recovery(), cfg.sack) {
                 (Recovery::Prr | Recovery::Rfc6675, false) => Recovery::NewReno,
                 (r, _) => r,
@@ -268,7 +292,7 @@ impl Sender {
             rwnd_bytes: cfg.rwnd.map_or(u64::MAX, |r| r.get()),
             cc,
             window: Window { cwnd: cfg.initial_cwnd as u64 * mss as u64, ssthresh: u64::MAX, mss },
-            sb: Scoreboard::new(rate_sampling),
+            sb: if rack_on { sb.with_rack() } else { sb },
             rtt: RttEstimator::new(cfg.rto_rule(), cfg.initial_rto(), cfg.min_rto(), cfg.max_rto(), cfg.rto_granularity()),
             state: CaState::Open,
             recovery_point: 0,
@@ -299,6 +323,10 @@ impl Sender {
             data_retries: cfg.data_retries(),
             connected_at: None,
             ended_at: None,
+            rack_on,
+            rack: Rack::default(),
+            tlp_on: sack && cfg.tlp(),
+            tlp: Tlp::default(),
             counters: SenderCounters::default(),
             rtt_hist: LogHistogram::new(),
         }
@@ -335,7 +363,7 @@ impl Sender {
             ConnState::SynSent => self.hs.deadline,
             ConnState::Failed | ConnState::Aborted => Time::NEVER,
             ConnState::Established => {
-                let mut t = self.rto_deadline;
+                let mut t = self.rto_deadline.min(self.rack.deadline).min(self.tlp.deadline);
                 if self.pace_next > Time::ZERO && self.cc.pacing_rate(&self.window).is_some() {
                     t = t.min(self.pace_next);
                 }
@@ -375,6 +403,12 @@ impl Sender {
                 self.send_syn(ctx);
             }
             ConnState::Established => {
+                if now >= self.rack.deadline {
+                    self.rack_timeout(ctx);
+                }
+                if now >= self.tlp.deadline {
+                    self.send_probe(ctx);
+                }
                 if now >= self.rto_deadline {
                     self.on_rto(ctx);
                 }
@@ -481,6 +515,8 @@ impl Sender {
         self.recover = Some(self.sb.nxt());
         self.dupacks = 0;
         self.sb.mark_all_lost();
+        self.rack.deadline = Time::NEVER;
+        self.tlp = Tlp::default();
         self.rtt.on_timeout();
         self.arm_rto(now);
         if let Some(n) = self.sb.next_lost() {
@@ -536,6 +572,14 @@ impl Sender {
         let new_una = ack_seg > self.sb.una();
         let ca_state = self.state;
 
+        if self.rack_on {
+            // RACK ignores a retransmission the ACK may not be for (see set_rack_ambiguity).
+            let mut limit = self.rtt.min_rtt.map_or(Time::ZERO, |m| now.earlier_by(m));
+            if self.timestamps {
+                limit = limit.min(a.tsecr);
+            }
+            self.sb.set_rack_ambiguity(limit);
+        }
         let mut sacked = Default::default();
         if self.sack && !a.sack.is_empty() {
             let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
@@ -552,7 +596,6 @@ impl Sender {
             newest = Delivered::newest(newest, cum.newest);
             self.rtt.on_new_ack();
         }
-        let lost_segs = if self.sack { self.sb.mark_lost_by_sack() } else { 0 };
         // RTT sample: Karn's rule on the oldest newly acknowledged segment, else the oldest newly
         // SACKed one, else the timestamp echo of an ACK of new data (Linux `tcp_ack_update_rtt`);
         // or, as ns-3, the echo of every ACK of new data.
@@ -566,6 +609,22 @@ impl Sender {
             self.rtt_hist.record(r.ns());
         }
         let rate = self.rate_sample(now, sacked.newly + cum.segs - cum.were_sacked, newest);
+        let lost_segs = if self.rack_on {
+            self.rack.on_delivered(later(sacked.rack, cum.rack), now);
+            self.rack_detect(now, false).newly_lost
+        } else if self.sack {
+            self.sb.mark_lost_by_sack()
+        } else {
+            0
+        };
+        if self.tlp_on && self.tlp.on_ack(ack_seg, !new_una && sacked.newly == 0) == ProbeOutcome::RepairedLoss && self.state == CaState::Open {
+            // The probe retransmission repaired a loss: reduce as for one (RFC 8985 section
+            // 7.4.2; Linux tcp_process_tlp_ack: CWR, cwnd = ssthresh).
+            self.window.ssthresh = self.congestion_event(now, CongestionKind::Loss, true);
+            if !self.cc.full_control() {
+                self.window.cwnd = self.window.ssthresh;
+            }
+        }
 
         if self.ecn && a.ece && self.state == CaState::Open && ack_seg >= self.ecn_recover {
             self.counters.ecn_reductions += 1;
@@ -611,11 +670,17 @@ impl Sender {
                 } else if self.sb.packets_out() > 0 && (!self.sack || sacked.newly > 0) {
                     self.dupacks += 1;
                 }
-                let lost_head = self.sack && self.sb.packets_out() > 0 && self.sb.is_lost(self.sb.una());
+                // RACK: recovery starts when it marked a segment lost (Linux tcp_time_to_recover);
+                // otherwise the third duplicate ACK or RFC 6675's IsLost(HighACK + 1).
+                let time_to_recover = if self.rack_on {
+                    self.sb.lost_out() > 0
+                } else {
+                    self.dupacks >= DUPTHRESH || (self.sack && self.sb.packets_out() > 0 && self.sb.is_lost(self.sb.una()))
+                };
                 // RFC 6582 `recover` (and ns-2's bugFix_): no new fast retransmit for duplicate
                 // ACKs that do not cover the last episode.
                 let guard = self.recover.is_none_or(|r| self.sb.una() >= r);
-                if (self.dupacks >= DUPTHRESH || lost_head) && guard {
+                if time_to_recover && guard {
                     self.enter_recovery(ctx);
                     if self.recovery == Recovery::Prr && !full {
                         self.prr_step(delivered_bytes, new_una, lost_segs > 0);
@@ -655,7 +720,70 @@ impl Sender {
         } else if new_una && !(self.recovery == Recovery::NewReno && self.state == CaState::Recovery) {
             self.arm_rto(now);
         }
+        if self.tlp_on && (new_una || self.state != CaState::Open) {
+            self.schedule_probe(now, true); // Linux tcp_set_xmit_timer
+        }
         self.try_send(ctx);
+    }
+
+    /// RACK's loss detection with the current reordering window.
+    fn rack_detect(&mut self, now: Time, force: bool) -> RackLoss {
+        let reo_wnd = Rack::reo_wnd(self.sb.reordering_seen, self.state != CaState::Open, self.sb.sacked_out(), self.rtt.min_rtt, self.rtt.srtt);
+        let found = self.rack.detect(&mut self.sb, reo_wnd, now, force);
+        self.counters.lost_retransmits += found.lost_retransmits;
+        found
+    }
+
+    /// The reordering timer fired (RFC 8985 section 6.3; Linux `tcp_rack_reo_timeout`).
+    fn rack_timeout(&mut self, ctx: &mut TxCtx<'_>) {
+        self.rack.deadline = Time::NEVER;
+        let found = self.rack_detect(ctx.now, true);
+        if found.newly_lost == 0 {
+            return;
+        }
+        if self.state == CaState::Open {
+            self.enter_recovery(ctx);
+            if self.recovery == Recovery::Prr && !self.cc.full_control() {
+                self.prr_step(self.mss as u64, false, true);
+            }
+        }
+        self.try_send(ctx);
+    }
+
+    /// (Re-)arm the probe timer (Linux `tcp_schedule_loss_probe`): in the Open state with data
+    /// outstanding; `advancing_rto`: the RTO is being restarted now (else the time left on it
+    /// caps the PTO).
+    fn schedule_probe(&mut self, now: Time, advancing_rto: bool) {
+        if self.state != CaState::Open || self.sb.packets_out() == 0 {
+            self.tlp.deadline = Time::NEVER;
+            return;
+        }
+        let rto_left = if advancing_rto || self.rto_deadline.is_never() { self.rtt.rto() } else { self.rto_deadline.since(now) };
+        self.tlp.deadline = now + Tlp::pto(self.rtt.srtt, self.sb.packets_out(), self.rtt.min_rto(), rto_left);
+    }
+
+    /// The probe timer fired (RFC 8985 section 7.3; Linux `tcp_send_loss_probe`): one new
+    /// segment regardless of cwnd, else the highest outstanding segment again; one probe per
+    /// tail-loss episode.
+    fn send_probe(&mut self, ctx: &mut TxCtx<'_>) {
+        self.tlp.deadline = Time::NEVER;
+        if self.tlp.high_seq.is_some() || self.state != CaState::Open || self.sb.packets_out() == 0 {
+            return;
+        }
+        if self.can_send_new(ctx.now) {
+            self.send_new(false, ctx);
+            self.tlp.retrans = false;
+        } else {
+            let n = self.sb.nxt() - 1;
+            if self.sb.is_sacked(n) {
+                return;
+            }
+            self.retransmit(n, ctx);
+            self.tlp.retrans = true;
+        }
+        self.tlp.high_seq = Some(self.sb.nxt());
+        self.counters.loss_probes += 1;
+        self.arm_rto(ctx.now);
     }
 
     /// RFC 6582 in recovery: a partial ACK retransmits the next hole and deflates the window by
@@ -722,7 +850,10 @@ impl Sender {
             return;
         }
         self.state = CaState::Recovery;
-        self.sb.mark_head_lost();
+        self.tlp.deadline = Time::NEVER;
+        if !self.rack_on {
+            self.sb.mark_head_lost(); // with RACK, RACK marked what is lost
+        }
         self.prr = Prr { delivered: 0, out: 0, recover_fs: if self.profile == Profile::Linux { prior_cwnd } else { flight } };
         if !full {
             self.window.cwnd = match self.recovery {
@@ -757,6 +888,7 @@ impl Sender {
             return;
         }
         let mss = self.mss as u64;
+        let mut sent_new = false;
         loop {
             if let Some(_rate) = self.cc.pacing_rate(&self.window) {
                 if ctx.now < self.pace_next {
@@ -774,12 +906,9 @@ impl Sender {
             let limited_transmit = self.pipe_bytes() + mss > self.window.cwnd;
             if let Some(n) = self.sb.next_lost() {
                 self.retransmit(n, ctx);
-            } else if ctx.now < self.stop_at && (self.sb.nxt() + 1 - self.sb.una()) * mss <= self.rwnd_bytes {
-                let tx = self.tx_stamp(ctx.now);
-                self.sb.on_send_new(ctx.now, tx);
-                let n = self.sb.nxt() - 1;
-                self.limited_transmit_segs += limited_transmit as u64;
-                self.transmit(n, false, ctx);
+            } else if self.can_send_new(ctx.now) {
+                self.send_new(limited_transmit, ctx);
+                sent_new = true;
             } else {
                 if self.rate_sampling && ctx.now >= self.stop_at {
                     // Nothing left to send with room in cwnd: application-limited (Linux
@@ -789,6 +918,23 @@ impl Sender {
                 break;
             }
         }
+        if sent_new && self.tlp_on {
+            self.schedule_probe(ctx.now, false);
+        }
+    }
+
+    /// New data may go out: before the stop time and within the receiver window.
+    fn can_send_new(&self, now: Time) -> bool {
+        now < self.stop_at && (self.sb.nxt() + 1 - self.sb.una()) * self.mss as u64 <= self.rwnd_bytes
+    }
+
+    /// Send the next new segment (`limited_transmit`: sent beyond cwnd by RFC 3042).
+    fn send_new(&mut self, limited_transmit: bool, ctx: &mut TxCtx<'_>) {
+        let tx = self.tx_stamp(ctx.now);
+        self.sb.on_send_new(ctx.now, tx);
+        let n = self.sb.nxt() - 1;
+        self.limited_transmit_segs += limited_transmit as u64;
+        self.transmit(n, false, ctx);
     }
 
     /// Linux `tcp_rate_skb_sent`: the stamp of a segment sent now (empty unless sampling).
