@@ -282,14 +282,17 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
         "flows": [
             {
                 "name": "S1-R1.0", "src": 0, "dst": 0,
-                "cc": {"kind": "cubic", "c": 0.4, "beta": 0.7, "fast_convergence": True, "tcp_friendliness": True},
+                "cc": {
+                    "kind": "cubic", "c": 0.4, "beta": 0.7, "fast_convergence": True, "tcp_friendliness": True,
+                    "rtt": "min_rtt", "hystart": "linux", "hystart_low_window": 16, "hystart_ack_delta": 2_000_000,
+                },
                 "tcp": tcp,
                 "start": {"kind": "uniform", "from": 0, "to": 1_500_000_000},
                 "stop": 8_000_000_000,
             },
             {
                 "name": "S2-R1.0", "src": 1, "dst": 0,
-                "cc": {"kind": "reno"},
+                "cc": {"kind": "reno", "counting": None},
                 "tcp": {**tcp, "sack": False, "rwnd": 1_048_576},
                 "start": {"kind": "fixed", "at": 0},
                 "stop": None,

@@ -45,6 +45,8 @@ struct Wire {
     syn_times: Vec<Time>,
     /// Each ACK's arrival time with the SRTT after it was processed.
     ack_times: Vec<(Time, Option<Dur>)>,
+    /// cwnd after each ACK that advanced snd_una: (time, cwnd).
+    cwnd_after_new_ack: Vec<(Time, u64)>,
     /// When each tail loss probe went out.
     probe_times: Vec<Time>,
     /// (time, segment) of each retransmission.
@@ -89,6 +91,7 @@ impl Wire {
             syns_to_drop: 0,
             syn_times: vec![],
             ack_times: vec![],
+            cwnd_after_new_ack: vec![],
             probe_times: vec![],
             retransmissions: vec![],
             now: Time::ZERO,
@@ -166,6 +169,7 @@ impl Wire {
                 }
                 if self.sender.snd_una() > una {
                     self.backoff_after_new_ack.push((t, self.sender.rtt.backoff));
+                    self.cwnd_after_new_ack.push((t, self.sender.window.cwnd));
                 }
                 self.ship(std::mem::take(&mut out), true, drop);
             } else {
@@ -288,6 +292,35 @@ fn ssthresh_is_held_across_repeated_timeouts_of_one_segment() {
         let (first, second) = (w.ssthresh_at_rto[0], w.ssthresh_at_rto[1]);
         assert_eq!(second.1, first.1, "{}: ssthresh after the second timeout of the same segment changed: {first:?} then {second:?}", cc.name());
     }
+}
+
+/// Defect (TCP-fidelity issue, 1): after a timeout, the ACK that fills the hole covers every
+/// segment SACKed above it (here about 40). Growth counted that whole advance and slow start
+/// passed what exceeded 2 MSS on to congestion avoidance while cwnd was still below ssthresh, so
+/// cwnd jumped from 1 to about 40 segments and the sender fired a line-rate burst. Linux counts
+/// only what the ACK newly delivered (one segment: tcp_cong_control's acked_sacked) and caps
+/// slow start at ssthresh; RFC 3465 allows at most L = 2 segments. ns-3 counts the cumulative
+/// advance, and its TcpCubic slow start adds all of it: the ns3 profile reproduces that.
+#[test]
+fn the_hole_filling_ack_after_a_timeout_grows_cwnd_by_what_it_delivered() {
+    use crosslayer_core::cc::SlowStart;
+    use crosslayer_core::tcp::{AckCounting, Profile};
+    let drop = |n: u64, k: u32| n == 20 && k <= 2; // the original and the fast retransmission
+    let cwnd_after_hole = |profile, slow_start, ack_counting, cc: CcConfig| {
+        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, handshake: false, rack: Some(false), tlp: Some(false), profile, slow_start, ack_counting, ..Default::default() };
+        let mut w = Wire::with_config(cfg, cc);
+        w.run(200, Time::from_secs(10), &drop);
+        assert_eq!(w.sender.counters.timeouts, 1);
+        let rto = w.timeout_times[0];
+        let (_, cwnd) = *w.cwnd_after_new_ack.iter().find(|(t, _)| *t > rto).unwrap();
+        cwnd / MSS
+    };
+    for cc in [presets::cubic(), presets::reno()] {
+        assert_eq!(cwnd_after_hole(Profile::Linux, None, None, cc.clone()), 2, "{}: Linux, one segment delivered", cc.name());
+        assert_eq!(cwnd_after_hole(Profile::Linux, Some(SlowStart::Rfc3465), Some(AckCounting::Cumulative), cc.clone()), 3, "{}: RFC 3465, L = 2", cc.name());
+    }
+    let ns3 = cwnd_after_hole(Profile::Ns3, None, None, presets::cubic());
+    assert!(ns3 > 30, "ns-3 TcpCubic adds the whole cumulative advance: {ns3}");
 }
 
 /// Defect (TCP-fidelity issue, 6): without SACK, limited transmit (RFC 3042) sends one new

@@ -24,12 +24,27 @@
 //!   growth rate (RFC text says "per ACK"; Linux and ns-3 count acknowledged segments).
 //! * When an epoch starts with cwnd >= W_max (e.g. after slow start), K = 0 and the curve's
 //!   origin is the current cwnd (Linux `bictcp_update`) instead of a negative K.
-//! * RTT in `W_cubic(t + RTT)` is the smoothed RTT (RFC); Linux uses the minimum RTT.
-//! * No HyStart / HyStart++ (RFC 9406) yet: slow start ends at the first loss.
+//! * RTT in `W_cubic(t + RTT)` is the minimum RTT CUBIC has seen, as Linux (`delay_min`) and
+//!   ns-3 (`m_delayMin`) use; `rtt = "srtt"` takes the smoothed RTT, as the RFC says. Samples in
+//!   the first second of an epoch are ignored and a timeout forgets it, as in Linux.
+//! * Slow start ends early by HyStart (Linux's default: ACK train and delay increase) or RFC 9406
+//!   HyStart++ (`hystart`, see `hystart.rs`); its growth follows `[tcp] slow_start` (in the ns-3
+//!   profile, ns-3's TcpCubic rule: every acknowledged segment, past ssthresh).
 
-use super::{slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
+use super::hystart::{self, Hystart, HystartMode, Verdict};
+use super::{slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Field, Info};
-use crate::units::Time;
+use crate::units::{Dur, Time};
+
+crate::choice! {
+    /// The RTT added to t in W_cubic(t + RTT).
+    pub enum CubicRtt {
+        /// The smallest RTT seen (Linux `delay_min`, ns-3 `m_delayMin`).
+        MinRtt = "min_rtt",
+        /// The smoothed RTT (RFC 9438 section 4.2).
+        Srtt = "srtt",
+    }
+}
 
 crate::params! {
     /// CUBIC parameters; the defaults are RFC 9438's, which Linux uses too.
@@ -42,6 +57,14 @@ crate::params! {
         fast_convergence: bool = true, Flag, range(), "RFC 9438 section 4.7; Linux fast_convergence = 1";
         /// Reno-friendly region: never grow slower than the AIMD estimate W_est (RFC 9438 section 4.3).
         tcp_friendliness: bool = true, Flag, range(), "RFC 9438 section 4.3; Linux tcp_friendliness = 1";
+        /// The RTT in W_cubic(t + RTT): "min_rtt" or "srtt".
+        rtt: CubicRtt = CubicRtt::MinRtt, Choice, range(), "Linux bictcp_update and ns-3 TcpCubic::Update use the minimum RTT; RFC 9438 says SRTT";
+        /// Early exit from slow start: "linux" (HyStart: ACK train and delay increase), "hystart++" (RFC 9406) or "off".
+        hystart: HystartMode = HystartMode::Linux, Choice, range(), "Linux tcp_cubic hystart = 1, hystart_detect = 3; ns-3 TcpCubic::HyStart true";
+        /// HyStart acts only once cwnd is at least this many segments.
+        hystart_low_window: u32 = 16, Packets, range(>= 2, <= 100_000), "Linux hystart_low_window = 16; ns-3 HyStartLowWindow 16";
+        /// ACKs at most this far apart form a train (HyStart's ACK-train detection).
+        hystart_ack_delta: Dur = Dur::from_ms(2), Time, range(>= Dur::from_us(1), <= Dur::from_secs(1)), "Linux hystart_ack_delta_us = 2000; ns-3 HyStartAckDelta 2 ms";
     }
 }
 
@@ -64,6 +87,10 @@ pub struct Cubic {
     after_rto: bool,
     /// Last epoch was in the Reno-friendly region (for tests and traces).
     pub in_reno_region: bool,
+    /// Smallest RTT seen (Linux `delay_min`).
+    delay_min: Option<Dur>,
+    pub hystart: Hystart,
+    ss: SsRule,
 }
 
 impl Algorithm for Cubic {
@@ -75,15 +102,16 @@ impl Algorithm for Cubic {
         summary: "CUBIC: cubic window growth around the last W_max, Reno-friendly region, beta 0.7",
         sources: &["RFC 9438 sections 4.1-4.8", "Ha, Rhee, Xu, ACM SIGOPS OSR 42(5), 2008", "Linux net/ipv4/tcp_cubic.c"],
     };
-    fn new(cfg: &CubicConfig, _env: &CcEnv) -> Cubic {
-        Cubic::with_config(cfg.clone())
+    fn new(cfg: &CubicConfig, env: &CcEnv) -> Cubic {
+        let mut c = Cubic::with_config(cfg.clone());
+        c.ss = env.slow_start.rule(SsRule::Uncapped);
+        c
     }
 }
 
 impl Cubic {
     pub fn with_config(cfg: CubicConfig) -> Cubic {
         Cubic {
-            cfg,
             w_max: 0.0,
             k: 0.0,
             epoch_start: None,
@@ -92,6 +120,10 @@ impl Cubic {
             cwnd_prior: 0.0,
             after_rto: false,
             in_reno_region: false,
+            delay_min: None,
+            hystart: Hystart::new(cfg.hystart, cfg.hystart_low_window, cfg.hystart_ack_delta),
+            ss: SsRule::Linux,
+            cfg,
         }
     }
 
@@ -150,10 +182,46 @@ impl CongestionControl for Cubic {
     ];
 
     fn on_ack(&mut self, s: &mut Window, a: &AckEvent) {
+        // Linux cubictcp_acked: delay_min, skipping samples in the first second of an epoch.
+        if let Some(r) = a.rtt {
+            let settling = self.epoch_start.is_some_and(|e| a.now.since(e) < Dur::from_secs(1));
+            if !settling {
+                self.delay_min = Some(self.delay_min.map_or(r, |m| m.min(r)));
+            }
+        }
+        let mut conservative = false;
+        let mut rule = self.ss;
+        if s.in_slow_start() && self.hystart.mode() != HystartMode::Off {
+            // HyStart++ only in the initial slow start (RFC 9406 section 4.3).
+            let active = self.hystart.mode() == HystartMode::Linux || s.ssthresh == u64::MAX;
+            if active {
+                if self.hystart.mode() == HystartMode::HystartPp {
+                    rule = SsRule::Abc(8); // RFC 9406 L = 8 without pacing
+                }
+                let sample = hystart::Sample {
+                    now: a.now,
+                    rtt: a.rtt,
+                    snd_una: a.snd_una,
+                    snd_nxt: a.snd_nxt,
+                    cwnd_segs: s.cwnd / s.mss as u64,
+                    srtt: a.srtt,
+                    mss: s.mss,
+                };
+                match self.hystart.on_ack(&sample, self.delay_min) {
+                    Verdict::Exit => s.ssthresh = s.cwnd,
+                    Verdict::Conservative => conservative = true,
+                    Verdict::SlowStart => {}
+                }
+            }
+        }
         if !a.may_grow() {
             return;
         }
-        let acked = slow_start(s, a.acked_bytes);
+        let before = s.cwnd;
+        let acked = slow_start(s, a.growth_bytes, rule);
+        if conservative && s.cwnd > before {
+            s.cwnd = before + (s.cwnd - before) / hystart::CSS_GROWTH_DIVISOR;
+        }
         if acked == 0 {
             return;
         }
@@ -164,7 +232,11 @@ impl CongestionControl for Cubic {
             self.start_epoch(a.now, cwnd);
         }
         let t = a.now.since(self.epoch_start.unwrap_or(a.now)).secs_f64();
-        let rtt = a.srtt.secs_f64();
+        let rtt = match self.cfg.rtt {
+            CubicRtt::MinRtt => self.delay_min.unwrap_or(a.min_rtt),
+            CubicRtt::Srtt => a.srtt,
+        }
+        .secs_f64();
         let target = self.w_cubic(t + rtt).clamp(cwnd, 1.5 * cwnd);
 
         // Reno-friendly estimate (RFC 9438 section 4.3).
@@ -185,6 +257,9 @@ impl CongestionControl for Cubic {
     fn on_congestion(&mut self, s: &mut Window, e: &CongestionEvent) -> u64 {
         if e.kind == CongestionKind::Timeout {
             self.after_rto = true;
+            // Linux bictcp_reset on entering Loss: HyStart starts over, delay_min is forgotten.
+            self.hystart.reset();
+            self.delay_min = None;
         }
         if !e.new_episode {
             // A timeout within the episode already reduced for: keep W_max and cwnd_prior, the
@@ -213,6 +288,7 @@ mod tests {
             ca_state: CaState::Open,
             acked_bytes: acked,
             sacked_bytes: 0,
+            growth_bytes: acked,
             lost_bytes: 0,
             prior_in_flight: 0,
             cwnd_limited: true,
@@ -222,6 +298,8 @@ mod tests {
             srtt: rtt,
             min_rtt: rtt,
             delivered_total: 0,
+            snd_una: 0,
+            snd_nxt: 0,
             rate: RateSample::default(),
         }
     }
@@ -341,17 +419,97 @@ mod tests {
         assert!((w - expect).abs() < 0.5, "cwnd {w} after 10 RTTs, expected about {expect} (alpha 0.529)");
     }
 
-    /// Defect (TCP-fidelity issue, 1): in slow start an ACK may raise cwnd by at most
-    /// L = 2 MSS (RFC 3465 section 2.2) and the rest of what it acknowledges is discarded, not
-    /// passed on to congestion avoidance while cwnd is still below ssthresh. The ACK that fills
-    /// the hole after a timeout covers hundreds of SACKed segments: cwnd went from 1 to 158 MSS.
-    #[test]
-    fn a_huge_ack_in_slow_start_raises_cwnd_by_at_most_two_segments() {
-        for cc in [crate::cc::CcConfig::Cubic(CubicConfig::default()), crate::presets::reno()] {
-            let mut algo = crate::cc::Cc::new(&cc, &crate::cc::CcEnv { mss: MSS, initial_cwnd: 10 * MSS as u64 });
-            let mut s = Window { cwnd: MSS as u64, ssthresh: 44 * MSS as u64, mss: MSS };
-            algo.on_ack(&mut s, &ack(Time::from_secs(1), 158 * MSS as u64, Dur::from_ms(10)));
-            assert_eq!(s.cwnd, 3 * MSS as u64, "{}: cwnd {} MSS", cc.name(), s.cwnd / MSS as u64);
+    /// Slow start under a scripted ACK clock: round r acknowledges, one ACK per segment
+    /// `spacing` apart, the segments sent during round r - 1, with RTT `rtts[r]` (the last value
+    /// repeats). Returns (round, ACK index in the round, cwnd in segments) when slow start ends.
+    fn slow_start_rounds(c: &mut Cubic, rtts: &[Dur], spacing: Dur, max_rounds: usize) -> Option<(usize, u64, u64)> {
+        let mss = MSS as u64;
+        let mut s = Window { cwnd: 10 * mss, ssthresh: u64::MAX, mss: MSS };
+        let (mut una, mut nxt) = (0u64, 10 * mss);
+        let mut now = Time::from_secs(1);
+        for round in 0..max_rounds {
+            let rtt = rtts[round.min(rtts.len() - 1)];
+            let in_flight = (nxt - una) / mss;
+            for i in 0..in_flight {
+                now += spacing;
+                una += mss;
+                let ev = AckEvent { rtt: Some(rtt), snd_una: una, snd_nxt: nxt, ..ack(now, mss, rtt) };
+                c.on_ack(&mut s, &ev);
+                if !s.in_slow_start() {
+                    return Some((round, i, s.cwnd / mss));
+                }
+                nxt = una + s.cwnd; // the sender fills the window
+            }
         }
+        None
     }
+
+    fn hystart(mode: HystartMode) -> Cubic {
+        Cubic::with_config(CubicConfig { hystart: mode, ..CubicConfig::default() })
+    }
+
+    /// HyStart's delay detector (Linux tcp_cubic.c): with delay_min 40 ms the threshold is
+    /// clamp(40 / 8, 4, 16) = 5 ms. Rounds 0-2 see 40 ms (cwnd 10, 20, 40 at their start), round 3
+    /// sees 44 ms (below the threshold: no exit), round 4 sees 46 ms: slow start ends once the
+    /// round has its 8 samples and the next ACK is checked (the first ACK of a round still belongs
+    /// to the previous one), i.e. at the round's 10th ACK. ACKs 3 ms apart: no ACK train.
+    #[test]
+    fn hystart_exits_on_a_delay_increase_above_the_linux_threshold() {
+        let ms = Dur::from_ms;
+        let mut c = hystart(HystartMode::Linux);
+        let exit = slow_start_rounds(&mut c, &[ms(40), ms(40), ms(40), ms(44), ms(46)], ms(3), 10);
+        // round r starts with 10 * 2^r segments in flight; round 4 starts at cwnd 160
+        assert_eq!(exit, Some((4, 9, 160 + 9)), "ssthresh = cwnd before this ACK grows it (Linux: pkts_acked runs before cong_avoid)");
+        assert!(c.hystart.found);
+        // 44 ms all along: never
+        let mut c = hystart(HystartMode::Linux);
+        assert_eq!(slow_start_rounds(&mut c, &[ms(40), ms(40), ms(40), ms(44)], ms(3), 7), None);
+        // a 12 ms increase at cwnd 10 (below hystart_low_window = 16): no exit in that round
+        let mut c = hystart(HystartMode::Linux);
+        let exit = slow_start_rounds(&mut c, &[ms(40), ms(52)], ms(3), 3);
+        assert_eq!(exit.map(|e| e.0), Some(1), "round 0 (cwnd 10..19) is below the low window; round 1 exits");
+        // without HyStart, slow start goes on
+        let mut c = hystart(HystartMode::Off);
+        assert_eq!(slow_start_rounds(&mut c, &[ms(40), ms(52)], ms(3), 6), None);
+    }
+
+    /// HyStart's ACK-train detector: ACKs at most 2 ms apart, with a constant 40 ms RTT. The train
+    /// threshold is (delay_min + ack_delay) / 2 = (40 + 1) / 2 = 20.5 ms (ack_delay = 1 ms at
+    /// these rates): the first round whose train lasts longer, i.e. with at least 22 ACKs 1 ms
+    /// apart once cwnd >= 16, ends slow start at its 22nd ACK.
+    #[test]
+    fn hystart_exits_when_an_ack_train_lasts_half_the_min_rtt() {
+        let ms = Dur::from_ms;
+        let mut c = hystart(HystartMode::Linux);
+        let exit = slow_start_rounds(&mut c, &[ms(40)], ms(1), 10);
+        // round 1 has 20 ACKs (too short); round 2 has 40: exit at index 21, cwnd 40 + 21
+        assert_eq!(exit, Some((2, 21, 61)));
+    }
+
+    /// HyStart++ (RFC 9406): an RTT increase of at least clamp(lastRoundMinRTT / 8, 4 ms, 16 ms)
+    /// enters Conservative Slow Start, which grows a quarter as fast; CSS_ROUNDS = 5 rounds later
+    /// slow start ends. A round whose minimum RTT falls below the CSS baseline returns to slow
+    /// start.
+    #[test]
+    fn hystart_plus_plus_conservative_slow_start() {
+        let ms = Dur::from_ms;
+        let mut c = hystart(HystartMode::HystartPp);
+        let exit = slow_start_rounds(&mut c, &[ms(40), ms(40), ms(50)], ms(3), 20);
+        let (round, _, cwnd) = exit.expect("HyStart++ ends slow start");
+        // A HyStart++ round ends when the ACK reaches the snd_nxt of its start, so the round of
+        // the first 50 ms samples also holds the last 40 ms one: the increase is seen in round 3,
+        // which starts CSS; five rounds in CSS end with round 7.
+        assert_eq!(round, 3 + CSS_ROUNDS_USIZE - 1);
+        // Slow start doubled cwnd per round up to round 3 (about 80); CSS grows by a quarter of
+        // the segments acknowledged, about 1.25x per round: ~80 x 1.25^5 = 244, where slow start
+        // would have reached ~80 x 2^5.
+        assert!((200..260).contains(&cwnd), "cwnd {cwnd}");
+        // the RTT returns to 40 ms one round after the increase: back to slow start, no exit yet
+        let mut c = hystart(HystartMode::HystartPp);
+        let rtts = [ms(40), ms(40), ms(50), ms(40)];
+        assert_eq!(slow_start_rounds(&mut c, &rtts, ms(3), 6), None);
+        assert!(!c.hystart.in_css());
+    }
+
+    const CSS_ROUNDS_USIZE: usize = super::hystart::CSS_ROUNDS as usize;
 }

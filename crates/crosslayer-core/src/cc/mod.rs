@@ -27,9 +27,11 @@
 pub mod cubic;
 #[cfg(test)]
 pub mod fixed_window;
+pub mod hystart;
 pub mod reno;
 
 use crate::registry::{fields_json, Field};
+use crate::tcp::Profile;
 use crate::units::{Dur, Rate, Time};
 use serde_json::{json, Value as Json};
 
@@ -98,6 +100,12 @@ pub struct AckEvent {
     pub acked_bytes: u64,
     /// Bytes newly SACKed.
     pub sacked_bytes: u64,
+    /// Bytes the stack lets window growth count for this ACK (`[tcp] ack_counting`): with
+    /// "delivered" (Linux `tcp_cong_control`'s `acked_sacked`) the bytes newly delivered,
+    /// cumulatively acknowledged without an earlier SACK or newly SACKed; with "cumulative"
+    /// (ns-3 `TcpSocketBase::ProcessAck`'s `segsAcked`) how far the cumulative ACK advanced, so
+    /// an ACK that fills a hole counts every segment SACKed above it again.
+    pub growth_bytes: u64,
     /// Bytes newly marked lost by this ACK (RFC 6675 IsLost).
     pub lost_bytes: u64,
     /// Bytes in flight (RFC 6675 pipe) before this ACK.
@@ -119,6 +127,9 @@ pub struct AckEvent {
     pub min_rtt: Dur,
     /// Bytes delivered (acked or SACKed) by the connection so far, this ACK included.
     pub delivered_total: u64,
+    /// snd_una and snd_nxt after this ACK, bytes (round-trip boundaries, as Linux's `end_seq`).
+    pub snd_una: u64,
+    pub snd_nxt: u64,
     pub rate: RateSample,
 }
 
@@ -160,6 +171,59 @@ pub struct CcEnv {
     pub mss: u32,
     /// Initial window, bytes.
     pub initial_cwnd: u64,
+    /// The flow's TCP profile (algorithms with stack-specific details follow it).
+    pub profile: Profile,
+    /// The slow-start rule (`TcpConfig::slow_start`).
+    pub slow_start: SlowStart,
+}
+
+impl CcEnv {
+    /// An environment with the Linux profile's rules (tests, examples).
+    pub fn linux(mss: u32, initial_cwnd_segs: u64) -> CcEnv {
+        CcEnv { mss, initial_cwnd: initial_cwnd_segs * mss as u64, profile: Profile::Linux, slow_start: SlowStart::Linux }
+    }
+}
+
+crate::choice! {
+    /// How slow start grows the window on an ACK (`[tcp] slow_start`).
+    pub enum SlowStart {
+        /// Linux `tcp_slow_start`: by every segment acknowledged, up to ssthresh; what is left
+        /// goes to congestion avoidance.
+        Linux = "linux",
+        /// RFC 3465 section 2.2, L = 2: at most 2 SMSS per ACK, the rest discarded until cwnd
+        /// reaches ssthresh.
+        Rfc3465 = "rfc3465",
+        /// ns-3 3.44: TcpNewReno grows by one segment per ACK whatever it acknowledges
+        /// (`TcpNewReno::SlowStart`); TcpCubic by every segment acknowledged, past ssthresh,
+        /// discarding nothing and passing nothing on (`TcpCubic::IncreaseWindow`).
+        Ns3 = "ns3",
+    }
+}
+
+/// A slow-start growth rule, as an algorithm resolves [`SlowStart`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsRule {
+    /// `min(cwnd + acked, ssthresh)`, the rest to congestion avoidance (Linux).
+    Linux,
+    /// At most L segments per ACK, the rest discarded until ssthresh is reached (RFC 3465 with
+    /// L = 2; RFC 9406 HyStart++ with L = 8).
+    Abc(u32),
+    /// One segment per ACK; the acked segments beyond it go to congestion avoidance once cwnd
+    /// reached ssthresh (ns-3 TcpNewReno).
+    PerAck,
+    /// `cwnd + acked`, not capped at ssthresh, nothing passed on (ns-3 TcpCubic).
+    Uncapped,
+}
+
+impl SlowStart {
+    /// The rule for an algorithm whose ns-3 implementation uses `ns3`.
+    pub fn rule(self, ns3: SsRule) -> SsRule {
+        match self {
+            SlowStart::Linux => SsRule::Linux,
+            SlowStart::Rfc3465 => SsRule::Abc(2),
+            SlowStart::Ns3 => ns3,
+        }
+    }
 }
 
 /// The congestion-control contract (see the module docs for when each hook runs).
@@ -245,20 +309,31 @@ crate::registry! {
     }
 }
 
-/// Standard slow start with Appropriate Byte Counting (RFC 3465 section 2.2, L = 2): while in
-/// slow start, cwnd grows by the bytes acknowledged, at most 2 MSS per ACK; the rest of what the
-/// ACK acknowledges is discarded. Returns the acked bytes left for congestion avoidance: all of
-/// them outside slow start; once an ACK takes cwnd to ssthresh, what it acknowledged beyond the
-/// room that was left (as Linux `tcp_slow_start`); otherwise 0.
-pub fn slow_start(w: &mut Window, acked_bytes: u64) -> u64 {
+/// Slow start: grow cwnd for an ACK of `acked_bytes` under `rule` (see [`SsRule`]). Returns the
+/// acked bytes left for congestion avoidance: all of them outside slow start; once an ACK takes
+/// cwnd to ssthresh, what it acknowledged beyond the room that was left; otherwise 0 (what RFC
+/// 3465 discards while cwnd < ssthresh, defect 1 of the TCP-fidelity issue).
+pub fn slow_start(w: &mut Window, acked_bytes: u64, rule: SsRule) -> u64 {
     if !w.in_slow_start() {
         return acked_bytes;
     }
-    let inc = acked_bytes.min(2 * w.mss as u64);
+    let mss = w.mss as u64;
+    let inc = match rule {
+        SsRule::Linux => acked_bytes,
+        SsRule::Abc(l) => acked_bytes.min(l as u64 * mss),
+        SsRule::PerAck => mss.min(acked_bytes.div_ceil(mss) * mss),
+        SsRule::Uncapped => {
+            w.cwnd += acked_bytes;
+            return 0;
+        }
+    };
     let room = w.ssthresh - w.cwnd;
     if inc < room {
         w.cwnd += inc;
         0
+    } else if rule == SsRule::PerAck {
+        w.cwnd += inc; // ns-3 adds the segment even past ssthresh
+        acked_bytes.saturating_sub(mss)
     } else {
         w.cwnd = w.ssthresh;
         acked_bytes - room
@@ -277,6 +352,27 @@ mod tests {
             let back: CcConfig = serde_json::from_value(json).unwrap();
             assert_eq!(back, cfg);
             assert!(cfg.validate().is_empty(), "{} defaults must be valid", cfg.name());
+        }
+    }
+
+    /// The slow-start rules on one ACK that acknowledges 158 segments with cwnd 1 and ssthresh
+    /// 44 (the ACK that fills the hole after a timeout, counted cumulatively).
+    #[test]
+    fn slow_start_rules() {
+        let mss = 1000u64;
+        let run = |rule| {
+            let mut w = Window { cwnd: mss, ssthresh: 44 * mss, mss: mss as u32 };
+            let left = slow_start(&mut w, 158 * mss, rule);
+            (w.cwnd / mss, left / mss)
+        };
+        assert_eq!(run(SsRule::Abc(2)), (3, 0), "RFC 3465: at most L = 2 segments, the rest discarded below ssthresh");
+        assert_eq!(run(SsRule::Linux), (44, 115), "Linux: up to ssthresh, the rest to congestion avoidance");
+        assert_eq!(run(SsRule::PerAck), (2, 0), "ns-3 TcpNewReno: one segment per ACK");
+        assert_eq!(run(SsRule::Uncapped), (159, 0), "ns-3 TcpCubic: every segment, past ssthresh");
+        // below ssthresh nothing is passed on, whatever the rule
+        for rule in [SsRule::Abc(2), SsRule::Linux, SsRule::PerAck] {
+            let mut w = Window { cwnd: 10 * mss, ssthresh: 100 * mss, mss: mss as u32 };
+            assert_eq!(slow_start(&mut w, 4 * mss, rule), 0);
         }
     }
 

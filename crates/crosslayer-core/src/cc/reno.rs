@@ -6,22 +6,50 @@
 //! NewReno (RFC 6582) is a loss-recovery procedure, implemented by the sender when SACK is off;
 //! "newreno" names this same window rule.
 //!
+//! Congestion avoidance counts acknowledged bytes (`counting = "bytes"`: RFC 3465, and Linux's
+//! `tcp_cong_avoid_ai`, which counts acknowledged segments) or ACKs (`"acks"`: cwnd += SMSS^2 /
+//! cwnd per ACK, RFC 5681 eq. (3), as ns-3's `TcpNewReno::CongestionAvoidance`; with delayed ACKs
+//! this grows about half as fast). Slow start follows `[tcp] slow_start` (ns-3: one segment per
+//! ACK).
+//!
 //! Deviations: ssthresh = max(FlightSize / 2, 2 MSS) per RFC 5681 eq. (4) (Linux halves cwnd
 //! instead; for a cwnd-limited bulk sender the two coincide). Slow start hands the bytes left over
 //! at ssthresh to congestion avoidance (Linux `tcp_slow_start`), which RFC 5681 leaves open.
 
-use super::{slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, Window};
+use super::{slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, SsRule, Window};
 use crate::registry::{Algorithm, Info};
+use crate::tcp::Profile;
 
-crate::params! {
-    /// Reno has no parameters: AIMD(1, 1/2) is the standard.
-    pub struct RenoConfig {}
+crate::choice! {
+    /// What congestion avoidance counts.
+    pub enum Counting {
+        /// Acknowledged bytes: one SMSS per cwnd acknowledged (RFC 3465; Linux).
+        Bytes = "bytes",
+        /// ACKs: SMSS^2 / cwnd per ACK of new data (RFC 5681 eq. 3; ns-3 TcpNewReno).
+        Acks = "acks",
+    }
 }
 
-#[derive(Clone, Debug, Default)]
+crate::params! {
+    /// Reno: AIMD(1, 1/2) is the standard; only how congestion avoidance counts differs between stacks.
+    pub struct RenoConfig {
+        /// What congestion avoidance counts: "bytes" or "acks"; unset: the TCP profile's (linux: bytes, ns3: acks).
+        counting: Option<Counting> = None, Choice, range(), "linux: tcp_cong_avoid_ai (bytes); ns3: TcpNewReno::CongestionAvoidance (acks)";
+    }
+}
+
+#[derive(Clone, Debug)]
 pub struct Reno {
     /// Bytes acknowledged since cwnd last grew in congestion avoidance (RFC 3465 `bytes_acked`).
     bytes_acked: u64,
+    counting: Counting,
+    ss: SsRule,
+}
+
+impl Default for Reno {
+    fn default() -> Reno {
+        Reno { bytes_acked: 0, counting: Counting::Bytes, ss: SsRule::Linux }
+    }
 }
 
 impl Algorithm for Reno {
@@ -33,8 +61,12 @@ impl Algorithm for Reno {
         summary: "Reno/NewReno AIMD: +1 MSS per RTT, halve on loss, with byte counting",
         sources: &["RFC 5681 section 3.1", "RFC 3465 section 2 (ABC)", "RFC 6582 (NewReno recovery, in the sender)", "Linux net/ipv4/tcp_cong.c tcp_reno_*"],
     };
-    fn new(_cfg: &RenoConfig, _env: &CcEnv) -> Reno {
-        Reno::default()
+    fn new(cfg: &RenoConfig, env: &CcEnv) -> Reno {
+        let counting = cfg.counting.unwrap_or(match env.profile {
+            Profile::Linux => Counting::Bytes,
+            Profile::Ns3 => Counting::Acks,
+        });
+        Reno { bytes_acked: 0, counting, ss: env.slow_start.rule(SsRule::PerAck) }
     }
 }
 
@@ -43,14 +75,22 @@ impl CongestionControl for Reno {
         if !a.may_grow() {
             return;
         }
-        let acked = slow_start(w, a.acked_bytes);
+        let acked = slow_start(w, a.growth_bytes, self.ss);
         if acked == 0 {
             return;
         }
-        self.bytes_acked += acked;
-        if self.bytes_acked >= w.cwnd {
-            self.bytes_acked -= w.cwnd;
-            w.cwnd += w.mss as u64;
+        match self.counting {
+            Counting::Bytes => {
+                self.bytes_acked += acked;
+                if self.bytes_acked >= w.cwnd {
+                    self.bytes_acked -= w.cwnd;
+                    w.cwnd += w.mss as u64;
+                }
+            }
+            Counting::Acks => {
+                let mss = w.mss as u64;
+                w.cwnd += (mss * mss / w.cwnd).max(1);
+            }
         }
     }
 
@@ -72,6 +112,7 @@ mod tests {
             ca_state: CaState::Open,
             acked_bytes: bytes,
             sacked_bytes: 0,
+            growth_bytes: bytes,
             lost_bytes: 0,
             prior_in_flight: 0,
             cwnd_limited: true,
@@ -81,6 +122,8 @@ mod tests {
             srtt: Dur::from_ms(10),
             min_rtt: Dur::from_ms(10),
             delivered_total: 0,
+            snd_una: 0,
+            snd_nxt: 0,
             rate: RateSample::default(),
         }
     }
@@ -112,6 +155,25 @@ mod tests {
             r.on_ack(&mut w, &ack(2 * mss));
         }
         assert_eq!(w.cwnd, 22 * mss);
+    }
+
+    /// ns-3's TcpNewReno counts ACKs in congestion avoidance (SMSS^2 / cwnd per ACK): with
+    /// delayed ACKs (two segments each) dW/dACK = 1/W, so after N ACKs W^2 = W0^2 + 2N; byte
+    /// counting (Linux) grows twice as fast per ACK, W^2 = W0^2 + 4N.
+    #[test]
+    fn ack_counting_grows_half_as_fast_with_delayed_acks() {
+        let mss = 1000u64;
+        let grow = |counting| {
+            let mut r = Reno { counting, ..Reno::default() };
+            let mut w = Window { cwnd: 20 * mss, ssthresh: 10 * mss, mss: mss as u32 };
+            for _ in 0..1000 {
+                r.on_ack(&mut w, &ack(2 * mss));
+            }
+            w.cwnd as f64 / mss as f64
+        };
+        let (bytes, acks) = (grow(Counting::Bytes), grow(Counting::Acks));
+        assert!((bytes - (400.0f64 + 4000.0).sqrt()).abs() < 1.0, "bytes: {bytes}");
+        assert!((acks - (400.0f64 + 2000.0).sqrt()).abs() < 1.0, "acks: {acks}");
     }
 
     #[test]

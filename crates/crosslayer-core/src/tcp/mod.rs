@@ -14,6 +14,7 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 
+use crate::cc::SlowStart;
 use crate::params::{ParamType, Problem, Value};
 use crate::units::{Bytes, Dur};
 
@@ -59,6 +60,17 @@ crate::choice! {
         /// segment, go back and slow-start from the loss (no fast recovery). SACK blocks are
         /// ignored.
         Tahoe = "tahoe",
+    }
+}
+
+crate::choice! {
+    /// What window growth counts per ACK.
+    pub enum AckCounting {
+        /// Segments newly delivered: cumulatively acknowledged without an earlier SACK, or newly
+        /// SACKed (Linux).
+        Delivered = "delivered",
+        /// The advance of the cumulative ACK (ns-3).
+        Cumulative = "cumulative",
     }
 }
 
@@ -124,6 +136,10 @@ crate::params! {
         rack: Option<bool> = None, Flag, range(), "linux: net.ipv4.tcp_recovery = 1 (RACK, since 4.18 the only loss detection with SACK); ns3: not implemented in ns-3 3.44";
         /// Tail loss probes (RFC 8985 section 7): after 2 SRTT without an ACK, send one probe segment so a tail loss is found by SACK instead of the RTO. Needs SACK (profile).
         tlp: Option<bool> = None, Flag, range(), "linux: net.ipv4.tcp_early_retrans = 3 (TLP); ns3: not implemented in ns-3 3.44";
+        /// How slow start grows the window per ACK (profile): "linux" (every acknowledged segment, up to ssthresh), "rfc3465" (at most 2 segments per ACK) or "ns3" (ns-3's rule for each algorithm).
+        slow_start: Option<SlowStart> = None, Choice, range(), "linux: tcp_slow_start; ns3: TcpNewReno::SlowStart (one segment per ACK), TcpCubic::IncreaseWindow (every segment, past ssthresh)";
+        /// What window growth counts per ACK (profile): "delivered" (segments newly acknowledged or SACKed) or "cumulative" (how far the cumulative ACK advanced, counting again what was SACKed before).
+        ack_counting: Option<AckCounting> = None, Choice, range(), "linux: tcp_cong_control acked_sacked; ns3: TcpSocketBase::ProcessAck segsAcked";
         /// Negotiate ECN (RFC 3168): data is sent ECT(0), and an ECN-Echo reduces the window. Algorithms that need ECN (DCTCP) turn it on themselves.
         ecn: bool = false, Flag, range(), "Linux net.ipv4.tcp_ecn = 2 (not requested by default); ns-3 UseEcn Off";
         /// Receiver window; unset: unlimited.
@@ -173,6 +189,8 @@ profiled! {
     data_retries: u32 { linux: 15, ns3: 6 },
     rack: bool { linux: true, ns3: false },
     tlp: bool { linux: true, ns3: false },
+    slow_start: SlowStart { linux: SlowStart::Linux, ns3: SlowStart::Ns3 },
+    ack_counting: AckCounting { linux: AckCounting::Delivered, ns3: AckCounting::Cumulative },
 }
 
 impl TcpConfig {

@@ -56,7 +56,7 @@
 use super::rack::{ProbeOutcome, Rack, Tlp};
 use super::rtt::RttEstimator;
 use super::scoreboard::{later, Delivered, RackLoss, Scoreboard, TxStamp};
-use super::{Profile, Recovery, RttSamples, TcpConfig, TxCtx};
+use super::{AckCounting, Profile, Recovery, RttSamples, TcpConfig, TxCtx};
 use crate::cc::{AckEvent, CaState, Cc, CcEnv, CongestionEvent, CongestionKind, RateSample, Window};
 use crate::metrics::LogHistogram;
 use crate::packet::{Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
@@ -207,6 +207,7 @@ pub struct Sender {
     recovery: Recovery,
     profile: Profile,
     pub prr: Prr,
+    ack_counting: AckCounting,
     /// The timestamps option is on: RTT samples may come from the echo.
     timestamps: bool,
     rtt_samples: RttSamples,
@@ -223,7 +224,8 @@ pub struct Sender {
     /// RFC 6675 RecoveryPoint / end of the Loss episode, as a segment number (one past HighData).
     recovery_point: u64,
     /// RFC 6582 `recover` as a segment number (one past the highest segment sent at the last
-    /// congestion event); duplicate ACKs below it do not start a new recovery.
+    /// congestion event); without SACK, duplicate ACKs that do not go beyond it do not start a
+    /// new recovery.
     recover: Option<u64>,
     dupacks: u32,
     /// Timeouts since snd_una last advanced (Linux `icsk_retransmits`): a timeout is a new loss
@@ -284,6 +286,7 @@ impl Sender {
                 (r, _) => r,
             },
             profile: cfg.profile,
+            ack_counting: cfg.ack_counting(),
             prr: Prr::default(),
             timestamps: cfg.timestamps,
             rtt_samples: cfg.rtt_samples(),
@@ -334,7 +337,7 @@ impl Sender {
 
     /// What a congestion control of this flow is built with.
     pub fn cc_env(cfg: &TcpConfig) -> CcEnv {
-        CcEnv { mss: cfg.mss_bytes(), initial_cwnd: cfg.initial_cwnd as u64 * cfg.mss_bytes() as u64 }
+        CcEnv { mss: cfg.mss_bytes(), initial_cwnd: cfg.initial_cwnd as u64 * cfg.mss_bytes() as u64, profile: cfg.profile, slow_start: cfg.slow_start() }
     }
 
     pub fn start_at(&self) -> Time {
@@ -608,7 +611,10 @@ impl Sender {
             self.rtt.on_sample(r, self.sb.una(), self.sb.nxt());
             self.rtt_hist.record(r.ns());
         }
-        let rate = self.rate_sample(now, sacked.newly + cum.segs - cum.were_sacked, newest);
+        // Newly delivered: cumulatively acknowledged without an earlier SACK, or newly SACKed.
+        let delivered_segs = sacked.newly + cum.segs - cum.were_sacked;
+        let delivered_bytes = delivered_segs * mss;
+        let rate = self.rate_sample(now, delivered_segs, newest);
         let lost_segs = if self.rack_on {
             self.rack.on_delivered(later(sacked.rack, cum.rack), now);
             self.rack_detect(now, false).newly_lost
@@ -647,6 +653,10 @@ impl Sender {
             ca_state,
             acked_bytes: cum.segs * mss,
             sacked_bytes: sacked.newly * mss,
+            growth_bytes: match self.ack_counting {
+                AckCounting::Delivered => delivered_bytes,
+                AckCounting::Cumulative => cum.segs * mss,
+            },
             lost_bytes: lost_segs * mss,
             prior_in_flight: prior_pipe,
             cwnd_limited,
@@ -656,12 +666,13 @@ impl Sender {
             srtt: self.rtt.srtt_or(Dur::from_ms(100)),
             min_rtt: self.rtt.min_rtt.unwrap_or(Dur::from_ms(100)),
             delivered_total: self.rate.delivered,
+            snd_una: self.sb.una() * mss,
+            snd_nxt: self.sb.nxt() * mss,
             rate,
         };
         self.cc.on_ack(&mut self.window, &ev);
 
         let full = self.cc.full_control();
-        let delivered_bytes = (sacked.newly + cum.segs - cum.were_sacked) * mss;
         match self.state {
             CaState::Open => {
                 if new_una {
@@ -677,9 +688,11 @@ impl Sender {
                 } else {
                     self.dupacks >= DUPTHRESH || (self.sack && self.sb.packets_out() > 0 && self.sb.is_lost(self.sb.una()))
                 };
-                // RFC 6582 `recover` (and ns-2's bugFix_): no new fast retransmit for duplicate
-                // ACKs that do not cover the last episode.
-                let guard = self.recover.is_none_or(|r| self.sb.una() >= r);
+                // Without SACK, RFC 6582 `recover` (and ns-2's bugFix_): no new fast retransmit
+                // for duplicate ACKs that do not cover more than the highest segment sent at the
+                // last episode (they may come from segments retransmitted needlessly after a
+                // timeout). With SACK such duplicates SACK nothing and are not counted.
+                let guard = self.sack || self.recover.is_none_or(|r| self.sb.una() > r);
                 if time_to_recover && guard {
                     self.enter_recovery(ctx);
                     if self.recovery == Recovery::Prr && !full {
