@@ -104,6 +104,8 @@ crate::params! {
         timestamps: bool = true, Flag, range(), "Linux net.ipv4.tcp_timestamps = 1; ns-3 TcpSocketBase::Timestamp true";
         /// ACK every second full segment or when delack_timeout expires (RFC 1122, RFC 5681).
         delayed_ack: bool = true, Flag, range(), "RFC 1122 section 4.2.3.2; Linux; ns-3 DelAckCount 2";
+        /// Segments the receiver acknowledges at once at the start of a connection and after a duplicate segment, before delaying ACKs (profile; Linux quick-ACK mode).
+        quickack: Option<u32> = None, Count, range(<= 1000), "linux: TCP_MAX_QUICKACKS 16 (tcp_incr_quickack); ns3: none (0)";
         /// Delayed-ACK timer (profile; RFC 1122 allows up to 500 ms).
         delack_timeout: Option<Dur> = None, Time, range(<= Dur::from_ms(500)), "linux: TCP_DELACK_MIN 40 ms; ns3: TcpSocket::DelAckTimeout 200 ms";
         /// Initial window, segments.
@@ -190,6 +192,7 @@ profiled! {
     rack: bool { linux: true, ns3: false },
     tlp: bool { linux: true, ns3: false },
     slow_start: SlowStart { linux: SlowStart::Linux, ns3: SlowStart::Ns3 },
+    quickack: u32 { linux: 16, ns3: 0 },
     ack_counting: AckCounting { linux: AckCounting::Delivered, ns3: AckCounting::Cumulative },
 }
 

@@ -8,12 +8,16 @@
 //! * Delayed ACKs, RFC 1122 section 4.2.3.2 and RFC 5681 section 4.2: ACK at least every second
 //!   full-size segment and within `delack_timeout`; ACK immediately when a segment arrives out of
 //!   order, is a duplicate, or fills (part of) a hole.
+//! * Quick-ACK mode (Linux `tcp_incr_quickack`, `tcp_enter_quickack_mode`; `quickack`): the
+//!   first `quickack` segments are each acknowledged at once (Linux: 16, TCP_MAX_QUICKACKS, with
+//!   the default receive buffer), and so are the next `quickack` after a duplicate segment
+//!   arrives, and the next 2 after a CE mark that starts an ECN echo. ns-3 has no such mode.
 //! * ECN, RFC 3168 section 6.1.3: ECE is set on every ACK from a CE arrival until a segment with
 //!   CWR arrives.
 //! * TSecr echoes the TSval of the earliest segment covered by the ACK (RFC 7323 section 4.3).
 //!
-//! Deviations: no D-SACK (RFC 2883), no quick-ACK mode at start (Linux acks the first 16 segments
-//! at once), no window updates (the advertised window is the sender-side `rwnd_bytes` setting).
+//! Deviations: no D-SACK (RFC 2883), no window updates (the advertised window is the sender-side
+//! `rwnd_bytes` setting); Linux's quick-ACK count is min(16, rcv_wnd / (2 MSS)), taken as 16.
 
 use super::{TcpConfig, TxCtx};
 use crate::packet::{Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
@@ -69,6 +73,10 @@ pub struct Receiver {
     /// Full segments received and not yet acknowledged.
     unacked_segs: u32,
     delack_deadline: Time,
+    /// Quick-ACK mode: this many more segments are acknowledged at once (Linux `icsk_ack.quick`).
+    quick: u32,
+    /// Segments acknowledged at once at the start and after a duplicate (`quickack`).
+    quickack: u32,
     ece_pending: bool,
     /// TSval to echo in the next ACK.
     ts_echo: Time,
@@ -91,6 +99,8 @@ impl Receiver {
             recent: [0; SACK_BLOCKS],
             unacked_segs: 0,
             delack_deadline: Time::NEVER,
+            quick: cfg.quickack(),
+            quickack: cfg.quickack(),
             ece_pending: false,
             ts_echo: Time::ZERO,
             counters: ReceiverCounters::default(),
@@ -123,6 +133,9 @@ impl Receiver {
             self.ece_pending = false;
         }
         if p.ecn == Ecn::Ce {
+            if !self.ece_pending && self.quickack > 0 {
+                self.quick = self.quick.max(2); // Linux tcp_ecn_check_ce: don't delay this echo
+            }
             self.ece_pending = true;
         }
         let (start, end) = (p.seq, p.seq + p.len_bytes as u64);
@@ -132,6 +145,7 @@ impl Receiver {
         }
         let immediate = if end <= self.rcv_nxt {
             self.counters.dup_pkts += 1;
+            self.quick = self.quick.max(self.quickack); // Linux: a retransmission, quick-ACK mode
             true
         } else if start <= self.rcv_nxt {
             self.counters.received_bytes += end - self.rcv_nxt;
@@ -148,7 +162,7 @@ impl Receiver {
             true
         };
         self.unacked_segs += 1;
-        if immediate || !self.delayed_ack || self.unacked_segs >= 2 {
+        if immediate || self.quick > 0 || !self.delayed_ack || self.unacked_segs >= 2 {
             self.send_ack(ctx);
         } else if self.delack_deadline.is_never() {
             self.delack_deadline = ctx.now + self.delack_timeout;
@@ -234,6 +248,7 @@ impl Receiver {
         p.size_bytes = self.ack_bytes + if p.n_sack > 0 { 4 + 8 * p.n_sack as u32 } else { 0 };
         ctx.out.push(ctx.arena.alloc(p));
         self.counters.acks_sent += 1;
+        self.quick = self.quick.saturating_sub(self.unacked_segs); // tcp_dec_quickack_mode
         self.unacked_segs = 0;
         self.delack_deadline = Time::NEVER;
     }
@@ -257,8 +272,29 @@ mod tests {
     }
 
     #[test]
+    fn quick_ack_mode_acks_the_first_segments_at_once() {
+        use crate::tcp::Profile;
+        for (profile, quick) in [(Profile::Linux, 16u64), (Profile::Ns3, 0)] {
+            let cfg = TcpConfig { mss: crate::units::Bytes::new(100), profile, ..Default::default() };
+            let mut r = Receiver::new(0, 1, 0, &cfg);
+            let mut a = PacketArena::new();
+            let acks: Vec<usize> = (0..40u64).map(|k| deliver(&mut r, &mut a, 100 * k, k).len()).collect();
+            let immediate = acks.iter().take_while(|&&n| n == 1).count() as u64;
+            assert_eq!(immediate, quick, "{profile:?}: {acks:?}");
+            // then every second segment
+            let rest = &acks[quick as usize..];
+            assert_eq!(rest.iter().sum::<usize>(), rest.len() / 2, "{profile:?}");
+            // a duplicate segment re-enters quick-ACK mode (Linux); its own ACK uses one of the 16:
+            // of the next 20 segments 15 are acknowledged at once, the other 5 in 2 delayed ACKs
+            deliver(&mut r, &mut a, 0, 100);
+            let after: usize = (40..60u64).map(|k| deliver(&mut r, &mut a, 100 * k, 200 + k).len()).sum();
+            assert_eq!(after as u64, if quick > 0 { 15 + 2 } else { 10 }, "{profile:?}");
+        }
+    }
+
+    #[test]
     fn delayed_ack_every_second_segment_and_timer() {
-        let cfg = TcpConfig { mss: crate::units::Bytes::new(100), ..Default::default() };
+        let cfg = TcpConfig { mss: crate::units::Bytes::new(100), quickack: Some(0), ..Default::default() };
         let mut r = Receiver::new(0, 1, 0, &cfg);
         let mut a = PacketArena::new();
         assert!(deliver(&mut r, &mut a, 0, 0).is_empty());
@@ -275,7 +311,7 @@ mod tests {
 
     #[test]
     fn sack_blocks_most_recent_first_and_hole_fill_acks_immediately() {
-        let cfg = TcpConfig { mss: crate::units::Bytes::new(100), ..Default::default() };
+        let cfg = TcpConfig { mss: crate::units::Bytes::new(100), quickack: Some(0), ..Default::default() };
         let mut r = Receiver::new(0, 1, 0, &cfg);
         let mut a = PacketArena::new();
         deliver(&mut r, &mut a, 0, 0);
