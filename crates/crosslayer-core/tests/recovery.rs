@@ -607,3 +607,29 @@ fn tlp_turns_a_lost_flight_into_a_fast_recovery() {
     assert_eq!((c.loss_probes, c.timeouts, c.fast_recoveries, c.retransmits), (1, 0, 1, 40));
     assert_eq!(w.receiver.counters.dup_pkts, 0);
 }
+
+/// RFC 6675 NextSeg rule 4 (rescue retransmission): ten segments and nothing more to send;
+/// segments 2 and 9 are lost. Three SACKs mark 2 lost and fast recovery retransmits it; then no
+/// lost segment and no new data remain, rule 3 finds no unSACKed segment below the highest SACK,
+/// and rule 4 retransmits the highest outstanding one (9) once, which repairs the tail without
+/// the RTO. Without rules 3 and 4 (and without TLP) the tail waits for the RTO.
+#[test]
+fn rescue_retransmission_repairs_a_tail_loss_in_recovery() {
+    let drop = |n: u64, k: u32| (n == 2 || n == 9) && k == 1;
+    for rescue in [true, false] {
+        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 10, handshake: false, rack: Some(false), tlp: Some(false), nextseg_rescue: Some(rescue), ..Default::default() };
+        let mut w = Wire::with_stop(cfg, presets::reno(), Time::from_ns(1));
+        w.spacing = Dur::from_ms(1);
+        w.run(10, Time::from_secs(5), &drop);
+        let c = w.sender.counters;
+        assert_eq!(w.sender.snd_una(), 10 * MSS);
+        let segs: Vec<u64> = w.retransmissions.iter().map(|r| r.1).collect();
+        assert_eq!(segs, [2, 9], "rescue={rescue}");
+        assert_eq!((c.fast_recoveries, c.timeouts), (1, if rescue { 0 } else { 1 }), "rescue={rescue}");
+        if rescue {
+            // the rescue goes out as soon as PRR allows a segment (two ACKs later, 2 ms), not one
+            // RTO later
+            assert_eq!(w.retransmissions[1].0 - w.retransmissions[0].0, Dur::from_ms(2));
+        }
+    }
+}

@@ -142,6 +142,8 @@ crate::params! {
         slow_start: Option<SlowStart> = None, Choice, range(), "linux: tcp_slow_start; ns3: TcpNewReno::SlowStart (one segment per ACK), TcpCubic::IncreaseWindow (every segment, past ssthresh)";
         /// What window growth counts per ACK (profile): "delivered" (segments newly acknowledged or SACKed) or "cumulative" (how far the cumulative ACK advanced, counting again what was SACKed before).
         ack_counting: Option<AckCounting> = None, Choice, range(), "linux: tcp_cong_control acked_sacked; ns3: TcpSocketBase::ProcessAck segsAcked";
+        /// RFC 6675 NextSeg rules 3 and 4 in SACK recovery when no new data can be sent: retransmit unSACKed data above the highest retransmission, then one "rescue" retransmission of the highest outstanding segment per recovery (profile).
+        nextseg_rescue: Option<bool> = None, Flag, range(), "linux: no (it retransmits only segments marked lost; TLP covers tails); ns3: TcpTxBuffer::NextSeg rules 3 and 4";
         /// Negotiate ECN (RFC 3168): data is sent ECT(0), and an ECN-Echo reduces the window. Algorithms that need ECN (DCTCP) turn it on themselves.
         ecn: bool = false, Flag, range(), "Linux net.ipv4.tcp_ecn = 2 (not requested by default); ns-3 UseEcn Off";
         /// Receiver window; unset: unlimited.
@@ -193,6 +195,7 @@ profiled! {
     tlp: bool { linux: true, ns3: false },
     slow_start: SlowStart { linux: SlowStart::Linux, ns3: SlowStart::Ns3 },
     quickack: u32 { linux: 16, ns3: 0 },
+    nextseg_rescue: bool { linux: false, ns3: true },
     ack_counting: AckCounting { linux: AckCounting::Delivered, ns3: AckCounting::Cumulative },
 }
 

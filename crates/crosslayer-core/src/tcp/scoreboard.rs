@@ -146,6 +146,9 @@ pub struct Scoreboard {
     lost_scan: u64,
     /// NextSeg rule-1 cursor: no retransmission candidate below it.
     retx_cursor: u64,
+    /// RFC 6675 HighRxt, as one past the highest segment retransmitted (rescue retransmissions
+    /// excepted).
+    high_rxt: u64,
     /// SACK blocks (segment numbers) of the previous ACK, sorted by start: already processed,
     /// so a growing block costs only its new part (as Linux's `recv_sack_cache`).
     sack_cache: [(u64, u64); 4],
@@ -247,8 +250,19 @@ impl Scoreboard {
         self.segs[(n - self.una) as usize].flags
     }
 
-    /// Segment `n` was retransmitted at `now`.
+    /// Segment `n` was retransmitted at `now` (not a rescue retransmission: see
+    /// `on_rescue_retransmit`).
     pub fn on_retransmit(&mut self, n: u64, now: Time, tx: TxStamp) {
+        self.high_rxt = self.high_rxt.max(n + 1);
+        self.mark_retransmitted(n, now, tx);
+    }
+
+    /// RFC 6675 NextSeg rule 4: a rescue retransmission does not update HighRxt.
+    pub fn on_rescue_retransmit(&mut self, n: u64, now: Time, tx: TxStamp) {
+        self.mark_retransmitted(n, now, tx);
+    }
+
+    fn mark_retransmitted(&mut self, n: u64, now: Time, tx: TxStamp) {
         if self.rate_sampling {
             self.stamps[(n - self.una) as usize] = tx;
         }
@@ -570,6 +584,23 @@ impl Scoreboard {
             }
         }
         out
+    }
+
+    /// RFC 6675 NextSeg rule 3: the lowest unSACKed segment above HighRxt, not lost, not
+    /// retransmitted, below the highest SACKed segment (for when neither a lost segment nor new
+    /// data can be sent).
+    pub fn next_seg_rule3(&self) -> Option<u64> {
+        let top = self.top3[0];
+        if top == u64::MAX {
+            return None;
+        }
+        (self.high_rxt.max(self.una)..top.min(self.nxt())).find(|&n| self.flags(n) & (SACKED | LOST | RETRANS) == 0)
+    }
+
+    /// RFC 6675 NextSeg rule 4 (rescue retransmission): the highest outstanding unSACKed
+    /// segment.
+    pub fn highest_unsacked(&self) -> Option<u64> {
+        (self.una..self.nxt()).rev().find(|&n| self.flags(n) & SACKED == 0)
     }
 
     /// Debug check of the counters against the records.

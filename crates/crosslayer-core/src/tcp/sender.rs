@@ -234,6 +234,10 @@ pub struct Sender {
     /// Segments sent by limited transmit (RFC 3042) since the duplicate ACKs began; they are not
     /// part of the FlightSize that sets ssthresh (RFC 5681 section 3.2 step 2).
     limited_transmit_segs: u64,
+    /// RFC 6675 NextSeg rules 3 and 4 are on.
+    nextseg_rescue: bool,
+    /// RFC 6675 RescueRxt (a segment number): no further rescue until snd_una passes it.
+    rescue_rxt: Option<u64>,
     /// NewReno: a partial ACK already reset the RTO in this recovery.
     partial_acked: bool,
     /// ECN: no new reduction until the ACK passes this segment number.
@@ -304,6 +308,8 @@ impl Sender {
             timeouts_since_progress: 0,
             limited_transmit_segs: 0,
             partial_acked: false,
+            nextseg_rescue: cfg.nextseg_rescue(),
+            rescue_rxt: None,
             ecn_recover: 0,
             cwr_pending: false,
             rto_deadline: Time::NEVER,
@@ -922,6 +928,8 @@ impl Sender {
             } else if self.can_send_new(ctx.now) {
                 self.send_new(limited_transmit, ctx);
                 sent_new = true;
+            } else if let Some(n) = self.rescue_candidate() {
+                self.rescue(n, ctx);
             } else {
                 if self.rate_sampling && ctx.now >= self.stop_at {
                     // Nothing left to send with room in cwnd: application-limited (Linux
@@ -934,6 +942,35 @@ impl Sender {
         if sent_new && self.tlp_on {
             self.schedule_probe(ctx.now, false);
         }
+    }
+
+    /// RFC 6675 NextSeg rules 3 and 4, in SACK fast recovery when neither a lost segment nor new
+    /// data can be sent (`nextseg_rescue`): (3) the lowest unSACKed segment above HighRxt and
+    /// below the highest SACK; else (4) once per recovery, the highest outstanding unSACKed
+    /// segment. Returns (segment, is_rule_4).
+    fn rescue_candidate(&self) -> Option<(u64, bool)> {
+        if !self.nextseg_rescue || self.state != CaState::Recovery || !self.sack {
+            return None;
+        }
+        if let Some(n) = self.sb.next_seg_rule3() {
+            return Some((n, false));
+        }
+        if self.rescue_rxt.is_none_or(|r| self.sb.una() > r) {
+            return self.sb.highest_unsacked().map(|n| (n, true));
+        }
+        None
+    }
+
+    fn rescue(&mut self, (n, rule4): (u64, bool), ctx: &mut TxCtx<'_>) {
+        let tx = self.tx_stamp(ctx.now);
+        if rule4 {
+            self.sb.on_rescue_retransmit(n, ctx.now, tx);
+            self.rescue_rxt = Some(self.recovery_point);
+        } else {
+            self.sb.on_retransmit(n, ctx.now, tx);
+        }
+        self.counters.retransmits += 1;
+        self.transmit(n, true, ctx);
     }
 
     /// New data may go out: before the stop time and within the receiver window.
