@@ -568,9 +568,14 @@ impl Scoreboard {
             }
             if due(sent) {
                 let s = &mut self.segs[(m - self.una) as usize];
+                // (a rescue or rule-3 retransmission was not marked lost before)
+                if s.flags & LOST == 0 {
+                    self.lost_out += 1;
+                }
                 s.flags = (s.flags & !RETRANS) | LOST;
                 self.retrans_out -= 1;
                 self.retx_cursor = self.retx_cursor.min(m);
+                self.lost_scan = self.lost_scan.max(m + 1);
                 out.newly_lost += 1;
                 out.lost_retransmits += 1;
                 if i == 0 {
