@@ -27,35 +27,66 @@ pub enum Event {
     Warmup,
 }
 
-/// A heap entry. `key` packs `(time << 64) | seq`, so ordering is one 128-bit comparison.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    key: u128,
-    event: Event,
+/// Bits of a heap key that hold the event: a 3-bit kind and a 21-bit index.
+const EVENT_BITS: u32 = 24;
+const INDEX_BITS: u32 = 21;
+/// Links and flows are numbered below this (the engine's limits keep them far below).
+pub const MAX_INDEX: u32 = 1 << INDEX_BITS;
+const _: () = assert!(crate::spec::MAX_FLOWS < MAX_INDEX as usize && 4 * crate::spec::MAX_HOSTS + 2 < MAX_INDEX as usize);
+/// Bits of the tie-breaking sequence number: 2^40 schedules, far above the events cap.
+const SEQ_BITS: u32 = 64 - EVENT_BITS;
+const _: () = assert!(crate::spec::MAX_EVENTS_CAP < 1u64 << (SEQ_BITS - 2));
+
+impl Event {
+    #[inline]
+    fn encode(self) -> u64 {
+        let (kind, index) = match self {
+            Event::TxDone(i) => (0, i),
+            Event::Deliver(i) => (1, i),
+            Event::SenderTimer(i) => (2, i),
+            Event::ReceiverTimer(i) => (3, i),
+            Event::QdiscTimer(i) => (4, i),
+            Event::Sample => (5, 0),
+            Event::Warmup => (6, 0),
+        };
+        debug_assert!(index < MAX_INDEX);
+        (kind << INDEX_BITS) | index as u64
+    }
+
+    #[inline]
+    fn decode(code: u64) -> Event {
+        let index = (code & (MAX_INDEX as u64 - 1)) as u32;
+        match (code >> INDEX_BITS) & 7 {
+            0 => Event::TxDone(index),
+            1 => Event::Deliver(index),
+            2 => Event::SenderTimer(index),
+            3 => Event::ReceiverTimer(index),
+            4 => Event::QdiscTimer(index),
+            5 => Event::Sample,
+            _ => Event::Warmup,
+        }
+    }
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Entry {
-    #[inline]
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.key.cmp(&o.key)
-    }
-}
+/// A heap entry: `(time << 64) | (seq << 24) | event`, so ordering is one 128-bit comparison
+/// and the heap moves 16 bytes per step (the order is by time, then scheduling sequence; the
+/// event bits never decide, as sequences are unique).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry(u128);
 
 impl Entry {
     #[inline]
+    fn new(time: Time, tie: u64, event: Event) -> Entry {
+        let low = (tie & ((1 << SEQ_BITS) - 1)) << EVENT_BITS | event.encode();
+        Entry(((time.ns() as u128) << 64) | low as u128)
+    }
+    #[inline]
     fn time(&self) -> Time {
-        Time::from_ns((self.key >> 64) as u64)
+        Time::from_ns((self.0 >> 64) as u64)
+    }
+    #[inline]
+    fn event(&self) -> Event {
+        Event::decode(self.0 as u64 & ((1 << EVENT_BITS) - 1))
     }
 }
 
@@ -101,7 +132,7 @@ impl Scheduler {
             None => self.seq,
             Some(rng) => rng.next_u64(),
         };
-        self.heap.push(Reverse(Entry { key: ((time.ns() as u128) << 64) | tie as u128, event }));
+        self.heap.push(Reverse(Entry::new(time, tie, event)));
     }
 
     /// Pop the next event if it is at or before `until`; advances `now`.
@@ -114,7 +145,7 @@ impl Scheduler {
                 debug_assert!(t >= self.now);
                 self.now = t;
                 self.executed += 1;
-                Some((t, e.event))
+                Some((t, e.event()))
             }
             _ => None,
         }
@@ -177,6 +208,14 @@ mod tests {
             vec![Event::TxDone(2), Event::TxDone(1), Event::TxDone(0), Event::Deliver(9)]
         );
         assert_eq!(s.now(), Time::from_ns(10));
+    }
+
+    #[test]
+    fn events_round_trip_through_the_key() {
+        for e in [Event::TxDone(0), Event::Deliver(MAX_INDEX - 1), Event::SenderTimer(77), Event::ReceiverTimer(5), Event::QdiscTimer(3), Event::Sample, Event::Warmup] {
+            let k = Entry::new(Time::from_ns(123), (1 << SEQ_BITS) - 1, e);
+            assert_eq!((k.event(), k.time()), (e, Time::from_ns(123)));
+        }
     }
 
     #[test]

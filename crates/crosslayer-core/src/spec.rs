@@ -76,9 +76,13 @@ crate::params! {
         /// Most rows the time series may hold together (series rows plus cwnd rows), checked before the run from sample_interval, duration and the flow count. A row takes about 40 bytes in the engine and as much again in the result tables.
         max_trace_rows: u64 = 20_000_000, Count, range(>= 1, <= MAX_TRACE_ROWS), "crosslayer: about 1.6 GB at peak";
         /// Most events one run may execute; a run that reaches it stops with an error naming this limit. A safety net against pathological settings (e.g. a 1 us retransmission timer); a 100 s run of 900 flows at 1 Gbit/s needs about 6e8.
-        max_events: u64 = 100_000_000_000, Count, range(>= 1), "crosslayer: about 3 hours of wall time";
+        max_events: u64 = 100_000_000_000, Count, range(>= 1, <= MAX_EVENTS_CAP), "crosslayer: about 3 hours of wall time";
     }
 }
+
+/// The largest `max_events` (the scheduler numbers its entries in 40 bits; a run this long
+/// would take days).
+pub const MAX_EVENTS_CAP: u64 = 200_000_000_000;
 
 crate::choice! {
     /// How events at the same instant are ordered.
