@@ -392,25 +392,29 @@ fn handshake_wire(profile: crosslayer_core::tcp::Profile, syns_lost: u32) -> Wir
     w
 }
 
-/// The SYN timer: `syn_timeout`, doubled at each retry (Linux: 1 s, 2 s, 4 s ...; ns-3: 3 s,
-/// 6 s ...); after `syn_retries` retries the connection fails and is reported as never
-/// connected.
+/// The SYN timer. ns-3: `ConnTimeout` 3 s doubled at each retry, 6 retries: SYNs at 0, 3, 9, 21,
+/// 45, 93, 189 s, failure when the last timer expires (381 s = 127 T). Linux 6.5+: 1 s for the
+/// first 4 retries (`tcp_syn_linear_timeouts`), then doubling, 6 + 4 retries: SYNs at 0, 1, 2, 3,
+/// 4, 5, 7, 11, 19, 35, 67 s, failure at 131 s. The flow is then reported as never connected.
 #[test]
 fn syn_timer_backs_off_and_the_flow_fails_after_the_retries() {
     use crosslayer_core::tcp::Profile;
-    for (profile, first) in [(Profile::Linux, 1u64), (Profile::Ns3, 3)] {
+    let secs = |w: &Wire| -> Vec<u64> { w.syn_times.iter().map(|t| t.ns() / 1_000_000_000).collect() };
+    let schedules: [(Profile, &[u64], u64); 2] = [
+        (Profile::Linux, &[0, 1, 2, 3, 4, 5, 7, 11, 19, 35, 67], 131),
+        (Profile::Ns3, &[0, 3, 9, 21, 45, 93, 189], 381),
+    ];
+    for (profile, syns, fail_at) in schedules {
         let mut w = handshake_wire(profile, 2);
-        w.run(50, Time::from_secs(60), &|_, _| false);
-        let t: Vec<u64> = w.syn_times.iter().map(|t| t.ns() / 1_000_000_000).collect();
-        assert_eq!(t, [0, first, 3 * first], "{profile:?}: SYNs at 0, T, 3T");
+        w.run(50, Time::from_secs(600), &|_, _| false);
+        assert_eq!(secs(&w), syns[..3], "{profile:?}: two SYNs lost");
         assert_eq!(w.sender.conn, ConnState::Established);
         assert!(w.sender.snd_una() >= 50 * MSS);
         let mut never = handshake_wire(profile, 100);
         never.run(50, Time::from_secs(2000), &|_, _| false);
         assert_eq!(never.sender.conn, ConnState::Failed, "{profile:?}");
-        assert_eq!(never.syn_times.len(), 7, "the SYN and 6 retries");
-        // it fails when the last retry's timer (64 T) expires: T * (1 + 2 + ... + 64) = 127 T
-        assert_eq!(never.sender.ended_at, Some(Time::from_secs(127 * first)), "{profile:?}");
+        assert_eq!(secs(&never), syns, "{profile:?}");
+        assert_eq!(never.sender.ended_at, Some(Time::from_secs(fail_at)), "{profile:?}");
     }
 }
 

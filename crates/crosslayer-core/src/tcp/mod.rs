@@ -128,6 +128,8 @@ crate::params! {
         syn_size: Option<Bytes> = None, Size, range(>= 20, <= 120), "linux: IPv4 20 + TCP 20 + options 20 (MSS, SACK-permitted, timestamps, window scale); ns3: see the profile table";
         /// SYN retransmission timeout; it doubles at each retry (profile).
         syn_timeout: Option<Dur> = None, Time, range(>= Dur::from_us(1)), "linux: TCP_TIMEOUT_INIT 1 s; ns3: TcpSocket::ConnTimeout 3 s";
+        /// SYN retries at the initial syn_timeout before the timer starts doubling; they come on top of syn_retries (profile).
+        syn_linear_timeouts: Option<u32> = None, Count, range(<= 100), "linux: net.ipv4.tcp_syn_linear_timeouts 4 (Linux 6.5+); ns3: none (0)";
         /// SYN retransmissions before the connection fails (profile).
         syn_retries: Option<u32> = None, Count, range(<= 100), "linux: net.ipv4.tcp_syn_retries 6; ns3: TcpSocket::ConnCount 6";
         /// Consecutive retransmission timeouts of the same data before the connection is given up (profile).
@@ -190,6 +192,7 @@ profiled! {
     syn_size: Bytes { linux: Bytes::new(60), ns3: Bytes::new(58) },
     syn_timeout: Dur { linux: Dur::from_secs(1), ns3: Dur::from_secs(3) },
     syn_retries: u32 { linux: 6, ns3: 6 },
+    syn_linear_timeouts: u32 { linux: 4, ns3: 0 },
     data_retries: u32 { linux: 15, ns3: 6 },
     rack: bool { linux: true, ns3: false },
     tlp: bool { linux: true, ns3: false },

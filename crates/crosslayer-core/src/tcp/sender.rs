@@ -3,8 +3,10 @@
 //! Sources, rule by rule:
 //! * Slow start / congestion avoidance: delegated to the congestion control (`cc`), called only
 //!   when the sender is cwnd-limited (Linux `tcp_is_cwnd_limited`; RFC 7661 motivates it).
-//! * Connection set-up (RFC 9293): SYN, SYN-ACK, ACK; the SYN timer starts at `syn_timeout` and
-//!   doubles per retry, the connection fails after `syn_retries`; the handshake gives the first RTT
+//! * Connection set-up (RFC 9293): SYN, SYN-ACK, ACK; the SYN timer starts at `syn_timeout`,
+//!   stays there for `syn_linear_timeouts` retries (Linux 6.5+ `tcp_syn_linear_timeouts`) and then
+//!   doubles per retry; the connection fails after `syn_retries` + `syn_linear_timeouts`
+//!   retries (Linux `tcp_write_timeout`); the handshake gives the first RTT
 //!   sample (RFC 6298 section 5.7: RTO 3 s if a SYN was lost and no sample exists); after a lost
 //!   SYN the initial window is one segment (RFC 5681 section 3.1). `data_retries` consecutive
 //!   timeouts of the same data abort the connection.
@@ -122,6 +124,7 @@ struct Handshake {
     ack_bytes: u32,
     syn_timeout: Dur,
     syn_retries: u32,
+    syn_linear: u32,
     /// SYN retransmissions so far.
     retries: u32,
     /// When the SYN timer expires.
@@ -325,6 +328,7 @@ impl Sender {
                 ack_bytes: cfg.ack_size().get() as u32,
                 syn_timeout: cfg.syn_timeout(),
                 syn_retries: cfg.syn_retries(),
+                syn_linear: cfg.syn_linear_timeouts(),
                 retries: 0,
                 deadline: Time::NEVER,
                 sent_at: Time::ZERO,
@@ -402,7 +406,7 @@ impl Sender {
                 if now < self.hs.deadline {
                     return;
                 }
-                if self.hs.retries >= self.hs.syn_retries {
+                if self.hs.retries >= self.hs.syn_retries + self.hs.syn_linear {
                     self.conn = ConnState::Failed; // every SYN timed out: the flow never connects
                     self.ended_at = Some(now);
                     return;
@@ -429,12 +433,14 @@ impl Sender {
         }
     }
 
-    /// Send a SYN and arm its timer: syn_timeout, doubled at each retry.
+    /// Send a SYN and arm its timer: syn_timeout for the first `syn_linear_timeouts` retries,
+    /// then doubled at each retry.
     fn send_syn(&mut self, ctx: &mut TxCtx<'_>) {
         let now = ctx.now;
         self.conn = ConnState::SynSent;
         self.hs.sent_at = now;
-        self.hs.deadline = now + self.hs.syn_timeout.mul(1u64.checked_shl(self.hs.retries).unwrap_or(u64::MAX));
+        let doublings = self.hs.retries.saturating_sub(self.hs.syn_linear);
+        self.hs.deadline = now + self.hs.syn_timeout.mul(1u64.checked_shl(doublings).unwrap_or(u64::MAX));
         self.send_control(PktKind::Syn, self.hs.syn_bytes, Time::ZERO, ctx);
     }
 
@@ -833,6 +839,9 @@ impl Sender {
 
     /// One ACK of PRR: cwnd = pipe + sndcnt (RFC 6937 section 3; Linux `tcp_cwnd_reduction`).
     fn prr_step(&mut self, delivered: u64, snd_una_advanced: bool, newly_lost: bool) {
+        if delivered == 0 {
+            return; // nothing delivered: the window stays (Linux tcp_cwnd_reduction)
+        }
         let mss = self.mss as u64;
         self.prr.delivered += delivered;
         let bonus = match self.profile {
