@@ -34,6 +34,7 @@
 use super::hystart::{self, Hystart, HystartMode, Verdict};
 use super::{slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Field, Info};
+use crate::tcp::Profile;
 use crate::units::{Dur, Time};
 
 crate::choice! {
@@ -59,8 +60,8 @@ crate::params! {
         tcp_friendliness: bool = true, Flag, range(), "RFC 9438 section 4.3; Linux tcp_friendliness = 1";
         /// The RTT in W_cubic(t + RTT): "min_rtt" or "srtt".
         rtt: CubicRtt = CubicRtt::MinRtt, Choice, range(), "Linux bictcp_update and ns-3 TcpCubic::Update use the minimum RTT; RFC 9438 says SRTT";
-        /// Early exit from slow start: "linux" (HyStart: ACK train and delay increase), "hystart++" (RFC 9406) or "off".
-        hystart: HystartMode = HystartMode::Linux, Choice, range(), "Linux tcp_cubic hystart = 1, hystart_detect = 3; ns-3 TcpCubic::HyStart true";
+        /// Early exit from slow start: "linux" (HyStart: ACK train and delay increase), "ns3" (ns-3's HyStart), "hystart++" (RFC 9406) or "off"; unset: the TCP profile's (linux or ns3).
+        hystart: Option<HystartMode> = None, Choice, range(), "Linux tcp_cubic hystart = 1, hystart_detect = 3; ns-3 TcpCubic::HyStart true";
         /// HyStart acts only once cwnd is at least this many segments.
         hystart_low_window: u32 = 16, Packets, range(>= 2, <= 100_000), "Linux hystart_low_window = 16; ns-3 HyStartLowWindow 16";
         /// ACKs at most this far apart form a train (HyStart's ACK-train detection).
@@ -91,6 +92,9 @@ pub struct Cubic {
     delay_min: Option<Dur>,
     pub hystart: Hystart,
     ss: SsRule,
+    /// ns-3's TcpCubic details: delay samples are SRTT and ignored for 10 ms (not 1 s) after an
+    /// epoch starts; a timeout keeps W_max; congestion avoidance adds at most one segment per ACK.
+    ns3: bool,
 }
 
 impl Algorithm for Cubic {
@@ -103,8 +107,11 @@ impl Algorithm for Cubic {
         sources: &["RFC 9438 sections 4.1-4.8", "Ha, Rhee, Xu, ACM SIGOPS OSR 42(5), 2008", "Linux net/ipv4/tcp_cubic.c"],
     };
     fn new(cfg: &CubicConfig, env: &CcEnv) -> Cubic {
-        let mut c = Cubic::with_config(cfg.clone());
+        let ns3 = env.profile == Profile::Ns3;
+        let hystart = cfg.hystart.unwrap_or(if ns3 { HystartMode::Ns3 } else { HystartMode::Linux });
+        let mut c = Cubic::with_config(CubicConfig { hystart: Some(hystart), ..cfg.clone() });
         c.ss = env.slow_start.rule(SsRule::Uncapped);
+        c.ns3 = ns3;
         c
     }
 }
@@ -121,8 +128,9 @@ impl Cubic {
             after_rto: false,
             in_reno_region: false,
             delay_min: None,
-            hystart: Hystart::new(cfg.hystart, cfg.hystart_low_window, cfg.hystart_ack_delta),
+            hystart: Hystart::new(cfg.hystart.unwrap_or(HystartMode::Linux), cfg.hystart_low_window, cfg.hystart_ack_delta),
             ss: SsRule::Linux,
+            ns3: false,
             cfg,
         }
     }
@@ -182,12 +190,13 @@ impl CongestionControl for Cubic {
     ];
 
     fn on_ack(&mut self, s: &mut Window, a: &AckEvent) {
-        // Linux cubictcp_acked: delay_min, skipping samples in the first second of an epoch.
-        if let Some(r) = a.rtt {
-            let settling = self.epoch_start.is_some_and(|e| a.now.since(e) < Dur::from_secs(1));
-            if !settling {
-                self.delay_min = Some(self.delay_min.map_or(r, |m| m.min(r)));
-            }
+        // Linux cubictcp_acked: delay_min, skipping samples in the first second of an epoch
+        // (ns-3: its samples are SRTT, skipped for CubicDelta = 10 ms).
+        let sample = if self.ns3 { a.rtt.map(|_| a.srtt) } else { a.rtt };
+        let settle = if self.ns3 { Dur::from_ms(10) } else { Dur::from_secs(1) };
+        let mut sample = sample.filter(|_| !self.epoch_start.is_some_and(|e| a.now.since(e) < settle));
+        if let Some(r) = sample {
+            self.delay_min = Some(self.delay_min.map_or(r, |m| m.min(r)));
         }
         let mut conservative = false;
         let mut rule = self.ss;
@@ -200,7 +209,7 @@ impl CongestionControl for Cubic {
                 }
                 let sample = hystart::Sample {
                     now: a.now,
-                    rtt: a.rtt,
+                    rtt: sample.take(),
                     snd_una: a.snd_una,
                     snd_nxt: a.snd_nxt,
                     cwnd_segs: s.cwnd / s.mss as u64,
@@ -244,19 +253,22 @@ impl CongestionControl for Cubic {
         let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { 3.0 * (1.0 - beta) / (1.0 + beta) };
         self.w_est += alpha * segs / cwnd;
 
-        let new_cwnd = if self.cfg.tcp_friendliness && self.w_cubic(t) < self.w_est {
+        let mut new_cwnd = if self.cfg.tcp_friendliness && self.w_cubic(t) < self.w_est {
             self.in_reno_region = true;
             self.w_est.max(cwnd)
         } else {
             self.in_reno_region = false;
             cwnd + segs * (target - cwnd) / cwnd
         };
+        if self.ns3 {
+            new_cwnd = new_cwnd.min(cwnd + 1.0); // TcpCubic::IncreaseWindow: one segment per ACK at most
+        }
         s.cwnd = ((new_cwnd * mss).round() as u64).max(s.cwnd);
     }
 
     fn on_congestion(&mut self, s: &mut Window, e: &CongestionEvent) -> u64 {
         if e.kind == CongestionKind::Timeout {
-            self.after_rto = true;
+            self.after_rto = !self.ns3; // ns-3's CubicReset keeps m_lastMaxCwnd
             // Linux bictcp_reset on entering Loss: HyStart starts over, delay_min is forgotten.
             self.hystart.reset();
             self.delay_min = None;
@@ -445,7 +457,7 @@ mod tests {
     }
 
     fn hystart(mode: HystartMode) -> Cubic {
-        Cubic::with_config(CubicConfig { hystart: mode, ..CubicConfig::default() })
+        Cubic::with_config(CubicConfig { hystart: Some(mode), ..CubicConfig::default() })
     }
 
     /// HyStart's delay detector (Linux tcp_cubic.c): with delay_min 40 ms the threshold is
@@ -484,6 +496,10 @@ mod tests {
         let exit = slow_start_rounds(&mut c, &[ms(40)], ms(1), 10);
         // round 1 has 20 ACKs (too short); round 2 has 40: exit at index 21, cwnd 40 + 21
         assert_eq!(exit, Some((2, 21, 61)));
+        // ns-3's train must outlast the whole delay_min (40 ms): round 2 is too short, round 3
+        // (80 ACKs) exits at its 42nd ACK, 41 ms after the round began
+        let mut c = hystart(HystartMode::Ns3);
+        assert_eq!(slow_start_rounds(&mut c, &[ms(40)], ms(1), 10), Some((3, 41, 80 + 41)));
     }
 
     /// HyStart++ (RFC 9406): an RTT increase of at least clamp(lastRoundMinRTT / 8, 4 ms, 16 ms)

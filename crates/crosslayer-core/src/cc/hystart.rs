@@ -16,6 +16,11 @@
 //! cubic function too); samples in the first second after a congestion-avoidance epoch starts
 //! are ignored, and a timeout resets it, as Linux does.
 //!
+//! **ns-3's HyStart** (`TcpCubic::HystartUpdate`, ns-3 3.44, as its code reads): the ACK train
+//! must last longer than the whole delay_min; the delay test compares the minimum of the round's
+//! first 8 samples (not updated afterwards) with delay_min + clamp(delay_min, 4 ms, 1000 ms),
+//! i.e. about twice delay_min; and its samples are the smoothed RTT (CUBIC passes SRTT).
+//!
 //! **HyStart++** (RFC 9406, section 4): per round, the minimum RTT of its first N_RTT_SAMPLE (8)
 //! samples is compared with the previous round's; an increase of at least clamp(last / 8, 4 ms,
 //! 16 ms) moves to Conservative Slow Start (CSS), where cwnd grows by a quarter of the usual
@@ -29,6 +34,9 @@ crate::choice! {
     pub enum HystartMode {
         /// Linux's HyStart: ACK-train and delay-increase detection (tcp_cubic.c).
         Linux = "linux",
+        /// ns-3 3.44's TcpCubic HyStart: the same detectors with its thresholds (see the module
+        /// docs).
+        Ns3 = "ns3",
         /// RFC 9406 HyStart++: delay increase per round, then Conservative Slow Start.
         HystartPp = "hystart++",
         /// No early exit: slow start ends at the first loss.
@@ -146,7 +154,7 @@ impl Hystart {
     pub fn on_ack(&mut self, s: &Sample, delay_min: Option<Dur>) -> Verdict {
         match self.mode {
             HystartMode::Off => Verdict::SlowStart,
-            HystartMode::Linux => self.linux(s, delay_min),
+            HystartMode::Linux | HystartMode::Ns3 => self.linux(s, delay_min),
             HystartMode::HystartPp => self.rfc9406(s),
         }
     }
@@ -157,20 +165,27 @@ impl Hystart {
         }
         if !self.found && s.cwnd_segs >= self.low_window {
             if let (Some(rtt), Some(min)) = (s.rtt, delay_min) {
+                let ns3 = self.mode == HystartMode::Ns3;
                 // ACK train.
                 if s.now.since(self.last_ack) <= self.ack_delta {
                     self.last_ack = s.now;
-                    let threshold = Dur::from_ns((min + self.ack_delay(s)).ns() / 2);
+                    let threshold = if ns3 { min } else { Dur::from_ns((min + self.ack_delay(s)).ns() / 2) };
                     if s.now.since(self.round_start) > threshold {
                         self.found = true;
                     }
                 }
                 // Delay increase.
-                self.curr_rtt = self.curr_rtt.min(rtt);
                 if self.samples < MIN_SAMPLES {
+                    self.curr_rtt = self.curr_rtt.min(rtt);
                     self.samples += 1;
-                } else if self.curr_rtt > min + delay_thresh(Dur::from_ns(min.ns())) {
-                    self.found = true;
+                } else {
+                    if !ns3 {
+                        self.curr_rtt = self.curr_rtt.min(rtt);
+                    }
+                    let thresh = if ns3 { min.clamp(Dur::from_ms(4), Dur::from_secs(1)) } else { delay_thresh(min) };
+                    if self.curr_rtt > min + thresh {
+                        self.found = true;
+                    }
                 }
                 if self.found {
                     return Verdict::Exit;

@@ -105,7 +105,7 @@ crate::params! {
         /// ACK every second full segment or when delack_timeout expires (RFC 1122, RFC 5681).
         delayed_ack: bool = true, Flag, range(), "RFC 1122 section 4.2.3.2; Linux; ns-3 DelAckCount 2";
         /// Segments the receiver acknowledges at once at the start of a connection and after a duplicate segment, before delaying ACKs (profile; Linux quick-ACK mode).
-        quickack: Option<u32> = None, Count, range(<= 1000), "linux: TCP_MAX_QUICKACKS 16 (tcp_incr_quickack); ns3: none (0)";
+        quickack: Option<u32> = None, Count, range(<= 1000), "linux: TCP_MAX_QUICKACKS 16 (tcp_incr_quickack); ns3: 1 (the first data segment after the handshake is acknowledged at once: m_delAckCount = m_delAckMaxCount; no quick-ACK mode)";
         /// Delayed-ACK timer (profile; RFC 1122 allows up to 500 ms).
         delack_timeout: Option<Dur> = None, Time, range(<= Dur::from_ms(500)), "linux: TCP_DELACK_MIN 40 ms; ns3: TcpSocket::DelAckTimeout 200 ms";
         /// Initial window, segments.
@@ -120,6 +120,8 @@ crate::params! {
         rto_rule: Option<RtoRule> = None, Choice, range(), "linux: tcp_rtt_estimator, tcp_set_rto; ns3: TcpSocketBase::NewAck / RttMeanDeviation";
         /// Clock granularity G of the RFC 6298 rule: RTO = SRTT + max(G, 4 RTTVAR) (profile).
         rto_granularity: Option<Dur> = None, Time, range(), "linux: not used; ns3: TcpSocketBase::ClockGranularity 1 ms";
+        /// Tick of the timestamps clock: RTT samples taken from the echo are whole ticks (profile).
+        ts_granularity: Option<Dur> = None, Time, range(<= Dur::from_secs(1)), "linux: 1 ms (TCP_TS_HZ 1000); ns3: 1 ms (TcpOptionTS::NowToTsValue: milliseconds)";
         /// Where RTT samples come from (profile): "karn_then_timestamps" or "timestamps".
         rtt_samples: Option<RttSamples> = None, Choice, range(), "linux: tcp_ack_update_rtt; ns3: TcpSocketBase::EstimateRtt";
         /// Open each connection with a SYN / SYN-ACK / ACK handshake before sending data; false: flows start established, sending their initial window at once.
@@ -131,7 +133,9 @@ crate::params! {
         /// SYN retries at the initial syn_timeout before the timer starts doubling; they come on top of syn_retries (profile).
         syn_linear_timeouts: Option<u32> = None, Count, range(<= 100), "linux: net.ipv4.tcp_syn_linear_timeouts 4 (Linux 6.5+); ns3: none (0)";
         /// SYN retransmissions before the connection fails (profile).
-        syn_retries: Option<u32> = None, Count, range(<= 100), "linux: net.ipv4.tcp_syn_retries 6; ns3: TcpSocket::ConnCount 6";
+        syn_retries: Option<u32> = None, Count, range(<= 100), "linux: net.ipv4.tcp_syn_retries 6; ns3: TcpSocket::ConnCount 6 counts every SYN, so 5 retries (TcpSocketBase::SendEmptyPacket)";
+        /// After this many SYN retransmissions the connection starts with a one-segment window; 0: never (profile).
+        syn_loss_iw_retries: Option<u32> = None, Count, range(<= 100), "linux: 2 (tcp_init_transfer: more than one retransmission); ns3: 0 (cwnd is set to InitialCwnd when the SYN-ACK arrives, whatever was lost); RFC 5681 3.1: 1";
         /// Consecutive retransmission timeouts of the same data before the connection is given up (profile).
         data_retries: Option<u32> = None, Count, range(>= 1, <= 1000), "linux: net.ipv4.tcp_retries2 15; ns3: TcpSocket::DataRetries 6";
         /// How the window evolves in fast recovery (profile): "prr", "rfc6675", "newreno", "reno" (ns-2) or "tahoe" (ns-2). Without SACK, prr and rfc6675 fall back to newreno.
@@ -143,9 +147,13 @@ crate::params! {
         /// How slow start grows the window per ACK (profile): "linux" (every acknowledged segment, up to ssthresh), "rfc3465" (at most 2 segments per ACK) or "ns3" (ns-3's rule for each algorithm).
         slow_start: Option<SlowStart> = None, Choice, range(), "linux: tcp_slow_start; ns3: TcpNewReno::SlowStart (one segment per ACK), TcpCubic::IncreaseWindow (every segment, past ssthresh)";
         /// What window growth counts per ACK (profile): "delivered" (segments newly acknowledged or SACKed) or "cumulative" (how far the cumulative ACK advanced, counting again what was SACKed before).
-        ack_counting: Option<AckCounting> = None, Choice, range(), "linux: tcp_cong_control acked_sacked; ns3: TcpSocketBase::ProcessAck segsAcked";
-        /// RFC 6675 NextSeg rules 3 and 4 in SACK recovery when no new data can be sent: retransmit unSACKed data above the highest retransmission, then one "rescue" retransmission of the highest outstanding segment per recovery (profile).
-        nextseg_rescue: Option<bool> = None, Flag, range(), "linux: no (it retransmits only segments marked lost; TLP covers tails); ns3: TcpTxBuffer::NextSeg rules 3 and 4";
+        ack_counting: Option<AckCounting> = None, Choice, range(), "linux: tcp_cong_control acked_sacked; ns3: TcpSocketBase::ProcessAck segsAcked from the rate estimator's currentDelivered (3.44; older ns-3 counted the cumulative advance)";
+        /// The highest RFC 6675 NextSeg rule SACK recovery uses when neither a lost segment nor new data can be sent: 2 (none), 3 (retransmit unSACKed data above the highest retransmission and below the highest SACK) or 4 (then one "rescue" retransmission of the highest outstanding segment per recovery) (profile).
+        nextseg_rules: Option<u32> = None, Count, range(>= 2, <= 4), "linux: 2 (it retransmits only segments marked lost; TLP covers tails); ns3: 3 (TcpTxBuffer::NextSeg: rule 4 'we choose to not respect the SHOULD')";
+        /// Bytes a SACK option adds to an ACK besides 8 per block (profile): Linux 4 (NOP, NOP, kind, length); ns-3 2, which its 4-byte padding of the timestamp and SACK options together absorbs: 0.
+        sack_option_base: Option<Bytes> = None, Size, range(<= 40), "linux: TCPOLEN_SACK_BASE_ALIGNED 4; ns3: 0 (TcpHeader pads all options together: ACKs of 54 + 8 n bytes)";
+        /// ssthresh is lowered at every retransmission timeout, not only at the first of a loss episode (profile).
+        rto_every_ssthresh: Option<bool> = None, Flag, range(), "linux: false (tcp_enter_loss); ns3: true (TcpSocketBase::ReTxTimeout: its guard tests IsHeadRetransmitted after SetSentListLost cleared it)";
         /// Negotiate ECN (RFC 3168): data is sent ECT(0), and an ECN-Echo reduces the window. Algorithms that need ECN (DCTCP) turn it on themselves.
         ecn: bool = false, Flag, range(), "Linux net.ipv4.tcp_ecn = 2 (not requested by default); ns-3 UseEcn Off";
         /// Receiver window; unset: unlimited.
@@ -188,18 +196,22 @@ profiled! {
     rto_rule: RtoRule { linux: RtoRule::Linux, ns3: RtoRule::Rfc6298 },
     rto_granularity: Dur { linux: Dur::ZERO, ns3: Dur::from_ms(1) },
     rtt_samples: RttSamples { linux: RttSamples::KarnThenTimestamps, ns3: RttSamples::Timestamps },
+    ts_granularity: Dur { linux: Dur::from_ms(1), ns3: Dur::from_ms(1) },
     recovery: Recovery { linux: Recovery::Prr, ns3: Recovery::Prr },
     syn_size: Bytes { linux: Bytes::new(60), ns3: Bytes::new(58) },
     syn_timeout: Dur { linux: Dur::from_secs(1), ns3: Dur::from_secs(3) },
-    syn_retries: u32 { linux: 6, ns3: 6 },
+    syn_retries: u32 { linux: 6, ns3: 5 },
+    syn_loss_iw_retries: u32 { linux: 2, ns3: 0 },
     syn_linear_timeouts: u32 { linux: 4, ns3: 0 },
     data_retries: u32 { linux: 15, ns3: 6 },
     rack: bool { linux: true, ns3: false },
     tlp: bool { linux: true, ns3: false },
     slow_start: SlowStart { linux: SlowStart::Linux, ns3: SlowStart::Ns3 },
-    quickack: u32 { linux: 16, ns3: 0 },
-    nextseg_rescue: bool { linux: false, ns3: true },
-    ack_counting: AckCounting { linux: AckCounting::Delivered, ns3: AckCounting::Cumulative },
+    quickack: u32 { linux: 16, ns3: 1 },
+    nextseg_rules: u32 { linux: 2, ns3: 3 },
+    sack_option_base: Bytes { linux: Bytes::new(4), ns3: Bytes::new(0) },
+    rto_every_ssthresh: bool { linux: false, ns3: true },
+    ack_counting: AckCounting { linux: AckCounting::Delivered, ns3: AckCounting::Delivered },
 }
 
 impl TcpConfig {

@@ -211,6 +211,11 @@ pub struct Sender {
     profile: Profile,
     pub prr: Prr,
     ack_counting: AckCounting,
+    /// Clock tick of the timestamps option: RTT samples from the echo are whole ticks.
+    ts_granularity: Dur,
+    /// ns-3 (`rtt_samples = "timestamps"`): no RTT sample after a timeout until the ACKs pass the
+    /// data outstanding at it (TcpSocketBase::ReTxTimeout clears its RTT history).
+    rtt_blackout: Option<u64>,
     /// The timestamps option is on: RTT samples may come from the echo.
     timestamps: bool,
     rtt_samples: RttSamples,
@@ -237,8 +242,12 @@ pub struct Sender {
     /// Segments sent by limited transmit (RFC 3042) since the duplicate ACKs began; they are not
     /// part of the FlightSize that sets ssthresh (RFC 5681 section 3.2 step 2).
     limited_transmit_segs: u64,
-    /// RFC 6675 NextSeg rules 3 and 4 are on.
-    nextseg_rescue: bool,
+    /// The highest RFC 6675 NextSeg rule used (2, 3 or 4).
+    nextseg_rules: u32,
+    /// Every timeout lowers ssthresh (ns-3), not only the first of an episode.
+    rto_every_ssthresh: bool,
+    /// SYN retransmissions after which the initial window is one segment (0: never).
+    syn_loss_iw_retries: u32,
     /// RFC 6675 RescueRxt (a segment number): no further rescue until snd_una passes it.
     rescue_rxt: Option<u64>,
     /// NewReno: a partial ACK already reset the RTO in this recovery.
@@ -294,6 +303,8 @@ impl Sender {
             },
             profile: cfg.profile,
             ack_counting: cfg.ack_counting(),
+            ts_granularity: cfg.ts_granularity(),
+            rtt_blackout: None,
             prr: Prr::default(),
             timestamps: cfg.timestamps,
             rtt_samples: cfg.rtt_samples(),
@@ -311,7 +322,9 @@ impl Sender {
             timeouts_since_progress: 0,
             limited_transmit_segs: 0,
             partial_acked: false,
-            nextseg_rescue: cfg.nextseg_rescue(),
+            nextseg_rules: cfg.nextseg_rules(),
+            rto_every_ssthresh: cfg.rto_every_ssthresh(),
+            syn_loss_iw_retries: cfg.syn_loss_iw_retries(),
             rescue_rxt: None,
             ecn_recover: 0,
             cwr_pending: false,
@@ -460,7 +473,7 @@ impl Sender {
         self.connected_at = Some(now);
         // The handshake's RTT: the timestamp echo, or Karn's rule on the SYN.
         let sample = match (self.timestamps, self.hs.retries) {
-            (true, _) if a.tsecr <= now => Some(now - a.tsecr),
+            (true, _) if a.tsecr <= now => Some(self.echo_sample(now, a.tsecr)),
             (_, 0) => Some(now - self.hs.sent_at),
             _ => None,
         };
@@ -472,13 +485,38 @@ impl Sender {
             // RFC 6298 section 5.7: after a SYN timeout and with no sample, RTO = 3 s.
             None => self.rtt.set_rto(Dur::from_secs(3)),
         }
-        if self.hs.retries > 0 {
+        if self.syn_loss_iw_retries > 0 && self.hs.retries >= self.syn_loss_iw_retries {
             // RFC 5681 section 3.1 (and RFC 6928): a lost SYN leaves an initial window of one
-            // segment.
+            // segment (Linux: only after more than one retransmission; ns-3: never).
             self.window.cwnd = self.mss as u64;
         }
         self.send_control(PktKind::HandshakeAck, self.hs.ack_bytes, a.tsval, ctx);
         self.try_send(ctx);
+    }
+
+    /// An RTT sample from a timestamp echo: whole ticks of the timestamp clock (Linux
+    /// `tcp_rtt_tsopt_us` counts a zero difference as one tick; ns-3 `ElapsedTimeFromTsValue`
+    /// as 1 us).
+    fn echo_sample(&self, now: Time, tsecr: Time) -> Dur {
+        let g = self.ts_granularity.ns();
+        if g <= 1 {
+            return now - tsecr;
+        }
+        match now.ns() / g - tsecr.ns() / g {
+            0 if self.profile == Profile::Ns3 => Dur::from_us(1),
+            0 => self.ts_granularity,
+            ticks => Dur::from_ns(ticks * g),
+        }
+    }
+
+    /// The FlightSize a congestion control divides for ssthresh: sent and not cumulatively
+    /// acknowledged, less limited-transmit segments (RFC 5681); ns-3 passes its pipe
+    /// (BytesInFlight).
+    fn flight_for_ssthresh(&self) -> u64 {
+        match self.profile {
+            Profile::Ns3 => self.sb.pipe(),
+            Profile::Linux => self.sb.packets_out() - self.limited_transmit_segs.min(self.sb.packets_out()),
+        }
     }
 
     fn arm_rto(&mut self, now: Time) {
@@ -486,7 +524,7 @@ impl Sender {
     }
 
     fn congestion_event(&mut self, now: Time, kind: CongestionKind, new_episode: bool) -> u64 {
-        let flight = self.sb.packets_out() - self.limited_transmit_segs.min(self.sb.packets_out());
+        let flight = self.flight_for_ssthresh();
         let ev = CongestionEvent { now, kind, flight_size: flight * self.mss as u64, new_episode };
         self.cc.on_congestion(&mut self.window, &ev)
     }
@@ -512,11 +550,12 @@ impl Sender {
             self.rto_deadline = Time::NEVER;
             return;
         }
-        let new_episode = match self.state {
-            CaState::Open => true,
-            CaState::Recovery => false,
-            CaState::Loss => self.timeouts_since_progress == 0,
-        };
+        let new_episode = self.rto_every_ssthresh
+            || match self.state {
+                CaState::Open => true,
+                CaState::Recovery => false,
+                CaState::Loss => self.timeouts_since_progress == 0,
+            };
         self.timeouts_since_progress += 1;
         let ssthresh = self.congestion_event(now, CongestionKind::Timeout, new_episode);
         if new_episode {
@@ -530,6 +569,9 @@ impl Sender {
         self.recover = Some(self.sb.nxt());
         self.dupacks = 0;
         self.sb.mark_all_lost();
+        if self.rtt_samples == RttSamples::Timestamps {
+            self.rtt_blackout = Some(self.sb.nxt());
+        }
         self.rack.deadline = Time::NEVER;
         self.tlp = Tlp::default();
         self.rtt.on_timeout();
@@ -614,8 +656,12 @@ impl Sender {
         // RTT sample: Karn's rule on the oldest newly acknowledged segment, else the oldest newly
         // SACKed one, else the timestamp echo of an ACK of new data (Linux `tcp_ack_update_rtt`);
         // or, as ns-3, the echo of every ACK of new data.
-        let echo = (self.timestamps && new_una && a.tsecr <= now).then(|| now - a.tsecr);
+        let echo = (self.timestamps && new_una && a.tsecr <= now).then(|| self.echo_sample(now, a.tsecr));
+        if self.rtt_blackout.is_some_and(|end| self.sb.una() > end) {
+            self.rtt_blackout = None;
+        }
         let rtt = match self.rtt_samples {
+            RttSamples::Timestamps if self.rtt_blackout.is_some() => None,
             RttSamples::Timestamps if self.timestamps => echo,
             _ => cum.rtt_from.or(sacked.rtt_from.map(|(_, t)| t)).map(|t| now - t).or(echo),
         };
@@ -857,7 +903,14 @@ impl Sender {
         let mss = self.mss as u64;
         self.counters.fast_recoveries += 1;
         let prior_cwnd = self.window.cwnd;
-        let flight = self.sb.packets_out() * mss;
+        if !self.rack_on && self.recovery != Recovery::Tahoe {
+            self.sb.mark_head_lost(); // (with RACK, RACK marked what is lost)
+        }
+        // RecoverFS: Linux the window before the reduction; ns-3 its pipe, the head marked lost.
+        let recover_fs = match self.profile {
+            Profile::Linux => prior_cwnd,
+            Profile::Ns3 => self.pipe_bytes(),
+        };
         self.window.ssthresh = self.congestion_event(ctx.now, CongestionKind::Loss, true);
         self.recovery_point = self.sb.nxt();
         self.recover = Some(self.sb.nxt());
@@ -879,10 +932,7 @@ impl Sender {
         }
         self.state = CaState::Recovery;
         self.tlp.deadline = Time::NEVER;
-        if !self.rack_on {
-            self.sb.mark_head_lost(); // with RACK, RACK marked what is lost
-        }
-        self.prr = Prr { delivered: 0, out: 0, recover_fs: if self.profile == Profile::Linux { prior_cwnd } else { flight } };
+        self.prr = Prr { delivered: 0, out: 0, recover_fs };
         if !full {
             self.window.cwnd = match self.recovery {
                 Recovery::NewReno | Recovery::Reno => self.window.ssthresh + 3 * mss,
@@ -954,17 +1004,17 @@ impl Sender {
     }
 
     /// RFC 6675 NextSeg rules 3 and 4, in SACK fast recovery when neither a lost segment nor new
-    /// data can be sent (`nextseg_rescue`): (3) the lowest unSACKed segment above HighRxt and
+    /// data can be sent (`nextseg_rules`): (3) the lowest unSACKed segment above HighRxt and
     /// below the highest SACK; else (4) once per recovery, the highest outstanding unSACKed
     /// segment. Returns (segment, is_rule_4).
     fn rescue_candidate(&self) -> Option<(u64, bool)> {
-        if !self.nextseg_rescue || self.state != CaState::Recovery || !self.sack {
+        if self.nextseg_rules < 3 || self.state != CaState::Recovery || !self.sack {
             return None;
         }
         if let Some(n) = self.sb.next_seg_rule3() {
             return Some((n, false));
         }
-        if self.rescue_rxt.is_none_or(|r| self.sb.una() > r) {
+        if self.nextseg_rules >= 4 && self.rescue_rxt.is_none_or(|r| self.sb.una() > r) {
             return self.sb.highest_unsacked().map(|n| (n, true));
         }
         None
