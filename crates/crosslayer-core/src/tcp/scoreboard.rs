@@ -79,6 +79,8 @@ pub struct CumAck {
     /// RACK: send time and number of the newest newly delivered segment that is not an
     /// ambiguous retransmission (see `Scoreboard::set_rack_ambiguity`).
     pub rack: Option<(Time, u64)>,
+    /// A newly acknowledged segment had been retransmitted.
+    pub retransmitted: bool,
 }
 
 /// The later (by send time, then sequence: RFC 8985 `RACK_sent_after`) of two delivered
@@ -327,6 +329,7 @@ impl Scoreboard {
         }
         if !karn_ok {
             r.rtt_from = None;
+            r.retransmitted = true;
         }
         r.rack = later(r.rack, last_original);
         self.lost_scan = self.lost_scan.max(self.una);
