@@ -152,6 +152,8 @@ crate::params! {
         nextseg_rules: Option<u32> = None, Count, range(>= 2, <= 4), "linux: 2 (it retransmits only segments marked lost; TLP covers tails); ns3: 3 (TcpTxBuffer::NextSeg: rule 4 'we choose to not respect the SHOULD')";
         /// Bytes a SACK option adds to an ACK besides 8 per block (profile): Linux 4 (NOP, NOP, kind, length); ns-3 2, which its 4-byte padding of the timestamp and SACK options together absorbs: 0.
         sack_option_base: Option<Bytes> = None, Size, range(<= 40), "linux: TCPOLEN_SACK_BASE_ALIGNED 4; ns3: 0 (TcpHeader pads all options together: ACKs of 54 + 8 n bytes)";
+        /// Each partial ACK in SACK fast recovery sends one segment beyond the window, unless the new first unacknowledged segment was already retransmitted: the lowest lost segment, else new data, else that segment (profile).
+        partial_ack_retransmit: Option<bool> = None, Flag, range(), "linux: false; ns3: true (TcpSocketBase::ProcessAck calls DoRetransmit on partial ACKs in CA_RECOVERY, with SACK too)";
         /// ssthresh is lowered at every retransmission timeout, not only at the first of a loss episode (profile).
         rto_every_ssthresh: Option<bool> = None, Flag, range(), "linux: false (tcp_enter_loss); ns3: true (TcpSocketBase::ReTxTimeout: its guard tests IsHeadRetransmitted after SetSentListLost cleared it)";
         /// Negotiate ECN (RFC 3168): data is sent ECT(0), and an ECN-Echo reduces the window. Algorithms that need ECN (DCTCP) turn it on themselves.
@@ -211,6 +213,7 @@ profiled! {
     nextseg_rules: u32 { linux: 2, ns3: 3 },
     sack_option_base: Bytes { linux: Bytes::new(4), ns3: Bytes::new(0) },
     rto_every_ssthresh: bool { linux: false, ns3: true },
+    partial_ack_retransmit: bool { linux: false, ns3: true },
     ack_counting: AckCounting { linux: AckCounting::Delivered, ns3: AckCounting::Delivered },
 }
 

@@ -447,6 +447,11 @@ impl Scoreboard {
         newly
     }
 
+    /// Whether segment `n` (>= una) has an outstanding retransmission.
+    pub fn is_retransmitted(&self, n: u64) -> bool {
+        n < self.nxt() && self.flags(n) & RETRANS != 0
+    }
+
     /// Whether segment `n` (>= una) has been SACKed.
     pub fn is_sacked(&self, n: u64) -> bool {
         n < self.nxt() && self.flags(n) & SACKED != 0

@@ -261,6 +261,8 @@ pub struct Sender {
     limited_transmit_segs: u64,
     /// The highest RFC 6675 NextSeg rule used (2, 3 or 4).
     nextseg_rules: u32,
+    /// ns-3: each partial ACK in SACK recovery sends one segment beyond the window.
+    partial_ack_retransmit: bool,
     /// Every timeout lowers ssthresh (ns-3), not only the first of an episode.
     rto_every_ssthresh: bool,
     /// SYN retransmissions after which the initial window is one segment (0: never).
@@ -340,6 +342,7 @@ impl Sender {
             limited_transmit_segs: 0,
             partial_acked: false,
             nextseg_rules: cfg.nextseg_rules(),
+            partial_ack_retransmit: cfg.partial_ack_retransmit(),
             rto_every_ssthresh: cfg.rto_every_ssthresh(),
             syn_loss_iw_retries: cfg.syn_loss_iw_retries(),
             rescue_rxt: None,
@@ -794,6 +797,9 @@ impl Sender {
                             if new_una && delivered_bytes >= mss {
                                 self.prr_step_ns3(delivered_bytes, cum.retransmitted);
                             }
+                            if new_una && self.partial_ack_retransmit {
+                                self.partial_ack_retransmission(ctx);
+                            }
                         }
                         Recovery::Prr if !full => self.prr_step(delivered_bytes, new_una, lost_segs > 0),
                         Recovery::Prr | Recovery::Rfc6675 => {} // cwnd = ssthresh; NextSeg does the work
@@ -950,6 +956,22 @@ impl Sender {
         let pipe = self.pipe_bytes();
         let sndcnt = prr_sndcnt_ns3(&self.prr, delivered, pipe, self.window.ssthresh, safe, mss);
         self.window.cwnd = pipe + sndcnt;
+    }
+
+    /// ns-3's partial ACK in SACK recovery (`TcpSocketBase::ProcessAck` -> `DoRetransmit`):
+    /// unless the new head segment was already retransmitted, one segment goes out beyond the
+    /// window: the lowest lost one (NextSeg rule 1), else new data, else the head again.
+    fn partial_ack_retransmission(&mut self, ctx: &mut TxCtx<'_>) {
+        if self.sb.is_retransmitted(self.sb.una()) {
+            return;
+        }
+        if let Some(n) = self.sb.next_lost() {
+            self.retransmit(n, ctx);
+        } else if self.can_send_new(ctx.now) {
+            self.send_new(false, ctx);
+        } else if self.sb.packets_out() > 0 && !self.sb.is_sacked(self.sb.una()) {
+            self.retransmit(self.sb.una(), ctx);
+        }
     }
 
     fn enter_recovery(&mut self, ctx: &mut TxCtx<'_>) {
