@@ -64,6 +64,27 @@ crate::choice! {
 }
 
 crate::choice! {
+    /// How TCP options are aligned in a header.
+    pub enum OptionPadding {
+        /// Each option padded to 4 bytes with NOPs (Linux, RFC 7323 appendix A).
+        Nop = "nop",
+        /// Options packed back to back, the whole padded to 4 bytes once (ns-3).
+        End = "end",
+    }
+}
+
+impl OptionPadding {
+    /// Bytes a SACK option with `blocks` blocks adds to an ACK that carries a timestamp option
+    /// (`timestamps`) or not.
+    pub fn sack_bytes(self, blocks: u32, timestamps: bool) -> u32 {
+        match self {
+            OptionPadding::End if timestamps => 8 * blocks,
+            _ => 4 + 8 * blocks,
+        }
+    }
+}
+
+crate::choice! {
     /// What window growth counts per ACK.
     pub enum AckCounting {
         /// Segments newly delivered: cumulatively acknowledged without an earlier SACK, or newly
@@ -150,8 +171,8 @@ crate::params! {
         ack_counting: Option<AckCounting> = None, Choice, range(), "linux: tcp_cong_control acked_sacked; ns3: TcpSocketBase::ProcessAck segsAcked from the rate estimator's currentDelivered (3.44; older ns-3 counted the cumulative advance)";
         /// The highest RFC 6675 NextSeg rule SACK recovery uses when neither a lost segment nor new data can be sent: 2 (none), 3 (retransmit unSACKed data above the highest retransmission and below the highest SACK) or 4 (then one "rescue" retransmission of the highest outstanding segment per recovery) (profile).
         nextseg_rules: Option<u32> = None, Count, range(>= 2, <= 4), "linux: 2 (it retransmits only segments marked lost; TLP covers tails); ns3: 3 (TcpTxBuffer::NextSeg: rule 4 'we choose to not respect the SHOULD')";
-        /// Bytes a SACK option adds to an ACK besides 8 per block (profile): Linux 4 (NOP, NOP, kind, length); ns-3 2, which its 4-byte padding of the timestamp and SACK options together absorbs: 0.
-        sack_option_base: Option<Bytes> = None, Size, range(<= 40), "linux: TCPOLEN_SACK_BASE_ALIGNED 4; ns3: 0 (TcpHeader pads all options together: ACKs of 54 + 8 n bytes)";
+        /// How TCP options are aligned, which sets the size of a SACK option on an ACK (profile): "nop" (each option padded with NOPs: 4 + 8 bytes per block) or "end" (options packed, the total padded once: 8 bytes per block after a timestamp option's 2 padding bytes, else 4 + 8).
+        option_padding: Option<OptionPadding> = None, Choice, range(), "linux: nop (tcp_options_write, TCPOLEN_SACK_BASE_ALIGNED); ns3: end (TcpHeader: 'does not presently try to align options', ACKs of 54 + 8 n bytes)";
         /// Each partial ACK in SACK fast recovery sends one segment beyond the window, unless the new first unacknowledged segment was already retransmitted: the lowest lost segment, else new data, else that segment (profile).
         partial_ack_retransmit: Option<bool> = None, Flag, range(), "linux: false; ns3: true (TcpSocketBase::ProcessAck calls DoRetransmit on partial ACKs in CA_RECOVERY, with SACK too)";
         /// ssthresh is lowered at every retransmission timeout, not only at the first of a loss episode (profile).
@@ -211,7 +232,7 @@ profiled! {
     slow_start: SlowStart { linux: SlowStart::Linux, ns3: SlowStart::Ns3 },
     quickack: u32 { linux: 16, ns3: 1 },
     nextseg_rules: u32 { linux: 2, ns3: 3 },
-    sack_option_base: Bytes { linux: Bytes::new(4), ns3: Bytes::new(0) },
+    option_padding: OptionPadding { linux: OptionPadding::Nop, ns3: OptionPadding::End },
     rto_every_ssthresh: bool { linux: false, ns3: true },
     partial_ack_retransmit: bool { linux: false, ns3: true },
     ack_counting: AckCounting { linux: AckCounting::Delivered, ns3: AckCounting::Delivered },
