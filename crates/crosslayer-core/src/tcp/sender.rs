@@ -181,12 +181,15 @@ pub fn prr_sndcnt(p: &Prr, delivered: u64, pipe: u64, ssthresh: u64, bonus: u64,
     sndcnt.max(forced).max(0) as u64
 }
 
-/// ns-3 3.44 TcpPrrRecovery's send count (see `Sender::prr_step_ns3`), bytes.
+/// ns-3 3.44 TcpPrrRecovery's send count (see `Sender::prr_step_ns3`), bytes. Its proportional
+/// branch multiplies prr_delivered by ssthresh in 32 bits, which wraps for windows above about
+/// 64 KiB each; reproduced.
 pub fn prr_sndcnt_ns3(p: &Prr, delivered: u64, pipe: u64, ssthresh: u64, safe: bool, mss: u64) -> u64 {
     let (pd, po) = (p.delivered as i128, p.out as i128);
     let sndcnt = if pipe > ssthresh {
         let fs = p.recover_fs.max(1) as i128;
-        (pd * ssthresh as i128 + fs - 1) / fs - po
+        let product = (p.delivered as u32).wrapping_mul(ssthresh as u32) as i128;
+        (product + fs - 1) / fs - po
     } else {
         let mut limit = if pd >= po { (pd - po).max(delivered as i128) } else { pd - po };
         if safe {
@@ -1271,6 +1274,11 @@ mod tests {
         assert_eq!(prr_sndcnt(&behind, 1000, 6000, 10_000, mss, mss), 2000);
         // above ssthresh both are proportional
         assert_eq!(prr_sndcnt_ns3(&p, 1000, 15_000, 10_000, false, mss), prr_sndcnt(&p, 1000, 15_000, 10_000, mss, mss));
+        // ... until prr_delivered x ssthresh passes 2^32 (ns-3's 32-bit product wraps)
+        let big = Prr { delivered: 100_000, out: 0, recover_fs: 200_000 };
+        assert_eq!(prr_sndcnt(&big, 1000, 200_000, 100_000, mss, mss), 50_000);
+        let wrapped = (100_000u64 * 100_000 % (1 << 32)).div_ceil(200_000);
+        assert_eq!(prr_sndcnt_ns3(&big, 1000, 200_000, 100_000, false, mss), wrapped);
     }
 
     #[test]
