@@ -44,6 +44,9 @@ Metrics (window [warmup, duration]; JSON to stdout or ``--out``)
   ESTABLISHED); retransmitted data segments (``Retransmission`` trace); entries into CA_RECOVERY
   (fast recoveries) and into CA_LOSS (``CongState`` trace); retransmission timeouts (see below);
   SYN retransmissions. Counters are given in the window and over the whole run (``*_total``).
+  Also the socket's final state, when the connection was aborted (error-close callback: ns-3
+  gives up after DataRetries = 6 consecutive timeouts of the same data, leaving the state
+  ESTABLISHED but the socket silent) or closed, the time of the last timeout and the current RTO.
 * aggregate goodput (sum), Jain's index of per-flow goodput ((sum x)^2 / (n sum x^2)), number of
   flows with zero goodput in the window, each sender host's share of the goodput.
 * bottleneck (A -> B queue disc): exact time-weighted mean, SD and max of ``PacketsInQueue`` over
@@ -123,6 +126,9 @@ SEGMENT_SIZE = 1448
 SOCKET_BUFFER = 32 * 1024 * 1024
 START_SPREAD_S = 3.0
 BASE_PORT = 10000
+_TCP_STATES = dict(enumerate(["CLOSED", "LISTEN", "SYN_SENT", "SYN_RCVD", "ESTABLISHED",
+                              "CLOSE_WAIT", "LAST_ACK", "FIN_WAIT_1", "FIN_WAIT_2", "CLOSING",
+                              "TIME_WAIT"]))
 
 _CPP = r"""
 #include "ns3/core-module.h"
@@ -200,6 +206,11 @@ class FlowProbe
     uint64_t lossEntries = 0;   // entries into CA_LOSS
     uint64_t rtos = 0;          // retransmission timer expirations (RTO doubled)
     uint64_t synRetx = 0;       // SYNs sent after the first one
+    int lastState = -1;         // TcpSocket::TcpStates_t, last value seen
+    double closedAt = -1.0;     // time of a normal close (state CLOSED or close callback)
+    double abortedAt = -1.0;    // time of an error close (DataRetries exhausted, RST ...)
+    double lastRtoAt = -1.0;    // time of the last retransmission timeout
+    double rtoValue = 0.0;      // current RTO (s), last value of the RTO trace
 
     void ScheduleAttach(double at)
     {
@@ -214,15 +225,31 @@ class FlowProbe
         sock->TraceConnectWithoutContext("RTO", MakeCallback(&FlowProbe::OnRto, this));
         sock->TraceConnectWithoutContext("Retransmission", MakeCallback(&FlowProbe::OnRetx, this));
         sock->TraceConnectWithoutContext("Tx", MakeCallback(&FlowProbe::OnTx, this));
+        // BulkSendApplication sets no close callbacks, so these are free for us
+        sock->SetCloseCallbacks(MakeCallback(&FlowProbe::OnNormalClose, this),
+                                MakeCallback(&FlowProbe::OnErrorClose, this));
         attached = true;
     }
     void OnState(TcpSocket::TcpStates_t o, TcpSocket::TcpStates_t n)
     {
+        lastState = int(n);
         if (n == TcpSocket::ESTABLISHED && !established)
         {
             established = true;
             connectedAt = Simulator::Now().GetSeconds();
         }
+        if (n == TcpSocket::CLOSED && closedAt < 0)
+        {
+            closedAt = Simulator::Now().GetSeconds();
+        }
+    }
+    void OnNormalClose(Ptr<Socket> s)
+    {
+        if (closedAt < 0) closedAt = Simulator::Now().GetSeconds();
+    }
+    void OnErrorClose(Ptr<Socket> s)  // e.g. ReTxTimeout after DataRetries timeouts
+    {
+        if (abortedAt < 0) abortedAt = Simulator::Now().GetSeconds();
     }
     void OnCong(TcpSocketState::TcpCongState_t o, TcpSocketState::TcpCongState_t n)
     {
@@ -231,9 +258,14 @@ class FlowProbe
     }
     void OnRto(Time o, Time n)
     {
+        rtoValue = n.GetSeconds();
         if (!established) return;
         Time doubled = Min(o + o, Seconds(60));
-        if (n == doubled && n != o) rtos++;
+        if (n == doubled && n != o)
+        {
+            rtos++;
+            lastRtoAt = Simulator::Now().GetSeconds();
+        }
     }
     void OnRetx(Ptr<const Packet> p, const TcpHeader& h, const Address& a, const Address& b,
                 Ptr<const TcpSocketBase> s)
@@ -409,6 +441,7 @@ def _tcp_configuration(ns, cppyy, sock, l4) -> dict[str, Any]:
         else:
             cfg[attr] = None
     cfg["TcpL4Protocol"] = _attributes(ns, cppyy, l4)
+    cfg["TcpSocketState (type defaults)"] = _type_defaults(ns, cppyy, "ns3::TcpSocketState")
     cfg["RttMeanDeviation (type defaults)"] = {
         **_type_defaults(ns, cppyy, "ns3::RttEstimator"),
         **_type_defaults(ns, cppyy, "ns3::RttMeanDeviation"),
@@ -588,6 +621,11 @@ def run(scenario: str, per_pair: int, run: int, starts: Optional[Sequence[float]
             "loss_entries": c[2] - c0[i][2], "rto": c[3] - c0[i][3],
             "retransmissions_total": c[0], "fast_recoveries_total": c[1],
             "loss_entries_total": c[2], "rto_total": c[3], "syn_retransmissions": c[4],
+            "final_state": _TCP_STATES.get(int(p.lastState), str(p.lastState)),
+            "closed_at_s": p.closedAt if p.closedAt >= 0 else None,
+            "aborted_at_s": p.abortedAt if p.abortedAt >= 0 else None,
+            "last_rto_at_s": p.lastRtoAt if p.lastRtoAt >= 0 else None,
+            "rto_value_s": float(p.rtoValue),
         })
     g = [f["goodput_bps"] for f in flow_rows]
     agg = sum(g)
@@ -628,6 +666,8 @@ def run(scenario: str, per_pair: int, run: int, starts: Optional[Sequence[float]
             "jain": _jain(g),
             "zero_goodput_flows": sum(1 for v in g if v == 0),
             "never_connected_flows": sum(1 for f in flow_rows if not f["connected"]),
+            "closed_flows": sum(1 for f in flow_rows if f["closed_at_s"] is not None),
+            "aborted_flows": sum(1 for f in flow_rows if f["aborted_at_s"] is not None),
             "host_goodput_share": {h: (v / agg if agg > 0 else None) for h, v in hosts.items()},
             "max_host_goodput_share": (max(hosts.values()) / agg) if agg > 0 else None,
             **per_flow_tot,
