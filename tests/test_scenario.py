@@ -284,7 +284,7 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
                 "name": "S1-R1.0", "src": 0, "dst": 0,
                 "cc": {
                     "kind": "cubic", "c": 0.4, "beta": 0.7, "fast_convergence": True, "tcp_friendliness": True,
-                    "rtt": "min_rtt", "hystart": None, "hystart_low_window": 16, "hystart_ack_delta": 2_000_000,
+                    "rtt": "min_rtt", "increase": "linux", "hystart": None, "hystart_low_window": 16, "hystart_ack_delta": 2_000_000,
                 },
                 "tcp": tcp,
                 "start": {"kind": "uniform", "from": 0, "to": 1_500_000_000},

@@ -27,6 +27,13 @@
 //! * RTT in `W_cubic(t + RTT)` is the minimum RTT CUBIC has seen, as Linux (`delay_min`) and
 //!   ns-3 (`m_delayMin`) use; `rtt = "srtt"` takes the smoothed RTT, as the RFC says. Samples in
 //!   the first second of an epoch are ignored and a timeout forgets it, as in Linux.
+//! * Congestion-avoidance increase (`increase`, default "linux"): Linux `bictcp_update` and ns-3
+//!   `TcpCubic::Update` keep the Reno-friendly estimate in integers, one segment per
+//!   `cwnd * 15 / 8` acknowledged (alpha 8/15 = 0.533 for beta 0.7) and never switch to alpha 1
+//!   past cwnd_prior as RFC 9438 section 4.3 does; cwnd moves towards the larger of the cubic
+//!   target and W_est (cnt = cwnd / (W_est - cwnd)) rather than jumping to W_est; and before the
+//!   first loss (in Linux, also after a timeout) cnt is clamped to 20, 5 % growth per RTT at least.
+//!   `increase = "rfc9438"` gives the RFC's rule.
 //! * Slow start ends early by HyStart (Linux's default: ACK train and delay increase) or RFC 9406
 //!   HyStart++ (`hystart`, see `hystart.rs`); its growth follows `[tcp] slow_start` (in the ns-3
 //!   profile, ns-3's TcpCubic rule: every acknowledged segment, past ssthresh).
@@ -47,6 +54,21 @@ crate::choice! {
     }
 }
 
+crate::choice! {
+    /// How congestion avoidance combines the cubic curve and the Reno-friendly estimate.
+    pub enum CubicIncrease {
+        /// Linux `bictcp_update` (and ns-3 `TcpCubic::Update`): W_est grows by one segment per
+        /// `cwnd * scale / 8` segments acknowledged, `scale = floor(8 (1 + beta) / (3 (1 - beta)))`
+        /// (15 for beta 0.7: alpha 8/15 = 0.533, never 1); cwnd grows towards the larger of the
+        /// cubic target and W_est, at most half a segment per segment acknowledged; before the
+        /// first loss at least 1/20 segment per segment acknowledged (`cnt` clamp 20).
+        Linux = "linux",
+        /// RFC 9438 section 4.3: alpha = 3 (1 - beta) / (1 + beta) until W_est reaches
+        /// cwnd_prior, then 1; cwnd = W_est whenever W_cubic(t) < W_est.
+        Rfc9438 = "rfc9438",
+    }
+}
+
 crate::params! {
     /// CUBIC parameters; the defaults are RFC 9438's, which Linux uses too.
     pub struct CubicConfig {
@@ -60,6 +82,8 @@ crate::params! {
         tcp_friendliness: bool = true, Flag, range(), "RFC 9438 section 4.3; Linux tcp_friendliness = 1";
         /// The RTT in W_cubic(t + RTT): "min_rtt" or "srtt".
         rtt: CubicRtt = CubicRtt::MinRtt, Choice, range(), "Linux bictcp_update and ns-3 TcpCubic::Update use the minimum RTT; RFC 9438 says SRTT";
+        /// Congestion-avoidance increase: "linux" (bictcp_update's integer Reno-friendly estimate, alpha 0.533 for ever, and its cnt clamps) or "rfc9438" (alpha 0.529, then 1 past cwnd_prior).
+        increase: CubicIncrease = CubicIncrease::Linux, Choice, range(), "Linux tcp_cubic.c bictcp_update (beta_scale, cnt clamp 20, cnt >= 2); ns-3 TcpCubic::Update does the same; RFC 9438 section 4.3";
         /// Early exit from slow start: "linux" (HyStart: ACK train and delay increase), "ns3" (ns-3's HyStart), "hystart++" (RFC 9406) or "off"; unset: the TCP profile's (linux or ns3).
         hystart: Option<HystartMode> = None, Choice, range(), "Linux tcp_cubic hystart = 1, hystart_detect = 3; ns-3 TcpCubic::HyStart true";
         /// HyStart acts only once cwnd is at least this many segments.
@@ -88,6 +112,9 @@ pub struct Cubic {
     after_rto: bool,
     /// Last epoch was in the Reno-friendly region (for tests and traces).
     pub in_reno_region: bool,
+    /// No loss has set W_max yet (Linux `last_max_cwnd == 0`): the Linux increase grows at least
+    /// 1/20 segment per segment acknowledged.
+    no_w_max: bool,
     /// Smallest RTT seen (Linux `delay_min`).
     delay_min: Option<Dur>,
     pub hystart: Hystart,
@@ -127,6 +154,7 @@ impl Cubic {
             cwnd_prior: 0.0,
             after_rto: false,
             in_reno_region: false,
+            no_w_max: true,
             delay_min: None,
             hystart: Hystart::new(cfg.hystart.unwrap_or(HystartMode::Linux), cfg.hystart_low_window, cfg.hystart_ack_delta),
             ss: SsRule::Linux,
@@ -171,6 +199,7 @@ impl Cubic {
     /// Shared by congestion events and timeouts: update W_max and return ssthresh in segments.
     fn reduce(&mut self, cwnd: f64) -> f64 {
         self.epoch_start = None;
+        self.no_w_max = false;
         self.w_max = if self.cfg.fast_convergence && cwnd < self.w_max {
             cwnd * (1.0 + self.cfg.beta) / 2.0
         } else {
@@ -248,17 +277,39 @@ impl CongestionControl for Cubic {
         .secs_f64();
         let target = self.w_cubic(t + rtt).clamp(cwnd, 1.5 * cwnd);
 
-        // Reno-friendly estimate (RFC 9438 section 4.3).
         let beta = self.cfg.beta;
-        let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { 3.0 * (1.0 - beta) / (1.0 + beta) };
-        self.w_est += alpha * segs / cwnd;
-
-        let mut new_cwnd = if self.cfg.tcp_friendliness && self.w_cubic(t) < self.w_est {
-            self.in_reno_region = true;
-            self.w_est.max(cwnd)
-        } else {
-            self.in_reno_region = false;
-            cwnd + segs * (target - cwnd) / cwnd
+        let mut new_cwnd = match self.cfg.increase {
+            CubicIncrease::Rfc9438 => {
+                // Reno-friendly estimate (RFC 9438 section 4.3).
+                let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { 3.0 * (1.0 - beta) / (1.0 + beta) };
+                self.w_est += alpha * segs / cwnd;
+                if self.cfg.tcp_friendliness && self.w_cubic(t) < self.w_est {
+                    self.in_reno_region = true;
+                    self.w_est.max(cwnd)
+                } else {
+                    self.in_reno_region = false;
+                    cwnd + segs * (target - cwnd) / cwnd
+                }
+            }
+            CubicIncrease::Linux => {
+                // bictcp_update: cnt = cwnd / (target - cwnd), or 100 cwnd when the target is not
+                // above cwnd; at most 20 before the first loss; the Reno-friendly estimate lowers
+                // it to cwnd / (W_est - cwnd); at least 2. Growth per segment acknowledged = 1/cnt.
+                let mut grow = if target > cwnd { (target - cwnd) / cwnd } else { 1.0 / (100.0 * cwnd) };
+                if self.no_w_max {
+                    grow = grow.max(1.0 / 20.0);
+                }
+                self.in_reno_region = false;
+                if self.cfg.tcp_friendliness {
+                    let scale = (8.0 * (1.0 + beta) / (3.0 * (1.0 - beta))).floor().max(1.0);
+                    self.w_est += 8.0 / scale * segs / cwnd;
+                    if self.w_est > cwnd && (self.w_est - cwnd) / cwnd > grow {
+                        grow = (self.w_est - cwnd) / cwnd;
+                        self.in_reno_region = true;
+                    }
+                }
+                cwnd + segs * grow.min(0.5)
+            }
         };
         if self.ns3 {
             new_cwnd = new_cwnd.min(cwnd + 1.0); // TcpCubic::IncreaseWindow: one segment per ACK at most
@@ -277,9 +328,12 @@ impl CongestionControl for Cubic {
             // A timeout within the episode already reduced for: keep W_max and cwnd_prior, the
             // window before the loss (the sender keeps ssthresh).
             self.epoch_start = None;
+            self.no_w_max |= self.after_rto;
             return s.ssthresh;
         }
         let ss = self.reduce(s.cwnd_segs());
+        // bictcp_reset also zeroes last_max_cwnd: the cnt clamp of 20 applies again.
+        self.no_w_max |= e.kind == CongestionKind::Timeout && !self.ns3;
         (ss * s.mss as f64).round() as u64
     }
 
@@ -383,7 +437,7 @@ mod tests {
     fn reno_friendly_region_engages_at_small_bdp() {
         // Small window and long RTT: the cubic curve grows slowly, AIMD(0.53/RTT) overtakes it.
         let rtt = Dur::from_ms(100);
-        let mut c = Cubic::with_config(CubicConfig::default());
+        let mut c = Cubic::with_config(CubicConfig { increase: CubicIncrease::Rfc9438, ..CubicConfig::default() });
         let mut s = Window { cwnd: 20 * MSS as u64, ssthresh: u64::MAX, mss: MSS };
         s.ssthresh = c.on_congestion(&mut s, &event(CongestionKind::Loss, Time::ZERO));
         s.cwnd = s.ssthresh;
@@ -417,7 +471,7 @@ mod tests {
     #[test]
     fn a_timeout_in_recovery_keeps_cwnd_prior() {
         let rtt = Dur::from_ms(100);
-        let mut c = Cubic::with_config(CubicConfig::default());
+        let mut c = Cubic::with_config(CubicConfig { increase: CubicIncrease::Rfc9438, ..CubicConfig::default() });
         let mut s = Window { cwnd: 20 * MSS as u64, ssthresh: u64::MAX, mss: MSS };
         s.ssthresh = c.on_congestion(&mut s, &event(CongestionKind::Loss, Time::ZERO)); // 14 MSS
         s.cwnd = s.ssthresh; // in recovery
@@ -429,6 +483,65 @@ mod tests {
         let w = trace.last().unwrap().1;
         let expect = 14.0 + 10.0 * 3.0 * 0.3 / 1.7; // alpha 0.529 per RTT, W_est < cwnd_prior = 20
         assert!((w - expect).abs() < 0.5, "cwnd {w} after 10 RTTs, expected about {expect} (alpha 0.529)");
+    }
+
+    /// Per-RTT slope of cwnd over rounds `from..to` of a scripted ACK clock after a loss at
+    /// W_max = 20 segments, RTT 100 ms (the cubic curve sits near 20 there: K = 2.47 s).
+    fn reno_slope(increase: CubicIncrease, from: usize, to: usize) -> (f64, bool) {
+        let mut c = Cubic::with_config(CubicConfig { increase, ..CubicConfig::default() });
+        let mut s = Window { cwnd: 20 * MSS as u64, ssthresh: u64::MAX, mss: MSS };
+        s.ssthresh = c.on_congestion(&mut s, &event(CongestionKind::Loss, Time::ZERO));
+        s.cwnd = s.ssthresh;
+        let trace = ack_clock(&mut c, &mut s, Dur::from_ms(100), to, Time::ZERO);
+        ((trace[to - 1].1 - trace[from - 1].1) / (to - from) as f64, c.in_reno_region)
+    }
+
+    /// Linux `bictcp_update` (and ns-3 `TcpCubic::Update`): the Reno-friendly estimate grows one
+    /// segment per cwnd * 15 / 8 segments acknowledged (beta 0.7: scale 15), alpha = 8/15 = 0.533
+    /// per RTT, also past the window before the loss; RFC 9438 switches to alpha 1 there.
+    #[test]
+    fn linux_reno_friendly_alpha_stays_8_15_past_cwnd_prior() {
+        // From 14 segments, W_est passes cwnd_prior = 20 after about 11 RTTs; measure beyond it.
+        let (linux, reno_l) = reno_slope(CubicIncrease::Linux, 20, 30);
+        let (rfc, reno_r) = reno_slope(CubicIncrease::Rfc9438, 20, 30);
+        assert!(reno_l && reno_r, "both in the Reno-friendly region");
+        assert!((linux - 8.0 / 15.0).abs() < 0.03, "linux slope {linux} segments per RTT, expected 0.533");
+        assert!((rfc - 1.0).abs() < 0.05, "RFC 9438 slope {rfc} segments per RTT, expected 1");
+        // Below cwnd_prior the concave curve leads in both (the first 8 RTTs are the same).
+        let (l, r) = (reno_slope(CubicIncrease::Linux, 1, 8).0, reno_slope(CubicIncrease::Rfc9438, 1, 8).0);
+        assert!((l - r).abs() < 0.01, "{l} {r}");
+    }
+
+    /// Linux clamps cnt to 20 until a loss has set last_max_cwnd: a window that left slow start
+    /// without a loss (HyStart) grows by 1/20 segment per segment acknowledged, 5 % per RTT,
+    /// where the cubic curve from K = 0 would barely move; after a loss the clamp is gone, and
+    /// after a timeout (bictcp_reset) it is back.
+    #[test]
+    fn linux_grows_five_percent_per_rtt_before_the_first_loss() {
+        let rtt = Dur::from_ms(100);
+        let mut c = Cubic::with_config(CubicConfig::default());
+        let mut s = Window { cwnd: 100 * MSS as u64, ssthresh: 100 * MSS as u64, mss: MSS };
+        let trace = ack_clock(&mut c, &mut s, rtt, 10, Time::ZERO);
+        let w = trace.last().unwrap().1;
+        let expect = 100.0 * 1.05f64.powi(10); // 162.9
+        assert!((w - expect).abs() < 1.0, "cwnd {w} after 10 RTTs, expected {expect:.1}");
+        let mut r = Cubic::with_config(CubicConfig { increase: CubicIncrease::Rfc9438, ..CubicConfig::default() });
+        let mut s = Window { cwnd: 100 * MSS as u64, ssthresh: 100 * MSS as u64, mss: MSS };
+        let w_rfc = ack_clock(&mut r, &mut s, rtt, 10, Time::ZERO).last().unwrap().1;
+        assert!(w_rfc < 110.0, "RFC 9438 from K = 0: {w_rfc}");
+        // After a loss at 100 segments (W_max 100, cwnd 70) the clamp no longer applies: the
+        // Reno-friendly estimate (0.533 per RTT) and the concave curve govern.
+        let mut s = Window { cwnd: 100 * MSS as u64, ssthresh: u64::MAX, mss: MSS };
+        s.ssthresh = c.on_congestion(&mut s, &event(CongestionKind::Loss, Time::from_secs(2)));
+        s.cwnd = s.ssthresh;
+        let w_loss = ack_clock(&mut c, &mut s, rtt, 3, Time::from_secs(2)).last().unwrap().1;
+        assert!(w_loss < 70.0 * 1.05f64.powi(3) - 3.0, "after a loss: {w_loss}");
+        // A timeout resets it (Linux bictcp_reset zeroes last_max_cwnd).
+        s.ssthresh = c.on_congestion(&mut s, &event(CongestionKind::Timeout, Time::from_secs(3)));
+        s.cwnd = s.ssthresh;
+        let start = s.cwnd_segs();
+        let w_rto = ack_clock(&mut c, &mut s, rtt, 10, Time::from_secs(4)).last().unwrap().1;
+        assert!((w_rto - start * 1.05f64.powi(10)).abs() < 1.0, "after a timeout: {w_rto}, from {start}");
     }
 
     /// Slow start under a scripted ACK clock: round r acknowledges, one ACK per segment
