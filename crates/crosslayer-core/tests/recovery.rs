@@ -51,6 +51,8 @@ struct Wire {
     probe_times: Vec<Time>,
     /// (time, segment) of each retransmission.
     retransmissions: Vec<(Time, u64)>,
+    /// Time of each data transmission (new or retransmitted).
+    sends: Vec<Time>,
     now: Time,
 }
 
@@ -94,6 +96,7 @@ impl Wire {
             cwnd_after_new_ack: vec![],
             probe_times: vec![],
             retransmissions: vec![],
+            sends: vec![],
             now: Time::ZERO,
         }
     }
@@ -116,6 +119,7 @@ impl Wire {
                 if p.retx {
                     self.retransmissions.push((self.now, n));
                 }
+                self.sends.push(self.now);
                 self.tx_count[n as usize] += 1;
                 if drop(n, self.tx_count[n as usize]) {
                     continue;
@@ -674,4 +678,41 @@ fn echo_rtt_samples_are_whole_milliseconds() {
             Profile::Ns3 => assert!(min.ns() % 1_000_000 == 0 && (20..=21).contains(&(min.ns() / 1_000_000)), "{min}"),
         }
     }
+}
+
+/// ns-3 3.44 `TcpPrrRecovery::DoRecovery` adds one segment to DeliveredData on each duplicate
+/// ACK (here: each ACK with new SACK information, and the ACK that starts recovery) while
+/// prr_delivered < RecoverFS, on top of the SACKed segment the rate estimator already counted.
+/// One loss in a 20-segment window (ns3 profile, NewReno, SACK, ACK per segment, 1 ms apart):
+/// two limited-transmit segments, so at the third duplicate ACK 22 are out, 3 SACKed, the head
+/// lost: pipe = RecoverFS = 18, ssthresh = 9. The recovery sees k = 1..19 duplicate ACKs (the
+/// first starts it; the fast retransmission's ACK ends it), each SACKing one segment, and PRR
+/// sends while pipe = 18 - (k - 1) + sent > ssthresh. RFC 6937 (credit off): prr_delivered = k,
+/// sent = ceil(9 k / 18): one segment per two ACKs, 9 in all (at k = 19 pipe is 9 = ssthresh and
+/// the CRB branch allows ssthresh - pipe = 0). With the credit, prr_delivered = 2 k until it
+/// reaches RecoverFS (k = 9): one segment per ACK, pipe held at 18; then 9 + k: sent =
+/// ceil((9 + k) / 2) = 14 at k = 19, and the recovery ends with pipe 14, above ssthresh.
+#[test]
+fn ns3_prr_counts_an_extra_segment_per_duplicate_ack() {
+    use crosslayer_core::tcp::Profile;
+    let drop = |n: u64, k: u32| n == 0 && k == 1;
+    let mut sent = vec![];
+    for credit in [false, true] {
+        let cfg = TcpConfig {
+            mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, handshake: false, profile: Profile::Ns3,
+            prr_dupack_credit: Some(credit), ..Default::default()
+        };
+        let mut w = Wire::with_config(cfg, presets::reno());
+        w.spacing = Dur::from_ms(1);
+        w.run(21, Time::from_secs(2), &drop);
+        assert_eq!(w.recovery_entries.len(), 1);
+        assert_eq!(w.sender.counters.timeouts, 0);
+        let (entry, exit) = (w.recovery_times[0], w.cwnd_after_new_ack[0].0);
+        // segments sent from the recovery's first ACK up to (not including) the ACK that ends it
+        let n = w.sends.iter().filter(|&&t| t >= entry && t < exit).count();
+        sent.push(n);
+        assert_eq!(w.recovery_entries[0].1, 9 * MSS, "ssthresh, credit={credit}");
+    }
+    // the fast retransmission included
+    assert_eq!(sent, [9, 14], "segments sent in recovery without and with the credit");
 }

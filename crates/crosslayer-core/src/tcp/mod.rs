@@ -175,6 +175,8 @@ crate::params! {
         option_padding: Option<OptionPadding> = None, Choice, range(), "linux: nop (tcp_options_write, TCPOLEN_SACK_BASE_ALIGNED); ns3: end (TcpHeader: 'does not presently try to align options', ACKs of 54 + 8 n bytes)";
         /// Each partial ACK in SACK fast recovery sends one segment beyond the window, unless the new first unacknowledged segment was already retransmitted: the lowest lost segment, else new data, else that segment (profile).
         partial_ack_retransmit: Option<bool> = None, Flag, range(), "linux: false; ns3: true (TcpSocketBase::ProcessAck calls DoRetransmit on partial ACKs in CA_RECOVERY, with SACK too)";
+        /// ns-3's PRR counts one more segment delivered for each duplicate ACK (an ACK with new SACK information, and the one that starts recovery) while prr_delivered < RecoverFS, on top of the SACKed bytes; only with recovery = "prr" in the ns3 profile (profile).
+        prr_dupack_credit: Option<bool> = None, Flag, range(), "linux: false (tcp_cwnd_reduction counts newly_acked_sacked); ns3: true (TcpPrrRecovery::DoRecovery: 'if (isDupAck && m_prrDelivered < m_recoveryFlightSize) deliveredBytes += m_segmentSize', the rate estimator's delivered already counting the SACKed bytes)";
         /// ssthresh is lowered at every retransmission timeout, not only at the first of a loss episode (profile).
         rto_every_ssthresh: Option<bool> = None, Flag, range(), "linux: false (tcp_enter_loss); ns3: true (TcpSocketBase::ReTxTimeout: its guard tests IsHeadRetransmitted after SetSentListLost cleared it)";
         /// Negotiate ECN (RFC 3168): data is sent ECT(0), and an ECN-Echo reduces the window. Algorithms that need ECN (DCTCP) turn it on themselves.
@@ -235,6 +237,7 @@ profiled! {
     option_padding: OptionPadding { linux: OptionPadding::Nop, ns3: OptionPadding::End },
     rto_every_ssthresh: bool { linux: false, ns3: true },
     partial_ack_retransmit: bool { linux: false, ns3: true },
+    prr_dupack_credit: bool { linux: false, ns3: true },
     ack_counting: AckCounting { linux: AckCounting::Delivered, ns3: AckCounting::Delivered },
 }
 

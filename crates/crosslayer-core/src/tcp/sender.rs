@@ -266,6 +266,7 @@ pub struct Sender {
     nextseg_rules: u32,
     /// ns-3: each partial ACK in SACK recovery sends one segment beyond the window.
     partial_ack_retransmit: bool,
+    prr_dupack_credit: bool,
     /// Every timeout lowers ssthresh (ns-3), not only the first of an episode.
     rto_every_ssthresh: bool,
     /// SYN retransmissions after which the initial window is one segment (0: never).
@@ -346,6 +347,7 @@ impl Sender {
             partial_acked: false,
             nextseg_rules: cfg.nextseg_rules(),
             partial_ack_retransmit: cfg.partial_ack_retransmit(),
+            prr_dupack_credit: cfg.prr_dupack_credit(),
             rto_every_ssthresh: cfg.rto_every_ssthresh(),
             syn_loss_iw_retries: cfg.syn_loss_iw_retries(),
             rescue_rxt: None,
@@ -780,7 +782,7 @@ impl Sender {
                         match self.profile {
                             Profile::Linux => self.prr_step(delivered_bytes, new_una, lost_segs > 0),
                             // ns-3: TcpPrrRecovery::EnterRecovery calls DoRecovery as for a dupack
-                            Profile::Ns3 => self.prr_step_ns3(delivered_bytes, false),
+                            Profile::Ns3 => self.prr_step_ns3(delivered_bytes, false, true),
                         }
                     }
                 }
@@ -795,10 +797,10 @@ impl Sender {
                             // and again for a partial ACK of at least a segment: an ACK that
                             // does both counts its delivery twice (TcpSocketBase::ProcessAck).
                             if sacked.newly > 0 {
-                                self.prr_step_ns3(delivered_bytes, cum.retransmitted);
+                                self.prr_step_ns3(delivered_bytes, cum.retransmitted, true);
                             }
                             if new_una && delivered_bytes >= mss {
-                                self.prr_step_ns3(delivered_bytes, cum.retransmitted);
+                                self.prr_step_ns3(delivered_bytes, cum.retransmitted, false);
                             }
                             if new_una && self.partial_ack_retransmit {
                                 self.partial_ack_retransmission(ctx);
@@ -945,13 +947,15 @@ impl Sender {
     /// acknowledges retransmitted data (its "safe ACK"), except that when prr_out exceeds
     /// prr_delivered its unsigned arithmetic makes the limit prr_delivered - prr_out.
     ///
-    /// Deviation: ns-3 3.44 also adds one segment to DeliveredData on every ACK with new SACK
-    /// information while prr_delivered < RecoverFS (meant for ACKs without SACK; later ns-3
-    /// versions restrict it so). Modelled, it made this profile drop four times as many packets
-    /// as ns-3 itself on the seed 000 Access Link (9 flows: 0.23 % against 0.06 %), so it is left
-    /// out; docs/VALIDATION.md gives the numbers.
-    fn prr_step_ns3(&mut self, delivered: u64, safe: bool) {
+    /// `dupack`: the ACK brought new SACK information, or starts the recovery. ns-3 3.44 then
+    /// adds one segment to DeliveredData while prr_delivered < RecoverFS (`prr_dupack_credit`,
+    /// on in the ns3 profile), although its DeliveredData already counts the SACKed bytes (the
+    /// addition is meant for ACKs without SACK; ns-3 after 3.44 changed RecoverFS too).
+    fn prr_step_ns3(&mut self, mut delivered: u64, safe: bool, dupack: bool) {
         let mss = self.mss as u64;
+        if dupack && self.prr_dupack_credit && self.prr.delivered < self.prr.recover_fs {
+            delivered += mss;
+        }
         if delivered == 0 {
             return;
         }
