@@ -11,6 +11,7 @@ comparison tables of ``docs/VALIDATION.md``.
     python validation/compare.py run --scenario access --per-pair 1 --runs 1-5 --out validation/results \\
         --ns3-python /path/to/venv-with-ns3/bin/python --paired
     python validation/compare.py table validation/results
+    python validation/compare.py pairs validation/results    # goodput per flow by host pair
     # speed, side by side in one invocation (Access Link, 9 CUBIC flows, 100 s)
     python validation/compare.py bench --ns3-python /path/to/venv-with-ns3/bin/python
 
@@ -176,6 +177,35 @@ def cmd_table(a: argparse.Namespace) -> None:
     print("\nCells: mean over runs (min-max).")
 
 
+def cmd_pairs(a: argparse.Namespace) -> None:
+    """Mean goodput per flow of each (sender, receiver) pair, each simulator, over its runs."""
+    d = Path(a.dir)
+    runs: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
+    for p in sorted(d.glob("*.json")):
+        if p.name.endswith(".starts.json"):
+            continue
+        stem, sim = p.name[: -len(".json")].split(".", 1)
+        scenario, pp, _ = stem.split("-")
+        runs.setdefault((scenario, int(pp[2:]), sim), []).append(json.loads(p.read_text()))
+    order = ["crosslayer-ns3", "ns3", "ns3-paired", "crosslayer-linux"]
+    for scenario, pp in sorted({(k[0], k[1]) for k in runs}):
+        sims = [s for s in order if (scenario, pp, s) in runs]
+        pairs: dict[str, dict[str, list[float]]] = {}
+        for s in sims:
+            for r in runs[(scenario, pp, s)]:
+                per: dict[str, list[float]] = {}
+                for fl in r["flows"]:
+                    per.setdefault(fl["name"].rsplit(".", 1)[0], []).append(fl["goodput_bps"] / 1e6)
+                for k, v in per.items():
+                    pairs.setdefault(k, {}).setdefault(s, []).append(statistics.fmean(v))
+        print(f"\n### {scenario}, {9 * pp} flows: goodput per flow by pair (Mb/s)\n")
+        print("| pair | " + " | ".join(f"{s} (n={len(runs[(scenario, pp, s)])})" for s in sims) + " |")
+        print("|---|" + "---|" * len(sims))
+        for k in sorted(pairs):
+            print(f"| {k} | " + " | ".join(_cell(pairs[k].get(s, []), "{:.2f}") for s in sims) + " |")
+    print("\nCells: mean over runs of the pair's mean goodput per flow (min-max).")
+
+
 def cmd_bench(a: argparse.Namespace) -> None:
     """crosslayer and ns-3 on the same scenario, one after the other in this process's run."""
     import platform
@@ -216,8 +246,10 @@ def main(argv: list[str] | None = None) -> None:
     b.add_argument("--ns3-python", help="a Python with ns-3 3.44; omit to time crosslayer only")
     t = sub.add_parser("table", help="print the comparison tables")
     t.add_argument("dir", nargs="?", default=str(ROOT / "validation" / "results"))
+    q = sub.add_parser("pairs", help="print goodput per flow by (sender, receiver) pair")
+    q.add_argument("dir", nargs="?", default=str(ROOT / "validation" / "results"))
     a = p.parse_args(argv)
-    {"run": cmd_run, "table": cmd_table, "bench": cmd_bench}[a.cmd](a)
+    {"run": cmd_run, "table": cmd_table, "pairs": cmd_pairs, "bench": cmd_bench}[a.cmd](a)
 
 
 if __name__ == "__main__":
