@@ -116,8 +116,8 @@ BAD_CASES: list[tuple[str, Mutation, str]] = [
     ),
     (
         "unknown queue discipline",
-        _set("topology.bottleneck.qdisc", {"kind": "red"}),
-        'topology.bottleneck.qdisc: unknown queue discipline "red"; known: codel, droptail, fifo',
+        _set("topology.bottleneck.qdisc", {"kind": "blu"}),
+        'topology.bottleneck.qdisc: unknown queue discipline "blu"; known: adaptive_red, ared, codel, droptail, fifo, red',
     ),
     (
         "queue limit out of range",
