@@ -12,6 +12,8 @@ comparison tables of ``docs/VALIDATION.md``.
         --ns3-python /path/to/venv-with-ns3/bin/python --paired
     python validation/compare.py table validation/results
     python validation/compare.py pairs validation/results    # goodput per flow by host pair
+    python validation/compare.py variants --per-pair 10       # the ns-3 behaviours modelled, on and off
+    python validation/compare.py sizes                        # profile vs packet size, per host pair
     # speed, side by side in one invocation (Access Link, 9 CUBIC flows, 100 s)
     python validation/compare.py bench --ns3-python /path/to/venv-with-ns3/bin/python
 
@@ -48,8 +50,10 @@ def _jain(x: list[float]) -> float:
     return s * s / (len(x) * s2) if s2 > 0 else float("nan")
 
 
-def crosslayer_run(scenario: str, per_pair: int, seed: int, profile: str) -> dict[str, Any]:
-    """One crosslayer run in the JSON shape of the ns-3 script's output (the fields compared)."""
+def crosslayer_run(scenario: str, per_pair: int, seed: int, profile: str, tcp: dict[str, Any] | None = None,
+                   cc: Any = None) -> dict[str, Any]:
+    """One crosslayer run in the JSON shape of the ns-3 script's output (the fields compared);
+    ``tcp`` and ``cc`` override the study's TCP options and congestion control."""
     import crosslayer
     from crosslayer import Scenario
 
@@ -58,6 +62,9 @@ def crosslayer_run(scenario: str, per_pair: int, seed: int, profile: str) -> dic
     data["flows"][0]["per_pair"] = per_pair
     data["tcp"].pop("header_size", None)  # the profile's: 52 B Linux, 54 B with ns-3's PPP header
     data["tcp"]["profile"] = profile
+    data["tcp"].update(tcp or {})
+    if cc is not None:
+        data["flows"][0]["cc"] = cc
     t0 = time.perf_counter()
     r = crosslayer.run(data)
     wall = time.perf_counter() - t0
@@ -206,6 +213,48 @@ def cmd_pairs(a: argparse.Namespace) -> None:
     print("\nCells: mean over runs of the pair's mean goodput per flow (min-max).")
 
 
+VARIANTS: list[tuple[str, dict[str, Any], Any]] = [
+    ("CUBIC increase rfc9438, PRR credit off", {"prr_dupack_credit": False}, {"kind": "cubic", "increase": "rfc9438"}),
+    ("CUBIC increase rfc9438, PRR credit on", {"prr_dupack_credit": True}, {"kind": "cubic", "increase": "rfc9438"}),
+    ("CUBIC increase linux, PRR credit off", {"prr_dupack_credit": False}, {"kind": "cubic", "increase": "linux"}),
+    ("CUBIC increase linux, PRR credit on (the ns3 profile)", {"prr_dupack_credit": True}, {"kind": "cubic", "increase": "linux"}),
+]
+
+
+def cmd_variants(a: argparse.Namespace) -> None:
+    """crosslayer (ns3 profile) with each model choice the comparison turned on, seeds averaged."""
+    print(f"\n### {a.scenario}, {9 * a.per_pair} flows, crosslayer profile ns3, seeds {a.runs}\n")
+    names = [m[0] for m in METRICS]
+    print("| variant | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    for label, tcp, cc in VARIANTS:
+        rs = [crosslayer_run(a.scenario, a.per_pair, seed, "ns3", tcp, cc) for seed in _runs(a.runs)]
+        print(f"| {label} | " + " | ".join(fmt.format(statistics.fmean(get(r) for r in rs)) for _, _, get, fmt in METRICS) + " |")
+
+
+def cmd_sizes(a: argparse.Namespace) -> None:
+    """Goodput per flow by host pair with each TCP profile and each header size (52 B: 1500-byte
+    packets; 54 B: ns-3's 1502), seeds averaged: which of the two sets the pattern across pairs."""
+    rows: list[tuple[str, dict[str, float]]] = []
+    for profile in ("ns3", "linux"):
+        for header in ("54B", "52B"):
+            per: dict[str, list[float]] = {}
+            for seed in _runs(a.runs):
+                r = crosslayer_run(a.scenario, a.per_pair, seed, profile, {"header_size": header})
+                by: dict[str, list[float]] = {}
+                for fl in r["flows"]:
+                    by.setdefault(fl["name"].rsplit(".", 1)[0], []).append(fl["goodput_bps"] / 1e6)
+                for k, v in by.items():
+                    per.setdefault(k, []).append(statistics.fmean(v))
+            rows.append((f"profile {profile}, header {header}", {k: statistics.fmean(v) for k, v in per.items()}))
+    pairs = sorted(rows[0][1])
+    print(f"\n### {a.scenario}, {9 * a.per_pair} flows: goodput per flow by pair (Mb/s), seeds {a.runs}\n")
+    print("| crosslayer | " + " | ".join(pairs) + " |")
+    print("|---|" + "---|" * len(pairs))
+    for label, d in rows:
+        print(f"| {label} | " + " | ".join(f"{d[k]:.2f}" for k in pairs) + " |")
+
+
 def cmd_bench(a: argparse.Namespace) -> None:
     """crosslayer and ns-3 on the same scenario, one after the other in this process's run."""
     import platform
@@ -246,10 +295,18 @@ def main(argv: list[str] | None = None) -> None:
     b.add_argument("--ns3-python", help="a Python with ns-3 3.44; omit to time crosslayer only")
     t = sub.add_parser("table", help="print the comparison tables")
     t.add_argument("dir", nargs="?", default=str(ROOT / "validation" / "results"))
+    v = sub.add_parser("variants", help="crosslayer (ns3 profile) with and without each ns-3 behaviour modelled")
+    v.add_argument("--scenario", choices=sorted(STUDIES), default="access")
+    v.add_argument("--per-pair", type=int, default=1)
+    v.add_argument("--runs", default="1-5")
+    z = sub.add_parser("sizes", help="goodput by host pair with each profile and header size")
+    z.add_argument("--scenario", choices=sorted(STUDIES), default="access")
+    z.add_argument("--per-pair", type=int, default=10)
+    z.add_argument("--runs", default="1-5")
     q = sub.add_parser("pairs", help="print goodput per flow by (sender, receiver) pair")
     q.add_argument("dir", nargs="?", default=str(ROOT / "validation" / "results"))
     a = p.parse_args(argv)
-    {"run": cmd_run, "table": cmd_table, "pairs": cmd_pairs, "bench": cmd_bench}[a.cmd](a)
+    {"run": cmd_run, "table": cmd_table, "pairs": cmd_pairs, "variants": cmd_variants, "sizes": cmd_sizes, "bench": cmd_bench}[a.cmd](a)
 
 
 if __name__ == "__main__":
