@@ -28,6 +28,7 @@ pub mod ared;
 pub mod codel;
 pub mod codel_law;
 pub mod droptail;
+pub mod pie;
 pub mod red;
 #[cfg(test)]
 pub mod periodic_drop;
@@ -279,6 +280,7 @@ crate::registry! {
         Codel => codel::Codel,
         Red => red::Red,
         Ared => ared::Ared,
+        Pie => pie::Pie,
         #[cfg(test)]
         PeriodicDrop => periodic_drop::PeriodicDrop,
     }
