@@ -1,17 +1,35 @@
 //! Run a seed-000 scenario and print per-flow goodput and the bottleneck queue.
-//! `cargo run --release --example seed000 -- [access|datacenter] [flows] [seconds]`
+//! `cargo run --release --example seed000 -- [access|datacenter] [flows] [seconds] [qdisc]`
+//! (qdisc at the bottleneck: droptail (900 packets, the default), red, ared, pie or codel, each
+//! with its defaults; pie and codel with seed 000's 5 ms target at 100 Mb/s, 2 ms at 1 Gb/s).
+use crosslayer_core::aqm::QdiscConfig;
 use crosslayer_core::presets;
+use crosslayer_core::spec::TopologySpec;
+use crosslayer_core::units::Dur;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let which = args.get(1).map_or("access", String::as_str);
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(9);
     let secs: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(100);
-    let spec = match which {
+    let mut spec = match which {
         "access" => presets::access_link(n, presets::cubic(), secs),
         "datacenter" => presets::data_center(n, presets::cubic(), secs),
         other => panic!("unknown scenario {other:?}: use access or datacenter"),
     };
+    let target = Dur::from_ms(if which == "access" { 5 } else { 2 });
+    let qdisc = match args.get(4).map_or("droptail", String::as_str) {
+        "droptail" => None,
+        "red" => Some(QdiscConfig::Red(Default::default())),
+        "ared" => Some(QdiscConfig::Ared(Default::default())),
+        "pie" => Some(QdiscConfig::Pie(crosslayer_core::aqm::pie::PieConfig { target, ..Default::default() })),
+        "codel" => Some(QdiscConfig::Codel(crosslayer_core::aqm::codel::CodelConfig { target, ..Default::default() })),
+        other => panic!("unknown qdisc {other:?}: use droptail, red, ared, pie or codel"),
+    };
+    if let Some(q) = qdisc {
+        let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+        forward.qdisc = q;
+    }
     let r = crosslayer_core::run(spec).expect("run failed");
     let names = r.flows.strs("name");
     let gp = r.flows.f64s("goodput_bps");
