@@ -98,3 +98,36 @@ fn pie_and_codel_hold_the_sojourn_near_target_where_droptail_fills() {
         }
     }
 }
+
+fn jain(r: &RunResult) -> f64 {
+    let g = r.flows.f64s("goodput_bps");
+    let (s, s2) = (g.iter().sum::<f64>(), g.iter().map(|x| x * x).sum::<f64>());
+    s * s / (g.len() as f64 * s2)
+}
+
+/// Mixed CUBIC and Reno flows (alternating) over RTTs of 8-204 ms: FQ-CoDel shares the link
+/// fairly (Jain >= 0.95) where DropTail favours the short RTTs and CUBIC.
+#[test]
+fn fq_codel_shares_fairly_between_cubic_and_reno_at_different_rtts() {
+    use crosslayer_core::aqm::fq_codel::FqCodelConfig;
+    for n in [9, 90] {
+        let mixed = |qdisc: QdiscConfig| {
+            let mut spec = presets::access_link(n, presets::cubic(), 40);
+            for (i, f) in spec.flows.iter_mut().enumerate() {
+                if i % 2 == 1 {
+                    f.cc = presets::reno();
+                }
+            }
+            let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+            forward.qdisc = qdisc;
+            run(spec).expect("run")
+        };
+        let fq = mixed(QdiscConfig::FqCodel(FqCodelConfig::default()));
+        let dt = mixed(presets::droptail(900));
+        let (jf, jd) = (jain(&fq), jain(&dt));
+        let util = fq.queues.f64s("utilization")[0];
+        eprintln!("{n} flows, CUBIC + Reno: Jain FQ-CoDel {jf:.3} (utilization {util:.4}), DropTail {jd:.3}");
+        assert!(jf >= 0.95, "{n} flows: FQ-CoDel Jain {jf}");
+        assert!(jf > jd);
+    }
+}

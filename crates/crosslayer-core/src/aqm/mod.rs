@@ -28,6 +28,7 @@ pub mod ared;
 pub mod codel;
 pub mod codel_law;
 pub mod droptail;
+pub mod fq_codel;
 pub mod pie;
 pub mod red;
 #[cfg(test)]
@@ -278,6 +279,7 @@ crate::registry! {
     algorithms {
         DropTail => droptail::DropTail,
         Codel => codel::Codel,
+        FqCodel => fq_codel::FqCodel,
         Red => red::Red,
         Ared => ared::Ared,
         Pie => pie::Pie,

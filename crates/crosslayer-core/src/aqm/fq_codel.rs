@@ -1,0 +1,423 @@
+//! FQ-CoDel: flows hashed into queues served by deficit round robin with a new-flow priority,
+//! each queue managed by the CoDel control law; on overflow, packets are dropped from the
+//! fattest queue.
+//!
+//! Source: RFC 8290 (2018), sections 4-5; Linux `net/sched/sch_fq_codel.c` (defaults: 1024 flows,
+//! limit 10240 packets, quantum 1514 bytes, target 5 ms, interval 100 ms, ECN on, drop batch 64),
+//! read for behaviour (not copied). The control law is `codel_law.rs`, shared with CoDel.
+//!
+//! * Enqueue: the flow's queue is `hash(flow, perturbation) mod flows`; a queue that is on no list
+//!   joins the tail of the new list with `deficit = quantum`. Over `limit_pkts`: the queue with the
+//!   largest byte backlog loses packets from its head until half of its backlog or `drop_batch`
+//!   packets are gone, and their number is added to its CoDel `count` (Linux `fq_codel_drop`).
+//! * Dequeue: the head of the new list, else of the old list; a queue whose deficit is used up
+//!   gets `quantum` more and moves to the tail of the old list; CoDel dequeues from the chosen
+//!   queue; an emptied queue from the new list moves to the old list (if that is not empty), one
+//!   from the old list leaves the lists; the packet's size is taken from the deficit.
+//!
+//! Deliberate deviations: the hash is of the simulator's flow id (one TCP connection, or its ACK
+//! stream, per id; Linux hashes the 5-tuple); the perturbation is drawn from the queue's random
+//! stream. As in Linux, CoDel's one-MTU test uses the whole discipline's backlog, not the
+//! queue's (RFC 8290 leaves this open). No `memory_limit` (only the packet limit) and no
+//! `ce_threshold`.
+
+use super::codel_law::{CodelParams, CodelStats, CodelVars};
+use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict};
+use crate::packet::PacketId;
+use crate::registry::{Algorithm, Field, Info};
+use crate::units::{Bytes, Dur};
+use std::collections::VecDeque;
+
+crate::params! {
+    /// FQ-CoDel parameters; defaults are Linux sch_fq_codel's (RFC 8290 section 5.2).
+    pub struct FqCodelConfig {
+        /// Number of flow queues the hash maps into.
+        flows: u32 = 1024, Count, range(>= 1, <= 65536), "RFC 8290 section 5.2.1; Linux fq_codel flows 1024";
+        /// Total packet limit; beyond it the fattest queue loses packets.
+        limit_pkts: u32 = 10240, Packets, range(>= 1), "Linux fq_codel limit 10240";
+        /// Bytes a queue may send per round.
+        quantum: Bytes = Bytes::new(1514), Size, range(>= 1), "RFC 8290 section 5.2.2; Linux quantum = device MTU + 14";
+        /// CoDel target (each queue).
+        target: Dur = Dur::from_ms(5), Time, range(> Dur::ZERO), "RFC 8290 section 5.2.3; Linux 5 ms";
+        /// CoDel interval (each queue).
+        interval: Dur = Dur::from_ms(100), Time, range(> Dur::ZERO), "RFC 8290 section 5.2.3; Linux 100 ms";
+        /// CE-mark ECN-capable packets instead of dropping them.
+        ecn: bool = true, Flag, range(), "RFC 8290 section 5.2.7; Linux fq_codel ecn on";
+        /// Most packets dropped from the fattest queue at one overflow.
+        drop_batch: u32 = 64, Count, range(>= 1), "Linux fq_codel drop_batch_size 64";
+        /// CoDel's minimum backlog before dropping (MAXPACKET).
+        mtu: Bytes = Bytes::new(1514), Size, range(>= 1), "Linux psched_mtu: 1500 + 14";
+    }
+}
+
+const REASON_OVERFLOW: u8 = 0;
+const REASON_CODEL: u8 = 1;
+
+/// Which list a queue is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum List {
+    None,
+    New,
+    Old,
+}
+
+#[derive(Debug)]
+struct FlowQueue {
+    fifo: VecDeque<PacketId>,
+    bytes: u64,
+    deficit: i64,
+    list: List,
+    vars: CodelVars,
+}
+
+#[derive(Debug)]
+pub struct FqCodel {
+    params: CodelParams,
+    limit_pkts: u32,
+    quantum: i64,
+    drop_batch: u32,
+    queues: Vec<FlowQueue>,
+    new_flows: VecDeque<u32>,
+    old_flows: VecDeque<u32>,
+    perturbation: Option<u64>,
+    stats: CodelStats,
+    pkts: u32,
+    bytes: u64,
+    /// Overflow events (fattest-queue drops) and new-flow arrivals.
+    overflows: u64,
+    new_flow_count: u64,
+}
+
+impl Algorithm for FqCodel {
+    type Config = FqCodelConfig;
+    type Env = QdiscEnv;
+    const INFO: Info = Info {
+        name: "fq_codel",
+        aliases: &["fqcodel"],
+        summary: "FQ-CoDel: hashed flow queues in deficit round robin with new-flow priority, CoDel on each, drops from the fattest queue on overflow",
+        sources: &["RFC 8290", "Linux net/sched/sch_fq_codel.c"],
+    };
+    fn new(cfg: &FqCodelConfig, _env: &QdiscEnv) -> FqCodel {
+        let queues = (0..cfg.flows)
+            .map(|_| FlowQueue { fifo: VecDeque::new(), bytes: 0, deficit: 0, list: List::None, vars: CodelVars::default() })
+            .collect();
+        FqCodel {
+            params: CodelParams { target: cfg.target, interval: cfg.interval, mtu_bytes: cfg.mtu.get(), ecn: cfg.ecn },
+            limit_pkts: cfg.limit_pkts,
+            quantum: cfg.quantum.get() as i64,
+            drop_batch: cfg.drop_batch,
+            queues,
+            new_flows: VecDeque::new(),
+            old_flows: VecDeque::new(),
+            perturbation: None,
+            stats: CodelStats::default(),
+            pkts: 0,
+            bytes: 0,
+            overflows: 0,
+            new_flow_count: 0,
+        }
+    }
+}
+
+/// splitmix64's finalizer: a well-mixed 64-bit hash.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl FqCodel {
+    /// The queue a packet of `flow` goes to.
+    fn classify(&mut self, flow: u32, ctx: &mut QdiscCtx<'_>) -> usize {
+        let pert = *self.perturbation.get_or_insert_with(|| ctx.rng().next_u64());
+        // reciprocal scale of a 32-bit hash, as Linux maps a hash onto the buckets
+        let h = (mix(flow as u64 ^ pert) >> 32) as u64;
+        ((h * self.queues.len() as u64) >> 32) as usize
+    }
+
+    /// Drop from the head of the queue with the largest byte backlog until half of it or
+    /// `drop_batch` packets are gone; returns whether the arriving packet (at its tail) went too.
+    fn drop_from_fattest(&mut self, arriving: PacketId, ctx: &mut QdiscCtx<'_>) -> bool {
+        let (idx, _) = self.queues.iter().enumerate().max_by_key(|(i, q)| (q.bytes, std::cmp::Reverse(*i))).expect("queues");
+        let q = &mut self.queues[idx];
+        let threshold = q.bytes / 2;
+        let (mut n, mut len, mut took_arrival) = (0u32, 0u64, false);
+        while n < self.drop_batch && len < threshold {
+            let Some(id) = q.fifo.pop_front() else { break };
+            let size = ctx.size(id) as u64;
+            q.bytes -= size;
+            self.bytes -= size;
+            self.pkts -= 1;
+            len += size;
+            n += 1;
+            if id == arriving {
+                took_arrival = true; // reported as the arrival's drop by the caller
+            } else {
+                ctx.drop_queued(id, REASON_OVERFLOW);
+            }
+        }
+        q.vars.count = q.vars.count.saturating_add(n);
+        self.overflows += 1;
+        took_arrival
+    }
+
+    /// Queues on the new and old lists.
+    pub fn active(&self) -> (usize, usize) {
+        (self.new_flows.len(), self.old_flows.len())
+    }
+}
+
+impl QueueDisc for FqCodel {
+    const REASONS: &'static [Reason] = &[
+        Reason { name: "overflow", doc: "over the packet limit: dropped from the head of the fattest flow queue" },
+        Reason { name: "codel", doc: "a flow queue's CoDel control law (dropped at its head, or CE-marked)" },
+    ];
+    const STATS: &'static [Field] = &[
+        Field { name: "overflows", unit: "count", doc: "times the limit was exceeded and the fattest queue was cut" },
+        Field { name: "new_flows", unit: "count", doc: "arrivals that put an idle queue on the new list" },
+        Field { name: "dropping_entries", unit: "count", doc: "times a queue's CoDel entered the dropping state" },
+    ];
+    const STATE: &'static [Field] = &[
+        Field { name: "new_queues", unit: "count", doc: "queues on the new list" },
+        Field { name: "old_queues", unit: "count", doc: "queues on the old list" },
+    ];
+
+    fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
+        let flow = ctx.arena.get(id).flow;
+        let idx = self.classify(flow, ctx);
+        let size = ctx.size(id) as u64;
+        let q = &mut self.queues[idx];
+        q.fifo.push_back(id);
+        q.bytes += size;
+        if q.list == List::None {
+            q.list = List::New;
+            q.deficit = self.quantum;
+            self.new_flows.push_back(idx as u32);
+            self.new_flow_count += 1;
+        }
+        self.pkts += 1;
+        self.bytes += size;
+        // Over the limit: the arriving packet is queued first, then the fattest queue is cut
+        // (it reaches the arrival only when that queue held little more than it).
+        // An emptied queue stays on its list until a dequeue finds it empty, as in Linux.
+        if self.pkts > self.limit_pkts && self.drop_from_fattest(id, ctx) {
+            return Verdict::Dropped(REASON_OVERFLOW);
+        }
+        Verdict::Enqueued
+    }
+
+    fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
+        loop {
+            let from_new = !self.new_flows.is_empty();
+            let idx = *if from_new { self.new_flows.front() } else { self.old_flows.front() }? as usize;
+            if self.queues[idx].deficit <= 0 {
+                self.queues[idx].deficit += self.quantum;
+                if from_new {
+                    self.new_flows.pop_front();
+                } else {
+                    self.old_flows.pop_front();
+                }
+                self.queues[idx].list = List::Old;
+                self.old_flows.push_back(idx as u32);
+                continue;
+            }
+            let total = &mut self.bytes;
+            let pkts = &mut self.pkts;
+            let q = &mut self.queues[idx];
+            let FlowQueue { fifo, bytes, vars, .. } = q;
+            let out = vars.dequeue(&self.params, &mut self.stats, ctx, REASON_CODEL, |ctx| {
+                let id = fifo.pop_front()?;
+                let size = ctx.size(id) as u64;
+                *bytes -= size;
+                *total -= size;
+                *pkts -= 1;
+                Some((id, *total))
+            });
+            match out {
+                Some(id) => {
+                    q.deficit -= ctx.size(id) as i64;
+                    return Some(id);
+                }
+                None => {
+                    if from_new {
+                        self.new_flows.pop_front();
+                    } else {
+                        self.old_flows.pop_front();
+                    }
+                    if from_new && !self.old_flows.is_empty() {
+                        q.list = List::Old;
+                        self.old_flows.push_back(idx as u32);
+                    } else {
+                        q.list = List::None;
+                    }
+                }
+            }
+        }
+    }
+
+    fn len_pkts(&self) -> u32 {
+        self.pkts
+    }
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn stats(&self, out: &mut [u64]) {
+        out.copy_from_slice(&[self.overflows, self.new_flow_count, self.stats.dropping_entries]);
+    }
+    fn state(&self, out: &mut [f64]) {
+        out.copy_from_slice(&[self.new_flows.len() as f64, self.old_flows.len() as f64]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::{QdiscConfig, Queue};
+    use crate::packet::{Packet, PacketArena};
+    use crate::rng::{Rng, StreamKind};
+    use crate::units::{Rate, Time};
+
+    fn queue(cfg: FqCodelConfig) -> Queue {
+        Queue::new(&QdiscConfig::FqCodel(cfg), &QdiscEnv { link_rate: Rate::from_bps(100_000_000) }, Rng::stream(1, StreamKind::Qdisc, 0))
+    }
+
+    fn fq(q: &Queue) -> &FqCodel {
+        match &q.qdisc {
+            crate::aqm::Qdisc::FqCodel(f) => f,
+            _ => unreachable!(),
+        }
+    }
+
+    fn pkt(a: &mut PacketArena, flow: u32, size: u32) -> PacketId {
+        a.alloc(Packet { flow, size_bytes: size, ..Default::default() })
+    }
+
+    /// Flows 1 and 2 land in different queues with the default 1024 (checked), so the tests
+    /// below see one queue per flow.
+    fn distinct(q: &mut Queue, a: &mut PacketArena, flows: &[u32]) {
+        let mut dropped = vec![];
+        let mut seen = std::collections::HashSet::new();
+        for &f in flows {
+            let id = pkt(a, f, 100);
+            assert!(q.enqueue(id, Time::ZERO, a, &mut dropped));
+            let out = q.dequeue(Time::ZERO, a, &mut dropped).unwrap();
+            a.free(out);
+            if let crate::aqm::Qdisc::FqCodel(f2) = &mut q.qdisc {
+                let mut ctx_rng = Rng::stream(1, StreamKind::Qdisc, 0);
+                let pert = *f2.perturbation.get_or_insert_with(|| ctx_rng.next_u64());
+                let h = (mix(f as u64 ^ pert) >> 32) * 1024 >> 32;
+                assert!(seen.insert(h), "flows {flows:?} collide");
+            }
+        }
+    }
+
+    /// Deficit round robin (RFC 8290 section 4.2): two backlogged queues with 1500- and
+    /// 500-byte packets get equal bytes, within one quantum, whatever their packet sizes.
+    #[test]
+    fn backlogged_queues_share_bytes_equally() {
+        let mut q = queue(FqCodelConfig { target: Dur::from_secs(10), interval: Dur::from_secs(20), ..Default::default() });
+        let mut a = PacketArena::new();
+        distinct(&mut q, &mut a, &[1, 2]);
+        let mut dropped = vec![];
+        for i in 0..300 {
+            assert!(q.enqueue(pkt(&mut a, 1, 1500), Time::from_ns(i), &mut a, &mut dropped));
+            for _ in 0..3 {
+                assert!(q.enqueue(pkt(&mut a, 2, 500), Time::from_ns(i), &mut a, &mut dropped));
+            }
+        }
+        let mut sent = [0u64; 3];
+        for k in 0..400 {
+            let id = q.dequeue(Time::from_ns(1000 + k), &mut a, &mut dropped).unwrap();
+            let p = a.get(id);
+            sent[p.flow as usize] += p.size_bytes as u64;
+            a.free(id);
+            assert!(sent[1].abs_diff(sent[2]) <= 2 * 1514, "after {k}: {sent:?}");
+        }
+        assert!(sent[1] > 100_000 && sent[2] > 100_000);
+        q.check_identities().unwrap();
+    }
+
+    /// A new (sparse) flow goes ahead of the backlogged ones: its packet is the next one out.
+    #[test]
+    fn a_new_flow_is_served_first() {
+        let mut q = queue(FqCodelConfig::default());
+        let mut a = PacketArena::new();
+        distinct(&mut q, &mut a, &[1, 2, 3]);
+        let mut dropped = vec![];
+        for i in 0..50 {
+            q.enqueue(pkt(&mut a, 1, 1500), Time::from_ns(i), &mut a, &mut dropped);
+            q.enqueue(pkt(&mut a, 2, 1500), Time::from_ns(i), &mut a, &mut dropped);
+        }
+        for k in 0..10 {
+            let id = q.dequeue(Time::from_ns(100 + k), &mut a, &mut dropped).unwrap();
+            a.free(id);
+        }
+        let sparse = pkt(&mut a, 3, 100);
+        q.enqueue(sparse, Time::from_ns(200), &mut a, &mut dropped);
+        assert_eq!(fq(&q).active().0, 1, "flow 3 is on the new list");
+        assert_eq!(q.dequeue(Time::from_ns(201), &mut a, &mut dropped), Some(sparse));
+    }
+
+    /// Over the limit the fattest queue (by bytes) loses packets from its head until half its
+    /// backlog is gone (at most drop_batch), and its CoDel count grows by that number.
+    #[test]
+    fn overflow_cuts_the_fattest_queue_by_half() {
+        let mut q = queue(FqCodelConfig { limit_pkts: 100, ..Default::default() });
+        let mut a = PacketArena::new();
+        distinct(&mut q, &mut a, &[1, 2]);
+        let mut dropped = vec![];
+        let first = pkt(&mut a, 1, 1500);
+        assert!(q.enqueue(first, Time::ZERO, &mut a, &mut dropped));
+        for i in 1..90 {
+            assert!(q.enqueue(pkt(&mut a, 1, 1500), Time::from_ns(i), &mut a, &mut dropped));
+        }
+        for i in 0..10 {
+            assert!(q.enqueue(pkt(&mut a, 2, 1500), Time::from_ns(100 + i), &mut a, &mut dropped));
+        }
+        assert!(dropped.is_empty());
+        // the 101st packet, of the small flow: flow 1 (90 packets) loses 45 from its head
+        assert!(q.enqueue(pkt(&mut a, 2, 1500), Time::from_ns(200), &mut a, &mut dropped));
+        assert_eq!(dropped.len(), 45);
+        assert_eq!(dropped[0], first, "from the head");
+        assert_eq!(q.len_pkts(), 56);
+        let f = fq(&q);
+        let fattest = f.queues.iter().find(|x| x.fifo.len() == 45).expect("flow 1's queue");
+        assert_eq!(fattest.vars.count, 45);
+        q.check_identities().unwrap();
+    }
+
+    /// CoDel runs per queue: a standing queue of one flow is dropped while a sparse flow sharing
+    /// the link loses nothing.
+    #[test]
+    fn codel_drops_only_in_the_standing_queue() {
+        let mut q = queue(FqCodelConfig { ecn: false, ..Default::default() });
+        let mut a = PacketArena::new();
+        distinct(&mut q, &mut a, &[1, 2]);
+        let mut dropped = vec![];
+        let mut lost = [0u32; 3];
+        // one dequeue per 120 us step; flow 1 offers 1.2 packets per step (its queue grows),
+        // flow 2 one packet per 10 steps (0.1 of the link: no standing queue); 0.6 s
+        for step in 0..5000u64 {
+            let t = step * 120_000;
+            q.enqueue(pkt(&mut a, 1, 1500), Time::from_ns(t), &mut a, &mut dropped);
+            if step % 5 == 0 {
+                q.enqueue(pkt(&mut a, 1, 1500), Time::from_ns(t), &mut a, &mut dropped);
+            }
+            if step % 10 == 0 {
+                q.enqueue(pkt(&mut a, 2, 1500), Time::from_ns(t), &mut a, &mut dropped);
+            }
+            if let Some(id) = q.dequeue(Time::from_ns(t + 60_000), &mut a, &mut dropped) {
+                a.free(id);
+            }
+            for id in dropped.drain(..) {
+                lost[a.get(id).flow as usize] += 1;
+                a.free(id);
+            }
+        }
+        // CoDel's drops in flow 1 start after an interval above target and come at
+        // 100 ms / sqrt(count): 10 in the 0.6 s
+        assert!(lost[1] >= 5, "flow 1's standing queue is dropped from: {lost:?}");
+        assert_eq!(lost[2], 0, "the sparse flow loses nothing: {lost:?}");
+        q.check_identities().unwrap();
+    }
+}
