@@ -117,7 +117,7 @@ BAD_CASES: list[tuple[str, Mutation, str]] = [
     (
         "unknown queue discipline",
         _set("topology.bottleneck.qdisc", {"kind": "blu"}),
-        'topology.bottleneck.qdisc: unknown queue discipline "blu"; known: adaptive_red, ared, codel, droptail, fifo, fq_codel, fqcodel, pie, red',
+        'topology.bottleneck.qdisc: unknown queue discipline "blu"; known: adaptive_red, ared, codel, droptail, fifo, fq_codel, fqcodel, pie, red, sfq_codel, sfqcodel',
     ),
     (
         "queue limit out of range",

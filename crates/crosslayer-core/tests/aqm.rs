@@ -105,11 +105,12 @@ fn jain(r: &RunResult) -> f64 {
     s * s / (g.len() as f64 * s2)
 }
 
-/// Mixed CUBIC and Reno flows (alternating) over RTTs of 8-204 ms: FQ-CoDel shares the link
-/// fairly (Jain >= 0.95) where DropTail favours the short RTTs and CUBIC.
+/// Mixed CUBIC and Reno flows (alternating) over RTTs of 8-204 ms: FQ-CoDel and ns-2's
+/// sfqCoDel share the link fairly (Jain >= 0.95) where DropTail favours the short RTTs and CUBIC.
 #[test]
-fn fq_codel_shares_fairly_between_cubic_and_reno_at_different_rtts() {
+fn flow_queueing_shares_fairly_between_cubic_and_reno_at_different_rtts() {
     use crosslayer_core::aqm::fq_codel::FqCodelConfig;
+    use crosslayer_core::aqm::sfqcodel::SfqCodelConfig;
     for n in [9, 90] {
         let mixed = |qdisc: QdiscConfig| {
             let mut spec = presets::access_link(n, presets::cubic(), 40);
@@ -122,12 +123,13 @@ fn fq_codel_shares_fairly_between_cubic_and_reno_at_different_rtts() {
             forward.qdisc = qdisc;
             run(spec).expect("run")
         };
-        let fq = mixed(QdiscConfig::FqCodel(FqCodelConfig::default()));
-        let dt = mixed(presets::droptail(900));
-        let (jf, jd) = (jain(&fq), jain(&dt));
-        let util = fq.queues.f64s("utilization")[0];
-        eprintln!("{n} flows, CUBIC + Reno: Jain FQ-CoDel {jf:.3} (utilization {util:.4}), DropTail {jd:.3}");
-        assert!(jf >= 0.95, "{n} flows: FQ-CoDel Jain {jf}");
-        assert!(jf > jd);
+        let jd = jain(&mixed(presets::droptail(900)));
+        for (name, q) in [("FQ-CoDel", QdiscConfig::FqCodel(FqCodelConfig::default())), ("sfqCoDel", QdiscConfig::SfqCodel(SfqCodelConfig::default()))] {
+            let r = mixed(q);
+            let (jf, util) = (jain(&r), r.queues.f64s("utilization")[0]);
+            eprintln!("{n} flows, CUBIC + Reno: Jain {name} {jf:.3} (utilization {util:.4}), DropTail {jd:.3}");
+            assert!(jf >= 0.95, "{n} flows: {name} Jain {jf}");
+            assert!(jf > jd && util > 0.95);
+        }
     }
 }

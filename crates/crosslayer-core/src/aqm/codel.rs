@@ -75,7 +75,7 @@ impl Algorithm for Codel {
     };
     fn new(cfg: &CodelConfig, _env: &QdiscEnv) -> Codel {
         Codel {
-            params: CodelParams { target: cfg.target, interval: cfg.interval, mtu_bytes: cfg.mtu.get(), ecn: cfg.ecn },
+            params: CodelParams { target: cfg.target, interval: cfg.interval, mtu_bytes: cfg.mtu.get(), ecn: cfg.ecn, flavor: Default::default() },
             limit_pkts: cfg.limit_pkts,
             vars: CodelVars::default(),
             stats: CodelStats::default(),

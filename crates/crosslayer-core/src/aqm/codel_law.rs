@@ -15,6 +15,8 @@
 //!   16 intervals of the last scheduled drop and more than one drop happened since the last
 //!   entry (`count - lastcount > 1`), `count` restarts at that difference instead of 1.
 //!
+//! * Flavour `Ns2` (sfqCoDel): the 2012 pseudocode as ns-2.35 codes it (see `CodelFlavor`).
+//!
 //! Deliberate deviations:
 //! * `interval / sqrt(count)` is computed exactly in floating point and truncated to the ns;
 //!   Linux uses a fixed-point Newton iteration of 1/sqrt(count) (relative error below 1e-3 after
@@ -25,6 +27,20 @@
 use super::{QdiscCtx, ReasonId};
 use crate::packet::PacketId;
 use crate::units::{Dur, Time};
+
+/// Which published CoDel the law follows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CodelFlavor {
+    /// RFC 8289 and Linux: droppable strictly after first_above_time; count incremented before
+    /// each drop in the dropping state; re-entry within 16 intervals resumes at
+    /// count - lastcount when that is above 1.
+    #[default]
+    Rfc8289,
+    /// Nichols & Jacobson's 2012 pseudocode as ns-2.35's CoDel and sfqCoDel code it: droppable
+    /// from first_above_time on; count incremented when the next drop is scheduled; re-entry
+    /// within 8 intervals of the last scheduled drop resumes at count - 2 when count > 2.
+    Ns2,
+}
 
 /// CoDel's parameters (shared by every queue of a discipline).
 #[derive(Clone, Copy, Debug)]
@@ -38,6 +54,7 @@ pub struct CodelParams {
     pub mtu_bytes: u64,
     /// CE-mark ECN-capable packets instead of dropping them.
     pub ecn: bool,
+    pub flavor: CodelFlavor,
 }
 
 /// The control law's variables for one queue (RFC 8289 section 5.1 names).
@@ -93,7 +110,10 @@ impl CodelVars {
                 self.first_above_time = Some(ctx.now + p.interval);
                 false
             }
-            Some(t) => ctx.now > t,
+            Some(t) => match p.flavor {
+                CodelFlavor::Rfc8289 => ctx.now > t,
+                CodelFlavor::Ns2 => ctx.now >= t,
+            },
         }
     }
 
@@ -130,15 +150,24 @@ impl CodelVars {
                 self.dropping = false; // sojourn time below target: leave the dropping state
             } else {
                 // A long backlog may make several drops due at once, hence the loop.
+                let rfc = p.flavor == CodelFlavor::Rfc8289;
                 while self.dropping && now >= self.drop_next {
-                    self.count = self.count.saturating_add(1);
+                    if rfc {
+                        self.count = self.count.saturating_add(1);
+                    }
                     let (id, _) = head.expect("dropping with a packet in hand");
                     if !Self::drop_or_mark(p, id, ctx, reason) {
+                        if !rfc {
+                            self.count = self.count.saturating_add(1);
+                        }
                         self.drop_next = control_law(self.drop_next, p.interval, self.count);
                         break; // marked: it is sent
                     }
                     head = deq(ctx);
                     if self.ok_to_drop(p, stats, head, ctx) {
+                        if !rfc {
+                            self.count = self.count.saturating_add(1);
+                        }
                         self.drop_next = control_law(self.drop_next, p.interval, self.count);
                     } else {
                         self.dropping = false;
@@ -154,8 +183,15 @@ impl CodelVars {
             self.dropping = true;
             stats.dropping_entries += 1;
             // Re-entering soon after the last dropping period: resume near its drop rate.
-            let delta = self.count.wrapping_sub(self.lastcount);
-            self.count = if delta > 1 && now < self.drop_next + p.interval.mul(16) { delta } else { 1 };
+            self.count = match p.flavor {
+                CodelFlavor::Rfc8289 => {
+                    let delta = self.count.wrapping_sub(self.lastcount);
+                    if delta > 1 && now < self.drop_next + p.interval.mul(16) { delta } else { 1 }
+                }
+                CodelFlavor::Ns2 => {
+                    if self.count > 2 && now < self.drop_next + p.interval.mul(8) { self.count - 2 } else { 1 }
+                }
+            };
             self.lastcount = self.count;
             self.drop_next = control_law(now, p.interval, self.count);
         }

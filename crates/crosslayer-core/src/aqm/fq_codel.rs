@@ -102,7 +102,7 @@ impl Algorithm for FqCodel {
             .map(|_| FlowQueue { fifo: VecDeque::new(), bytes: 0, deficit: 0, list: List::None, vars: CodelVars::default() })
             .collect();
         FqCodel {
-            params: CodelParams { target: cfg.target, interval: cfg.interval, mtu_bytes: cfg.mtu.get(), ecn: cfg.ecn },
+            params: CodelParams { target: cfg.target, interval: cfg.interval, mtu_bytes: cfg.mtu.get(), ecn: cfg.ecn, flavor: Default::default() },
             limit_pkts: cfg.limit_pkts,
             quantum: cfg.quantum.get() as i64,
             drop_batch: cfg.drop_batch,

@@ -31,6 +31,7 @@ pub mod droptail;
 pub mod fq_codel;
 pub mod pie;
 pub mod red;
+pub mod sfqcodel;
 #[cfg(test)]
 pub mod periodic_drop;
 
@@ -280,6 +281,7 @@ crate::registry! {
         DropTail => droptail::DropTail,
         Codel => codel::Codel,
         FqCodel => fq_codel::FqCodel,
+        SfqCodel => sfqcodel::SfqCodel,
         Red => red::Red,
         Ared => ared::Ared,
         Pie => pie::Pie,
