@@ -116,6 +116,8 @@ pub struct Cubic {
     pub in_reno_region: bool,
     /// Segments acknowledged towards W_est's next whole segment (Linux `ack_cnt`).
     ack_cnt: f64,
+    /// Linux `beta_scale`: floor(8 (1 + beta) / (3 (1 - beta))), 15 for beta 0.7.
+    beta_scale: f64,
     /// No loss has set W_max yet (Linux `last_max_cwnd == 0`): the Linux increase grows at least
     /// 1/20 segment per segment acknowledged.
     no_w_max: bool,
@@ -147,6 +149,14 @@ impl Algorithm for Cubic {
     }
 }
 
+/// floor() of a non-negative value, by truncation (a single conversion instruction, where
+/// `f64::floor` is a library call on baseline x86-64).
+#[inline]
+fn whole(x: f64) -> f64 {
+    debug_assert!(x >= 0.0 || x.is_nan());
+    (x as u64) as f64
+}
+
 impl Cubic {
     pub fn with_config(cfg: CubicConfig) -> Cubic {
         Cubic {
@@ -159,6 +169,7 @@ impl Cubic {
             after_rto: false,
             in_reno_region: false,
             ack_cnt: 0.0,
+            beta_scale: (8.0 * (1.0 + cfg.beta) / (3.0 * (1.0 - cfg.beta))).floor().max(1.0),
             no_w_max: true,
             delay_min: None,
             hystart: Hystart::new(cfg.hystart.unwrap_or(HystartMode::Linux), cfg.hystart_low_window, cfg.hystart_ack_delta),
@@ -282,11 +293,10 @@ impl CongestionControl for Cubic {
             CubicRtt::Srtt => a.srtt,
         }
         .secs_f64();
-        let target = self.w_cubic(t + rtt).clamp(cwnd, 1.5 * cwnd);
-
         let beta = self.cfg.beta;
         let mut new_cwnd = match self.cfg.increase {
             CubicIncrease::Rfc9438 => {
+                let target = self.w_cubic(t + rtt).clamp(cwnd, 1.5 * cwnd);
                 // Reno-friendly estimate (RFC 9438 section 4.3).
                 let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { 3.0 * (1.0 - beta) / (1.0 + beta) };
                 self.w_est += alpha * segs / cwnd;
@@ -305,26 +315,25 @@ impl CongestionControl for Cubic {
                 // first loss; the Reno-friendly estimate (one segment per cwnd * scale / 8
                 // acknowledged) lowers it to cwnd / (W_est - cwnd); at least 2. cwnd grows by
                 // 1/cnt per segment acknowledged.
-                let cw = cwnd.floor().max(1.0);
+                let cw = whole(cwnd).max(1.0);
                 let offs = t + rtt - self.k;
-                let delta = (self.cfg.c * offs.abs().powi(3)).floor();
-                let origin = self.origin.floor();
+                let delta = whole(self.cfg.c * offs.abs().powi(3));
+                let origin = whole(self.origin);
                 let target = if offs < 0.0 { origin - delta } else { origin + delta };
-                let mut cnt = if target > cw { (cw / (target - cw)).floor() } else { 100.0 * cw };
+                let mut cnt = if target > cw { whole(cw / (target - cw)) } else { 100.0 * cw };
                 if self.no_w_max {
                     cnt = cnt.min(20.0);
                 }
                 self.in_reno_region = false;
                 if self.cfg.tcp_friendliness {
-                    let scale = (8.0 * (1.0 + beta) / (3.0 * (1.0 - beta))).floor().max(1.0);
-                    let per = (cw * scale / 8.0).floor().max(1.0);
+                    let per = whole(cw * self.beta_scale / 8.0).max(1.0);
                     self.ack_cnt += segs;
                     while self.ack_cnt > per {
                         self.ack_cnt -= per;
                         self.w_est += 1.0;
                     }
                     if self.w_est > cw {
-                        let max_cnt = (cw / (self.w_est - cw)).floor();
+                        let max_cnt = whole(cw / (self.w_est - cw));
                         if cnt > max_cnt {
                             cnt = max_cnt;
                             self.in_reno_region = true;
