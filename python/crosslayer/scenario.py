@@ -235,6 +235,8 @@ Loss = Annotated[float, Strict(), _require(lambda p: 0.0 <= p < 1.0, "must be a 
 Seed = Annotated[int, Strict(), _require(lambda s: 0 <= s < 2**64, "must be an integer in [0, 2^64)")]
 """The run seed (u64)."""
 Flag = Annotated[bool, Strict()]
+Dscp = Annotated[int, Strict(), _require(lambda n: 0 <= n <= 63, "must be a DiffServ codepoint: an integer in [0, 63]")]
+Port = Annotated[int, Strict(), _require(lambda n: 0 <= n <= 65535, "must be a port number: an integer in [0, 65535]")]
 """A boolean written true/false (not 0/1)."""
 
 _NODE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -710,6 +712,10 @@ class FlowGroup(_Model):
     """Time the sender stops sending new data; unset: runs to the end."""
     tcp: TcpConfig | None = None
     """Overrides of the scenario's [tcp] for this group: only the fields given here apply."""
+    dscp: Dscp = 0
+    """DiffServ codepoint of the group's packets (class-based disciplines may classify by it)."""
+    port: Port = 0
+    """Service port of the group's flows (0: none; class-based disciplines may classify by it)."""
 
     @field_serializer("tcp")
     def _dump_tcp_overrides(self, tcp: TcpConfig | None, info: FieldSerializationInfo) -> Any:
@@ -940,6 +946,8 @@ class Scenario(_Model):
                     "tcp": self.tcp_for(group).engine_spec(),
                     "start": group.start.engine_spec(),
                     "stop": group.stop,
+                    "dscp": group.dscp,
+                    "port": group.port,
                 }
             )
         return {

@@ -67,6 +67,13 @@ pub struct Packet {
     pub kind: PktKind,
     /// Destination node (routing key).
     pub dst: u32,
+    /// Node that sent it (with `dst`, the address pair disciplines may classify by).
+    pub src: u32,
+    /// DiffServ codepoint (RFC 2474), set per flow; class-based disciplines may classify by it.
+    pub dscp: u8,
+    /// The flow's service port (the data's destination port, the ACKs' source port); class-based
+    /// disciplines may classify by it.
+    pub port: u16,
     /// Size on the wire, headers included, in bytes.
     pub size_bytes: u32,
     /// Data: sequence number of the first payload byte.

@@ -53,6 +53,8 @@ fn three_by_three(rate_bps: u64, bottleneck_delay_ns: u64, sender_delays: [u64; 
                 tcp: TcpConfig::default(),
                 start: StartSpec::Uniform { from: Time::ZERO, to: Time::from_secs(3) },
                 stop: None,
+                dscp: 0,
+                port: 0,
             }
         })
         .collect();
@@ -100,7 +102,7 @@ pub fn single_bottleneck(rate_bps: u64, rtt_ns: u64, buffer_pkts: u32, flows: Ve
         flows: flows
             .into_iter()
             .enumerate()
-            .map(|(i, (cc, tcp))| FlowSpec { name: format!("f{i}"), src: 0, dst: 0, cc, tcp, start: StartSpec::Fixed { at: Time::ZERO }, stop: None })
+            .map(|(i, (cc, tcp))| FlowSpec { name: format!("f{i}"), src: 0, dst: 0, cc, tcp, start: StartSpec::Fixed { at: Time::ZERO }, stop: None, dscp: 0, port: 0 })
             .collect(),
     }
 }

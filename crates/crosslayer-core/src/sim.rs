@@ -90,10 +90,13 @@ impl Sim {
             let src = topo.senders[f.src as usize];
             let dst = topo.receivers[f.dst as usize];
             let cc = Cc::new(&f.cc, &Sender::cc_env(&f.tcp));
+            let mut sender = Sender::new(i as u32, src, dst, &f.tcp, cc, start, stop);
+            let mut receiver = Receiver::new(i as u32, dst, src, &f.tcp);
+            (sender.dscp, sender.port, receiver.dscp, receiver.port) = (f.dscp, f.port, f.dscp, f.port);
             flows.push(Flow {
                 name: f.name.clone(),
-                sender: Sender::new(i as u32, src, dst, &f.tcp, cc, start, stop),
-                receiver: Receiver::new(i as u32, dst, src, &f.tcp),
+                sender,
+                receiver,
                 data: PktAccount::default(),
                 acks: PktAccount::default(),
                 bottleneck: BottleneckCounters::default(),

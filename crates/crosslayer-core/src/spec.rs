@@ -178,6 +178,12 @@ pub struct FlowSpec {
     /// No new data after this time; `None` = until the end.
     #[serde(default)]
     pub stop: Option<Time>,
+    /// DiffServ codepoint of its packets (0-63; class-based disciplines may classify by it).
+    #[serde(default)]
+    pub dscp: u8,
+    /// Its service port (0 = none given; class-based disciplines may classify by it).
+    #[serde(default)]
+    pub port: u16,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -257,6 +263,9 @@ impl ScenarioSpec {
             }
             if f.dst as usize >= receivers.len() {
                 out.push(Problem::new(format!("{path}.dst"), format!("receiver index {} out of range (0..{})", f.dst, receivers.len())));
+            }
+            if f.dscp > 63 {
+                out.push(Problem::new(format!("{path}.dscp"), "a DiffServ codepoint is 6 bits: 0-63"));
             }
             out.extend(under(&format!("{path}.cc"), f.cc.validate()));
             out.extend(under(&format!("{path}.tcp"), f.tcp.validate()));

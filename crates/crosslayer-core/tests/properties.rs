@@ -76,6 +76,8 @@ prop_compose! {
             tcp,
             start: StartSpec::Uniform { from: Time::ZERO, to: Time::from_ns(start * MS) },
             stop: stop.map(|s| Time::from_ns(s * MS)),
+            dscp: 0,
+            port: 0,
         }
     }
 }

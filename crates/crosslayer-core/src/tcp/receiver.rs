@@ -59,6 +59,10 @@ pub struct Receiver {
     pub node: u32,
     /// Node of the sender (destination of ACKs).
     pub peer: u32,
+    /// DiffServ codepoint of every packet it sends.
+    pub dscp: u8,
+    /// The flow's service port, carried by every packet.
+    pub port: u16,
     sack: bool,
     delayed_ack: bool,
     delack_timeout: Dur,
@@ -93,6 +97,8 @@ impl Receiver {
             flow,
             node,
             peer,
+            dscp: 0,
+            port: 0,
             sack: cfg.sack,
             delayed_ack: cfg.delayed_ack,
             delack_timeout: cfg.delack_timeout(),
@@ -127,7 +133,7 @@ impl Receiver {
     /// A SYN arrived: answer with a SYN-ACK (every SYN, duplicates included, as a listener
     /// answers a retransmitted SYN), echoing its timestamp.
     pub fn on_syn(&mut self, syn: &Packet, ctx: &mut TxCtx<'_>) {
-        let p = Packet { flow: self.flow, kind: PktKind::SynAck, dst: self.peer, size_bytes: self.syn_bytes, tsval: ctx.now, tsecr: syn.tsval, ..Default::default() };
+        let p = Packet { flow: self.flow, kind: PktKind::SynAck, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: self.syn_bytes, tsval: ctx.now, tsecr: syn.tsval, ..Default::default() };
         ctx.out.push(ctx.arena.alloc(p));
         self.counters.synacks_sent += 1;
     }
@@ -220,7 +226,7 @@ impl Receiver {
         let mut p = Packet {
             flow: self.flow,
             kind: PktKind::Ack,
-            dst: self.peer,
+            dst: self.peer, src: self.node, dscp: self.dscp, port: self.port,
             ack: self.rcv_nxt,
             ece: self.ece_pending,
             tsecr: self.ts_echo,

@@ -222,6 +222,10 @@ pub struct Sender {
     pub node: u32,
     /// Node of the receiver (destination of data).
     pub peer: u32,
+    /// DiffServ codepoint of every packet it sends.
+    pub dscp: u8,
+    /// The flow's service port, carried by every packet.
+    pub port: u16,
     mss: u32,
     header_bytes: u32,
     /// SACK blocks are used for loss detection and NextSeg (SACK on, and a recovery that uses it).
@@ -317,6 +321,8 @@ impl Sender {
             flow,
             node,
             peer,
+            dscp: 0,
+            port: 0,
             mss,
             header_bytes: cfg.header_size().get() as u32,
             sack,
@@ -483,7 +489,7 @@ impl Sender {
     }
 
     fn send_control(&mut self, kind: PktKind, size: u32, tsecr: Time, ctx: &mut TxCtx<'_>) {
-        let p = Packet { flow: self.flow, kind, dst: self.peer, size_bytes: size, tsval: ctx.now, tsecr, ..Default::default() };
+        let p = Packet { flow: self.flow, kind, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: size, tsval: ctx.now, tsecr, ..Default::default() };
         ctx.out.push(ctx.arena.alloc(p));
         self.counters.control_pkts += 1;
     }
@@ -1170,7 +1176,7 @@ impl Sender {
         let p = Packet {
             flow: self.flow,
             kind: PktKind::Data,
-            dst: self.peer,
+            dst: self.peer, src: self.node, dscp: self.dscp, port: self.port,
             size_bytes: size,
             seq: n * mss as u64,
             len_bytes: mss,
