@@ -147,6 +147,7 @@ def fake_engine_result(spec: dict[str, Any]) -> dict[str, Any]:
             "seed": spec["seed"],
         },
         "flows": flow_rows,
+        "udp": _fill("udp", len(spec.get("udp", [])), {"name": [u["name"] for u in spec.get("udp", [])]}),
         "queues": queues,
         "hosts": hosts,
         "drops": drops,

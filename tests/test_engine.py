@@ -137,3 +137,42 @@ def test_cli_writes_parquet_that_loads_back(core: Any, result: Result, tmp_path:
     loaded = Result.load(tmp_path)
     assert loaded.scenario == result.scenario
     pd.testing.assert_frame_equal(loaded.flows, result.flows)
+
+
+def test_udp_flows_run_and_report_sent_delivered_dropped_and_delay(core: Any, minimal: dict[str, Any]) -> None:
+    # 8 Mb/s of 1000-byte datagrams through the minimal dumbbell (10 Mb/s bottleneck, 100-packet
+    # DropTail) beside one CUBIC flow: the datagrams that do not arrive were dropped, and the
+    # one-way delay is at least the propagation delay.
+    minimal["udp"] = [{"src": "S2", "dst": "R1", "rate": "8Mbps", "packet_size": "1000B", "start": "1s"}]
+    result = crosslayer.run(Scenario.from_dict(minimal))
+    assert list(result.udp["name"]) == ["S2-R1.udp0"]
+    u = result.udp.iloc[0]
+    window_s = result.summary["measured_s"]
+    assert u["sent_pkts"] == pytest.approx(8e6 / 8000 * window_s, abs=1)
+    assert u["offered_bps"] == pytest.approx(8e6, rel=1e-3)
+    assert 0 < u["delivered_pkts"] <= u["sent_pkts"]
+    assert u["dropped_pkts"] > 0  # 8 Mb/s + CUBIC overflow the 10 Mb/s link's queue
+    assert int(u["sent_pkts"]) - int(u["delivered_pkts"]) - int(u["dropped_pkts"]) in range(-5, 6)  # in flight at the window's ends
+    assert u["owd_min_s"] >= u["base_owd_s"] > 0
+    assert u["throughput_bps"] < 10e6
+
+
+@pytest.mark.parametrize(
+    ("udp", "path", "words"),
+    [
+        ({"rate": "0Mbps"}, "udp[0].rate", "positive"),
+        ({"packet_size": "10B"}, "udp[0].packet_size", "28B"),
+        ({"dst": "S1"}, "udp[0].dst[0]", "one of the senders"),
+        ({"start": "3s", "stop": "2s"}, "udp[0].stop", "must be in"),
+        ({"dscp": 64}, "udp[0].dscp", "DiffServ"),
+    ],
+)
+def test_bad_udp_fields_are_named(minimal: dict[str, Any], udp: dict[str, Any], path: str, words: str) -> None:
+    from crosslayer.scenario import ScenarioError
+
+    minimal["udp"] = [{"src": "S1", "dst": "R1", "rate": "1Mbps", **udp}]
+    with pytest.raises(ScenarioError) as info:
+        Scenario.from_dict(minimal)
+    problems = dict(info.value.problems)
+    assert path in problems, problems
+    assert words in problems[path]

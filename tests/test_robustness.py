@@ -255,5 +255,5 @@ def test_same_seed_gives_byte_identical_tables_across_processes(tmp_path: Path) 
         done = cli(["run", str(ACCESS_LINK), "--duration", "4s", "--warmup", "1s", "--format", "json", "--out", str(out)], timeout=120)
         assert done.returncode == 0, done.stderr
         outs.append(out)
-    for name in ("flows", "queues", "hosts", "drops", "qdisc_stats", "series", "cwnd"):
+    for name in ("flows", "udp", "queues", "hosts", "drops", "qdisc_stats", "series", "cwnd"):
         assert (outs[0] / f"{name}.json").read_bytes() == (outs[1] / f"{name}.json").read_bytes(), name

@@ -247,8 +247,9 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
     minimal["flows"][0]["start"] = {"uniform": ["0s", "1.5s"]}
     minimal["flows"][0]["stop"] = "8s"
     minimal["flows"].append(
-        {"src": "S2", "dst": "R1", "cc": {"kind": "newreno"}, "tcp": {"sack": False, "rwnd": "1MiB"}}
+        {"src": "S2", "dst": "R1", "cc": {"kind": "newreno"}, "tcp": {"sack": False, "rwnd": "1MiB"}, "dscp": 46, "port": 5001}
     )
+    minimal["udp"] = [{"src": ["S1", "S2"], "dst": "R1", "rate": "20Mbps", "packet_size": "1000B", "start": "1s", "stop": "9s", "ecn": True}]
     droptail_1000 = {"kind": "droptail", "limit_pkts": 1000, "limit_bytes": None}
     droptail_64kib = {"kind": "droptail", "limit_pkts": 1000, "limit_bytes": 65536}
 
@@ -289,6 +290,7 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
                 "tcp": tcp,
                 "start": {"kind": "uniform", "from": 0, "to": 1_500_000_000},
                 "stop": 8_000_000_000,
+                "dscp": 0, "port": 0,
             },
             {
                 "name": "S2-R1.0", "src": 1, "dst": 0,
@@ -296,7 +298,15 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
                 "tcp": {**tcp, "sack": False, "rwnd": 1_048_576},
                 "start": {"kind": "fixed", "at": 0},
                 "stop": None,
+                "dscp": 46, "port": 5001,
             },
+        ],
+        "udp": [
+            {
+                "name": f"{src}-R1.udp0", "src": i, "dst": 0, "rate": 20_000_000, "packet_size": 1000,
+                "start": 1_000_000_000, "stop": 9_000_000_000, "ecn": True, "dscp": 0, "port": 0,
+            }
+            for i, src in enumerate(["S1", "S2"])
         ],
     }  # fmt: skip
 

@@ -38,7 +38,7 @@ __all__ = [
 
 TABLES: Final[dict[str, tuple[str, ...]]] = {name: t.names for name, t in catalog().tables.items()}
 """Every result table and its fixed columns, as the engine declares them: ``flows`` (one row per
-flow), ``queues`` (one row per simplex link), ``drops`` (per link and drop/mark reason),
+TCP flow), ``udp`` (one row per unresponsive CBR flow), ``queues`` (one row per simplex link), ``drops`` (per link and drop/mark reason),
 ``qdisc_stats`` (per link and discipline counter), ``series`` (the bottleneck queue every
 sample_interval) and ``cwnd`` (per flow every sample_interval, with cwnd_trace). ``series`` and
 ``cwnd`` add columns of algorithm state (:func:`state_columns`)."""
@@ -151,7 +151,9 @@ class Result:
     summary: dict[str, Any]
     """Engine summary: wall_s, events, sim_s, measured_s, delivered_segments, seed, ..."""
     flows: pd.DataFrame
-    """One row per flow."""
+    """One row per TCP flow."""
+    udp: pd.DataFrame
+    """One row per unresponsive constant-bit-rate (UDP) flow."""
     queues: pd.DataFrame
     """One row per simplex link."""
     hosts: pd.DataFrame

@@ -723,6 +723,32 @@ class FlowGroup(_Model):
         return None if tcp is None else tcp.model_dump(mode=info.mode, exclude_unset=True)
 
 
+class UdpGroup(_Model):
+    """Unresponsive constant-bit-rate (UDP) flows: ``per_pair`` for every (src, dst) in src x dst.
+
+    Each sends ``packet_size``-byte datagrams (wire size) at ``rate`` from ``start`` to ``stop``
+    whatever the network does; results in the ``udp`` table (sent, delivered, dropped, one-way
+    delay).
+    """
+
+    src: NodeList
+    """Sender name(s)."""
+    dst: NodeList
+    """Receiver name(s)."""
+    per_pair: FlowCount = 1
+    rate: Rate
+    """Sending rate, wire bytes (e.g. "20Mbps")."""
+    packet_size: Size = 1500
+    """Wire size of each datagram (28 B to 64 KiB)."""
+    start: Duration = 0
+    stop: Duration | None = None
+    """No datagram from this time; unset: runs to the end."""
+    ecn: Flag = False
+    """Send ECT(0): ECN-capable, yet unresponsive (it ignores marks)."""
+    dscp: Dscp = 0
+    port: Port = 0
+
+
 class ExpandedFlow(NamedTuple):
     """One flow of the engine spec."""
 
@@ -760,7 +786,9 @@ class Scenario(_Model):
     """Defaults for every flow."""
     limits: RunLimits = RunLimits()
     """Safety limits: trace rows, events."""
-    flows: list[FlowGroup]
+    flows: list[FlowGroup] = []
+    udp: list[UdpGroup] = []
+    """Unresponsive constant-bit-rate flows."""
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
@@ -772,14 +800,15 @@ class Scenario(_Model):
 
     def flow_count(self) -> int:
         """How many flows the groups expand to (computed without expanding them)."""
-        return sum(len(g.src) * len(g.dst) * g.per_pair for g in self.flows)
+        return sum(len(g.src) * len(g.dst) * g.per_pair for g in [*self.flows, *self.udp])
 
     def trace_rows(self) -> int:
         """Rows the series and (with cwnd_trace) the cwnd trace will hold at most."""
         if self.sample_interval == 0:
             return 0
         samples = self.duration // self.sample_interval + 1
-        return samples * (1 + self.flow_count() if self.cwnd_trace else 1)
+        tcp_flows = sum(len(g.src) * len(g.dst) * g.per_pair for g in self.flows)
+        return samples * (1 + tcp_flows if self.cwnd_trace else 1)
 
     def _problems(self) -> list[tuple[Loc, str]]:
         out = self._field_problems()
@@ -804,15 +833,17 @@ class Scenario(_Model):
         if not 0 < self.sample_interval <= self.duration:
             out.append((("sample_interval",), f"must be in (0, duration = {duration}] {_got(self.sample_interval)}"))
         out += [(("tcp", *loc), msg) for loc, msg in self.tcp.problems()]
-        if not self.flows:
-            out.append((("flows",), 'needs at least one [[flows]] group, e.g. src = "N1", dst = "N4", cc = "cubic"'))
+        if not self.flows and not self.udp:
+            out.append((("flows",), 'needs at least one [[flows]] group, e.g. src = "N1", dst = "N4", cc = "cubic" (or a [[udp]] group)'))
         flows = self.flow_count()
         if flows > MAX_FLOWS:
-            counts = " + ".join(f"{len(g.src)} x {len(g.dst)} x {g.per_pair}" for g in self.flows)
+            counts = " + ".join(f"{len(g.src)} x {len(g.dst)} x {g.per_pair}" for g in [*self.flows, *self.udp])
             out.append((("flows",), f"expand to {flows} flows ({counts}), more than {MAX_FLOWS}; lower per_pair"))
             return out  # the per-group checks below would walk every one of them
         for i, group in enumerate(self.flows):
             out += [(("flows", i, *loc), msg) for loc, msg in self._group_problems(group)]
+        for i, udp in enumerate(self.udp):
+            out += [(("udp", i, *loc), msg) for loc, msg in self._udp_problems(udp)]
         rows, limit = self.trace_rows(), self.limits.max_trace_rows
         if rows > limit and not out:
             what = "series and cwnd traces" if self.cwnd_trace else "series"
@@ -826,7 +857,18 @@ class Scenario(_Model):
             )
         return out
 
-    def _group_problems(self, group: FlowGroup) -> list[tuple[Loc, str]]:
+    def _udp_problems(self, group: UdpGroup) -> list[tuple[Loc, str]]:
+        out = self._endpoint_problems(group)
+        duration = format_duration(self.duration)
+        if group.start >= self.duration:
+            out.append((("start",), f"must be before duration ({duration}) {_got(group.start)}"))
+        if group.stop is not None and not group.start < group.stop <= self.duration:
+            out.append((("stop",), f"must be in ({format_duration(group.start)}, duration = {duration}] {_got(group.stop)}; omit it to run to the end"))
+        if not 28 <= group.packet_size <= 65535:
+            out.append((("packet_size",), f"must be in [28B, 65535B]: IPv4 and UDP headers at least, IPv4's limit at most {_got(group.packet_size)}"))
+        return out
+
+    def _endpoint_problems(self, group: FlowGroup | UdpGroup) -> list[tuple[Loc, str]]:
         out: list[tuple[Loc, str]] = []
         for field, role, other in (("src", "senders", "receivers"), ("dst", "receivers", "senders")):
             names: list[str] = getattr(group, field)
@@ -841,6 +883,10 @@ class Scenario(_Model):
                     out.append(((field, j), f"unknown node {show(name)}; {role} are: {defined}"))
                 elif name in names[:j]:
                     out.append(((field, j), f"{show(name)} is listed twice; use per_pair for several flows per pair"))
+        return out
+
+    def _group_problems(self, group: FlowGroup) -> list[tuple[Loc, str]]:
+        out = self._endpoint_problems(group)
         latest_start = group.start.bounds[1]
         duration = format_duration(self.duration)
         if latest_start >= self.duration:
@@ -950,6 +996,30 @@ class Scenario(_Model):
                     "port": group.port,
                 }
             )
+        senders = {h.name: i for i, h in enumerate(self.topology.senders)}
+        receivers = {h.name: i for i, h in enumerate(self.topology.receivers)}
+        udp: list[dict[str, Any]] = []
+        per_pair: dict[tuple[str, str], int] = {}
+        for group in self.udp:
+            for src in group.src:
+                for dst in group.dst:
+                    for _ in range(group.per_pair):
+                        k = per_pair.get((src, dst), 0)
+                        per_pair[(src, dst)] = k + 1
+                        udp.append(
+                            {
+                                "name": f"{src}-{dst}.udp{k}",
+                                "src": senders[src],
+                                "dst": receivers[dst],
+                                "rate": group.rate,
+                                "packet_size": group.packet_size,
+                                "start": group.start,
+                                "stop": group.stop,
+                                "ecn": group.ecn,
+                                "dscp": group.dscp,
+                                "port": group.port,
+                            }
+                        )
         return {
             "seed": self.seed,
             "duration": self.duration,
@@ -960,4 +1030,5 @@ class Scenario(_Model):
             "tie_break": self.tie_break,
             "topology": self.topology.engine_spec(),
             "flows": flows,
+            "udp": udp,
         }

@@ -18,6 +18,7 @@ pub mod sched;
 pub mod sim;
 pub mod spec;
 pub mod tcp;
+pub mod traffic;
 pub mod units;
 
 pub use result::RunResult;

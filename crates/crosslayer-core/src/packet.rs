@@ -40,13 +40,15 @@ pub enum PktKind {
     SynAck,
     /// The ACK of the SYN-ACK that completes the handshake (sender -> receiver).
     HandshakeAck,
+    /// A datagram of an unresponsive source (`traffic::cbr`); `seq` is its index.
+    Datagram,
 }
 
 impl PktKind {
     /// Sent by the data sender (counted in the flow's data direction).
     #[inline]
     pub fn from_sender(self) -> bool {
-        matches!(self, PktKind::Data | PktKind::Syn | PktKind::HandshakeAck)
+        matches!(self, PktKind::Data | PktKind::Syn | PktKind::HandshakeAck | PktKind::Datagram)
     }
 }
 

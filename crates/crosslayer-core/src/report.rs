@@ -5,7 +5,7 @@
 //! tables of a run and describe them without one ([`tables_json`], exported to Python, which
 //! takes its column lists and its test stubs from it).
 //!
-//! Tables: `flows` (one row per flow), `queues` (one row per simplex link), `drops` (one row per
+//! Tables: `flows` (one row per TCP flow), `udp` (one row per unresponsive CBR flow), `queues` (one row per simplex link), `drops` (one row per
 //! link and declared drop/mark reason of its discipline), `qdisc_stats` (one row per link and
 //! counter its discipline declares), `series` (the bottleneck queue every `sample_interval`, with
 //! its discipline's state), `cwnd` (every flow's window, with its congestion control's state).
@@ -18,6 +18,7 @@ use crate::result::{Column, RunResult, Summary, Table};
 use crate::sim::{BottleneckCounters, Sim};
 use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
+use crate::traffic::cbr::{CbrRecvCounters, CbrSentCounters};
 use crate::units::{Dur, Time};
 use serde_json::{json, Value as Json};
 
@@ -156,6 +157,62 @@ pub fn flow_columns() -> Vec<Col<FlowRow>> {
         Col::f64("rtt_p99_s", "s", "99th percentile of RTT samples in the window", |r: &FlowRow| nan_or(r.rtt_p99_s)),
         Col::u64("rtt_samples", "count", &["RTT samples in the window"], |r: &FlowRow| r.rtt_samples),
         Col::u64("cwnd_final_bytes", "bytes", &["congestion window at the end of the run"], |r: &FlowRow| r.cwnd_final_bytes),
+    ]);
+    c
+}
+
+/// One unresponsive (CBR) flow, measured over the window.
+pub struct UdpRow {
+    name: String,
+    src: String,
+    dst: String,
+    rate_bps: u64,
+    packet_bytes: u64,
+    start_s: f64,
+    stop_s: f64,
+    base_owd: Dur,
+    sent: CbrSentCounters,
+    recv: CbrRecvCounters,
+    bottleneck: BottleneckCounters,
+    dropped_pkts: u64,
+    owd: [Option<f64>; 4],
+    span: Dur,
+}
+
+/// Columns of the `udp` table.
+pub fn udp_columns() -> Vec<Col<UdpRow>> {
+    let mut c = vec![
+        Col::str("name", "flow name: <src>-<dst>.udp<k>", |r: &UdpRow| r.name.clone()),
+        Col::str("src", "sender host", |r: &UdpRow| r.src.clone()),
+        Col::str("dst", "receiver host", |r: &UdpRow| r.dst.clone()),
+        Col::u64("rate_bps", "bps", &["configured sending rate (wire bytes)"], |r: &UdpRow| r.rate_bps),
+        Col::u64("packet_bytes", "bytes", &["wire size of each datagram"], |r: &UdpRow| r.packet_bytes),
+        Col::f64("start_s", "s", "first datagram (whole run)", |r: &UdpRow| r.start_s),
+        Col::f64("stop_s", "s", "no datagram from this time; NaN = ran to the end", |r: &UdpRow| r.stop_s),
+        Col::f64("base_owd_s", "s", "propagation delay from source to sink (no queueing, no serialization)", |r: &UdpRow| r.base_owd.secs_f64()),
+        Col::f64("offered_bps", "bps", "wire bytes sent in the window, per second of the window", |r: &UdpRow| r.sent.sent_bytes as f64 * 8.0 / r.span.secs_f64()),
+        Col::f64("throughput_bps", "bps", "wire bytes delivered to the sink in the window, per second of the window", |r: &UdpRow| {
+            r.recv.delivered_bytes as f64 * 8.0 / r.span.secs_f64()
+        }),
+    ];
+    c.extend(CbrSentCounters::columns(|r: &UdpRow| r.sent));
+    c.extend(CbrRecvCounters::columns(|r: &UdpRow| r.recv));
+    c.extend([
+        Col::u64("dropped_pkts", "pkts", &["datagrams dropped (by any queue) or lost on a link in the window"], |r: &UdpRow| r.dropped_pkts),
+        Col::f64("loss_ratio", "ratio", "dropped_pkts / sent_pkts in the window", |r: &UdpRow| {
+            if r.sent.sent_pkts == 0 {
+                f64::NAN
+            } else {
+                r.dropped_pkts as f64 / r.sent.sent_pkts as f64
+            }
+        }),
+    ]);
+    c.extend(BottleneckCounters::columns(|r: &UdpRow| r.bottleneck));
+    c.extend([
+        Col::f64("owd_mean_s", "s", "mean one-way delay (arrival - departure) of datagrams delivered in the window", |r: &UdpRow| nan_or(r.owd[0])),
+        Col::f64("owd_min_s", "s", "smallest one-way delay in the window", |r: &UdpRow| nan_or(r.owd[1])),
+        Col::f64("owd_p50_s", "s", "median one-way delay in the window", |r: &UdpRow| nan_or(r.owd[2])),
+        Col::f64("owd_p99_s", "s", "99th percentile of the one-way delay in the window", |r: &UdpRow| nan_or(r.owd[3])),
     ]);
     c
 }
@@ -321,6 +378,7 @@ pub fn tables_json() -> Json {
     let fixed = |c: Vec<ColumnSpec>| c.iter().map(ColumnSpec::to_json).collect::<Vec<_>>();
     json!({
         "flows": {"doc": "one row per flow", "columns": specs(flow_columns())},
+        "udp": {"doc": "one row per unresponsive constant-bit-rate (UDP) flow", "columns": specs(udp_columns())},
         "queues": {"doc": "one row per simplex link", "columns": specs(queue_columns())},
         "hosts": {"doc": "one row per sender host: its share of the bottleneck (lock-out indicators)", "columns": specs(host_columns())},
         "drops": {"doc": "one row per link and drop/mark reason its discipline declares", "columns": specs(drop_columns())},
@@ -366,6 +424,32 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
                 rtt_p99_s: h.quantile(0.99).map(|v| v / 1e9),
                 rtt_samples: h.count(),
                 cwnd_final_bytes: s.window.cwnd,
+            }
+        })
+        .collect();
+
+    let udp_rows: Vec<UdpRow> = sim
+        .udp
+        .iter()
+        .zip(&sim.spec.udp)
+        .map(|(u, us)| {
+            let s = &u.source;
+            let h = &u.owd;
+            UdpRow {
+                name: u.name.clone(),
+                src: topo.node_names[s.node as usize].clone(),
+                dst: topo.node_names[s.peer as usize].clone(),
+                rate_bps: s.rate().bps(),
+                packet_bytes: s.size_bytes() as u64,
+                start_s: s.start_at().secs_f64(),
+                stop_s: us.stop.map_or(f64::NAN, |t| t.secs_f64()),
+                base_owd: topo.path_delay(s.node, s.peer),
+                sent: s.counters.minus(&u.at_warmup.0),
+                recv: u.recv.minus(&u.at_warmup.1),
+                bottleneck: u.bottleneck.minus(&u.at_warmup.2),
+                dropped_pkts: u.data.dropped - u.at_warmup.3,
+                owd: [h.mean().map(|v| v / 1e9), h.min().map(|v| v as f64 / 1e9), h.quantile(0.5).map(|v| v / 1e9), h.quantile(0.99).map(|v| v / 1e9)],
+                span,
             }
         })
         .collect();
@@ -451,6 +535,7 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
             peak_packets: sim.arena.capacity() as u64,
         },
         flows: build(&flow_columns(), &flow_rows),
+        udp: build(&udp_columns(), &udp_rows),
         queues: build(&queue_columns(), &link_rows),
         hosts: build(&host_columns(), &host_rows),
         drops: build(&drop_columns(), &reason_rows),

@@ -107,6 +107,7 @@ pub struct Summary {
 pub struct RunResult {
     pub summary: Summary,
     pub flows: Table,
+    pub udp: Table,
     pub queues: Table,
     pub hosts: Table,
     pub drops: Table,
@@ -117,9 +118,10 @@ pub struct RunResult {
 
 impl RunResult {
     /// The tables by name, in the order of `report::tables_json`.
-    pub fn tables(&self) -> [(&'static str, &Table); 7] {
+    pub fn tables(&self) -> [(&'static str, &Table); 8] {
         [
             ("flows", &self.flows),
+            ("udp", &self.udp),
             ("queues", &self.queues),
             ("hosts", &self.hosts),
             ("drops", &self.drops),

@@ -25,6 +25,8 @@ pub enum Event {
     Sample,
     /// Start of the measurement window.
     Warmup,
+    /// Timer of unresponsive source `0` (`traffic`).
+    SourceTimer(u32),
 }
 
 /// Bits of a heap key that hold the event: a 3-bit kind and a 21-bit index.
@@ -48,6 +50,7 @@ impl Event {
             Event::QdiscTimer(i) => (4, i),
             Event::Sample => (5, 0),
             Event::Warmup => (6, 0),
+            Event::SourceTimer(i) => (7, i),
         };
         debug_assert!(index < MAX_INDEX);
         (kind << INDEX_BITS) | index as u64
@@ -63,7 +66,8 @@ impl Event {
             3 => Event::ReceiverTimer(index),
             4 => Event::QdiscTimer(index),
             5 => Event::Sample,
-            _ => Event::Warmup,
+            6 => Event::Warmup,
+            _ => Event::SourceTimer(index),
         }
     }
 }

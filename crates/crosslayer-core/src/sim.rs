@@ -17,6 +17,9 @@ use crate::spec::{ScenarioSpec, StartSpec};
 use crate::tcp::receiver::{Receiver, ReceiverCounters};
 use crate::tcp::sender::{AckInfo, Sender, SenderCounters};
 use crate::tcp::TxCtx;
+use crate::metrics::LogHistogram;
+use crate::packet::Ecn;
+use crate::traffic::cbr::{CbrRecvCounters, CbrSentCounters, CbrSource};
 use crate::units::{Dur, Time};
 
 /// Packet accounting of one flow in one direction.
@@ -50,6 +53,23 @@ pub struct Flow {
     pub at_warmup: (SenderCounters, ReceiverCounters, BottleneckCounters),
 }
 
+/// An unresponsive constant-bit-rate flow: its source, what its sink received, and its
+/// accounting (engine flow id = number of TCP flows + its index).
+pub struct UdpFlow {
+    pub name: String,
+    pub source: CbrSource,
+    /// What the sink received.
+    pub recv: CbrRecvCounters,
+    /// One-way delay (arrival - departure) of datagrams received in the window, ns.
+    pub owd: LogHistogram,
+    pub data: PktAccount,
+    pub bottleneck: BottleneckCounters,
+    timer: TimerSlot,
+    /// Counters at the start of the measurement window.
+    /// Counters at the start of the measurement window (the last: datagrams dropped so far).
+    pub at_warmup: (CbrSentCounters, CbrRecvCounters, BottleneckCounters, u64),
+}
+
 /// The time series a run records.
 pub struct Traces {
     /// The bottleneck (`forward`) queue.
@@ -64,6 +84,7 @@ pub struct Sim {
     pub(crate) arena: PacketArena,
     pub topo: Topology,
     pub flows: Vec<Flow>,
+    pub udp: Vec<UdpFlow>,
     /// Scratch: packets produced by an endpoint call.
     out: Vec<PacketId>,
     /// Scratch: queued packets discarded by a queue discipline call.
@@ -105,6 +126,27 @@ impl Sim {
                 at_warmup: Default::default(),
             });
         }
+        let n_tcp = flows.len() as u32;
+        let udp = spec
+            .udp
+            .iter()
+            .enumerate()
+            .map(|(j, u)| {
+                let (src, dst) = (topo.senders[u.src as usize], topo.receivers[u.dst as usize]);
+                let ecn = if u.ecn { Ecn::Ect0 } else { Ecn::NotEct };
+                let source = CbrSource::new(n_tcp + j as u32, src, dst, u.rate, u.packet_size.get() as u32, u.start, u.stop.unwrap_or(Time::NEVER), ecn, u.dscp, u.port);
+                UdpFlow {
+                    name: u.name.clone(),
+                    source,
+                    recv: CbrRecvCounters::default(),
+                    owd: LogHistogram::new(),
+                    data: PktAccount::default(),
+                    bottleneck: BottleneckCounters::default(),
+                    timer: TimerSlot::IDLE,
+                    at_warmup: Default::default(),
+                }
+            })
+            .collect();
         // Room for every trace row now, so a run never runs out of memory half-way (the limit
         // `limits.max_trace_rows` was checked by `validate`).
         let samples = crate::spec::trace_rows(spec.duration, spec.sample_interval, 0, false) as usize;
@@ -125,6 +167,7 @@ impl Sim {
             arena: PacketArena::new(),
             topo,
             flows,
+            udp,
             out: Vec::with_capacity(64),
             dropped: Vec::with_capacity(64),
             end,
@@ -133,6 +176,10 @@ impl Sim {
         for i in 0..sim.flows.len() {
             let t = sim.flows[i].sender.start_at();
             sim.flows[i].tx_timer.arm(&mut sim.sched, t, Event::SenderTimer(i as u32));
+        }
+        for j in 0..sim.udp.len() {
+            let u = &mut sim.udp[j];
+            u.timer.arm(&mut sim.sched, u.source.next_deadline(), Event::SourceTimer(j as u32));
         }
         for l in 0..sim.topo.links.len() {
             sim.arm_qdisc_timer(l);
@@ -240,6 +287,17 @@ impl Sim {
                     }
                 }
             }
+            Event::SourceTimer(j) => {
+                let j = j as usize;
+                if self.udp[j].timer.fire(now) {
+                    let mut ctx = TxCtx { now, arena: &mut self.arena, out: &mut self.out };
+                    self.udp[j].source.on_timer(&mut ctx);
+                    let node = self.udp[j].source.node;
+                    self.udp[j].data.sent += self.route_out(now, node);
+                    let u = &mut self.udp[j];
+                    u.timer.arm(&mut self.sched, u.source.next_deadline(), Event::SourceTimer(j as u32));
+                }
+            }
             Event::Sample => self.on_sample(now),
             Event::Warmup => self.start_window(now),
         }
@@ -279,6 +337,16 @@ impl Sim {
             return;
         }
         let f = p.flow as usize;
+        if p.kind == PktKind::Datagram {
+            let u = &mut self.udp[f - self.flows.len()];
+            u.data.delivered += 1;
+            u.recv.delivered_pkts += 1;
+            u.recv.delivered_bytes += p.size_bytes as u64;
+            u.recv.ce_pkts += (p.ecn == Ecn::Ce) as u64;
+            u.owd.record(now.since(p.tsval).ns());
+            self.arena.free(id);
+            return;
+        }
         let pkt = p.clone();
         self.arena.free(id);
         let fl = &mut self.flows[f];
@@ -306,13 +374,16 @@ impl Sim {
     #[inline]
     fn forward(&mut self, now: Time, node: u32, id: PacketId) {
         let p = self.arena.get(id);
-        let (dst, flow, data) = (p.dst, p.flow as usize, p.kind == PktKind::Data);
+        let (dst, flow, kind) = (p.dst, p.flow as usize, p.kind);
         let l = self.topo.routes[node as usize][dst as usize] as usize;
         debug_assert!(l != u32::MAX as usize, "no route from {node} to {dst}");
         let link = &mut self.topo.links[l];
         let accepted = link.queue.enqueue(id, now, &mut self.arena, &mut self.dropped);
-        if l == self.topo.forward && data {
-            let b = &mut self.flows[flow].bottleneck;
+        if l == self.topo.forward && matches!(kind, PktKind::Data | PktKind::Datagram) {
+            let b = match kind {
+                PktKind::Data => &mut self.flows[flow].bottleneck,
+                _ => &mut self.udp[flow - self.flows.len()].bottleneck,
+            };
             b.bottleneck_arrivals += 1;
             b.bottleneck_drops += !accepted as u64;
         }
@@ -367,6 +438,11 @@ impl Sim {
     #[inline]
     fn discard(&mut self, id: PacketId) {
         let p = self.arena.get(id);
+        if p.kind == PktKind::Datagram {
+            self.udp[p.flow as usize - self.flows.len()].data.dropped += 1;
+            self.arena.free(id);
+            return;
+        }
         let fl = &mut self.flows[p.flow as usize];
         if p.kind.from_sender() {
             fl.data.dropped += 1;
@@ -406,6 +482,10 @@ impl Sim {
             fl.at_warmup = (fl.sender.counters, fl.receiver.counters, fl.bottleneck);
             fl.sender.rtt_hist.clear();
         }
+        for u in &mut self.udp {
+            u.at_warmup = (u.source.counters, u.recv, u.bottleneck, u.data.dropped);
+            u.owd.clear();
+        }
     }
 
     /// Queue identities on every link and per-flow packet conservation:
@@ -414,7 +494,7 @@ impl Sim {
         for l in &self.topo.links {
             l.queue.check_identities().map_err(|e| format!("queue identity violated on link {}: {e}", l.name))?;
         }
-        let mut in_flight = vec![(0u64, 0u64); self.flows.len()];
+        let mut in_flight = vec![(0u64, 0u64); self.flows.len() + self.udp.len()];
         for p in self.arena.iter_live() {
             let e = &mut in_flight[p.flow as usize];
             if p.kind.from_sender() {
@@ -437,6 +517,17 @@ impl Sim {
                 return Err(format!("flow {}: engine counted {} packets from the sender, the sender {sent}", fl.name, fl.data.sent));
             }
             fl.sender.sb.check().map_err(|e| format!("flow {}: {e}", fl.name))?;
+        }
+        for (u, &(d, _)) in self.udp.iter().zip(&in_flight[self.flows.len()..]) {
+            if u.data.sent != u.data.delivered + u.data.dropped + d {
+                return Err(format!(
+                    "conservation violated for UDP flow {}: sent {} != delivered {} + dropped {} + in flight {d}",
+                    u.name, u.data.sent, u.data.delivered, u.data.dropped
+                ));
+            }
+            if u.data.sent != u.source.counters.sent_pkts || u.data.delivered != u.recv.delivered_pkts {
+                return Err(format!("UDP flow {}: engine and endpoint counts differ", u.name));
+            }
         }
         Ok(())
     }

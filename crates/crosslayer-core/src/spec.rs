@@ -10,7 +10,7 @@ use crate::aqm::QdiscConfig;
 use crate::cc::CcConfig;
 use crate::params::{describe_problems, Params, Problem};
 use crate::tcp::TcpConfig;
-use crate::units::{Dur, Rate, Time};
+use crate::units::{Bytes, Dur, Rate, Time};
 use serde::{Deserialize, Serialize};
 
 /// One simplex link: rate, propagation delay, egress queue, optional random loss.
@@ -186,6 +186,37 @@ pub struct FlowSpec {
     pub port: u16,
 }
 
+/// An unresponsive constant-bit-rate (UDP-like) flow (`traffic::cbr`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct UdpFlowSpec {
+    pub name: String,
+    /// Index into the senders.
+    pub src: u32,
+    /// Index into the receivers.
+    pub dst: u32,
+    /// Sending rate (wire bytes, headers included).
+    pub rate: Rate,
+    /// Wire size of each datagram.
+    pub packet_size: Bytes,
+    /// First datagram.
+    #[serde(default)]
+    pub start: Time,
+    /// No datagram at or after this time; `None` = until the end.
+    #[serde(default)]
+    pub stop: Option<Time>,
+    /// Send ECT(0) datagrams (an ECN-capable but unresponsive source, which marking cannot slow).
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default)]
+    pub dscp: u8,
+    #[serde(default)]
+    pub port: u16,
+}
+
+/// Largest datagram a CBR flow may send (IPv4's total-length limit).
+pub const MAX_DATAGRAM_BYTES: u64 = 65_535;
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioSpec {
@@ -205,7 +236,11 @@ pub struct ScenarioSpec {
     #[serde(default)]
     pub tie_break: TieBreak,
     pub topology: TopologySpec,
+    #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// Unresponsive constant-bit-rate flows; their engine flow ids follow the TCP flows'.
+    #[serde(default)]
+    pub udp: Vec<UdpFlowSpec>,
 }
 
 impl ScenarioSpec {
@@ -238,8 +273,8 @@ impl ScenarioSpec {
                 out.push(Problem::new(format!("topology.{role}"), format!("at most {MAX_HOSTS} hosts")));
             }
         }
-        if self.flows.len() > MAX_FLOWS {
-            out.push(Problem::new("flows", format!("at most {MAX_FLOWS} flows")));
+        if self.flows.len() + self.udp.len() > MAX_FLOWS {
+            out.push(Problem::new("flows", format!("at most {MAX_FLOWS} flows (TCP and UDP together)")));
             return out; // checking each of them would take as long as the user's mistake is big
         }
         forward.problems("topology.forward", &mut out);
@@ -253,8 +288,33 @@ impl ScenarioSpec {
                 h.down.problems(&format!("topology.{role}[{i}].down"), &mut out);
             }
         }
-        if self.flows.is_empty() {
-            out.push(Problem::new("flows", "at least one flow is needed"));
+        if self.flows.is_empty() && self.udp.is_empty() {
+            out.push(Problem::new("flows", "at least one flow (TCP or UDP) is needed"));
+        }
+        let end = Time::ZERO + self.duration;
+        for (i, u) in self.udp.iter().enumerate() {
+            let path = format!("udp[{i}]");
+            if u.src as usize >= senders.len() {
+                out.push(Problem::new(format!("{path}.src"), format!("sender index {} out of range (0..{})", u.src, senders.len())));
+            }
+            if u.dst as usize >= receivers.len() {
+                out.push(Problem::new(format!("{path}.dst"), format!("receiver index {} out of range (0..{})", u.dst, receivers.len())));
+            }
+            if u.rate == Rate::from_bps(0) || u.rate > MAX_RATE {
+                out.push(Problem::new(format!("{path}.rate"), format!("must be in (0, {MAX_RATE}]")));
+            }
+            if u.packet_size.get() < 28 || u.packet_size.get() > MAX_DATAGRAM_BYTES {
+                out.push(Problem::new(format!("{path}.packet_size"), format!("must be in [28B, {MAX_DATAGRAM_BYTES}B] (IPv4 + UDP headers at least)")));
+            }
+            if u.start >= end {
+                out.push(Problem::new(format!("{path}.start"), "starts at or after the end of the run"));
+            }
+            if u.stop.is_some_and(|s| s <= u.start) {
+                out.push(Problem::new(format!("{path}.stop"), "must be after start"));
+            }
+            if u.dscp > 63 {
+                out.push(Problem::new(format!("{path}.dscp"), "a DiffServ codepoint is 6 bits: 0-63"));
+            }
         }
         for (i, f) in self.flows.iter().enumerate() {
             let path = format!("flows[{i}]");

@@ -8,9 +8,9 @@ use crosslayer_core::aqm::{self, QdiscConfig};
 use crosslayer_core::cc::{self, CcConfig};
 use crosslayer_core::presets;
 use crosslayer_core::result::RunResult;
-use crosslayer_core::spec::{EdgeSpec, FlowSpec, HostSpec, ScenarioSpec, StartSpec, TieBreak, TopologySpec};
+use crosslayer_core::spec::{EdgeSpec, FlowSpec, HostSpec, ScenarioSpec, StartSpec, TieBreak, TopologySpec, UdpFlowSpec};
 use crosslayer_core::tcp::TcpConfig;
-use crosslayer_core::units::{Dur, Rate, Time};
+use crosslayer_core::units::{Bytes, Dur, Rate, Time};
 use crosslayer_core::{run, Sim};
 use proptest::prelude::*;
 
@@ -82,6 +82,25 @@ prop_compose! {
     }
 }
 
+prop_compose! {
+    /// An unresponsive CBR flow from 1 to 60 Mb/s, 100-1500-byte datagrams.
+    fn arb_udp(n_s: u32, n_r: u32)(src in 0..n_s, dst in 0..n_r, mbps in 1u64..60, size in 100u64..1500,
+                  start in 0u64..2000, ecn in any::<bool>()) -> UdpFlowSpec {
+        UdpFlowSpec {
+            name: String::new(),
+            src,
+            dst,
+            rate: Rate::from_mbps(mbps),
+            packet_size: Bytes::new(size),
+            start: Time::from_ns(start * MS),
+            stop: None,
+            ecn,
+            dscp: 0,
+            port: 0,
+        }
+    }
+}
+
 fn arb_scenario() -> impl Strategy<Value = ScenarioSpec> {
     (1u32..4, 1u32..4, any::<u64>(), any::<bool>()).prop_flat_map(|(n_s, n_r, seed, random_ties)| {
         (
@@ -90,13 +109,17 @@ fn arb_scenario() -> impl Strategy<Value = ScenarioSpec> {
             prop::collection::vec((arb_edge(), arb_edge()), n_s as usize),
             prop::collection::vec((arb_edge(), arb_edge()), n_r as usize),
             prop::collection::vec(arb_flow(n_s, n_r), 1..8),
+            prop::collection::vec(arb_udp(n_s, n_r), 0..2),
         )
-            .prop_map(move |(forward, reverse, s, r, mut flows)| {
+            .prop_map(move |(forward, reverse, s, r, mut flows, mut udp)| {
                 let hosts = |v: Vec<(EdgeSpec, EdgeSpec)>, p: &str| {
                     v.into_iter().enumerate().map(|(i, (up, down))| HostSpec { name: format!("{p}{i}"), up, down }).collect()
                 };
                 for (i, f) in flows.iter_mut().enumerate() {
                     f.name = format!("f{i}");
+                }
+                for (i, u) in udp.iter_mut().enumerate() {
+                    u.name = format!("u{i}");
                 }
                 ScenarioSpec {
                     seed,
@@ -108,6 +131,7 @@ fn arb_scenario() -> impl Strategy<Value = ScenarioSpec> {
                     tie_break: if random_ties { TieBreak::Random } else { TieBreak::Fifo },
                     topology: TopologySpec::Dumbbell { forward, reverse, senders: hosts(s, "s"), receivers: hosts(r, "r") },
                     flows,
+                    udp,
                 }
             })
     })

@@ -75,8 +75,8 @@ fn to_py(py: Python<'_>, r: RunResult) -> PyResult<Bound<'_, PyDict>> {
     summary.set_item("engine_version", env!("CARGO_PKG_VERSION"))?;
     let out = PyDict::new(py);
     out.set_item("summary", summary)?;
-    let RunResult { flows, queues, hosts, drops, qdisc_stats, series, cwnd, .. } = r;
-    for (name, t) in [("flows", flows), ("queues", queues), ("hosts", hosts), ("drops", drops), ("qdisc_stats", qdisc_stats), ("series", series), ("cwnd", cwnd)] {
+    let RunResult { flows, udp, queues, hosts, drops, qdisc_stats, series, cwnd, .. } = r;
+    for (name, t) in [("flows", flows), ("udp", udp), ("queues", queues), ("hosts", hosts), ("drops", drops), ("qdisc_stats", qdisc_stats), ("series", series), ("cwnd", cwnd)] {
         out.set_item(name, table(py, t)?)?;
     }
     Ok(out)
