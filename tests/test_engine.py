@@ -176,3 +176,42 @@ def test_bad_udp_fields_are_named(minimal: dict[str, Any], udp: dict[str, Any], 
     problems = dict(info.value.problems)
     assert path in problems, problems
     assert words in problems[path]
+
+
+def test_series_follows_the_chosen_queue_with_sojourn_and_state(minimal: dict[str, Any]) -> None:
+    minimal["topology"]["bottleneck"]["qdisc"] = {"kind": "codel"}
+    minimal["sample_interval"] = "50ms"
+    bottleneck = crosslayer.run(Scenario.from_dict(minimal))
+    s = bottleneck.series
+    assert {"sojourn_mean_s", "sojourn_max_s", "count", "dropping"} <= set(s.columns)
+    busy = s["sojourn_mean_s"].notna()
+    assert busy.any() and (s.loc[busy, "sojourn_max_s"] >= s.loc[busy, "sojourn_mean_s"]).all()
+    # the series' mean sojourn, weighted by nothing, stays in the range the queues table reports
+    assert s["sojourn_max_s"].max() >= bottleneck.bottleneck["sojourn_p99_s"] * 0.99
+    minimal["series_queue"] = "B->A"  # the ACK queue: DropTail, never more than a few ACKs
+    reverse = crosslayer.run(Scenario.from_dict(minimal))
+    assert "count" not in reverse.series.columns
+    assert reverse.series["qlen_pkts"].max() < s["qlen_pkts"].max()
+    minimal["series_queue"] = "A->Z"
+    from crosslayer.scenario import ScenarioError
+
+    with pytest.raises(ScenarioError, match="series_queue: no such queue"):
+        Scenario.from_dict(minimal)
+
+
+def test_queue_figure_and_plot_queue_command(minimal: dict[str, Any], tmp_path: Path) -> None:
+    from crosslayer.plots import queue_figure
+
+    minimal["topology"]["bottleneck"]["qdisc"] = {"kind": "pie"}
+    result = crosslayer.run(Scenario.from_dict(minimal))
+    fig = queue_figure(result, state=["drop_prob"])
+    assert [a.get_ylabel() for a in fig.axes] == ["queue (pkts)", "sojourn (ms)", "drop_prob"]
+    with pytest.raises(ValueError, match="not recorded by this discipline"):
+        queue_figure(result, state=["count"])
+    folder = tmp_path / "run"
+    result.save(folder)
+    done = CliRunner().invoke(app, ["plot-queue", str(folder), "--state", "drop_prob", "--out", str(tmp_path / "q.png")])
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "q.png").read_bytes()[:4] == b"\x89PNG"
+    done = CliRunner().invoke(app, ["plot-queue", str(folder), "--state", "nonsense"])
+    assert done.exit_code == 2 and "drop_prob" in done.output

@@ -206,6 +206,33 @@ def run(
     console.print(_summary_table(agg, folder))
 
 
+@app.command("plot-queue")
+def plot_queue(
+    folder: Annotated[Path, typer.Argument(help="Result folder written by `crosslayer run`.")],
+    state: Annotated[
+        list[str] | None, typer.Option("--state", "-s", help="A state column of the discipline to add as a panel (repeatable); see `crosslayer list aqm`.")
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <folder>/queue.png; .pdf and .svg work too).")] = None,
+) -> None:
+    """Draw the sampled queue's length, sojourn time and chosen discipline state over time."""
+    from .plots import queue_figure
+
+    try:
+        result = Result.load(folder)
+    except (OSError, ValueError) as exc:
+        _fail(f"cannot read a result from {folder}: {exc}", 2)
+    try:
+        fig = queue_figure(result, state=state or ())
+    except ValueError as exc:
+        _fail(str(exc), 2)
+    target = out or folder / "queue.png"
+    try:
+        fig.savefig(target, dpi=150)
+    except (OSError, ValueError) as exc:
+        _fail(f"cannot write {target}: {exc}", 1)
+    typer.echo(f"wrote {target}")
+
+
 @app.command()
 def validate(file: Annotated[Path, typer.Argument(help="Study file (TOML).")]) -> None:
     """Check a study file without running it (exit 2 and list the problems if invalid)."""
@@ -292,7 +319,7 @@ def _print_algorithm(console: Console, a: Algorithm) -> None:
 @app.command("list")
 def list_(
     what: Annotated[
-        Listing, typer.Argument(help="cc, aqm, tcp (the [tcp] options), limits (fixed and [limits]) or tables (result columns).")
+        Listing, typer.Argument(help="cc, aqm, tcp (the \\[tcp] options), limits (fixed and \\[limits]) or tables (result columns).")
     ],
     json_output: Annotated[bool, typer.Option("--json", help="Print the catalog entries as JSON.")] = False,
 ) -> None:

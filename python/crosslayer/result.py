@@ -50,7 +50,7 @@ BOTTLENECK_ROLE: Final = "forward"
 def state_columns(scenario: Scenario) -> dict[str, tuple[str, ...]]:
     """The state columns ``series`` and ``cwnd`` add for this scenario's algorithms."""
     cat = catalog()
-    qdisc = cat.aqm[scenario.topology.bottleneck.qdisc.engine_spec()["kind"]]
+    qdisc = cat.aqm[scenario.series_qdisc()["kind"]]
     cwnd: list[str] = []
     if scenario.cwnd_trace:
         for group in scenario.flows:

@@ -779,6 +779,9 @@ class Scenario(_Model):
     """Period of the queue-length (and cwnd) time series."""
     cwnd_trace: Flag = False
     """Record every flow's cwnd and ssthresh each sample_interval."""
+    series_queue: str = "bottleneck"
+    """The queue the series table samples: "bottleneck" (A->B), "reverse" (B->A) or a link name
+    such as "N1->A" or "B->N4"."""
     tie_break: Literal["fifo", "random"] = "fifo"
     """Order of events at the same nanosecond: as scheduled, or a seeded random order."""
     topology: Dumbbell
@@ -833,6 +836,9 @@ class Scenario(_Model):
         if not 0 < self.sample_interval <= self.duration:
             out.append((("sample_interval",), f"must be in (0, duration = {duration}] {_got(self.sample_interval)}"))
         out += [(("tcp", *loc), msg) for loc, msg in self.tcp.problems()]
+        links = self.link_names()
+        if self.series_queue not in ("bottleneck", "reverse", *links):
+            out.append((("series_queue",), f'no such queue: "bottleneck", "reverse" or a link name ({", ".join(links)}) (got {show(self.series_queue)})'))
         if not self.flows and not self.udp:
             out.append((("flows",), 'needs at least one [[flows]] group, e.g. src = "N1", dst = "N4", cc = "cubic" (or a [[udp]] group)'))
         flows = self.flow_count()
@@ -865,7 +871,7 @@ class Scenario(_Model):
         if group.stop is not None and not group.start < group.stop <= self.duration:
             out.append((("stop",), f"must be in ({format_duration(group.start)}, duration = {duration}] {_got(group.stop)}; omit it to run to the end"))
         if not 28 <= group.packet_size <= 65535:
-            out.append((("packet_size",), f"must be in [28B, 65535B]: IPv4 and UDP headers at least, IPv4's limit at most {_got(group.packet_size)}"))
+            out.append((("packet_size",), f"must be in [28B, 65535B]: IPv4 and UDP headers at least, IPv4's limit at most (got {show(format_size(group.packet_size))})"))
         return out
 
     def _endpoint_problems(self, group: FlowGroup | UdpGroup) -> list[tuple[Loc, str]]:
@@ -963,6 +969,31 @@ class Scenario(_Model):
             return self.tcp
         return self.tcp.model_copy(update={k: getattr(group.tcp, k) for k in group.tcp.model_fields_set})
 
+    def link_names(self) -> list[str]:
+        """The dumbbell's simplex links, as the engine names them (``queues.link``)."""
+        names = ["A->B", "B->A"]
+        for h in self.topology.senders:
+            names += [f"{h.name}->A", f"A->{h.name}"]
+        for h in self.topology.receivers:
+            names += [f"{h.name}->B", f"B->{h.name}"]
+        return names
+
+    def series_qdisc(self) -> dict[str, Any]:
+        """The engine spec of the discipline on the queue ``series`` samples."""
+        topo = self.topology.engine_spec()
+        name = self.series_queue
+        if name in ("bottleneck", "A->B"):
+            return dict(topo["forward"]["qdisc"])
+        if name in ("reverse", "B->A"):
+            return dict(topo["reverse"]["qdisc"])
+        for role, router in (("senders", "A"), ("receivers", "B")):
+            for h in topo[role]:
+                if name == f"{h['name']}->{router}":
+                    return dict(h["up"]["qdisc"])
+                if name == f"{router}->{h['name']}":
+                    return dict(h["down"]["qdisc"])
+        raise LookupError(f"no queue {name!r}")
+
     def expand_flows(self) -> list[ExpandedFlow]:
         """All flows in engine order: group order, then src, then dst (as listed), then index."""
         senders = {h.name: i for i, h in enumerate(self.topology.senders)}
@@ -1026,6 +1057,7 @@ class Scenario(_Model):
             "warmup": self.warmup,
             "sample_interval": self.sample_interval,
             "cwnd_trace": self.cwnd_trace,
+            "series_queue": {"bottleneck": "forward"}.get(self.series_queue, self.series_queue),
             "limits": self.limits.engine_spec(),
             "tie_break": self.tie_break,
             "topology": self.topology.engine_spec(),

@@ -7,8 +7,8 @@
 //!
 //! Tables: `flows` (one row per TCP flow), `udp` (one row per unresponsive CBR flow), `queues` (one row per simplex link), `drops` (one row per
 //! link and declared drop/mark reason of its discipline), `qdisc_stats` (one row per link and
-//! counter its discipline declares), `series` (the bottleneck queue every `sample_interval`, with
-//! its discipline's state), `cwnd` (every flow's window, with its congestion control's state).
+//! counter its discipline declares), `series` (one queue, the bottleneck by default, every
+//! `sample_interval`, with its discipline's state), `cwnd` (every flow's window, with its congestion control's state).
 //! Values cover the measurement window `[warmup, duration]` unless the doc says otherwise.
 
 use crate::aqm::QueueCounters;
@@ -354,8 +354,10 @@ fn static_columns(cols: &[(&'static str, &'static str, &'static str, DType)]) ->
 pub fn series_columns() -> Vec<ColumnSpec> {
     static_columns(&[
         ("t_s", "s", "sample time (whole run)", DType::F64),
-        ("qlen_pkts", "pkts", "bottleneck queue length", DType::U64),
-        ("qlen_bytes", "bytes", "bottleneck queued bytes", DType::U64),
+        ("qlen_pkts", "pkts", "queue length", DType::U64),
+        ("qlen_bytes", "bytes", "queued bytes", DType::U64),
+        ("sojourn_mean_s", "s", "mean sojourn time of the packets dequeued since the previous sample (NaN: none)", DType::F64),
+        ("sojourn_max_s", "s", "largest sojourn time of the packets dequeued since the previous sample (NaN: none)", DType::F64),
     ])
 }
 
@@ -383,8 +385,8 @@ pub fn tables_json() -> Json {
         "hosts": {"doc": "one row per sender host: its share of the bottleneck (lock-out indicators)", "columns": specs(host_columns())},
         "drops": {"doc": "one row per link and drop/mark reason its discipline declares", "columns": specs(drop_columns())},
         "qdisc_stats": {"doc": "one row per link and counter its discipline declares", "columns": specs(stat_columns())},
-        "series": {"doc": "the bottleneck queue every sample_interval", "columns": fixed(series_columns()),
-                   "dynamic": "then one f64 column per state field of the bottleneck's discipline (its `state` in the catalog)"},
+        "series": {"doc": "the queue named by series_queue (the bottleneck unless told otherwise) every sample_interval", "columns": fixed(series_columns()),
+                   "dynamic": "then one f64 column per state field of that queue's discipline (its `state` in the catalog)"},
         "cwnd": {"doc": "every started flow's window every sample_interval, when cwnd_trace is on", "columns": fixed(cwnd_columns()),
                  "dynamic": "then one f64 column <cc>_<field> per state field of each congestion control in the run (NaN for other flows)"},
     })

@@ -92,6 +92,8 @@ pub struct Sim {
     end: Time,
     warmup: Time,
     pub(crate) traces: Traces,
+    /// The link whose queue `series` samples.
+    series_link: usize,
 }
 
 impl Sim {
@@ -147,11 +149,12 @@ impl Sim {
                 }
             })
             .collect();
+        let series_link = topo.link_index(&spec.series_queue).ok_or_else(|| format!("series_queue: no link {:?}", spec.series_queue))?;
         // Room for every trace row now, so a run never runs out of memory half-way (the limit
         // `limits.max_trace_rows` was checked by `validate`).
         let samples = crate::spec::trace_rows(spec.duration, spec.sample_interval, 0, false) as usize;
         let traces = Traces {
-            series: QueueSeries::new(&topo.links[topo.forward].queue, samples)?,
+            series: QueueSeries::new(&topo.links[series_link].queue, samples)?,
             cwnd: match spec.cwnd_trace && samples > 0 {
                 true => Some(CwndTrace::new(flows.iter().map(|f| &f.sender.cc), samples.saturating_mul(flows.len()))?),
                 false => None,
@@ -172,6 +175,7 @@ impl Sim {
             dropped: Vec::with_capacity(64),
             end,
             traces,
+            series_link,
         };
         for i in 0..sim.flows.len() {
             let t = sim.flows[i].sender.start_at();
@@ -460,7 +464,7 @@ impl Sim {
     }
 
     fn on_sample(&mut self, now: Time) {
-        self.traces.series.sample(now, &self.topo.links[self.topo.forward].queue);
+        self.traces.series.sample(now, &mut self.topo.links[self.series_link].queue);
         if let Some(cwnd) = &mut self.traces.cwnd {
             for (i, fl) in self.flows.iter().enumerate() {
                 if now >= fl.sender.start_at() {

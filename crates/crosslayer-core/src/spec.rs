@@ -186,6 +186,10 @@ pub struct FlowSpec {
     pub port: u16,
 }
 
+fn default_series_queue() -> String {
+    "forward".into()
+}
+
 /// An unresponsive constant-bit-rate (UDP-like) flow (`traffic::cbr`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -230,6 +234,10 @@ pub struct ScenarioSpec {
     pub sample_interval: Dur,
     #[serde(default)]
     pub cwnd_trace: bool,
+    /// The queue the `series` table samples: `forward` (the bottleneck), `reverse`, or a link name
+    /// such as `N1->A` or `B->N4`.
+    #[serde(default = "default_series_queue")]
+    pub series_queue: String,
     #[serde(default)]
     pub limits: RunLimits,
     /// Order of events at the same nanosecond: first scheduled first, or a seeded random order.
@@ -276,6 +284,10 @@ impl ScenarioSpec {
         if self.flows.len() + self.udp.len() > MAX_FLOWS {
             out.push(Problem::new("flows", format!("at most {MAX_FLOWS} flows (TCP and UDP together)")));
             return out; // checking each of them would take as long as the user's mistake is big
+        }
+        let link_names = crate::net::topology::link_names(senders, receivers);
+        if !["forward", "reverse"].contains(&self.series_queue.as_str()) && !link_names.contains(&self.series_queue) {
+            out.push(Problem::new("series_queue", format!("no such queue: forward, reverse, or a link name ({})", link_names.join(", "))));
         }
         forward.problems("topology.forward", &mut out);
         reverse.problems("topology.reverse", &mut out);

@@ -127,6 +127,7 @@ fn arb_scenario() -> impl Strategy<Value = ScenarioSpec> {
                     warmup: Dur::from_ms(1000),
                     sample_interval: Dur::from_ms(50),
                     cwnd_trace: true,
+                    series_queue: "forward".into(),
                     limits: Default::default(),
                     tie_break: if random_ties { TieBreak::Random } else { TieBreak::Fifo },
                     topology: TopologySpec::Dumbbell { forward, reverse, senders: hosts(s, "s"), receivers: hosts(r, "r") },

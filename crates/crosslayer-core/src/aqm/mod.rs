@@ -304,6 +304,8 @@ pub struct Queue {
     pub backlog_bytes: TimeAverage,
     /// Sojourn time (dequeue - enqueue) of dequeued packets in the window, ns.
     pub sojourn: LogHistogram,
+    /// Sojourn times since the last sample of the series: (sum ns, count, max ns).
+    pub sojourn_since_sample: (u64, u64, u64),
     /// The discipline's timer (one scheduler entry per queue).
     pub timer: TimerSlot,
 }
@@ -320,6 +322,7 @@ impl Queue {
             backlog_pkts: TimeAverage::new(Time::ZERO, 0),
             backlog_bytes: TimeAverage::new(Time::ZERO, 0),
             sojourn: LogHistogram::new(),
+            sojourn_since_sample: (0, 0, 0),
             timer: TimerSlot::IDLE,
         }
     }
@@ -400,7 +403,10 @@ impl Queue {
             a.counters.dequeued_bytes += p.size_bytes as u64;
             a.backlog_pkts -= 1;
             a.backlog_bytes -= p.size_bytes as u64;
-            self.sojourn.record(now.since(p.enq_time).ns());
+            let sojourn_ns = now.since(p.enq_time).ns();
+            self.sojourn.record(sojourn_ns);
+            let s = &mut self.sojourn_since_sample;
+            *s = (s.0.saturating_add(sojourn_ns), s.1 + 1, s.2.max(sojourn_ns));
         }
         self.note_backlog(now);
         out

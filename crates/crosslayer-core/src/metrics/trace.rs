@@ -1,4 +1,5 @@
-//! Time series recorded every `sample_interval`: one queue's length and its discipline's state,
+//! Time series recorded every `sample_interval`: one queue's length, the sojourn time of what it
+//! sent since the previous sample, and its discipline's state,
 //! and every flow's window with its congestion control's state. Columns of algorithm state are
 //! named after the fields the algorithm declares (`STATE`), so they are known before the run.
 
@@ -14,6 +15,9 @@ pub struct QueueSeries {
     t_s: Vec<f64>,
     pkts: Vec<u64>,
     bytes: Vec<u64>,
+    /// Mean and largest sojourn of the packets dequeued since the previous sample (NaN: none).
+    sojourn_mean_s: Vec<f64>,
+    sojourn_max_s: Vec<f64>,
     fields: &'static [Field],
     /// One vector per state field.
     state: Vec<Vec<f64>>,
@@ -36,16 +40,23 @@ impl QueueSeries {
         reserve(&mut s.t_s, rows)?;
         reserve(&mut s.pkts, rows)?;
         reserve(&mut s.bytes, rows)?;
+        reserve(&mut s.sojourn_mean_s, rows)?;
+        reserve(&mut s.sojourn_max_s, rows)?;
         for col in &mut s.state {
             reserve(col, rows)?;
         }
         Ok(s)
     }
 
-    pub fn sample(&mut self, now: Time, queue: &Queue) {
+    /// Sample the queue (and start its next sojourn interval).
+    pub fn sample(&mut self, now: Time, queue: &mut Queue) {
         self.t_s.push(now.secs_f64());
         self.pkts.push(queue.len_pkts() as u64);
         self.bytes.push(queue.len_bytes());
+        let (sum, n, max) = std::mem::take(&mut queue.sojourn_since_sample);
+        let (mean, max) = if n == 0 { (f64::NAN, f64::NAN) } else { (sum as f64 / n as f64 / 1e9, max as f64 / 1e9) };
+        self.sojourn_mean_s.push(mean);
+        self.sojourn_max_s.push(max);
         if !self.fields.is_empty() {
             queue.qdisc.state(&mut self.scratch);
             for (col, &v) in self.state.iter_mut().zip(&self.scratch) {
@@ -60,6 +71,8 @@ impl QueueSeries {
         t.push("t_s", Column::F64(std::mem::take(&mut self.t_s)));
         t.push("qlen_pkts", Column::U64(std::mem::take(&mut self.pkts)));
         t.push("qlen_bytes", Column::U64(std::mem::take(&mut self.bytes)));
+        t.push("sojourn_mean_s", Column::F64(std::mem::take(&mut self.sojourn_mean_s)));
+        t.push("sojourn_max_s", Column::F64(std::mem::take(&mut self.sojourn_max_s)));
         for (f, col) in self.fields.iter().zip(&mut self.state) {
             t.push(f.name, Column::F64(std::mem::take(col)));
         }

@@ -22,7 +22,30 @@ pub struct Topology {
     pub reverse: usize,
 }
 
+/// Names of a dumbbell's simplex links, in the order `Topology::build` creates them.
+pub fn link_names(senders: &[HostSpec], receivers: &[HostSpec]) -> Vec<String> {
+    let mut out = vec!["A->B".to_string(), "B->A".to_string()];
+    for h in senders {
+        out.push(format!("{}->A", h.name));
+        out.push(format!("A->{}", h.name));
+    }
+    for h in receivers {
+        out.push(format!("{}->B", h.name));
+        out.push(format!("B->{}", h.name));
+    }
+    out
+}
+
 impl Topology {
+    /// Index of the link a `series_queue` names (`forward`, `reverse` or a link name).
+    pub fn link_index(&self, name: &str) -> Option<usize> {
+        match name {
+            "forward" => Some(self.forward),
+            "reverse" => Some(self.reverse),
+            _ => self.links.iter().position(|l| l.name == name),
+        }
+    }
+
     pub fn build(spec: &TopologySpec, seed: u64) -> Topology {
         let TopologySpec::Dumbbell { forward, reverse, senders, receivers } = spec;
         let s = senders.len() as u32;
