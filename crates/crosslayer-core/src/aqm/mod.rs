@@ -29,6 +29,7 @@ pub mod codel;
 pub mod codel_law;
 pub mod droptail;
 pub mod fq_codel;
+pub mod pi;
 pub mod pie;
 pub mod red;
 pub mod sfqcodel;
@@ -285,6 +286,7 @@ crate::registry! {
         Red => red::Red,
         Ared => ared::Ared,
         Pie => pie::Pie,
+        Pi => pi::Pi,
         #[cfg(test)]
         PeriodicDrop => periodic_drop::PeriodicDrop,
     }
