@@ -32,6 +32,7 @@ pub mod fq_codel;
 pub mod pi;
 pub mod pie;
 pub mod red;
+pub mod rem;
 pub mod sfqcodel;
 #[cfg(test)]
 pub mod periodic_drop;
@@ -287,6 +288,7 @@ crate::registry! {
         Ared => ared::Ared,
         Pie => pie::Pie,
         Pi => pi::Pi,
+        Rem => rem::Rem,
         #[cfg(test)]
         PeriodicDrop => periodic_drop::PeriodicDrop,
     }
