@@ -72,3 +72,17 @@ fn rem_mean_queue_settles_near_b_ref() {
         assert!(b.utilization > 0.95, "REM, {n} flows: utilization {}", b.utilization);
     }
 }
+
+/// AVQ with ns-2's defaults (gamma 0.98, alpha 0.15, byte mode, C~ from 0.8 C; virtual buffer =
+/// the real 1000 packets): the virtual capacity steers the arrival rate to gamma C, so the link
+/// runs near 98 % busy (within 2 points) while the real queue stays short (mean under 25
+/// packets) with 9 and 90 flows.
+#[test]
+fn avq_holds_utilization_near_gamma_with_a_short_real_queue() {
+    use crosslayer_core::aqm::avq::AvqConfig;
+    for n in [9, 90] {
+        let (b, _) = access("AVQ", n, QdiscConfig::Avq(AvqConfig::default()), 40);
+        assert!((b.utilization - 0.98).abs() < 0.02, "AVQ, {n} flows: utilization {}", b.utilization);
+        assert!(b.qlen_mean < 25.0, "AVQ, {n} flows: queue {}", b.qlen_mean);
+    }
+}

@@ -25,6 +25,7 @@
 //! is one file and one line there.
 
 pub mod ared;
+pub mod avq;
 pub mod codel;
 pub mod codel_law;
 pub mod droptail;
@@ -289,6 +290,7 @@ crate::registry! {
         Pie => pie::Pie,
         Pi => pi::Pi,
         Rem => rem::Rem,
+        Avq => avq::Avq,
         #[cfg(test)]
         PeriodicDrop => periodic_drop::PeriodicDrop,
     }
