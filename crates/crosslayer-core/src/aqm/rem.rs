@@ -30,7 +30,6 @@
 
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
-use crate::params::Problem;
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Bytes, Dur, Time};
 use std::collections::VecDeque;
@@ -58,15 +57,6 @@ crate::params! {
         ecn: bool = false, Flag, range(), "ns-2 Queue/REM markpkts_ false";
         /// Hard limit: arrivals beyond it are tail-dropped.
         limit_pkts: u32 = 1000, Packets, range(>= 1), "Linux txqueuelen 1000 (ns-2 Queue limit_ 50)";
-    }
-    check = RemConfig::check;
-}
-
-impl RemConfig {
-    fn check(&self, out: &mut Vec<Problem>) {
-        if self.b_ref >= self.limit_pkts as f64 {
-            out.push(Problem::new("b_ref", format!("must be below limit_pkts ({})", self.limit_pkts)));
-        }
     }
 }
 
