@@ -28,8 +28,14 @@ fn access(name: &str, n_flows: usize, qdisc: QdiscConfig, seconds: u64) -> (Bott
         utilization: q.f64s("utilization")[i],
         drop_ratio: q.f64s("drop_ratio")[i],
     };
+    // spread of the queue: standard deviation of the 10 ms samples after the warm-up
+    let warmup_s = (seconds as f64 * 0.3).min(30.0);
+    let t = r.series.f64s("t_s");
+    let ql: Vec<f64> = r.series.u64s("qlen_pkts").iter().zip(t).filter(|(_, &t)| t >= warmup_s).map(|(&q, _)| q as f64).collect();
+    let m = ql.iter().sum::<f64>() / ql.len() as f64;
+    let sd = (ql.iter().map(|q| (q - m) * (q - m)).sum::<f64>() / ql.len() as f64).sqrt();
     eprintln!(
-        "{name}, {n_flows} flows: queue {:.1} pkts, sojourn {:.2} ms, utilization {:.4}, drops {:.3} %",
+        "{name}, {n_flows} flows: queue {:.1} pkts (sd of 10 ms samples {sd:.1}), sojourn {:.2} ms, utilization {:.4}, drops {:.3} %",
         b.qlen_mean,
         b.sojourn_mean * 1e3,
         b.utilization,
