@@ -2,8 +2,8 @@
 //! proportional-integral controller updates `w` times a second from the instantaneous queue.
 //!
 //! Source: Hollot, Misra, Towsley, Gong, "On Designing Improved Controllers for AQM Routers
-//! Supporting TCP Flows", IEEE INFOCOM 2001 (section V, the PI controller and its digital form);
-//! ns-2 `queue/pi.cc` and the `Queue/PI` defaults in `tcl/lib/ns-default.tcl` (ns-2.35), read for
+//! Supporting TCP Flows", IEEE INFOCOM 2001 (the PI controller and its digital form); ns-2
+//! `queue/pi.cc` and the `Queue/PI` defaults in `tcl/lib/ns-default.tcl` (ns-2.35), read for
 //! behaviour (not copied). Linux and ns-3 mainline have no PI queue.
 //!
 //! Every `1 / w` seconds (ns-2 `calculate_p`):
@@ -32,9 +32,9 @@ crate::params! {
     /// PI parameters; the defaults are ns-2's `Queue/PI` (Hollot et al.'s example controller).
     pub struct PiConfig {
         /// Gain on the current queue error, per packet.
-        a: f64 = 1.822e-5, Number("1/pkt"), range(>= 0.0, <= 1.0), "Hollot et al. 2001 section V example; ns-2 Queue/PI a_ 0.00001822";
+        a: f64 = 1.822e-5, Number("1/pkt"), range(>= 0.0, <= 1.0), "Hollot et al. 2001 design example; ns-2 Queue/PI a_ 0.00001822";
         /// Gain on the previous queue error, per packet.
-        b: f64 = 1.816e-5, Number("1/pkt"), range(>= 0.0, <= 1.0), "Hollot et al. 2001 section V example; ns-2 Queue/PI b_ 0.00001816";
+        b: f64 = 1.816e-5, Number("1/pkt"), range(>= 0.0, <= 1.0), "Hollot et al. 2001 design example; ns-2 Queue/PI b_ 0.00001816";
         /// Sampling (update) frequency of the controller.
         w: f64 = 170.0, Number("Hz"), range(>= 1.0, <= 100000.0), "ns-2 Queue/PI w_ 170 (the paper's example samples at 160 Hz)";
         /// Queue length the controller regulates to.

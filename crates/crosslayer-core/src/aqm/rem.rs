@@ -2,8 +2,8 @@
 //! rate mismatch every update interval; arrivals are dropped (or CE-marked) with probability
 //! `1 - phi^(-price)`.
 //!
-//! Source: Athuraliya, Low, Li, Yin, "REM: Active Queue Management", IEEE Network 15(3), 2001
-//! (equations (1) and (2)); ns-2 `queue/rem.cc` (by S. Athuraliya and V. Li) and the `Queue/REM`
+//! Source: Athuraliya, Low, Li, Yin, "REM: Active Queue Management", IEEE Network 15(3), 2001;
+//! ns-2 `queue/rem.cc` (by S. Athuraliya and V. Li) and the `Queue/REM`
 //! defaults in `tcl/lib/ns-default.tcl` (ns-2.35), read for behaviour (not copied). Linux and
 //! ns-3 mainline have no REM.
 //!
