@@ -25,12 +25,15 @@
 //! is one file and one line there.
 
 pub mod ared;
+pub mod avq;
 pub mod codel;
 pub mod codel_law;
 pub mod droptail;
 pub mod fq_codel;
+pub mod pi;
 pub mod pie;
 pub mod red;
+pub mod rem;
 pub mod sfqcodel;
 #[cfg(test)]
 pub mod periodic_drop;
@@ -285,6 +288,9 @@ crate::registry! {
         Red => red::Red,
         Ared => ared::Ared,
         Pie => pie::Pie,
+        Pi => pi::Pi,
+        Rem => rem::Rem,
+        Avq => avq::Avq,
         #[cfg(test)]
         PeriodicDrop => periodic_drop::PeriodicDrop,
     }
