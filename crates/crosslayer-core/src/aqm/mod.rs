@@ -25,6 +25,7 @@
 //! is one file and one line there.
 
 pub mod ared;
+pub mod blue;
 pub mod choke;
 pub mod codel;
 pub mod codel_law;
@@ -287,6 +288,7 @@ crate::registry! {
         Ared => ared::Ared,
         Pie => pie::Pie,
         Choke => choke::Choke,
+        Blue => blue::Blue,
         #[cfg(test)]
         PeriodicDrop => periodic_drop::PeriodicDrop,
     }
