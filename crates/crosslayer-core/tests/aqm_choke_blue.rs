@@ -84,3 +84,28 @@ fn choke_keeps_reds_average_at_min_th_with_tcp_flows() {
         assert!(util > 0.99, "{n} flows: utilization {util}");
     }
 }
+
+/// Blue with its defaults (d1 0.0025, d2 0.00025, freeze_time 100 ms, limit 1000 packets) and 90
+/// CUBIC flows learns a marking probability (mean 0.031) at which the buffer no longer
+/// overflows in the measurement window: the queue stays at a few percent of the limit (44.7
+/// packets) and the link busy. With 9 flows the probability it needs is tiny (0.001), the queue
+/// swings through the buffer (mean 318 packets) and overflows now and then; the link stays busy.
+#[test]
+fn blue_learns_a_probability_that_avoids_overflow() {
+    use crosslayer_core::aqm::blue::BlueConfig;
+    let cfg = BlueConfig::default();
+    for n in [9, 90] {
+        let r = access(n, QdiscConfig::Blue(cfg.clone()), false);
+        let (q, util, p) = (bottleneck(&r, "qlen_mean_pkts"), bottleneck(&r, "utilization"), state_mean(&r, "p_mark"));
+        let (overflow, early) = (drops(&r, "overflow"), drops(&r, "blue"));
+        eprintln!(
+            "Blue, {n} flows: queue {q:.1} pkts, utilization {util:.4}, drops {:.3} % (overflow {overflow}, blue {early}), mean p_mark {p:.4}, Jain {:.3}",
+            100.0 * bottleneck(&r, "drop_ratio"),
+            jain(&r)
+        );
+        assert!(util > 0.95 && q < cfg.limit_pkts as f64 && p > 0.0, "{n} flows");
+        if n == 90 {
+            assert!(overflow == 0 && early > 0 && q < 0.1 * cfg.limit_pkts as f64 && util > 0.99, "{n} flows: overflow {overflow}, queue {q}");
+        }
+    }
+}
