@@ -33,6 +33,7 @@ pub mod droptail;
 pub mod fq_codel;
 pub mod pie;
 pub mod red;
+pub mod sfb;
 pub mod sfqcodel;
 #[cfg(test)]
 pub mod periodic_drop;
@@ -289,6 +290,7 @@ crate::registry! {
         Pie => pie::Pie,
         Choke => choke::Choke,
         Blue => blue::Blue,
+        Sfb => sfb::Sfb,
         #[cfg(test)]
         PeriodicDrop => periodic_drop::PeriodicDrop,
     }
