@@ -26,6 +26,8 @@
 
 pub mod ared;
 pub mod avq;
+pub mod blue;
+pub mod choke;
 pub mod codel;
 pub mod codel_law;
 pub mod droptail;
@@ -34,6 +36,7 @@ pub mod pi;
 pub mod pie;
 pub mod red;
 pub mod rem;
+pub mod sfb;
 pub mod sfqcodel;
 #[cfg(test)]
 pub mod periodic_drop;
@@ -291,6 +294,9 @@ crate::registry! {
         Pi => pi::Pi,
         Rem => rem::Rem,
         Avq => avq::Avq,
+        Choke => choke::Choke,
+        Blue => blue::Blue,
+        Sfb => sfb::Sfb,
         #[cfg(test)]
         PeriodicDrop => periodic_drop::PeriodicDrop,
     }
