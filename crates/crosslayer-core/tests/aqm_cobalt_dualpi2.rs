@@ -50,3 +50,23 @@ fn cobalt_holds_the_sojourn_near_target() {
         }
     }
 }
+
+/// DualPI2 with Classic traffic only: CUBIC flows that are not ECN-capable all go to the C
+/// queue, where the PI2 controller drops with p_C = p'^2; the mean sojourn time settles near
+/// the 15 ms target with 9 and 90 flows (both variants) and the link stays busy. (No scalable
+/// congestion control (DCTCP, Prague) exists in the simulator yet, so the L queue is not
+/// exercised here.) (Seed 1, 40 s.)
+#[test]
+fn dualpi2_holds_the_classic_sojourn_near_target() {
+    use crosslayer_core::aqm::dualpi2::{DualPi2Config, DualPi2Variant};
+    for variant in [DualPi2Variant::Linux, DualPi2Variant::Rfc9332] {
+        for n in [9, 90] {
+            let (b, r) = access(&format!("DualPI2 {variant:?}"), n, QdiscConfig::DualPi2(DualPi2Config { variant, ..Default::default() }), 40);
+            let q = &r.queues;
+            let i = q.strs("role").iter().position(|s| s == "forward").unwrap();
+            assert_eq!(q.u64s("marks")[i], 0, "no ECN-capable traffic, no marks");
+            assert!(b.sojourn_mean > 0.010 && b.sojourn_mean < 0.020, "{variant:?}, {n} flows: sojourn {}", b.sojourn_mean);
+            assert!(b.utilization > 0.95, "{variant:?}, {n} flows: utilization {}", b.utilization);
+        }
+    }
+}

@@ -29,6 +29,7 @@ pub mod cobalt;
 pub mod codel;
 pub mod codel_law;
 pub mod droptail;
+pub mod dualpi2;
 pub mod fq_codel;
 pub mod pie;
 pub mod red;
@@ -287,6 +288,7 @@ crate::registry! {
         Ared => ared::Ared,
         Pie => pie::Pie,
         Cobalt => cobalt::Cobalt,
+        DualPi2 => dualpi2::DualPi2,
         #[cfg(test)]
         PeriodicDrop => periodic_drop::PeriodicDrop,
     }
