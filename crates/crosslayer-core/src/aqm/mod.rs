@@ -28,9 +28,11 @@ pub mod ared;
 pub mod avq;
 pub mod blue;
 pub mod choke;
+pub mod cobalt;
 pub mod codel;
 pub mod codel_law;
 pub mod droptail;
+pub mod dualpi2;
 pub mod fq_codel;
 pub mod pi;
 pub mod pie;
@@ -297,6 +299,8 @@ crate::registry! {
         Choke => choke::Choke,
         Blue => blue::Blue,
         Sfb => sfb::Sfb,
+        Cobalt => cobalt::Cobalt,
+        DualPi2 => dualpi2::DualPi2,
         #[cfg(test)]
         PeriodicDrop => periodic_drop::PeriodicDrop,
     }
