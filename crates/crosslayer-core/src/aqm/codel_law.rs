@@ -135,6 +135,23 @@ impl CodelVars {
         stats: &mut CodelStats,
         ctx: &mut QdiscCtx<'_>,
         reason: ReasonId,
+        deq: impl FnMut(&mut QdiscCtx<'_>) -> Option<(PacketId, u64)>,
+    ) -> Option<PacketId> {
+        self.dequeue_judged(p, stats, ctx, |_, _| Some(reason), deq)
+    }
+
+    /// [`Self::dequeue`] with a hook on every packet the law decides to drop: `judge` returns the
+    /// reason to drop (or CE-mark) it for, or `None` to spare it. A spared packet is handled as
+    /// the law handles a CE-marked one (RFC 8289 section 5; Linux `codel_dequeue`): it is sent,
+    /// and `count` and `drop_next` advance as if it had been dropped. (The fairness-oriented
+    /// CoDel of `fair_codel.rs` spares packets of light connections.) With `judge` always
+    /// `Some(reason)` this is `dequeue`.
+    pub fn dequeue_judged(
+        &mut self,
+        p: &CodelParams,
+        stats: &mut CodelStats,
+        ctx: &mut QdiscCtx<'_>,
+        mut judge: impl FnMut(PacketId, &mut QdiscCtx<'_>) -> Option<ReasonId>,
         mut deq: impl FnMut(&mut QdiscCtx<'_>) -> Option<(PacketId, u64)>,
     ) -> Option<PacketId> {
         let now = ctx.now;
@@ -156,12 +173,16 @@ impl CodelVars {
                         self.count = self.count.saturating_add(1);
                     }
                     let (id, _) = head.expect("dropping with a packet in hand");
-                    if !Self::drop_or_mark(p, id, ctx, reason) {
+                    let dropped = match judge(id, ctx) {
+                        Some(reason) => Self::drop_or_mark(p, id, ctx, reason),
+                        None => false, // spared: sent, as if marked
+                    };
+                    if !dropped {
                         if !rfc {
                             self.count = self.count.saturating_add(1);
                         }
                         self.drop_next = control_law(self.drop_next, p.interval, self.count);
-                        break; // marked: it is sent
+                        break; // marked (or spared): it is sent
                     }
                     head = deq(ctx);
                     if self.ok_to_drop(p, stats, head, ctx) {
@@ -176,7 +197,11 @@ impl CodelVars {
             }
         } else if drop {
             let (id, _) = head.expect("a droppable packet");
-            if Self::drop_or_mark(p, id, ctx, reason) {
+            let dropped = match judge(id, ctx) {
+                Some(reason) => Self::drop_or_mark(p, id, ctx, reason),
+                None => false, // spared: sent, as if marked
+            };
+            if dropped {
                 head = deq(ctx);
                 self.ok_to_drop(p, stats, head, ctx);
             }

@@ -28,7 +28,9 @@ pub mod ared;
 pub mod codel;
 pub mod codel_law;
 pub mod droptail;
+pub mod fair_codel;
 pub mod fq_codel;
+pub mod heavy_hitter;
 pub mod pie;
 pub mod red;
 pub mod sfqcodel;
@@ -285,6 +287,7 @@ crate::registry! {
         Red => red::Red,
         Ared => ared::Ared,
         Pie => pie::Pie,
+        FairCodel => fair_codel::FairCodel,
         #[cfg(test)]
         PeriodicDrop => periodic_drop::PeriodicDrop,
     }
