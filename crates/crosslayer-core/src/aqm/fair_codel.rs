@@ -29,7 +29,7 @@
 //! text, the defaults here are ours; those of `codel_law.rs`.
 
 use super::codel_law::{CodelParams, CodelStats, CodelVars};
-use super::heavy_hitter::{conn_id, ConnKey, HeavyHitter, HeavyMode};
+use super::heavy_hitter::{conn_id, ConnKey, Heaviest, HeavyMode, HEAVY_STATE};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, ReasonId, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
@@ -100,13 +100,7 @@ pub const REASON_OTHER: u8 = 2;
 /// Who the law's drops fall on: the heaviest connection always, others with probability p.
 #[derive(Debug, Clone)]
 pub struct VictimRule {
-    key: ConnKey,
-    mode: HeavyMode,
-    /// Static mode: the flow naming the heaviest connection, and that connection once seen.
-    heavy_flow: Option<u32>,
-    static_heavy: Option<u64>,
-    /// Dynamic mode: the estimate.
-    pub hh: HeavyHitter,
+    pub heaviest: Heaviest,
     p: f64,
     draw: DropDraw,
     /// Counter draw: drop every `one_in`-th light packet (0: never).
@@ -118,39 +112,16 @@ pub struct VictimRule {
 }
 
 impl VictimRule {
-    pub fn new(key: ConnKey, mode: HeavyMode, heavy_flow: Option<u32>, p: f64, draw: DropDraw, hh: HeavyHitter) -> VictimRule {
+    pub fn new(heaviest: Heaviest, p: f64, draw: DropDraw) -> VictimRule {
         let one_in = if p > 0.0 { (1.0 / p).round().max(1.0) as u32 } else { 0 };
-        VictimRule { key, mode, heavy_flow, static_heavy: None, hh, p, draw, one_in, counter: 0, spared: 0 }
-    }
-
-    /// An arrival: feed the estimate (dynamic) or learn the given connection (static).
-    #[inline]
-    pub fn on_arrival(&mut self, pkt: &crate::packet::Packet) {
-        let conn = conn_id(self.key, pkt);
-        match self.mode {
-            HeavyMode::Dynamic => self.hh.on_arrival(conn),
-            HeavyMode::Static => {
-                if self.static_heavy.is_none() && Some(pkt.flow) == self.heavy_flow {
-                    self.static_heavy = Some(conn);
-                }
-            }
-        }
-    }
-
-    /// The heaviest connection, as given or estimated.
-    #[inline]
-    pub fn heavy(&self) -> Option<u64> {
-        match self.mode {
-            HeavyMode::Dynamic => self.hh.heavy,
-            HeavyMode::Static => self.static_heavy,
-        }
+        VictimRule { heaviest, p, draw, one_in, counter: 0, spared: 0 }
     }
 
     /// The law wants to drop a packet of connection `conn`: the reason to drop it for, or `None`
     /// to spare it.
     #[inline]
     pub fn judge(&mut self, conn: u64, rng: &mut Rng) -> Option<ReasonId> {
-        if self.heavy() == Some(conn) {
+        if self.heaviest.heavy() == Some(conn) {
             return Some(REASON_HEAVY);
         }
         let drop = match self.draw {
@@ -210,13 +181,13 @@ impl Algorithm for FairCodel {
         ],
     };
     fn new(cfg: &FairCodelConfig, _env: &QdiscEnv) -> FairCodel {
-        let hh = HeavyHitter::new(cfg.rec_int, if cfg.mode == HeavyMode::Dynamic { cfg.hist_len } else { 1 }, cfg.stat_int);
+        let heaviest = Heaviest::new(cfg.key, cfg.mode, cfg.heavy_flow, cfg.rec_int, cfg.hist_len, cfg.stat_int);
         FairCodel {
             params: CodelParams { target: cfg.target, interval: cfg.interval, mtu_bytes: cfg.mtu.get(), ecn: cfg.ecn, flavor: Default::default() },
             limit_pkts: cfg.limit_pkts,
             vars: CodelVars::default(),
             stats: CodelStats::default(),
-            rule: VictimRule::new(cfg.key, cfg.mode, cfg.heavy_flow, cfg.p, cfg.draw, hh),
+            rule: VictimRule::new(heaviest, cfg.p, cfg.draw),
             fifo: VecDeque::with_capacity(cfg.limit_pkts.min(1 << 16) as usize),
             bytes: 0,
         }
@@ -236,13 +207,13 @@ impl QueueDisc for FairCodel {
     const STATE: &'static [Field] = &[
         Field { name: "count", unit: "count", doc: "CoDel's drops (and spared packets) since entering the dropping state" },
         Field { name: "dropping", unit: "flag", doc: "1 in CoDel's dropping state" },
-        Field { name: "heavy_conn", unit: "id", doc: "the heaviest connection: flow id (key flow) or sender node * 2^32 + receiver node (key pair); NaN if not known yet" },
-        Field { name: "heavy_share", unit: "ratio", doc: "the heaviest connection's share of the history (dynamic mode; NaN in static mode)" },
+        HEAVY_STATE[0],
+        HEAVY_STATE[1],
         Field { name: "ldelay_s", unit: "s", doc: "sojourn time of the last dequeued packet" },
     ];
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
-        self.rule.on_arrival(ctx.arena.get(id));
+        self.rule.heaviest.on_arrival(ctx.arena.get(id));
         if self.fifo.len() as u32 >= self.limit_pkts {
             return Verdict::Dropped(REASON_OVERFLOW);
         }
@@ -258,7 +229,7 @@ impl QueueDisc for FairCodel {
             stats,
             ctx,
             |id, ctx| {
-                let conn = conn_id(rule.key, ctx.arena.get(id));
+                let conn = conn_id(rule.heaviest.key, ctx.arena.get(id));
                 rule.judge(conn, ctx.rng())
             },
             |ctx| {
@@ -283,8 +254,7 @@ impl QueueDisc for FairCodel {
 
     fn state(&self, out: &mut [f64]) {
         let (v, r) = (&self.vars, &self.rule);
-        let heavy = r.heavy().map_or(f64::NAN, |c| c as f64);
-        let share = if r.mode == HeavyMode::Dynamic && r.hh.heavy.is_some() { r.hh.share } else { f64::NAN };
+        let [heavy, share] = r.heaviest.state();
         out.copy_from_slice(&[v.count as f64, v.dropping as u8 as f64, heavy, share, v.ldelay.secs_f64()]);
     }
 }
@@ -360,8 +330,8 @@ mod tests {
     }
 
     fn static_rule(p: f64, draw: DropDraw) -> VictimRule {
-        let mut r = VictimRule::new(ConnKey::Flow, HeavyMode::Static, Some(0), p, draw, HeavyHitter::new(1, 1, 1));
-        r.on_arrival(&Packet { flow: 0, ..Default::default() });
+        let mut r = VictimRule::new(Heaviest::new(ConnKey::Flow, HeavyMode::Static, Some(0), 1, 1, 1), p, draw);
+        r.heaviest.on_arrival(&Packet { flow: 0, ..Default::default() });
         r
     }
 

@@ -146,12 +146,74 @@ impl HeavyHitter {
     pub fn is_heavy(&self, conn: u64) -> bool {
         self.heavy == Some(conn)
     }
+}
 
-    /// The estimate as a state value (NaN before the first one).
-    pub fn heavy_f64(&self) -> f64 {
-        self.heavy.map_or(f64::NAN, |c| c as f64)
+/// The heaviest connection, given (static mode) or estimated (dynamic mode): what both
+/// disciplines consult.
+#[derive(Debug, Clone)]
+pub struct Heaviest {
+    pub key: ConnKey,
+    pub mode: HeavyMode,
+    /// Static mode: the flow naming the heaviest connection, and that connection once one of its
+    /// packets has arrived.
+    heavy_flow: Option<u32>,
+    static_heavy: Option<u64>,
+    /// Dynamic mode: the estimate.
+    pub hh: HeavyHitter,
+}
+
+impl Heaviest {
+    /// `rec_int`, `hist_len`, `stat_int` are used in dynamic mode only.
+    pub fn new(key: ConnKey, mode: HeavyMode, heavy_flow: Option<u32>, rec_int: u32, hist_len: u32, stat_int: u32) -> Heaviest {
+        let hist_len = if mode == HeavyMode::Dynamic { hist_len } else { 1 };
+        Heaviest { key, mode, heavy_flow, static_heavy: None, hh: HeavyHitter::new(rec_int, hist_len, stat_int) }
+    }
+
+    /// An arrival: feed the estimate (dynamic) or learn the given connection (static). Returns
+    /// the packet's connection.
+    #[inline]
+    pub fn on_arrival(&mut self, pkt: &Packet) -> u64 {
+        let conn = conn_id(self.key, pkt);
+        match self.mode {
+            HeavyMode::Dynamic => self.hh.on_arrival(conn),
+            HeavyMode::Static => {
+                if self.static_heavy.is_none() && Some(pkt.flow) == self.heavy_flow {
+                    self.static_heavy = Some(conn);
+                }
+            }
+        }
+        conn
+    }
+
+    /// The heaviest connection, as given or estimated (`None` not known yet).
+    #[inline]
+    pub fn heavy(&self) -> Option<u64> {
+        match self.mode {
+            HeavyMode::Dynamic => self.hh.heavy,
+            HeavyMode::Static => self.static_heavy,
+        }
+    }
+
+    /// Whether `pkt` belongs to the heaviest connection.
+    #[inline]
+    pub fn is_heavy(&self, pkt: &Packet) -> bool {
+        self.heavy() == Some(conn_id(self.key, pkt))
+    }
+
+    /// State values: the heaviest connection's id (NaN if not known), its share of the history
+    /// (NaN in static mode or before the first estimate).
+    pub fn state(&self) -> [f64; 2] {
+        let heavy = self.heavy().map_or(f64::NAN, |c| c as f64);
+        let share = if self.mode == HeavyMode::Dynamic && self.hh.heavy.is_some() { self.hh.share } else { f64::NAN };
+        [heavy, share]
     }
 }
+
+/// The state fields of [`Heaviest::state`].
+pub const HEAVY_STATE: [crate::registry::Field; 2] = [
+    crate::registry::Field { name: "heavy_conn", unit: "id", doc: "the heaviest connection: flow id (key flow) or sender node * 2^32 + receiver node (key pair); NaN if not known yet" },
+    crate::registry::Field { name: "heavy_share", unit: "ratio", doc: "the heaviest connection's share of the history at the last estimate (dynamic mode; NaN in static mode)" },
+];
 
 #[cfg(test)]
 mod tests {
