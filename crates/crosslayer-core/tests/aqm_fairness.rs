@@ -5,14 +5,21 @@
 //! delay of the paper's Fig. 5 where CoDel left fairness poorest). Each property is stated in the
 //! test's name; the numbers are printed (`--nocapture`).
 //!
+//! Set FAIRNESS_FLOWS=1 to print every flow's goodput.
+//!
 //! Simplifications: hosts attach through 10 Gb/s links (so that the switch is the only queue);
 //! the 64 ms are propagation delay of the bottleneck (32 ms each way); flows start uniformly in
 //! the first second; the paper's runs were iperf sessions of unstated length, ours are
-//! `SECONDS` simulated seconds with the first third as warm-up.
+//! `SECONDS` = 60 simulated seconds with the first third as warm-up (about 9 s of wall time per
+//! run in release on an unloaded core: 1 Gb/s is 83 000 packets a second; at 64 ms RTT shorter
+//! runs were too noisy to compare Jain's indices: at 30 s, seed 1, CoDel 0.909, modified CoDel by
+//! pairs 0.880, by flows 0.913). Plain CoDel and RED are run once and shared.
 
+use crosslayer_core::aqm::apd::ApdConfig;
 use crosslayer_core::aqm::codel::CodelConfig;
+use crosslayer_core::aqm::red::RedConfig;
 use crosslayer_core::aqm::fair_codel::FairCodelConfig;
-use crosslayer_core::aqm::heavy_hitter::{ConnKey, HeavyMode};
+use crosslayer_core::aqm::heavy_hitter::ConnKey;
 use crosslayer_core::aqm::QdiscConfig;
 use crosslayer_core::net::Topology;
 use crosslayer_core::presets;
@@ -109,14 +116,6 @@ fn pair_ids(spec: &ScenarioSpec) -> [f64; 2] {
     [id(0), id(1)]
 }
 
-/// Fraction of the samples after warm-up whose `heavy_conn` is `conn`.
-fn share_of_samples(r: &RunResult, warmup_s: f64, conn: f64) -> f64 {
-    let t = r.series.f64s("t_s");
-    let h = r.series.f64s("heavy_conn");
-    let idx: Vec<usize> = (0..t.len()).filter(|&i| t[i] >= warmup_s).collect();
-    idx.iter().filter(|&&i| h[i] == conn).count() as f64 / idx.len() as f64
-}
-
 /// Per sample time (series rows after warm-up): the estimate, and the flow with the largest cwnd
 /// and the sender whose flows hold the largest total cwnd (all flows have the same RTT, so cwnd
 /// stands for throughput).
@@ -196,4 +195,56 @@ fn modified_codel_by_flow_finds_the_heaviest_flow_and_raises_jain_over_codel() {
     assert!(acc > 0.5, "the estimate matched the heaviest flow in {acc} of the samples");
     assert!(fair.jain > codel.0, "Jain: modified CoDel {} vs CoDel {}", fair.jain, codel.0);
     assert!(fair.utilization > 0.99);
+}
+
+/// RED thresholds for 1 Gb/s (83 000 packets/s): 100 and 300 packets (1.2 and 3.6 ms), the
+/// rest RED's defaults; shared by RED and APD.
+fn red_1g() -> RedConfig {
+    RedConfig { min_th: 100.0, max_th: 300.0, ..Default::default() }
+}
+
+fn apd_1g(key: ConnKey) -> ApdConfig {
+    let r = red_1g();
+    ApdConfig { min_th: r.min_th, max_th: r.max_th, key, ..Default::default() }
+}
+
+/// Plain RED with `red_1g` (computed once).
+fn red_baseline() -> &'static (f64, f64) {
+    static RED: std::sync::OnceLock<(f64, f64)> = std::sync::OnceLock::new();
+    RED.get_or_init(|| {
+        let mut spec = seed003(QdiscConfig::Red(red_1g()), SECONDS);
+        spec.cwnd_trace = false;
+        let o = outcome("RED", spec);
+        (o.jain, o.utilization)
+    })
+}
+
+fn apd_run(key: ConnKey) -> (f64, f64, f64) {
+    let red = red_baseline();
+    let spec = seed003(QdiscConfig::Apd(apd_1g(key)), SECONDS);
+    let ids = pair_ids(&spec);
+    let apd = outcome(&format!("APD (n = 2, dynamic, key {key:?})"), spec);
+    let acc = estimate_accuracy(&apd, ids, key);
+    eprintln!("APD {key:?}: estimate = the heaviest in {:.1} % of the samples; Jain {:.3} (RED {:.3}), utilization {:.4} (RED {:.4})", 100.0 * acc, apd.jain, red.0, apd.utilization, red.1);
+    (acc, apd.jain, apd.utilization)
+}
+
+/// Active Packet Dropping, dynamic, address pairs (n = 2): the estimate is the heavier host in
+/// most samples (91.8 %, seed 1). Jain's index does NOT rise over plain RED's with the same
+/// thresholds (0.922 vs 0.960); printed, not asserted (see docs/models/apd.md).
+#[test]
+fn apd_by_address_pair_finds_the_heavier_host() {
+    let (acc, _, util) = apd_run(ConnKey::Pair);
+    assert!(acc > 0.6, "the estimate matched the heavier pair in {acc} of the samples");
+    assert!(util > 0.85);
+}
+
+/// Active Packet Dropping, dynamic, flows (n = 2): the estimate is the flow with the largest
+/// cwnd in most samples (82.4 %, against 5 % by chance). Jain's index does NOT rise over plain
+/// RED's (0.934 vs 0.960); printed, not asserted.
+#[test]
+fn apd_by_flow_finds_the_heaviest_flow() {
+    let (acc, _, util) = apd_run(ConnKey::Flow);
+    assert!(acc > 0.6, "the estimate matched the heaviest flow in {acc} of the samples");
+    assert!(util > 0.85);
 }
