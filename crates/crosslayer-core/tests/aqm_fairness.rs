@@ -10,7 +10,7 @@
 //! Simplifications: hosts attach through 10 Gb/s links (so that the switch is the only queue);
 //! the 64 ms are propagation delay of the bottleneck (32 ms each way); flows start uniformly in
 //! the first second; the paper's runs were iperf sessions of unstated length, ours are
-//! `SECONDS` = 60 simulated seconds with the first third as warm-up (about 9 s of wall time per
+//! `SECONDS` = 60 simulated seconds with the first third as warm-up (about 4 s of wall time per
 //! run in release on an unloaded core: 1 Gb/s is 83 000 packets a second; at 64 ms RTT shorter
 //! runs were too noisy to compare Jain's indices: at 30 s, seed 1, CoDel 0.909, modified CoDel by
 //! pairs 0.880, by flows 0.913). Plain CoDel and RED are run once and shared.

@@ -17,10 +17,12 @@
 //!   of another connection is dropped with probability `p` (`draw = "random"`), or every
 //!   `round(1/p)`-th such packet (`draw = "counter"`, the paper's implementation), and otherwise
 //!   spared.
-//! * A spared packet is handled as Linux's CoDel handles a CE-marked one: it is sent, `count`
-//!   and `drop_next` advance as for a drop (the paper modified the drop in Linux's CoDel and says
-//!   nothing more; this is the reading that changes the least: the control law's schedule is
-//!   CoDel's, only the victim differs). See `CodelVars::dequeue_judged`.
+//! * A spared packet is sent. The paper modified the drop in Linux's CoDel and says nothing of
+//!   the law's state; `spare = "mark"` (default) handles it as Linux's CoDel handles a CE-marked
+//!   packet: `count` and `drop_next` advance as for a drop (the reading that changes the least:
+//!   the law's schedule is CoDel's, only the victim differs); `spare = "retry"` leaves the law's
+//!   state alone, so the drop stays due and the next packet dequeued is judged in its place
+//!   (CoDel's drop rate kept, redirected). See `CodelVars::dequeue_judged`.
 //!
 //! Deliberate deviations / choices where the paper is silent: connections are (sender node,
 //! receiver node), the simulator's stand-in for MAC addresses, or flows (`key = "flow"`); the
@@ -48,6 +50,16 @@ crate::choice! {
     }
 }
 
+crate::choice! {
+    /// What a spared packet does to CoDel's law.
+    pub enum SpareRule {
+        /// As a CE-marked packet: count and drop_next advance as for a drop (Linux CoDel's ECN path).
+        Mark = "mark",
+        /// Nothing: the drop stays due and the next packet dequeued is judged in its place.
+        Retry = "retry",
+    }
+}
+
 crate::params! {
     /// Fairness-oriented CoDel parameters: CoDel's (Linux sch_codel defaults) and the method's.
     pub struct FairCodelConfig {
@@ -71,6 +83,8 @@ crate::params! {
         p: f64 = 1.0 / 3.0, Ratio, range(>= 0.0, <= 1.0), "Hanai et al. section V and Fig. 12: p = 1/3 gave the best fairness";
         /// "random": drop with probability p; "counter": every round(1/p)-th such packet (the paper's implementation).
         draw: DropDraw = DropDraw::Random, Choice, range(), "Hanai et al. section IV.B: random as specified; their implementation used a counter";
+        /// What a spared packet does to CoDel's law: "mark" (count and drop_next advance, as for a CE mark) or "retry" (the drop stays due for the next packet).
+        spare: SpareRule = SpareRule::Mark, Choice, range(), "not specified by Hanai et al. (they modified Linux CoDel's drop); mark: Linux codel_dequeue's ECN path";
         /// Record the connection of one arrival in rec_int.
         rec_int: u32 = 10, Count, range(>= 1), "Hanai et al. section IV.A names rec_int; value not in the text (ours)";
         /// Records kept in the history.
@@ -149,6 +163,7 @@ impl VictimRule {
 pub struct FairCodel {
     params: CodelParams,
     limit_pkts: u32,
+    spare_as_mark: bool,
     vars: CodelVars,
     stats: CodelStats,
     rule: VictimRule,
@@ -185,6 +200,7 @@ impl Algorithm for FairCodel {
         FairCodel {
             params: CodelParams { target: cfg.target, interval: cfg.interval, mtu_bytes: cfg.mtu.get(), ecn: cfg.ecn, flavor: Default::default() },
             limit_pkts: cfg.limit_pkts,
+            spare_as_mark: cfg.spare == SpareRule::Mark,
             vars: CodelVars::default(),
             stats: CodelStats::default(),
             rule: VictimRule::new(heaviest, cfg.p, cfg.draw),
@@ -223,11 +239,12 @@ impl QueueDisc for FairCodel {
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        let FairCodel { params, vars, stats, fifo, bytes, rule, .. } = self;
+        let FairCodel { params, vars, stats, fifo, bytes, rule, spare_as_mark, .. } = self;
         vars.dequeue_judged(
             params,
             stats,
             ctx,
+            *spare_as_mark,
             |id, ctx| {
                 let conn = conn_id(rule.heaviest.key, ctx.arena.get(id));
                 rule.judge(conn, ctx.rng())
@@ -416,6 +433,23 @@ mod tests {
         assert_eq!((q.reasons().drops[REASON_HEAVY as usize], q.reasons().drops[REASON_OTHER as usize]), (heavy, light));
         let judged = light + spared;
         assert_eq!(light, judged / 3, "one in three light packets picked by the law is dropped");
+    }
+
+    /// spare = "retry": with only light packets and p = 0 the law never advances (count stays 0,
+    /// never dropping) and nothing is dropped; with two alternating flows and p = 0 every drop
+    /// falls on the heavy flow, at least as many as with "mark" (the due drop waits for a heavy
+    /// packet instead of being skipped).
+    #[test]
+    fn retry_leaves_the_law_state_until_a_victim_is_found() {
+        let retry = |p: f64| FairCodelConfig { spare: SpareRule::Retry, ..fair_cfg(p, DropDraw::Random) };
+        let (tr, q) = drive(QdiscConfig::FairCodel(retry(0.0)), 3, Ecn::NotEct, |_| 1);
+        assert!(tr.drops.is_empty() && tr.counts.iter().all(|&c| c == 0));
+        assert!(!fair(&q).vars().dropping && fair(&q).rule().spared > 1000);
+        let two_flows = |k: u64| (k % 2) as u32;
+        let (r, _) = drive(QdiscConfig::FairCodel(retry(0.0)), 3, Ecn::NotEct, two_flows);
+        let (m, _) = drive(QdiscConfig::FairCodel(fair_cfg(0.0, DropDraw::Random)), 3, Ecn::NotEct, two_flows);
+        eprintln!("p = 0, two flows: {} heavy drops with retry, {} with mark", r.drops.len(), m.drops.len());
+        assert!(r.drops.iter().all(|d| d.2 == 0) && r.drops.len() >= m.drops.len());
     }
 
     /// Dynamic mode through the queue (key pair, rec_int 2, hist_len 6, stat_int 4): 12 arrivals
