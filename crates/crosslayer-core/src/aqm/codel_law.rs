@@ -16,6 +16,9 @@
 //!   entry (`count - lastcount > 1`), `count` restarts at that difference instead of 1.
 //!
 //! * Flavour `Ns2` (sfqCoDel): the 2012 pseudocode as ns-2.35 codes it (see `CodelFlavor`).
+//! * Hook (`CodelVars::dequeue_judged`): the container may choose, per packet the law would
+//!   drop, to drop it for a reason of its own or to spare it (the fairness-oriented CoDel,
+//!   `fair_codel.rs`); `dequeue` is that hook with every packet dropped.
 //!
 //! Deliberate deviations:
 //! * `interval / sqrt(count)` is computed exactly in floating point and truncated to the ns;
@@ -135,6 +138,25 @@ impl CodelVars {
         stats: &mut CodelStats,
         ctx: &mut QdiscCtx<'_>,
         reason: ReasonId,
+        deq: impl FnMut(&mut QdiscCtx<'_>) -> Option<(PacketId, u64)>,
+    ) -> Option<PacketId> {
+        self.dequeue_judged(p, stats, ctx, true, |_, _| Some(reason), deq)
+    }
+
+    /// [`Self::dequeue`] with a hook on every packet the law decides to drop: `judge` returns the
+    /// reason to drop (or CE-mark) it for, or `None` to spare it. A spared packet is sent. With
+    /// `spare_as_mark` it is handled as the law handles a CE-marked one (RFC 8289 section 5;
+    /// Linux `codel_dequeue`): `count` and `drop_next` advance as if it had been dropped.
+    /// Without, the law's state is left as it was, so the drop stays due and the next packet
+    /// dequeued is judged in its place. (The fairness-oriented CoDel of `fair_codel.rs` spares
+    /// packets of light connections.) With `judge` always `Some(reason)` this is `dequeue`.
+    pub fn dequeue_judged(
+        &mut self,
+        p: &CodelParams,
+        stats: &mut CodelStats,
+        ctx: &mut QdiscCtx<'_>,
+        spare_as_mark: bool,
+        mut judge: impl FnMut(PacketId, &mut QdiscCtx<'_>) -> Option<ReasonId>,
         mut deq: impl FnMut(&mut QdiscCtx<'_>) -> Option<(PacketId, u64)>,
     ) -> Option<PacketId> {
         let now = ctx.now;
@@ -156,12 +178,23 @@ impl CodelVars {
                         self.count = self.count.saturating_add(1);
                     }
                     let (id, _) = head.expect("dropping with a packet in hand");
-                    if !Self::drop_or_mark(p, id, ctx, reason) {
+                    let dropped = match judge(id, ctx) {
+                        Some(reason) => Self::drop_or_mark(p, id, ctx, reason),
+                        None if spare_as_mark => false, // spared: sent, as if marked
+                        None => {
+                            // spared, the drop stays due: the law's state as before this packet
+                            if rfc {
+                                self.count -= 1;
+                            }
+                            break;
+                        }
+                    };
+                    if !dropped {
                         if !rfc {
                             self.count = self.count.saturating_add(1);
                         }
                         self.drop_next = control_law(self.drop_next, p.interval, self.count);
-                        break; // marked: it is sent
+                        break; // marked (or spared): it is sent
                     }
                     head = deq(ctx);
                     if self.ok_to_drop(p, stats, head, ctx) {
@@ -176,7 +209,12 @@ impl CodelVars {
             }
         } else if drop {
             let (id, _) = head.expect("a droppable packet");
-            if Self::drop_or_mark(p, id, ctx, reason) {
+            let dropped = match judge(id, ctx) {
+                Some(reason) => Self::drop_or_mark(p, id, ctx, reason),
+                None if spare_as_mark => false, // spared: sent, as if marked
+                None => return Some(id),        // spared, the drop stays due: not dropping yet
+            };
+            if dropped {
                 head = deq(ctx);
                 self.ok_to_drop(p, stats, head, ctx);
             }

@@ -191,6 +191,12 @@ impl RedCore {
 
     /// Decide for an arrival of `size` bytes (after `update_avg`).
     pub fn decide(&mut self, size: u32, rng: &mut Rng) -> Decision {
+        self.decide_scaled(size, 1.0, rng)
+    }
+
+    /// `decide` with p_b multiplied by `factor` (capped at 1) for this arrival (Active Packet
+    /// Dropping's n for the heaviest connection, `apd.rs`); `factor` 1 is RED.
+    pub fn decide_scaled(&mut self, size: u32, factor: f64, rng: &mut Rng) -> Decision {
         let p = self.p;
         let top = if p.gentle { 2.0 * p.max_th } else { p.max_th };
         if self.avg < p.min_th {
@@ -202,7 +208,7 @@ impl RedCore {
             return Decision::Forced;
         }
         self.count += 1;
-        let pb = self.p_b(size);
+        let pb = if factor == 1.0 { self.p_b(size) } else { (self.p_b(size) * factor).min(1.0) };
         self.last_pb = pb;
         let c = self.count as f64 * pb;
         let mark = match p.spacing {

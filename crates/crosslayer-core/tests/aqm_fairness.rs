@@ -1,0 +1,250 @@
+//! Fairness-oriented disciplines in seed 003's setting (Hanai, Yamaguchi, Kobayashi, section III
+//! and Fig. 4): 10 CUBIC connections from one host ("Linux") and 10 Reno connections from another
+//! (standing for Windows' Compound TCP, whose loss-based part is Reno's), one receiver, a 1 Gb/s
+//! bottleneck at the switch that runs the discipline, and 64 ms of emulated two-way delay (the
+//! delay of the paper's Fig. 5 where CoDel left fairness poorest). Each property is stated in the
+//! test's name; the numbers are printed (`--nocapture`).
+//!
+//! Set FAIRNESS_FLOWS=1 to print every flow's goodput.
+//!
+//! Simplifications: hosts attach through 10 Gb/s links (so that the switch is the only queue);
+//! the 64 ms are propagation delay of the bottleneck (32 ms each way); flows start uniformly in
+//! the first second; the paper's runs were iperf sessions of unstated length, ours are
+//! `SECONDS` = 60 simulated seconds with the first third as warm-up (about 4 s of wall time per
+//! run in release on an unloaded core: 1 Gb/s is 83 000 packets a second; at 64 ms RTT shorter
+//! runs were too noisy to compare Jain's indices: at 30 s, seed 1, CoDel 0.909, modified CoDel by
+//! pairs 0.880, by flows 0.913). Plain CoDel and RED are run once and shared.
+
+use crosslayer_core::aqm::apd::ApdConfig;
+use crosslayer_core::aqm::codel::CodelConfig;
+use crosslayer_core::aqm::red::RedConfig;
+use crosslayer_core::aqm::fair_codel::FairCodelConfig;
+use crosslayer_core::aqm::heavy_hitter::ConnKey;
+use crosslayer_core::aqm::QdiscConfig;
+use crosslayer_core::net::Topology;
+use crosslayer_core::presets;
+use crosslayer_core::spec::{EdgeSpec, FlowSpec, HostSpec, ScenarioSpec, StartSpec, TopologySpec};
+use crosslayer_core::tcp::TcpConfig;
+use crosslayer_core::units::{Dur, Rate, Time};
+use crosslayer_core::{run, RunResult};
+
+/// Simulated seconds per run (1 Gb/s: about 10 times the cost of a 100 Mb/s second).
+const SECONDS: u64 = 60;
+
+fn edge(rate: Rate, delay: Dur, qdisc: QdiscConfig) -> EdgeSpec {
+    EdgeSpec { rate, delay, loss: 0.0, jitter: Dur::ZERO, qdisc }
+}
+
+/// Seed 003's network with `qdisc` at the bottleneck: sender 0 ("linux") runs 10 CUBIC flows
+/// (flows 0-9), sender 1 ("windows") 10 Reno flows (10-19), all to receiver 0.
+fn seed003(qdisc: QdiscConfig, seconds: u64) -> ScenarioSpec {
+    seed003_rtt(qdisc, seconds, 64)
+}
+
+fn seed003_rtt(qdisc: QdiscConfig, seconds: u64, rtt_ms: u64) -> ScenarioSpec {
+    let gig = Rate::from_bps(1_000_000_000);
+    let access = edge(Rate::from_bps(10_000_000_000), Dur::ZERO, presets::droptail(10_000));
+    let host = |name: &str| HostSpec { name: name.into(), up: access.clone(), down: access.clone() };
+    let forward = edge(gig, Dur::from_ms(rtt_ms / 2), qdisc);
+    let reverse = edge(gig, Dur::from_ms(rtt_ms / 2), presets::droptail(10_000));
+    let flows = (0..20)
+        .map(|i| FlowSpec {
+            name: format!("{}{}", if i < 10 { "cubic" } else { "reno" }, i % 10),
+            src: (i / 10) as u32,
+            dst: 0,
+            cc: if i < 10 { presets::cubic() } else { presets::reno() },
+            tcp: TcpConfig::default(),
+            start: StartSpec::Uniform { from: Time::ZERO, to: Time::from_secs(1) },
+            stop: None,
+            dscp: 0,
+            port: 0,
+        })
+        .collect();
+    ScenarioSpec {
+        seed: 1,
+        duration: Dur::from_secs(seconds),
+        warmup: Dur::from_secs(seconds / 3),
+        sample_interval: Dur::from_ms(10),
+        cwnd_trace: true,
+        limits: Default::default(),
+        tie_break: Default::default(),
+        topology: TopologySpec::Dumbbell { forward, reverse, senders: vec![host("linux"), host("windows")], receivers: vec![host("server")] },
+        flows,
+    }
+}
+
+fn jain(x: &[f64]) -> f64 {
+    let (s, s2) = (x.iter().sum::<f64>(), x.iter().map(|v| v * v).sum::<f64>());
+    s * s / (x.len() as f64 * s2)
+}
+
+struct Outcome {
+    jain: f64,
+    cubic_mbps: f64,
+    reno_mbps: f64,
+    utilization: f64,
+    sojourn_ms: f64,
+    r: RunResult,
+}
+
+fn outcome(name: &str, spec: ScenarioSpec) -> Outcome {
+    let t0 = std::time::Instant::now();
+    let r = run(spec).expect("run");
+    let g = r.flows.f64s("goodput_bps").to_vec();
+    let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64 / 1e6;
+    let fwd = r.queues.strs("role").iter().position(|s| s == "forward").unwrap();
+    let o = Outcome { jain: jain(&g), cubic_mbps: mean(&g[..10]), reno_mbps: mean(&g[10..]), utilization: r.queues.f64s("utilization")[fwd], sojourn_ms: r.queues.f64s("sojourn_mean_s")[fwd] * 1e3, r };
+    eprintln!(
+        "{name}: Jain {:.3}, mean goodput CUBIC {:.1} Mb/s, Reno {:.1} Mb/s, utilization {:.4}, sojourn {:.2} ms ({:.1} s wall)",
+        o.jain,
+        o.cubic_mbps,
+        o.reno_mbps,
+        o.utilization,
+        o.sojourn_ms,
+        t0.elapsed().as_secs_f64()
+    );
+    if std::env::var("FAIRNESS_FLOWS").is_ok() {
+        eprintln!("  per flow (Mb/s): {:?}", g.iter().map(|x| (x / 1e5).round() / 10.0).collect::<Vec<_>>());
+    }
+    o
+}
+
+/// The connection id (`heavy_conn`) of each sender's address pair.
+fn pair_ids(spec: &ScenarioSpec) -> [f64; 2] {
+    let topo = Topology::build(&spec.topology, spec.seed);
+    let id = |s: usize| (((topo.senders[s] as u64) << 32) | topo.receivers[0] as u64) as f64;
+    [id(0), id(1)]
+}
+
+/// Per sample time (series rows after warm-up): the estimate, and the flow with the largest cwnd
+/// and the sender whose flows hold the largest total cwnd (all flows have the same RTT, so cwnd
+/// stands for throughput).
+fn heaviest_over_time(r: &RunResult, warmup_s: f64) -> Vec<(f64, usize, usize)> {
+    use crosslayer_core::result::Column;
+    let t = r.cwnd.f64s("t_s");
+    let Some(Column::Cat { codes, .. }) = r.cwnd.get("flow") else { panic!("flow column") };
+    let cw = r.cwnd.u64s("cwnd_bytes");
+    let mut by_t: std::collections::BTreeMap<u64, [u64; 20]> = Default::default();
+    for i in 0..t.len() {
+        by_t.entry((t[i] * 1e6).round() as u64).or_insert([0; 20])[codes[i] as usize] = cw[i];
+    }
+    let (st, h) = (r.series.f64s("t_s"), r.series.f64s("heavy_conn"));
+    (0..st.len())
+        .filter(|&i| st[i] >= warmup_s)
+        .filter_map(|i| {
+            let w = by_t.get(&((st[i] * 1e6).round() as u64))?;
+            let flow = (0..20).max_by_key(|&f| w[f]).unwrap();
+            let (a, b) = (w[..10].iter().sum::<u64>(), w[10..].iter().sum::<u64>());
+            Some((h[i], flow, if a >= b { 0 } else { 1 }))
+        })
+        .collect()
+}
+
+
+/// Plain CoDel in the same setting (computed once, shared by the tests of this file).
+fn codel_baseline() -> &'static (f64, f64, f64) {
+    static CODEL: std::sync::OnceLock<(f64, f64, f64)> = std::sync::OnceLock::new();
+    CODEL.get_or_init(|| {
+        let mut spec = seed003(QdiscConfig::Codel(CodelConfig::default()), SECONDS);
+        spec.cwnd_trace = false;
+        let o = outcome("CoDel", spec);
+        (o.jain, o.cubic_mbps, o.reno_mbps)
+    })
+}
+
+/// Share of the samples after warm-up where the estimate is the heaviest connection by cwnd.
+fn estimate_accuracy(o: &Outcome, spec_ids: [f64; 2], key: ConnKey) -> f64 {
+    let v = heaviest_over_time(&o.r, (SECONDS / 3) as f64);
+    let m = v.iter().filter(|&&(h, f, p)| match key {
+        ConnKey::Flow => h == f as f64,
+        ConnKey::Pair => h == spec_ids[p],
+    });
+    m.count() as f64 / v.len() as f64
+}
+
+/// The paper's method (dynamic, connections = address pairs, p = 1/3): the estimate is the
+/// sender whose flows hold the larger total cwnd in most samples (80.7 %; seed 1). Jain's index
+/// over the 20 flows is printed beside CoDel's but not asserted: here it does not rise (0.925
+/// vs 0.948 for seed 1; 0.937 vs 0.936 and 0.964 vs 0.918 for seeds 2 and 3), because in this
+/// simulation CoDel already splits the link about evenly between the CUBIC and the Reno host
+/// (48.7 vs 47.9 Mb/s per flow), unlike the paper's CUBIC-vs-Compound testbed, and favouring one
+/// host's aggregate does nothing for the spread among its own flows.
+#[test]
+fn modified_codel_by_address_pair_finds_the_heavier_host() {
+    let codel = codel_baseline();
+    let spec = seed003(QdiscConfig::FairCodel(FairCodelConfig::default()), SECONDS);
+    let ids = pair_ids(&spec);
+    let fair = outcome("modified CoDel, dynamic, pairs", spec);
+    let acc = estimate_accuracy(&fair, ids, ConnKey::Pair);
+    eprintln!("estimate = the heavier pair in {:.1} % of the samples; Jain {:.3} (CoDel {:.3})", 100.0 * acc, fair.jain, codel.0);
+    assert!(acc > 0.6, "the estimate matched the heavier pair in {acc} of the samples");
+    assert!(fair.utilization > 0.99);
+}
+
+/// With connections = flows (the 5-tuple option), the dynamic method finds the flow with the
+/// largest cwnd in most samples (67.9 %, against 5 % by chance among 20) and raises Jain's index
+/// over plain CoDel's (0.967 vs 0.948 for seed 1; 0.974 vs 0.936 and 0.974 vs 0.918 for seeds 2
+/// and 3), with the link kept busy.
+#[test]
+fn modified_codel_by_flow_finds_the_heaviest_flow_and_raises_jain_over_codel() {
+    let codel = codel_baseline();
+    let spec = seed003(QdiscConfig::FairCodel(FairCodelConfig { key: ConnKey::Flow, ..Default::default() }), SECONDS);
+    let fair = outcome("modified CoDel, dynamic, flows", spec);
+    let acc = estimate_accuracy(&fair, [f64::NAN; 2], ConnKey::Flow);
+    eprintln!("estimate = the flow with the largest cwnd in {:.1} % of the samples; Jain {:.3} (CoDel {:.3})", 100.0 * acc, fair.jain, codel.0);
+    assert!(acc > 0.5, "the estimate matched the heaviest flow in {acc} of the samples");
+    assert!(fair.jain > codel.0, "Jain: modified CoDel {} vs CoDel {}", fair.jain, codel.0);
+    assert!(fair.utilization > 0.99);
+}
+
+/// RED thresholds for 1 Gb/s (83 000 packets/s): 100 and 300 packets (1.2 and 3.6 ms), the
+/// rest RED's defaults; shared by RED and APD.
+fn red_1g() -> RedConfig {
+    RedConfig { min_th: 100.0, max_th: 300.0, ..Default::default() }
+}
+
+fn apd_1g(key: ConnKey) -> ApdConfig {
+    let r = red_1g();
+    ApdConfig { min_th: r.min_th, max_th: r.max_th, key, ..Default::default() }
+}
+
+/// Plain RED with `red_1g` (computed once).
+fn red_baseline() -> &'static (f64, f64) {
+    static RED: std::sync::OnceLock<(f64, f64)> = std::sync::OnceLock::new();
+    RED.get_or_init(|| {
+        let mut spec = seed003(QdiscConfig::Red(red_1g()), SECONDS);
+        spec.cwnd_trace = false;
+        let o = outcome("RED", spec);
+        (o.jain, o.utilization)
+    })
+}
+
+fn apd_run(key: ConnKey) -> (f64, f64, f64) {
+    let red = red_baseline();
+    let spec = seed003(QdiscConfig::Apd(apd_1g(key)), SECONDS);
+    let ids = pair_ids(&spec);
+    let apd = outcome(&format!("APD (n = 2, dynamic, key {key:?})"), spec);
+    let acc = estimate_accuracy(&apd, ids, key);
+    eprintln!("APD {key:?}: estimate = the heaviest in {:.1} % of the samples; Jain {:.3} (RED {:.3}), utilization {:.4} (RED {:.4})", 100.0 * acc, apd.jain, red.0, apd.utilization, red.1);
+    (acc, apd.jain, apd.utilization)
+}
+
+/// Active Packet Dropping, dynamic, address pairs (n = 2): the estimate is the heavier host in
+/// most samples (91.8 %, seed 1). Jain's index does NOT rise over plain RED's with the same
+/// thresholds (0.922 vs 0.960); printed, not asserted (see docs/models/apd.md).
+#[test]
+fn apd_by_address_pair_finds_the_heavier_host() {
+    let (acc, _, util) = apd_run(ConnKey::Pair);
+    assert!(acc > 0.6, "the estimate matched the heavier pair in {acc} of the samples");
+    assert!(util > 0.85);
+}
+
+/// Active Packet Dropping, dynamic, flows (n = 2): the estimate is the flow with the largest
+/// cwnd in most samples (82.4 %, against 5 % by chance). Jain's index does NOT rise over plain
+/// RED's (0.934 vs 0.960); printed, not asserted.
+#[test]
+fn apd_by_flow_finds_the_heaviest_flow() {
+    let (acc, _, util) = apd_run(ConnKey::Flow);
+    assert!(acc > 0.6, "the estimate matched the heaviest flow in {acc} of the samples");
+    assert!(util > 0.85);
+}
