@@ -66,10 +66,12 @@ fn seed003_rtt(qdisc: QdiscConfig, seconds: u64, rtt_ms: u64) -> ScenarioSpec {
         warmup: Dur::from_secs(seconds / 3),
         sample_interval: Dur::from_ms(10),
         cwnd_trace: true,
+        series_queue: "forward".into(),
         limits: Default::default(),
         tie_break: Default::default(),
         topology: TopologySpec::Dumbbell { forward, reverse, senders: vec![host("linux"), host("windows")], receivers: vec![host("server")] },
         flows,
+        udp: vec![],
     }
 }
 
