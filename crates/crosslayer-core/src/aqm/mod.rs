@@ -25,6 +25,7 @@
 //! is one file and one line there.
 
 pub mod ared;
+pub mod classes;
 pub mod codel;
 pub mod codel_law;
 pub mod droptail;
@@ -285,6 +286,7 @@ crate::registry! {
         Red => red::Red,
         Ared => ared::Ared,
         Pie => pie::Pie,
+        Classes => classes::Classes,
         #[cfg(test)]
         PeriodicDrop => periodic_drop::PeriodicDrop,
     }
