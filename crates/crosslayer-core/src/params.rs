@@ -353,7 +353,8 @@ impl<T: ParamType> ParamType for Vec<T> {
         Json::Array(self.iter().map(ParamType::to_json).collect())
     }
     fn items() -> Option<Json> {
-        Some(T::items().unwrap_or_else(|| json!({"type": T::KIND})))
+        // A scalar element: its JSON type and, for integers, the largest value its type holds.
+        Some(T::items().unwrap_or_else(|| json!({"type": T::KIND, "int_max": (T::KIND == "int").then_some(T::INT_MAX)})))
     }
     fn nested_problems(&self, path: &str, spec: &ParamSpec, out: &mut Vec<Problem>) {
         for (i, x) in self.iter().enumerate() {

@@ -857,7 +857,9 @@ mod tests {
         let item_names: Vec<&str> = classes["items"]["params"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
         assert_eq!(item_names, ["priority", "quantum", "flows", "ports", "dscp", "ecn", "qdisc"]);
         let dscp = &classes["items"]["params"][4];
-        assert_eq!((dscp["type"].as_str(), dscp["max"].as_u64(), &dscp["items"]), (Some("list"), Some(63), &json!({"type": "int"})));
+        assert_eq!((dscp["type"].as_str(), dscp["max"].as_u64(), &dscp["items"]), (Some("list"), Some(63), &json!({"type": "int", "int_max": 255})));
+        assert_eq!(classes["items"]["params"][3]["items"], json!({"type": "int", "int_max": 65535}));
+        assert_eq!(classes["items"]["params"][5]["choices"], json!(["not_ect", "ect0", "ect1", "ce"]));
         assert_eq!(classes["items"]["params"][6]["items"], json!({"type": "table", "family": "aqm"}));
         assert!(entry["params"][1].get("items").is_none(), "scalars keep their catalog form");
     }
