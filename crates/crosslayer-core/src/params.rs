@@ -43,6 +43,10 @@ pub enum Unit {
     Flag,
     /// One of a fixed set of names.
     Choice,
+    /// A nested table of parameters (or a list of them), described by the catalog's `items`.
+    Table,
+    /// A queue discipline configuration `{kind = "...", ...}` (a class's own discipline).
+    Qdisc,
 }
 
 /// A parameter value, as the range checks and the catalog see it.
@@ -241,8 +245,14 @@ pub fn format_limit(l: Limit, unit: Unit) -> String {
 }
 
 /// The Rust types a parameter can have, and how the checks and the catalog see their values.
+///
+/// Besides the scalar kinds there are two structured ones: `"list"` (a JSON array; the declared
+/// unit, range and choices apply to every element, and the catalog's `items` describes an
+/// element) and `"table"` (a JSON object: a nested configuration, e.g. a queue discipline or a
+/// [`Params`] struct, described by `items`). A structured value checks itself through
+/// [`ParamType::nested_problems`], naming each problem by its path (`classes[1].qdisc.target`).
 pub trait ParamType {
-    /// `"int"`, `"float"`, `"bool"` or `"str"`: the JSON type in the engine spec.
+    /// `"int"`, `"float"`, `"bool"`, `"str"`, `"list"` or `"table"`: the JSON type in the engine spec.
     const KIND: &'static str;
     const OPTIONAL: bool = false;
     /// Largest value the type holds (integers).
@@ -252,6 +262,17 @@ pub trait ParamType {
         &[]
     }
     fn value(&self) -> Value;
+    /// The value as the catalog writes it (its `default`); scalars write their [`Value`].
+    fn to_json(&self) -> Json {
+        self.value().to_json()
+    }
+    /// Structured kinds: what one element is (the catalog's `items`); `None` for scalars.
+    fn items() -> Option<Json> {
+        None
+    }
+    /// Structured kinds: append the problems inside the value, whose path is `path`, declared
+    /// by `spec` (a list checks each element against the declared range and choices).
+    fn nested_problems(&self, _path: &str, _spec: &ParamSpec, _out: &mut Vec<Problem>) {}
 }
 
 macro_rules! param_type {
@@ -272,6 +293,20 @@ impl ParamType for u32 {
         Value::Int(*self as u64)
     }
 }
+impl ParamType for u16 {
+    const KIND: &'static str = "int";
+    const INT_MAX: u64 = u16::MAX as u64;
+    fn value(&self) -> Value {
+        Value::Int(*self as u64)
+    }
+}
+impl ParamType for u8 {
+    const KIND: &'static str = "int";
+    const INT_MAX: u64 = u8::MAX as u64;
+    fn value(&self) -> Value {
+        Value::Int(*self as u64)
+    }
+}
 param_type!(u64, "int", |v| Value::Int(v));
 param_type!(f64, "float", |v| Value::Float(v));
 param_type!(bool, "bool", |v| Value::Bool(v));
@@ -288,6 +323,47 @@ impl<T: ParamType> ParamType for Option<T> {
     }
     fn value(&self) -> Value {
         self.as_ref().map_or(Value::Unset, ParamType::value)
+    }
+    fn to_json(&self) -> Json {
+        self.as_ref().map_or(Json::Null, ParamType::to_json)
+    }
+    fn items() -> Option<Json> {
+        T::items()
+    }
+    fn nested_problems(&self, path: &str, spec: &ParamSpec, out: &mut Vec<Problem>) {
+        if let Some(v) = self {
+            v.nested_problems(path, spec, out);
+        }
+    }
+}
+
+/// A list parameter: the declared unit, range and choices apply to each element; an element
+/// may itself be structured (a list of tables).
+impl<T: ParamType> ParamType for Vec<T> {
+    const KIND: &'static str = "list";
+    const INT_MAX: u64 = T::INT_MAX;
+    fn choices() -> &'static [&'static str] {
+        T::choices()
+    }
+    /// Not a scalar: the range applies to the elements (`nested_problems`).
+    fn value(&self) -> Value {
+        Value::Unset
+    }
+    fn to_json(&self) -> Json {
+        Json::Array(self.iter().map(ParamType::to_json).collect())
+    }
+    fn items() -> Option<Json> {
+        // A scalar element: its JSON type and, for integers, the largest value its type holds.
+        Some(T::items().unwrap_or_else(|| json!({"type": T::KIND, "int_max": (T::KIND == "int").then_some(T::INT_MAX)})))
+    }
+    fn nested_problems(&self, path: &str, spec: &ParamSpec, out: &mut Vec<Problem>) {
+        for (i, x) in self.iter().enumerate() {
+            let at = format!("{path}[{i}]");
+            if let Some(p) = spec.check(x.value()) {
+                out.push(Problem::new(at.clone(), p.message));
+            }
+            x.nested_problems(&at, spec, out);
+        }
     }
 }
 
@@ -365,6 +441,11 @@ pub struct ParamSpec {
     pub choices: &'static [&'static str],
     pub range: Range,
     pub default: Value,
+    /// The default as the catalog writes it (equal to `default` for scalars; the whole list or
+    /// table for structured kinds).
+    pub default_json: Json,
+    /// Structured kinds: what an element is (see [`ParamType::items`]).
+    pub items: Option<Json>,
     /// Where the default comes from (RFC section, Linux file, paper).
     pub default_source: &'static str,
 }
@@ -387,7 +468,7 @@ impl ParamSpec {
 
     pub fn to_json(&self) -> Json {
         let open = |b: Bound| matches!(b, Bound::Excl(_));
-        json!({
+        let mut out = json!({
             "name": self.name,
             "doc": self.doc,
             "unit": self.unit,
@@ -401,9 +482,14 @@ impl ParamSpec {
             "max": Range::bound_json(self.range.hi),
             "max_exclusive": open(self.range.hi),
             "range": self.range.describe(self.unit),
-            "default": self.default.to_json(),
+            "default": self.default_json,
             "default_source": self.default_source,
-        })
+        });
+        // Only structured parameters carry `items` (scalars keep the catalog form they had).
+        if let (Some(items), Json::Object(m)) = (&self.items, &mut out) {
+            m.insert("items".into(), items.clone());
+        }
+        out
     }
 }
 
@@ -426,9 +512,14 @@ pub trait Params: Clone + Default + fmt::Debug + PartialEq + Serialize + serde::
     /// Checks between fields (the `check = ...` of the declaration); appends problems.
     fn relations(&self, _out: &mut Vec<Problem>) {}
 
-    /// Values outside their declared range.
+    /// Problems inside structured parameters (lists, nested configurations), by path.
+    fn nested_problems(&self, _out: &mut Vec<Problem>) {}
+
+    /// Values outside their declared range, including inside structured parameters.
     fn range_problems(&self) -> Vec<Problem> {
-        Self::specs().iter().zip(self.values()).filter_map(|(s, v)| s.check(v)).collect()
+        let mut out: Vec<Problem> = Self::specs().iter().zip(self.values()).filter_map(|(s, v)| s.check(v)).collect();
+        self.nested_problems(&mut out);
+        out
     }
 
     /// Every problem: ranges, then (if the ranges hold) relations.
@@ -485,12 +576,22 @@ macro_rules! params {
                         choices: <$ty as $crate::params::ParamType>::choices(),
                         range: $crate::range!($($range)*),
                         default: $crate::params::ParamType::value(&d.$field),
+                        default_json: $crate::params::ParamType::to_json(&d.$field),
+                        items: <$ty as $crate::params::ParamType>::items(),
                         default_source: $src,
                     }
                 ),*]
             }
             fn values(&self) -> Vec<$crate::params::Value> {
                 vec![$( $crate::params::ParamType::value(&self.$field) ),*]
+            }
+            fn nested_problems(&self, out: &mut Vec<$crate::params::Problem>) {
+                let specs = <Self as $crate::params::Params>::specs();
+                let mut _k = 0;
+                $(
+                    $crate::params::ParamType::nested_problems(&self.$field, stringify!($field), &specs[_k], out);
+                    _k += 1;
+                )*
             }
             $(
                 fn relations(&self, out: &mut Vec<$crate::params::Problem>) {

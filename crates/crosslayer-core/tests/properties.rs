@@ -22,13 +22,23 @@ fn qdisc(index: usize, pkts: u32, bytes: Option<u64>) -> QdiscConfig {
     let all = aqm::all_defaults();
     let cfg = &all[index % all.len()];
     let mut json = serde_json::to_value(cfg).unwrap();
-    let m = json.as_object_mut().unwrap();
-    assert!(m.contains_key("limit_pkts"), "{} has no limit_pkts", cfg.name());
+    set_limits(json.as_object_mut().unwrap(), pkts, bytes);
+    serde_json::from_value(json).unwrap()
+}
+
+/// Set the limits of a discipline, or of each class's discipline for a class-based one.
+fn set_limits(m: &mut serde_json::Map<String, serde_json::Value>, pkts: u32, bytes: Option<u64>) {
+    if let Some(serde_json::Value::Array(classes)) = m.get_mut("classes") {
+        for c in classes {
+            set_limits(c["qdisc"].as_object_mut().unwrap(), pkts, bytes);
+        }
+        return;
+    }
+    assert!(m.contains_key("limit_pkts"), "{:?} has no limit_pkts", m.get("kind"));
     m.insert("limit_pkts".into(), pkts.into());
     if m.contains_key("limit_bytes") {
         m.insert("limit_bytes".into(), serde_json::to_value(bytes).unwrap());
     }
-    serde_json::from_value(json).unwrap()
 }
 
 fn edge(rate_mbps: u64, delay_ms: u64, loss: f64, jitter_us: u64, qdisc: QdiscConfig) -> EdgeSpec {

@@ -29,6 +29,7 @@ pub mod ared;
 pub mod avq;
 pub mod blue;
 pub mod choke;
+pub mod classes;
 pub mod cobalt;
 pub mod codel;
 pub mod codel_law;
@@ -306,6 +307,7 @@ crate::registry! {
         DualPi2 => dualpi2::DualPi2,
         FairCodel => fair_codel::FairCodel,
         Apd => apd::Apd,
+        Classes => classes::Classes,
         #[cfg(test)]
         PeriodicDrop => periodic_drop::PeriodicDrop,
     }
