@@ -215,3 +215,45 @@ def test_queue_figure_and_plot_queue_command(minimal: dict[str, Any], tmp_path: 
     assert (tmp_path / "q.png").read_bytes()[:4] == b"\x89PNG"
     done = CliRunner().invoke(app, ["plot-queue", str(folder), "--state", "nonsense"])
     assert done.exit_code == 2 and "drop_prob" in done.output
+
+
+def test_class_scheduling_from_a_study_file(minimal: dict[str, Any]) -> None:
+    # Two DRR classes at quanta 3:1, chosen by DSCP, each with its own discipline (written as a
+    # study file writes them: units as text, a discipline by name or table).
+    minimal["flows"] = [
+        {"src": "S1", "dst": "R1", "cc": "cubic", "per_pair": 3, "dscp": 10},
+        {"src": "S2", "dst": "R1", "cc": "cubic", "per_pair": 3},
+    ]
+    minimal["topology"]["bottleneck"]["qdisc"] = {
+        "kind": "classes",
+        "classes": [{"dscp": [10], "quantum": "4542B", "qdisc": {"kind": "codel", "target": "5ms"}}, {"quantum": "1514B", "qdisc": "pie"}],
+    }
+    scenario = Scenario.from_dict(minimal)
+    spec = scenario.to_engine_spec()["topology"]["forward"]["qdisc"]
+    assert spec["classes"][0]["quantum"] == 4542 and spec["classes"][0]["qdisc"]["target"] == 5_000_000
+    assert spec["classes"][1]["qdisc"]["kind"] == "pie"
+    assert scenario.with_overrides(seed=2).to_engine_spec()["topology"] == scenario.to_engine_spec()["topology"]
+    result = crosslayer.run(scenario)
+    g = result.flows.groupby(result.flows["name"].str[:2])["goodput_bps"].sum()
+    assert 2.0 < g["S1"] / g["S2"] < 4.0  # DRR 3:1 (both classes always backlogged)
+
+
+@pytest.mark.parametrize(
+    ("classes", "path", "words"),
+    [
+        ([{"qdisc": {"kind": "codel", "target": "200ms"}}, {}], "classes[0].qdisc.target", "shorter than interval"),
+        ([{"dscp": [99]}, {}], "classes[0].dscp[0]", "<= 63"),
+        ([{"ecn": ["ect9"]}, {}], "classes[0].ecn[0]", "ect1"),
+        ([{}, {"qdisc": "nonsense"}], "classes[1].qdisc", 'unknown queue discipline "nonsense"'),
+    ],
+)
+def test_bad_class_fields_are_named_with_their_index(minimal: dict[str, Any], classes: list[Any], path: str, words: str) -> None:
+    from crosslayer.scenario import ScenarioError
+
+    minimal["topology"]["bottleneck"]["qdisc"] = {"kind": "classes", "classes": classes}
+    with pytest.raises(ScenarioError) as info:
+        Scenario.from_dict(minimal)
+    problems = dict(info.value.problems)
+    full = f"topology.bottleneck.qdisc.{path}"
+    assert full in problems, problems
+    assert words in problems[full]

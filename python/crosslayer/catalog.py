@@ -61,6 +61,10 @@ class Param:
     default: Any
     default_source: str
     int_max: int | None
+    items: dict[str, Any] | None = None
+    """Structured parameters (type ``list`` or ``table``): what an element is. ``{"type": "int",
+    "int_max": N}`` for a list of scalars; ``{"type": "table", "params": [...]}`` for a list of
+    parameter tables; ``{"type": "table", "family": "aqm"}`` for a queue discipline."""
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Param:
@@ -215,6 +219,8 @@ def format_value(param: Param, value: Any) -> str:
     """A parameter value as a study file writes it."""
     if value is None:
         return "unset"
+    if isinstance(value, (list, dict)):  # structured parameters: inline, as JSON
+        return json.dumps(value, separators=(", ", ": "))
     if isinstance(value, bool):
         return "true" if value else "false"
     if param.unit == "time":

@@ -370,13 +370,68 @@ _UNIT_TYPES: Final[dict[str, Any]] = {
 }
 
 
+def _bounded(base: Any, p: Param, int_max: int | None) -> Any:
+    if int_max is None:
+        return base
+    shown = format_value(p, int_max)
+    return Annotated[base, _require(lambda v: v <= int_max, f"must be at most {shown}")]
+
+
+def _nested_qdisc(value: Any) -> Any:
+    """A queue discipline inside another (a class's own): validated as ``QdiscConfig`` (defined
+    below, after the models this function helps to build)."""
+    return _QDISC.validate_python(value)
+
+
 def _param_type(p: Param) -> Any:
-    """The pydantic type of a catalog parameter: its unit's parser, and the engine type's bound."""
-    base: Any = Literal[tuple(p.choices)] if p.unit == "choice" else _UNIT_TYPES[p.unit]
-    if p.int_max is not None:
-        limit, shown = p.int_max, format_value(p, p.int_max)
-        base = Annotated[base, _require(lambda v: v <= limit, f"must be at most {shown}")]
+    """The pydantic type of a catalog parameter: its unit's parser, and the engine type's bound.
+
+    Structured parameters: ``list`` (each element a scalar of the parameter's unit, or a table
+    of parameters, e.g. the classes of ``classes``) and a nested queue discipline (unit
+    ``qdisc``).
+    """
+    if p.unit == "qdisc":
+        base: Any = Annotated[Any, BeforeValidator(_nested_qdisc)]
+    elif p.type == "list":
+        items = p.items or {}
+        if items.get("type") == "table" and "params" in items:
+            element: Any = _table_model(p.name, tuple(Param.from_json(q) for q in items["params"]))
+        elif items.get("type") == "table":
+            element = Annotated[Any, BeforeValidator(_nested_qdisc)]
+        else:
+            scalar = Literal[tuple(p.choices)] if p.unit == "choice" else _UNIT_TYPES[p.unit]
+            element = _bounded(scalar, p, items.get("int_max"))
+        base = list[element]
+    else:
+        scalar = Literal[tuple(p.choices)] if p.unit == "choice" else _UNIT_TYPES[p.unit]
+        base = _bounded(scalar, p, p.int_max)
     return base | None if p.optional else base
+
+
+def _to_engine(value: Any) -> Any:
+    """A parameter value in engine form: nested disciplines and tables become their specs."""
+    if isinstance(value, (AlgorithmConfig, ParamTable)):
+        return value.engine_spec()
+    if isinstance(value, list):
+        return [_to_engine(v) for v in value]
+    return value
+
+
+class ParamTable(_Model):
+    """One element of a list of parameter tables (e.g. a class of ``classes``); the engine
+    checks its ranges as part of the configuration that holds it."""
+
+    _params: ClassVar[tuple[Param, ...]]
+
+    def engine_spec(self) -> dict[str, Any]:
+        return {p.name: _to_engine(getattr(self, p.name)) for p in self._params}
+
+
+def _table_model(name: str, params: tuple[Param, ...]) -> type[ParamTable]:
+    fields = {q.name: (_param_type(q), q.default) for q in params}
+    model = create_model(_class_name(name.rstrip("s")) + "Entry", __base__=ParamTable, **fields)
+    model._params = params
+    return model
 
 
 def _got_param(param: Param | None, value: Any) -> str:
@@ -414,7 +469,7 @@ class AlgorithmConfig(_Model):
 
     def params(self) -> dict[str, Any]:
         """Parameter values in engine units."""
-        return {p.name: getattr(self, p.name) for p in self._algorithm.params}
+        return {p.name: _to_engine(getattr(self, p.name)) for p in self._algorithm.params}
 
     def engine_spec(self) -> dict[str, Any]:
         return {"kind": self._algorithm.name, **self.params()}
