@@ -1,8 +1,9 @@
 //! Run a seed-000 scenario and print per-flow goodput and the bottleneck queue.
 //! `cargo run --release --example seed000 -- [access|datacenter] [flows] [seconds] [qdisc]`
-//! (qdisc at the bottleneck: droptail (900 packets, the default), red, ared, pie or codel, each
-//! with its defaults; pie and codel with seed 000's 5 ms target at 100 Mb/s, 2 ms at 1 Gb/s).
-use crosslayer_core::aqm::QdiscConfig;
+//! (qdisc at the bottleneck: droptail (900 packets, the default) or any registered discipline by
+//! name, with its defaults; pie, codel and fq_codel with seed 000's 5 ms target at 100 Mb/s,
+//! 2 ms at 1 Gb/s).
+use crosslayer_core::aqm::{self, QdiscConfig};
 use crosslayer_core::presets;
 use crosslayer_core::spec::TopologySpec;
 use crosslayer_core::units::Dur;
@@ -18,13 +19,17 @@ fn main() {
         other => panic!("unknown scenario {other:?}: use access or datacenter"),
     };
     let target = Dur::from_ms(if which == "access" { 5 } else { 2 });
+    // Any registered discipline by its canonical name, with its defaults; pie, codel and
+    // fq_codel get seed 000's target.
     let qdisc = match args.get(4).map_or("droptail", String::as_str) {
         "droptail" => None,
-        "red" => Some(QdiscConfig::Red(Default::default())),
-        "ared" => Some(QdiscConfig::Ared(Default::default())),
         "pie" => Some(QdiscConfig::Pie(crosslayer_core::aqm::pie::PieConfig { target, ..Default::default() })),
         "codel" => Some(QdiscConfig::Codel(crosslayer_core::aqm::codel::CodelConfig { target, ..Default::default() })),
-        other => panic!("unknown qdisc {other:?}: use droptail, red, ared, pie or codel"),
+        "fq_codel" => Some(QdiscConfig::FqCodel(crosslayer_core::aqm::fq_codel::FqCodelConfig { target, ..Default::default() })),
+        name => Some(aqm::all_defaults().into_iter().find(|c| c.name() == name).unwrap_or_else(|| {
+            let known: Vec<&str> = aqm::all_defaults().iter().map(|c| c.name()).collect();
+            panic!("unknown qdisc {name:?}: use one of {}", known.join(", "))
+        })),
     };
     if let Some(q) = qdisc {
         let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
