@@ -76,5 +76,6 @@ def test_readme_example_is_valid() -> None:
     example = readme.split("```toml\n", 1)[1].split("```", 1)[0]
     scenario = Scenario.from_toml(example)
     assert [f.name for f in scenario.expand_flows()] == ["N1-N4.0", "N2-N4.0"]
+    assert [u["name"] for u in scenario.to_engine_spec()["udp"]] == ["N1-N4.udp0"]
     n2 = scenario.to_engine_spec()["topology"]["senders"][1]
     assert (n2["up"]["rate"], n2["down"]["rate"], n2["up"]["loss"]) == (10_000_000, 100_000_000, 0.001)
