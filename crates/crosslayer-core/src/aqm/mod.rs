@@ -29,6 +29,7 @@ pub mod codel;
 pub mod codel_law;
 pub mod droptail;
 pub mod fq_codel;
+pub mod fq_pie;
 pub mod pie;
 pub mod red;
 pub mod sfqcodel;
@@ -281,6 +282,7 @@ crate::registry! {
         DropTail => droptail::DropTail,
         Codel => codel::Codel,
         FqCodel => fq_codel::FqCodel,
+        FqPie => fq_pie::FqPie,
         SfqCodel => sfqcodel::SfqCodel,
         Red => red::Red,
         Ared => ared::Ared,
