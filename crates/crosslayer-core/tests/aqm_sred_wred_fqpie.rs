@@ -1,0 +1,90 @@
+//! FQ-PIE, SRED and WRED in a dumbbell: the seed 000 Access Link (100 Mb/s, RTT 8-204 ms, 9 and
+//! 90 flows). Each property is stated in the test's name; the numbers are printed (`--nocapture`).
+
+use crosslayer_core::aqm::fq_pie::FqPieConfig;
+use crosslayer_core::aqm::QdiscConfig;
+use crosslayer_core::presets;
+use crosslayer_core::spec::TopologySpec;
+use crosslayer_core::units::Dur;
+use crosslayer_core::{run, RunResult};
+
+fn jain(r: &RunResult) -> f64 {
+    let g = r.flows.f64s("goodput_bps");
+    let (s, s2) = (g.iter().sum::<f64>(), g.iter().map(|x| x * x).sum::<f64>());
+    s * s / (g.len() as f64 * s2)
+}
+
+/// The forward (bottleneck) queue's row.
+fn forward(r: &RunResult) -> usize {
+    r.queues.strs("role").iter().position(|s| s == "forward").unwrap()
+}
+
+/// Mixed CUBIC and Reno flows (alternating) over RTTs of 8-204 ms: FQ-PIE shares the link
+/// fairly (Jain >= 0.95), as FQ-CoDel does, where DropTail's 900 packets favour the short RTTs
+/// and CUBIC; the link stays busy.
+#[test]
+fn fq_pie_shares_fairly_between_cubic_and_reno_at_different_rtts() {
+    for n in [9, 90] {
+        let mixed = |qdisc: QdiscConfig| {
+            let mut spec = presets::access_link(n, presets::cubic(), 40);
+            for (i, f) in spec.flows.iter_mut().enumerate() {
+                if i % 2 == 1 {
+                    f.cc = presets::reno();
+                }
+            }
+            let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+            forward.qdisc = qdisc;
+            run(spec).expect("run")
+        };
+        let jd = jain(&mixed(presets::droptail(900)));
+        let r = mixed(QdiscConfig::FqPie(FqPieConfig::default()));
+        let i = forward(&r);
+        let (jf, util) = (jain(&r), r.queues.f64s("utilization")[i]);
+        eprintln!("{n} flows, CUBIC + Reno: Jain FQ-PIE {jf:.3} (utilization {util:.4}), DropTail {jd:.3}");
+        assert!(jf >= 0.95, "{n} flows: FQ-PIE Jain {jf}");
+        assert!(jf > jd && util > 0.95, "{n} flows: Jain {jf} vs DropTail {jd}, utilization {util}");
+    }
+}
+
+/// FQ-PIE with CUBIC flows: with 9 flows and the 5 ms target that seed 000 gives PIE at
+/// 100 Mb/s the mean sojourn is at the target (5.2 ms; the band of PIE's own test, 2.5-7.5 ms);
+/// with Linux's 15 ms it stays below it (9.9 ms: each flow's PIE holds its own queue at or below
+/// 15 ms, and queues of flows with small windows are shorter). With 90 flows the target no longer
+/// decides: PIE's two-MTU minimum backlog (no early drop while a flow queue holds under
+/// 2 x 1514 bytes) sets a floor of 2 x 1514 x 8 N / C on each flow's delay at its fair share
+/// (21.8 ms), and the sojourn is 23.1 ms with the 15 ms target and 15.5 ms with 5 ms (not all
+/// queues are backlogged at once). Asserted for all four: sojourn within [0.5, 1.5] x
+/// max(target, floor), utilization > 0.95 (seed 1, 40 s).
+#[test]
+fn fq_pie_holds_the_sojourn_near_its_target() {
+    let mut results = vec![];
+    for target_ms in [15, 5] {
+        for n in [9, 90] {
+            let mut spec = presets::access_link(n, presets::cubic(), 40);
+            let TopologySpec::Dumbbell { forward: fwd, .. } = &mut spec.topology;
+            fwd.qdisc = QdiscConfig::FqPie(FqPieConfig { target: Dur::from_ms(target_ms), ..Default::default() });
+            let r = run(spec).expect("run");
+            let i = forward(&r);
+            let q = &r.queues;
+            let (sojourn, util, drops) = (q.f64s("sojourn_mean_s")[i], q.f64s("utilization")[i], q.f64s("drop_ratio")[i]);
+            eprintln!(
+                "FQ-PIE target {target_ms} ms (2-MTU floor {:.1} ms), {n} flows: sojourn {:.2} ms, queue {:.1} pkts, utilization {util:.4}, drops {:.3} %, Jain {:.3}",
+                2.0 * 1514.0 * 8.0 * n as f64 / 100e6 * 1e3,
+                sojourn * 1e3,
+                q.f64s("qlen_mean_pkts")[i],
+                100.0 * drops,
+                jain(&r)
+            );
+            let floor = 2.0 * 1514.0 * 8.0 * n as f64 / 100e6;
+            let t = (target_ms as f64 * 1e-3).max(floor);
+            results.push((target_ms, n, sojourn, t, util));
+        }
+    }
+    for (target_ms, n, sojourn, t, util) in results {
+        assert!(sojourn > 0.5 * t && sojourn < 1.5 * t, "target {target_ms} ms, {n} flows: sojourn {sojourn}, expected near {t}");
+        if (target_ms, n) == (5, 9) {
+            assert!(sojourn > 0.0025 && sojourn < 0.0075, "target 5 ms, 9 flows: sojourn {sojourn}");
+        }
+        assert!(util > 0.95, "target {target_ms} ms, {n} flows: utilization {util}");
+    }
+}
