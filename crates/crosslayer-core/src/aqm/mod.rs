@@ -33,6 +33,8 @@ pub mod fq_pie;
 pub mod pie;
 pub mod red;
 pub mod sfqcodel;
+pub mod sred;
+pub mod wred;
 #[cfg(test)]
 pub mod periodic_drop;
 
@@ -287,6 +289,8 @@ crate::registry! {
         Red => red::Red,
         Ared => ared::Ared,
         Pie => pie::Pie,
+        Sred => sred::Sred,
+        Wred => wred::Wred,
         #[cfg(test)]
         PeriodicDrop => periodic_drop::PeriodicDrop,
     }
