@@ -120,7 +120,7 @@ impl Algorithm for FqCodel {
 }
 
 /// splitmix64's finalizer: a well-mixed 64-bit hash.
-fn mix(mut z: u64) -> u64 {
+pub(crate) fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)

@@ -37,6 +37,7 @@ pub mod droptail;
 pub mod dualpi2;
 pub mod fair_codel;
 pub mod fq_codel;
+pub mod fq_pie;
 pub mod heavy_hitter;
 pub mod pi;
 pub mod pie;
@@ -44,6 +45,8 @@ pub mod red;
 pub mod rem;
 pub mod sfb;
 pub mod sfqcodel;
+pub mod sred;
+pub mod wred;
 #[cfg(test)]
 pub mod periodic_drop;
 
@@ -293,6 +296,7 @@ crate::registry! {
         DropTail => droptail::DropTail,
         Codel => codel::Codel,
         FqCodel => fq_codel::FqCodel,
+        FqPie => fq_pie::FqPie,
         SfqCodel => sfqcodel::SfqCodel,
         Red => red::Red,
         Ared => ared::Ared,
@@ -308,6 +312,8 @@ crate::registry! {
         FairCodel => fair_codel::FairCodel,
         Apd => apd::Apd,
         Classes => classes::Classes,
+        Sred => sred::Sred,
+        Wred => wred::Wred,
         #[cfg(test)]
         PeriodicDrop => periodic_drop::PeriodicDrop,
     }

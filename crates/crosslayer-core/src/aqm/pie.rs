@@ -134,7 +134,7 @@ impl Algorithm for Pie {
     };
     fn new(cfg: &PieConfig, _env: &QdiscEnv) -> Pie {
         Pie {
-            vars: PieVars { burst_allowance: cfg.max_burst, ..Default::default() },
+            vars: PieVars::new(cfg),
             next_update: Time::ZERO + cfg.tupdate,
             fifo: VecDeque::with_capacity(cfg.limit_pkts.min(1 << 16) as usize),
             bytes: 0,
@@ -145,27 +145,44 @@ impl Algorithm for Pie {
 }
 
 impl Pie {
-    /// The early-drop decision for an arrival of `size` bytes (RFC 8033 drop_early; Linux
-    /// pie_drop_early).
+    /// The early-drop decision for an arrival of `size` bytes.
     fn drop_early(&mut self, size: u32, u: impl FnOnce() -> f64) -> bool {
-        let v = &mut self.vars;
-        let half = Dur::from_ns(self.cfg.target.ns() / 2);
+        self.vars.drop_early(&self.cfg, self.bytes, size, u)
+    }
+
+    /// One controller update.
+    pub fn update(&mut self) {
+        self.vars.update(&self.cfg, self.bytes);
+    }
+}
+
+impl PieVars {
+    /// Fresh controller state (Linux pie_vars_init): the full burst allowance, the rest zero.
+    pub fn new(cfg: &PieConfig) -> PieVars {
+        PieVars { burst_allowance: cfg.max_burst, ..Default::default() }
+    }
+
+    /// The early-drop decision for an arrival of `size` bytes to a queue holding `backlog` bytes
+    /// (RFC 8033 drop_early; Linux pie_drop_early, whose backlog is the flow's in FQ-PIE).
+    pub fn drop_early(&mut self, cfg: &PieConfig, backlog: u64, size: u32, u: impl FnOnce() -> f64) -> bool {
+        let v = self;
+        let half = Dur::from_ns(cfg.target.ns() / 2);
         if v.burst_allowance != Dur::ZERO {
             return false;
         }
-        let delay = match self.cfg.variant {
+        let delay = match cfg.variant {
             PieVariant::Linux => v.qdelay,
             PieVariant::Rfc8033 => v.qdelay_old,
         };
         if delay < half && v.drop_prob < 0.2 {
             return false;
         }
-        let mean = self.cfg.mean_pkt_size.get();
-        if self.bytes < 2 * mean {
+        let mean = cfg.mean_pkt_size.get();
+        if backlog < 2 * mean {
             return false;
         }
-        let p = if self.cfg.bytemode { (v.drop_prob * size as f64 / mean as f64).min(1.0) } else { v.drop_prob };
-        if self.cfg.derandomize {
+        let p = if cfg.bytemode { (v.drop_prob * size as f64 / mean as f64).min(1.0) } else { v.drop_prob };
+        if cfg.derandomize {
             if p == 0.0 {
                 v.accu_prob = 0.0;
             } else {
@@ -186,14 +203,25 @@ impl Pie {
         }
     }
 
-    /// One controller update (RFC 8033 calculate_drop_prob; Linux pie_calculate_probability).
-    pub fn update(&mut self) {
-        let c = &self.cfg;
-        let v = &mut self.vars;
+    /// The linux variant's dequeue bookkeeping (Linux pie_process_dequeue with the rate estimator
+    /// off): the delay is the sojourn of the packet leaving (0 if `backlog_after` is 0), and the
+    /// burst allowance is spent by the time since the previous dequeue.
+    pub fn on_dequeue_linux(&mut self, now: Time, enq_time: Time, backlog_after: u64) {
+        self.qdelay = if backlog_after == 0 { Dur::ZERO } else { now.since(enq_time) };
+        let dtime = self.last_dq.map_or(Dur::ZERO, |t| now.since(t));
+        self.last_dq = Some(now);
+        self.burst_allowance = Dur::from_ns(self.burst_allowance.ns().saturating_sub(dtime.ns()));
+    }
+
+    /// One controller update of a queue holding `backlog` bytes (RFC 8033 calculate_drop_prob;
+    /// Linux pie_calculate_probability).
+    pub fn update(&mut self, cfg: &PieConfig, backlog: u64) {
+        let c = cfg;
+        let v = self;
         let (qdelay, qdelay_old) = match c.variant {
             PieVariant::Linux => (v.qdelay, v.qdelay_old),
             PieVariant::Rfc8033 => {
-                let q = if v.avg_dq_rate > 0.0 { Dur::from_ns((self.bytes as f64 / v.avg_dq_rate * 1e9) as u64) } else { Dur::ZERO };
+                let q = if v.avg_dq_rate > 0.0 { Dur::from_ns((backlog as f64 / v.avg_dq_rate * 1e9) as u64) } else { Dur::ZERO };
                 (q, v.qdelay)
             }
         };
@@ -225,7 +253,7 @@ impl Pie {
             delta += 0.02;
         }
         v.drop_prob = (p + delta).clamp(0.0, 1.0);
-        let decay_allowed = !(linux && qdelay == Dur::ZERO && self.bytes != 0);
+        let decay_allowed = !(linux && qdelay == Dur::ZERO && backlog != 0);
         if qdelay == Dur::ZERO && qdelay_old == Dur::ZERO && decay_allowed {
             v.drop_prob *= if linux { 63.0 / 64.0 } else { 0.98 };
         }
@@ -295,12 +323,7 @@ impl QueueDisc for Pie {
         let now = ctx.now;
         let v = &mut self.vars;
         match self.cfg.variant {
-            PieVariant::Linux => {
-                v.qdelay = if self.bytes == 0 { Dur::ZERO } else { now.since(enq) };
-                let dtime = v.last_dq.map_or(Dur::ZERO, |t| now.since(t));
-                v.last_dq = Some(now);
-                v.burst_allowance = Dur::from_ns(v.burst_allowance.ns().saturating_sub(dtime.ns()));
-            }
+            PieVariant::Linux => v.on_dequeue_linux(now, enq, self.bytes),
             PieVariant::Rfc8033 => {
                 let th = self.cfg.dq_threshold.get();
                 if v.dq_measure.is_none() && backlog_before >= th {
