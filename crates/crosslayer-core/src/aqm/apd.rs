@@ -195,11 +195,15 @@ impl QueueDisc for Apd {
             Decision::Accept => {}
             Decision::Early => {
                 if !(self.ecn && ctx.mark(id, early)) {
+                    self.light.still_idle(now, q_pkts);
+                    self.heavy.still_idle(now, q_pkts);
                     return Verdict::Dropped(early);
                 }
             }
             Decision::Forced => {
                 if !(self.ecn && !self.harddrop && ctx.mark(id, REASON_FORCED)) {
+                    self.light.still_idle(now, q_pkts);
+                    self.heavy.still_idle(now, q_pkts);
                     return Verdict::Dropped(REASON_FORCED);
                 }
             }

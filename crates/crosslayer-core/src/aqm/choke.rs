@@ -320,11 +320,13 @@ impl QueueDisc for Choke {
                 Decision::Accept => {}
                 Decision::Early => {
                     if !(self.ecn && ctx.mark(id, REASON_EARLY)) {
+                        self.core.still_idle(ctx.now, self.pkts);
                         return Verdict::Dropped(REASON_EARLY);
                     }
                 }
                 Decision::Forced => {
                     if !(self.ecn && !self.harddrop && ctx.mark(id, REASON_FORCED)) {
+                        self.core.still_idle(ctx.now, self.pkts);
                         return Verdict::Dropped(REASON_FORCED);
                     }
                 }

@@ -239,6 +239,18 @@ impl RedCore {
     pub fn on_empty(&mut self, now: Time, size: u32) {
         self.idle_since = Some(now + self.rate.tx_time(size));
     }
+
+    /// An arrival found the queue empty and was dropped: the queue is still idle, from `now`.
+    /// (Linux: the arrival ends the idle period in `red_calc_qavg`, and the dequeue attempt that
+    /// follows finds nothing and starts a new one, `red_start_of_idle_period`.) Without this an
+    /// average above max_th would decay only by w_q per dropped arrival while the queue stays
+    /// empty, and a queue whose senders are in RTO backoff would drop every arrival for seconds.
+    #[inline]
+    pub fn still_idle(&mut self, now: Time, q_pkts: u32) {
+        if q_pkts == 0 {
+            self.idle_since = Some(now);
+        }
+    }
 }
 
 /// A FIFO governed by a [`RedCore`]: the part RED and Adaptive RED share.
@@ -282,11 +294,13 @@ impl RedQueue {
             Decision::Accept => {}
             Decision::Early => {
                 if !(self.ecn && ctx.mark(id, REASON_EARLY)) {
+                    self.core.still_idle(ctx.now, self.fifo.len() as u32);
                     return Verdict::Dropped(REASON_EARLY);
                 }
             }
             Decision::Forced => {
                 if !(self.ecn && !self.harddrop && ctx.mark(id, REASON_FORCED)) {
+                    self.core.still_idle(ctx.now, self.fifo.len() as u32);
                     return Verdict::Dropped(REASON_FORCED);
                 }
             }
@@ -385,6 +399,37 @@ mod tests {
     use crate::packet::{Ecn, Packet, PacketArena};
     use crate::rng::StreamKind;
     use crate::units::Dur;
+
+    /// The senders went quiet with the average above max_th: the first arrival ends the idle
+    /// period and is dropped, the queue is still empty, and the average must keep decaying with
+    /// the idle time (Linux restarts the idle period at the dequeue attempt that follows), not
+    /// only by w_q per dropped arrival.
+    #[test]
+    fn a_drop_on_an_empty_queue_keeps_the_idle_decay() {
+        let p = RedParams { min_th: 5.0, max_th: 15.0, w_q: 0.002, max_p: 0.1, gentle: false, byte_mode: false, mean_pkt_size: 1500, spacing: RedSpacing::Linux };
+        let mut rng = Rng::stream(1, StreamKind::Qdisc, 0);
+        for keep_idle in [true, false] {
+            let mut core = RedCore::new(p, Rate::from_mbps(100));
+            core.update_avg(Time::from_ms(1), 0, 0); // ends the idle period that starts at 0
+            core.avg = 50.0;
+            let mut t = Time::from_ms(1);
+            for _ in 0..10 {
+                t = t + Dur::from_ms(200); // an RTO later, another arrival on the empty queue
+                core.update_avg(t, 0, 0);
+                assert_eq!(core.decide(1500, &mut rng), if core.avg >= 15.0 { Decision::Forced } else { Decision::Accept });
+                if keep_idle {
+                    core.still_idle(t, 0);
+                }
+            }
+            // 200 ms idle at 100 Mb/s is 1,667 packet times: the average falls below min_th at
+            // the next arrival; without the idle restart it has only lost 2 % in 10 arrivals.
+            if keep_idle {
+                assert!(core.avg < 1.0, "{}", core.avg);
+            } else {
+                assert!((core.avg - 50.0 * 0.998f64.powi(10)).abs() < 1e-9, "{}", core.avg);
+            }
+        }
+    }
 
     const MBPS100: Rate = Rate::from_bps(100_000_000);
 

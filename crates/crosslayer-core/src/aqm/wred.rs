@@ -270,6 +270,10 @@ impl QueueDisc for Wred {
                 let reason = if decision == Decision::Early { REASON_EARLY } else { REASON_FORCED };
                 // Cisco's ECN WRED marks in the random range only; above max_th it drops
                 if !(self.ecn && decision == Decision::Early && ctx.mark(id, reason)) {
+                    match self.average {
+                        WredAverage::Shared => self.shared.still_idle(ctx.now, self.fifo.len() as u32),
+                        WredAverage::PerClass => self.classes[class].still_idle(ctx.now, self.class_pkts[class]),
+                    }
                     return Verdict::Dropped(reason);
                 }
             }
