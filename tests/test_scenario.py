@@ -117,7 +117,7 @@ BAD_CASES: list[tuple[str, Mutation, str]] = [
     (
         "unknown queue discipline",
         _set("topology.bottleneck.qdisc", {"kind": "blu"}),
-        'topology.bottleneck.qdisc: unknown queue discipline "blu" (did you mean "blue"?); known: active_packet_dropping, adaptive_red, adaptive_virtual_queue, apd, ared, avq, blue, choke, classes, cobalt, codel, droptail, dualpi2, dualq, fair_codel, fifo, fq_codel, fqcodel, hanai_codel, modified_codel, pi, pi_aqm, pie, red, rem, sfb, sfq_codel, sfqcodel, stochastic_fair_blue',
+        'topology.bottleneck.qdisc: unknown queue discipline "blu" (did you mean "blue"?); known: active_packet_dropping, adaptive_red, adaptive_virtual_queue, apd, ared, avq, blue, choke, classes, cobalt, codel, droptail, dualpi2, dualq, fair_codel, fifo, fq_codel, fq_pie, fqcodel, fqpie, gred, hanai_codel, modified_codel, pi, pi_aqm, pie, red, rem, sfb, sfq_codel, sfqcodel, sred, stochastic_fair_blue, wred',
     ),
     (
         "queue limit out of range",
