@@ -239,11 +239,13 @@ fn qdisc_extra<T: QueueDisc>() -> Json {
 macro_rules! qdisc_dispatch {
     ($( $(#[$m:meta])* $V:ident => $T:ty ),+) => {
         impl Qdisc {
-            #[inline]
+            // Always inlined: with two dozen disciplines the compiler would otherwise call the
+            // dispatch out of line, +3 % instructions per segment (callgrind, Access Link 90).
+            #[inline(always)]
             fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
                 match self { $( $(#[$m])* Qdisc::$V(q) => q.enqueue(id, ctx), )+ }
             }
-            #[inline]
+            #[inline(always)]
             fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
                 match self { $( $(#[$m])* Qdisc::$V(q) => q.dequeue(ctx), )+ }
             }
