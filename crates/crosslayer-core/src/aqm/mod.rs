@@ -239,7 +239,7 @@ fn qdisc_extra<T: QueueDisc>() -> Json {
 macro_rules! qdisc_dispatch {
     ($( $(#[$m:meta])* $V:ident => $T:ty ),+) => {
         impl Qdisc {
-            // Always inlined: with two dozen disciplines the compiler would otherwise call the
+            // Always inlined: with twenty-odd disciplines the compiler would otherwise call the
             // dispatch out of line, +3 % instructions per segment (callgrind, Access Link 90).
             #[inline(always)]
             fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
