@@ -257,3 +257,11 @@ def test_bad_class_fields_are_named_with_their_index(minimal: dict[str, Any], cl
     full = f"topology.bottleneck.qdisc.{path}"
     assert full in problems, problems
     assert words in problems[full]
+
+
+def test_a_result_folder_from_before_udp_flows_still_loads(result: Result, tmp_path: Path) -> None:
+    result.save(tmp_path / "old")
+    (tmp_path / "old" / "udp.parquet").unlink()
+    loaded = Result.load(tmp_path / "old")
+    assert loaded.udp.empty and list(loaded.udp.columns) == list(TABLES["udp"])
+    assert len(loaded.flows) == len(result.flows)

@@ -282,6 +282,8 @@ class Result:
                 tables[name] = pd.read_parquet(src / f"{name}.parquet")
             elif (src / f"{name}.json").exists():
                 tables[name] = _table(json.loads((src / f"{name}.json").read_text()), columns)
+            elif name == "udp":  # written before UDP flows existed: there were none
+                tables[name] = _table(None, columns)
             else:
                 raise FileNotFoundError(f"{src}: no {name}.parquet or {name}.json")
         return cls(summary=summary, scenario=scenario, **tables)
