@@ -66,7 +66,7 @@ def queue_figure(result: Result, state: Sequence[str] = (), *, title: str | None
     summary = ""
     if len(b) == 1:
         r = b.iloc[0]
-        summary = f": mean {r['qlen_mean_pkts']:.1f} pkts, sojourn {r['sojourn_mean_s'] * 1e3:.2f} ms, drops {100 * r['drop_ratio']:.2f} %"
+        summary = f"\nmeasured: mean {r['qlen_mean_pkts']:.1f} pkts, sojourn {r['sojourn_mean_s'] * 1e3:.2f} ms, drops {100 * r['drop_ratio']:.2f} %"
     fig.suptitle(title or f"{result.scenario.name}, {queue} queue ({qdisc}){summary}", fontsize="medium")
     fig.tight_layout()
     return fig
