@@ -35,10 +35,22 @@ fn set_limits(m: &mut serde_json::Map<String, serde_json::Value>, pkts: u32, byt
         return;
     }
     assert!(m.contains_key("limit_pkts"), "{:?} has no limit_pkts", m.get("kind"));
-    m.insert("limit_pkts".into(), pkts.into());
+    // A discipline may need a larger queue than the drawn one (SRED's thresholds are B/6 and
+    // B/3, so B >= 6): raise `pkts` to the catalog's minimum for that discipline.
+    let kind = m["kind"].as_str().unwrap().to_string();
+    m.insert("limit_pkts".into(), pkts.max(min_limit_pkts(&kind)).into());
     if m.contains_key("limit_bytes") {
         m.insert("limit_bytes".into(), serde_json::to_value(bytes).unwrap());
     }
+}
+
+/// The smallest `limit_pkts` the catalog accepts for discipline `kind`.
+fn min_limit_pkts(kind: &str) -> u32 {
+    let entry = aqm::catalog().into_iter().find(|e| e["name"] == kind).unwrap_or_else(|| panic!("{kind} not in the catalog"));
+    let params = entry["params"].as_array().unwrap();
+    let limit = params.iter().find(|p| p["name"] == "limit_pkts").unwrap();
+    let min = limit["min"].as_u64().unwrap_or(0) as u32;
+    if limit["min_exclusive"].as_bool().unwrap_or(false) { min + 1 } else { min }
 }
 
 fn edge(rate_mbps: u64, delay_ms: u64, loss: f64, jitter_us: u64, qdisc: QdiscConfig) -> EdgeSpec {
