@@ -217,6 +217,39 @@ def test_queue_figure_and_plot_queue_command(minimal: dict[str, Any], tmp_path: 
     assert done.exit_code == 2 and "drop_prob" in done.output
 
 
+def test_cwnd_figure_and_plot_cwnd_command(minimal: dict[str, Any], tmp_path: Path) -> None:
+    from crosslayer.plots import cwnd_figure
+
+    minimal["cwnd_trace"] = True
+    minimal["flows"] = [{"src": "S1", "dst": "R1", "cc": "cubic", "per_pair": 2}, {"src": "S2", "dst": "R1", "cc": "reno"}]
+    result = crosslayer.run(Scenario.from_dict(minimal))
+    c = result.cwnd
+    assert {"in_flight_bytes", "srtt_s", "pacing_rate_bps"} <= set(c.columns)
+    started = c[c["t_s"] > 1.0]
+    assert (started["srtt_s"] > 0.012).all()  # above the 12 ms base RTT
+    assert started["pacing_rate_bps"].isna().all()  # neither CUBIC nor Reno paces
+    assert (started["in_flight_bytes"] <= started["cwnd_bytes"] + 1500).all()
+    fig = cwnd_figure(result, state=["w_max_pkts"])  # the cubic_ prefix may be left out
+    assert [a.get_ylabel() for a in fig.axes] == ["cwnd (segments)", "cubic_w_max_pkts"]
+    assert len(fig.axes[0].get_legend().get_texts()) == 3
+    fig = cwnd_figure(result, flows=["S2-R1.0"])
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["S2-R1.0 (reno)"]
+    with pytest.raises(ValueError, match="no flow"):
+        cwnd_figure(result, flows=["S9-R1.0"])
+    with pytest.raises(ValueError, match="not recorded for these flows"):
+        cwnd_figure(result, flows=["S2-R1.0"], state=["w_max_pkts"])
+    folder = tmp_path / "run"
+    result.save(folder)
+    done = CliRunner().invoke(app, ["plot-cwnd", str(folder), "--flow", "S1-R1.1", "--state", "k_s", "--out", str(tmp_path / "c.png")])
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "c.png").read_bytes()[:4] == b"\x89PNG"
+    minimal["cwnd_trace"] = False
+    folder = tmp_path / "untraced"
+    crosslayer.run(Scenario.from_dict(minimal)).save(folder)
+    done = CliRunner().invoke(app, ["plot-cwnd", str(folder)])
+    assert done.exit_code == 2 and "cwnd_trace = true" in done.output
+
+
 def test_class_scheduling_from_a_study_file(minimal: dict[str, Any]) -> None:
     # Two DRR classes at quanta 3:1, chosen by DSCP, each with its own discipline (written as a
     # study file writes them: units as text, a discipline by name or table).

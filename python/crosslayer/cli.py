@@ -233,6 +233,34 @@ def plot_queue(
     typer.echo(f"wrote {target}")
 
 
+@app.command("plot-cwnd")
+def plot_cwnd(
+    folder: Annotated[Path, typer.Argument(help="Result folder written by `crosslayer run` (the study needs cwnd_trace = true).")],
+    flow: Annotated[list[str] | None, typer.Option("--flow", "-f", help="A flow name to draw (repeatable; default: the first four).")] = None,
+    state: Annotated[
+        list[str] | None, typer.Option("--state", "-s", help="A state column of the flows' algorithm to add as a panel (repeatable); see `crosslayer list cc`.")
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <folder>/cwnd.png; .pdf and .svg work too).")] = None,
+) -> None:
+    """Draw chosen flows' congestion window, ssthresh, pacing rate and algorithm state over time."""
+    from .plots import cwnd_figure
+
+    try:
+        result = Result.load(folder)
+    except (OSError, ValueError) as exc:
+        _fail(f"cannot read a result from {folder}: {exc}", 2)
+    try:
+        fig = cwnd_figure(result, flows=flow or (), state=state or ())
+    except ValueError as exc:
+        _fail(str(exc), 2)
+    target = out or folder / "cwnd.png"
+    try:
+        fig.savefig(target, dpi=150)
+    except (OSError, ValueError) as exc:
+        _fail(f"cannot write {target}: {exc}", 1)
+    typer.echo(f"wrote {target}")
+
+
 @app.command()
 def validate(file: Annotated[Path, typer.Argument(help="Study file (TOML).")]) -> None:
     """Check a study file without running it (exit 2 and list the problems if invalid)."""

@@ -4,6 +4,10 @@
 scenario's ``series_queue`` names another): its length, the sojourn time of the packets it sent
 in each sample interval, and any of its discipline's state variables (CoDel's ``count``, PIE's
 ``drop_prob``, RED's ``avg``; ``crosslayer list aqm`` names them).
+
+:func:`cwnd_figure` draws chosen flows' congestion windows (with ssthresh), their pacing rate
+when the algorithm paces (BBR), and any of their algorithms' state variables (``crosslayer list
+cc`` names them): Reno's sawtooth, CUBIC's concave-convex curve, BBR's gain cycle.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from .result import Result
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["queue_figure"]
+__all__ = ["cwnd_figure", "queue_figure"]
 
 
 def queue_figure(result: Result, state: Sequence[str] = (), *, title: str | None = None, width: float = 7.0) -> Figure:
@@ -75,3 +79,86 @@ def queue_figure(result: Result, state: Sequence[str] = (), *, title: str | None
 def _link_name(result: Result) -> str:
     return {"bottleneck": "A->B", "reverse": "B->A"}.get(result.scenario.series_queue, result.scenario.series_queue)
 
+
+
+def cwnd_figure(
+    result: Result,
+    flows: Sequence[str] = (),
+    state: Sequence[str] = (),
+    *,
+    ssthresh: bool = True,
+    title: str | None = None,
+    width: float = 7.0,
+) -> Figure:
+    """Congestion window (segments) of each flow in ``flows`` (default: the first four) over
+    the run, ssthresh dashed, a pacing-rate panel (Mb/s) when any of them is paced, and one more
+    panel per ``state`` column of their algorithms (``<cc>_<field>``, e.g. ``bbr_pacing_gain``;
+    the ``<cc>_`` prefix may be left out when the flows share one algorithm).
+
+    Raises ``ValueError`` when the run recorded no cwnd trace (``cwnd_trace`` off), for an
+    unknown flow, or for a state column none of the flows records.
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    c = result.cwnd
+    if c.empty:
+        raise ValueError("the run recorded no cwnd trace: set cwnd_trace = true and sample_interval in the scenario")
+    names = list(result.flows["name"])
+    chosen = list(flows) or names[:4]
+    unknown = [f for f in chosen if f not in names]
+    if unknown:
+        raise ValueError(f"no flow {unknown}; flows: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}")
+    ccs = dict(zip(result.flows["name"], result.flows["cc"], strict=True))
+    fixed = {"t_s", "flow", "cwnd_bytes", "ssthresh_bytes", "in_flight_bytes", "srtt_s", "pacing_rate_bps"}
+    recorded = [col for col in c.columns if col not in fixed]
+    columns = []
+    for name in state:
+        candidates = [name] if name in recorded else [f"{ccs[f]}_{name}" for f in chosen if f"{ccs[f]}_{name}" in recorded]
+        if not candidates:
+            raise ValueError(f"state {name!r} not recorded for these flows; recorded: {', '.join(recorded) or 'nothing'}")
+        columns.append(candidates[0])
+    mss = {f.name: int(result.scenario.tcp_for(result.scenario.flows[f.group]).engine_spec()["mss"]) for f in result.scenario.expand_flows()}
+    rows = {f: c[c["flow"] == f] for f in chosen}
+    # (a result saved before the pacing column existed has none: nothing paced then)
+    paced = "pacing_rate_bps" in c.columns and any(np.isfinite(r["pacing_rate_bps"].to_numpy(dtype=float)).any() for r in rows.values())
+    n = 1 + int(paced) + len(columns)
+    fig, axes = plt.subplots(n, 1, sharex=True, figsize=(width, 2.2 * n + 0.6), squeeze=False)
+    ax = [a[0] for a in axes]
+    never = np.iinfo(np.uint64).max
+    for k, (f, r) in enumerate(rows.items()):
+        t = r["t_s"].to_numpy()
+        color = f"C{k % 10}"
+        ax[0].step(t, r["cwnd_bytes"].to_numpy() / mss[f], where="post", lw=0.9, color=color, label=f"{f} ({ccs[f]})")
+        if ssthresh:
+            ss = r["ssthresh_bytes"].to_numpy()
+            ss = np.where(ss == never, np.nan, ss / mss[f])
+            ax[0].step(t, ss, where="post", lw=0.7, ls="--", color=color, alpha=0.7)
+        i = 1
+        if paced:
+            ax[i].step(t, r["pacing_rate_bps"].to_numpy(dtype=float) / 1e6, where="post", lw=0.8, color=color)
+            i += 1
+        for col in columns:
+            ax[i].step(t, r[col].to_numpy(dtype=float), where="post", lw=0.8, color=color)
+            i += 1
+    ax[0].set_ylabel("cwnd (segments)")
+    ax[0].set_ylim(bottom=0)
+    ax[0].legend(loc="upper right", fontsize="small", frameon=False, title="ssthresh dashed" if ssthresh else None, title_fontsize="small")
+    i = 1
+    if paced:
+        ax[i].set_ylabel("pacing (Mb/s)")
+        ax[i].set_ylim(bottom=0)
+        i += 1
+    for col in columns:
+        ax[i].set_ylabel(col)
+        i += 1
+    warmup_s = result.scenario.warmup / 1e9
+    for a in ax:
+        if warmup_s > 0:
+            a.axvspan(0, warmup_s, color="0.9", lw=0)
+        a.grid(True, lw=0.3, alpha=0.5)
+    ax[-1].set_xlabel("time (s)")
+    ax[-1].set_xlim(float(c["t_s"].min()), float(c["t_s"].max()))
+    fig.suptitle(title or f"{result.scenario.name}: congestion window", fontsize="medium")
+    fig.tight_layout()
+    return fig

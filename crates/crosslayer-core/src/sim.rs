@@ -468,7 +468,7 @@ impl Sim {
         if let Some(cwnd) = &mut self.traces.cwnd {
             for (i, fl) in self.flows.iter().enumerate() {
                 if now >= fl.sender.start_at() {
-                    cwnd.sample(now, i as u32, &fl.sender.window, &fl.sender.cc);
+                    cwnd.sample(now, i as u32, &fl.sender);
                 }
             }
         }

@@ -4,7 +4,8 @@
 //! named after the fields the algorithm declares (`STATE`), so they are known before the run.
 
 use crate::aqm::Queue;
-use crate::cc::{Cc, Window};
+use crate::cc::Cc;
+use crate::tcp::sender::Sender;
 use crate::registry::Field;
 use crate::result::{Column, Table};
 use crate::units::Time;
@@ -80,14 +81,18 @@ impl QueueSeries {
     }
 }
 
-/// Every started flow's cwnd and ssthresh, plus its congestion control's state in columns
-/// `<algorithm>_<field>` (NaN for flows of other algorithms).
+/// Every started flow's cwnd, ssthresh, bytes in flight, smoothed RTT and pacing rate, plus its
+/// congestion control's state in columns `<algorithm>_<field>` (NaN for flows of other
+/// algorithms).
 #[derive(Debug, Default)]
 pub struct CwndTrace {
     t_s: Vec<f64>,
     flow: Vec<u32>,
     cwnd: Vec<u64>,
     ssthresh: Vec<u64>,
+    in_flight: Vec<u64>,
+    srtt_s: Vec<f64>,
+    pacing_bps: Vec<f64>,
     /// Column names of algorithm state, in first-seen order.
     names: Vec<String>,
     values: Vec<Vec<f64>>,
@@ -120,17 +125,24 @@ impl CwndTrace {
         reserve(&mut t.flow, rows)?;
         reserve(&mut t.cwnd, rows)?;
         reserve(&mut t.ssthresh, rows)?;
+        reserve(&mut t.in_flight, rows)?;
+        reserve(&mut t.srtt_s, rows)?;
+        reserve(&mut t.pacing_bps, rows)?;
         for col in &mut t.values {
             reserve(col, rows)?;
         }
         Ok(t)
     }
 
-    pub fn sample(&mut self, now: Time, flow: u32, w: &Window, cc: &Cc) {
+    pub fn sample(&mut self, now: Time, flow: u32, sender: &Sender) {
+        let (w, cc) = (&sender.window, &sender.cc);
         self.t_s.push(now.secs_f64());
         self.flow.push(flow);
         self.cwnd.push(w.cwnd);
         self.ssthresh.push(w.ssthresh);
+        self.in_flight.push(sender.pipe_bytes());
+        self.srtt_s.push(sender.rtt.srtt.map_or(f64::NAN, |d| d.secs_f64()));
+        self.pacing_bps.push(cc.pacing_rate(w).map_or(f64::NAN, |r| r.bps() as f64));
         if self.values.is_empty() {
             return;
         }
@@ -153,6 +165,9 @@ impl CwndTrace {
         t.push("flow", Column::Cat { codes: std::mem::take(&mut self.flow), labels: flow_names.to_vec() });
         t.push("cwnd_bytes", Column::U64(std::mem::take(&mut self.cwnd)));
         t.push("ssthresh_bytes", Column::U64(std::mem::take(&mut self.ssthresh)));
+        t.push("in_flight_bytes", Column::U64(std::mem::take(&mut self.in_flight)));
+        t.push("srtt_s", Column::F64(std::mem::take(&mut self.srtt_s)));
+        t.push("pacing_rate_bps", Column::F64(std::mem::take(&mut self.pacing_bps)));
         for (name, col) in self.names.iter().zip(&mut self.values) {
             t.push(name, Column::F64(std::mem::take(col)));
         }
