@@ -30,6 +30,7 @@
 //! `n` = 2 is our default (the APNOMS values are not known here). Packet mode only (no byte
 //! mode).
 
+use super::fifo::Fifo;
 use super::heavy_hitter::{ConnKey, Heaviest, HeavyMode, HEAVY_STATE};
 use super::red::{Decision, RedCore, RedParams, RedSpacing, RED_REASONS};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict};
@@ -37,7 +38,6 @@ use crate::packet::PacketId;
 use crate::params::Problem;
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::Bytes;
-use std::collections::VecDeque;
 
 crate::params! {
     /// Active Packet Dropping parameters: RED's (Floyd's recommended defaults, as `red`) and the
@@ -110,8 +110,7 @@ pub struct Apd {
     harddrop: bool,
     limit_pkts: u32,
     heaviest: Heaviest,
-    fifo: VecDeque<PacketId>,
-    bytes: u64,
+    fifo: Fifo,
 }
 
 impl Apd {
@@ -155,8 +154,7 @@ impl Algorithm for Apd {
             harddrop: cfg.harddrop,
             limit_pkts: cfg.limit_pkts,
             heaviest: Heaviest::new(cfg.key, cfg.mode, cfg.heavy_flow, cfg.rec_int, cfg.hist_len, cfg.stat_int),
-            fifo: VecDeque::with_capacity(cfg.limit_pkts.min(1 << 16) as usize),
-            bytes: 0,
+            fifo: Fifo::new(cfg.limit_pkts),
         }
     }
 }
@@ -182,9 +180,9 @@ impl QueueDisc for Apd {
         let size = pkt.size_bytes;
         self.heaviest.on_arrival(pkt);
         let is_heavy = self.heaviest.is_heavy(pkt);
-        let (q_pkts, now) = (self.fifo.len() as u32, ctx.now);
-        self.light.update_avg(now, q_pkts, self.bytes);
-        self.heavy.update_avg(now, q_pkts, self.bytes);
+        let (q_pkts, now) = (self.fifo.len_pkts(), ctx.now);
+        self.light.update_avg(now, q_pkts, self.fifo.len_bytes());
+        self.heavy.update_avg(now, q_pkts, self.fifo.len_bytes());
         debug_assert_eq!(self.light.avg, self.heavy.avg);
         let (decision, early) = if is_heavy {
             (self.heavy.decide_scaled(size, self.n, ctx.rng()), REASON_EARLY_HEAVY)
@@ -208,18 +206,16 @@ impl QueueDisc for Apd {
                 }
             }
         }
-        if self.fifo.len() as u32 >= self.limit_pkts {
+        if self.fifo.len_pkts() >= self.limit_pkts {
             return Verdict::Dropped(REASON_OVERFLOW);
         }
-        self.bytes += size as u64;
-        self.fifo.push_back(id);
+        self.fifo.push(id, size);
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        let id = self.fifo.pop_front()?;
+        let id = self.fifo.pop(ctx)?;
         let size = ctx.size(id);
-        self.bytes -= size as u64;
         if self.fifo.is_empty() {
             self.light.on_empty(ctx.now, size);
             self.heavy.on_empty(ctx.now, size);
@@ -228,11 +224,11 @@ impl QueueDisc for Apd {
     }
 
     fn len_pkts(&self) -> u32 {
-        self.fifo.len() as u32
+        self.fifo.len_pkts()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.len_bytes()
     }
 
     fn state(&self, out: &mut [f64]) {

@@ -28,11 +28,11 @@
 //! asks for a mark (ns-2 lets them through unmarked). alpha is a parameter (ns-2: the constant
 //! 0.15).
 
+use super::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Bytes, Time};
-use std::collections::VecDeque;
 
 crate::params! {
     /// AVQ parameters; the defaults are ns-2's `Queue/Vq`.
@@ -81,8 +81,7 @@ pub struct Avq {
     c: f64,
     /// Virtual buffer B (bytes, or packets).
     vq_limit: f64,
-    fifo: VecDeque<PacketId>,
-    bytes: u64,
+    fifo: Fifo,
     /// Virtual-queue overflows (drops and marks).
     vq_overflows: u64,
 }
@@ -108,8 +107,7 @@ impl Algorithm for Avq {
             vars: AvqVars { c_tilde: c * cfg.initial_ratio, ..Default::default() },
             c,
             vq_limit,
-            fifo: VecDeque::with_capacity(cfg.limit_pkts.min(1 << 16) as usize),
-            bytes: 0,
+            fifo: Fifo::new(cfg.limit_pkts),
             vq_overflows: 0,
             cfg: cfg.clone(),
         }
@@ -168,25 +166,23 @@ impl QueueDisc for Avq {
             }
         }
         self.adapt(b, now);
-        if self.fifo.len() as u32 >= self.cfg.limit_pkts {
+        if self.fifo.len_pkts() >= self.cfg.limit_pkts {
             return Verdict::Dropped(REASON_OVERFLOW);
         }
-        self.bytes += size as u64;
-        self.fifo.push_back(id);
+        self.fifo.push(id, size);
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        let id = self.fifo.pop_front()?;
-        self.bytes -= ctx.size(id) as u64;
+        let id = self.fifo.pop(ctx)?;
         Some(id)
     }
 
     fn len_pkts(&self) -> u32 {
-        self.fifo.len() as u32
+        self.fifo.len_pkts()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.len_bytes()
     }
     fn stats(&self, out: &mut [u64]) {
         out[0] = self.vq_overflows;

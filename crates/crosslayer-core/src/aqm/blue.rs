@@ -30,11 +30,11 @@
 //! `last_update` is the default; `separate_freeze` gives the ns-1.1 code's separate hold times
 //! for increases and decreases.
 
+use super::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Dur, Time};
-use std::collections::VecDeque;
 
 crate::params! {
     /// Blue parameters; defaults from Feng's ns-1.1 code (via the ns-3 port).
@@ -74,8 +74,7 @@ pub struct Blue {
     last_increase: Option<Time>,
     /// Time of the last decrease (and of the last change, unless `separate_freeze`).
     last_decrease: Option<Time>,
-    fifo: VecDeque<PacketId>,
-    bytes: u64,
+    fifo: Fifo,
     /// Increases and decreases applied (events within freeze_time of the last change excluded).
     increases: u64,
     decreases: u64,
@@ -102,8 +101,7 @@ impl Algorithm for Blue {
             p_mark: 0.0,
             last_increase: None,
             last_decrease: None,
-            fifo: VecDeque::with_capacity(cfg.limit_pkts.min(1 << 16) as usize),
-            bytes: 0,
+            fifo: Fifo::new(cfg.limit_pkts),
             increases: 0,
             decreases: 0,
         }
@@ -158,7 +156,7 @@ impl QueueDisc for Blue {
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
         let now = ctx.now;
-        let q = self.fifo.len() as u32;
+        let q = self.fifo.len_pkts();
         if q >= self.limit_pkts {
             self.on_congestion(now);
             return Verdict::Dropped(REASON_OVERFLOW);
@@ -169,14 +167,12 @@ impl QueueDisc for Blue {
         if ctx.rng().chance(self.p_mark) && !(self.ecn && ctx.mark(id, REASON_BLUE)) {
             return Verdict::Dropped(REASON_BLUE);
         }
-        self.bytes += ctx.size(id) as u64;
-        self.fifo.push_back(id);
+        self.fifo.push(id, ctx.size(id));
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        let id = self.fifo.pop_front()?;
-        self.bytes -= ctx.size(id) as u64;
+        let id = self.fifo.pop(ctx)?;
         if self.fifo.is_empty() {
             self.on_idle(ctx.now);
         }
@@ -184,11 +180,11 @@ impl QueueDisc for Blue {
     }
 
     fn len_pkts(&self) -> u32 {
-        self.fifo.len() as u32
+        self.fifo.len_pkts()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.len_bytes()
     }
 
     fn stats(&self, out: &mut [u64]) {

@@ -47,13 +47,13 @@
 //! decrease runs (ns-3's and the natural single-queue reading; CAKE calls it when its round
 //! robin meets an emptied flow queue).
 
+use super::fifo::Fifo;
 use super::codel_law::control_law;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, ReasonId, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Bytes, Dur, Time};
-use std::collections::VecDeque;
 
 crate::choice! {
     /// Which COBALT: Linux CAKE's or ns-3's CobaltQueueDisc.
@@ -258,8 +258,7 @@ pub struct Cobalt {
     variant: CobaltVariant,
     limit_pkts: u32,
     pub vars: CobaltVars,
-    fifo: VecDeque<PacketId>,
-    bytes: u64,
+    fifo: Fifo,
     /// Times a drop was withheld because the packet was the last one queued (linux variant).
     spared_last: u64,
 }
@@ -295,8 +294,7 @@ impl Algorithm for Cobalt {
             variant: cfg.variant,
             limit_pkts: cfg.limit_pkts,
             vars: CobaltVars::default(),
-            fifo: VecDeque::with_capacity(cfg.limit_pkts.min(1 << 16) as usize),
-            bytes: 0,
+            fifo: Fifo::new(cfg.limit_pkts),
             spared_last: 0,
         }
     }
@@ -324,35 +322,32 @@ impl QueueDisc for Cobalt {
     ];
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
-        if self.fifo.len() as u32 >= self.limit_pkts {
+        if self.fifo.len_pkts() >= self.limit_pkts {
             self.vars.queue_full(&self.params, ctx.now);
             match self.variant {
                 CobaltVariant::Ns3 => return Verdict::Dropped(REASON_OVERFLOW),
                 CobaltVariant::Linux => {
                     // cake_drop: the arrival is queued, the oldest packet goes
-                    let head = self.fifo.pop_front().expect("a full queue has a head");
-                    self.bytes -= ctx.size(head) as u64;
+                    let head = self.fifo.pop(ctx).expect("a full queue has a head");
                     ctx.drop_queued(head, REASON_OVERFLOW);
                 }
             }
         }
-        self.bytes += ctx.size(id) as u64;
-        self.fifo.push_back(id);
+        self.fifo.push(id, ctx.size(id));
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
         let now = ctx.now;
         loop {
-            let Some(id) = self.fifo.pop_front() else {
+            let Some(id) = self.fifo.pop(ctx) else {
                 self.vars.queue_empty(&self.params, now);
                 return None;
             };
-            let (size, enq, ect) = {
+            let (enq, ect) = {
                 let p = ctx.arena.get(id);
-                (p.size_bytes as u64, p.enq_time, p.ecn.is_ect())
+                (p.enq_time, p.ecn.is_ect())
             };
-            self.bytes -= size;
             let rng = ctx.rng();
             let judgement = self.vars.should_drop(&self.params, now, now.since(enq), ect, || (rng.next_u64() >> 32) as u32);
             match judgement {
@@ -376,11 +371,11 @@ impl QueueDisc for Cobalt {
     }
 
     fn len_pkts(&self) -> u32 {
-        self.fifo.len() as u32
+        self.fifo.len_pkts()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.len_bytes()
     }
 
     fn stats(&self, out: &mut [u64]) {

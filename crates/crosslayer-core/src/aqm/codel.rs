@@ -9,13 +9,13 @@
 //! backlog after the dequeue, as Linux does. Deviations: those of `codel_law.rs`; no
 //! `ce_threshold` marking (a data-centre extension of Linux's fq_codel).
 
+use super::fifo::Fifo;
 use super::codel_law::{CodelParams, CodelStats, CodelVars};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Bytes, Dur};
-use std::collections::VecDeque;
 
 crate::params! {
     /// CoDel parameters; defaults are RFC 8289's and Linux sch_codel's.
@@ -53,9 +53,7 @@ pub struct Codel {
     vars: CodelVars,
     stats: CodelStats,
     /// Queued packets, head first.
-    fifo: VecDeque<PacketId>,
-    /// Bytes queued.
-    bytes: u64,
+    fifo: Fifo,
 }
 
 impl Codel {
@@ -79,8 +77,7 @@ impl Algorithm for Codel {
             limit_pkts: cfg.limit_pkts,
             vars: CodelVars::default(),
             stats: CodelStats::default(),
-            fifo: VecDeque::with_capacity(cfg.limit_pkts.min(1 << 16) as usize),
-            bytes: 0,
+            fifo: Fifo::new(cfg.limit_pkts),
         }
     }
 }
@@ -100,29 +97,27 @@ impl QueueDisc for Codel {
     ];
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
-        if self.fifo.len() as u32 >= self.limit_pkts {
+        if self.fifo.len_pkts() >= self.limit_pkts {
             return Verdict::Dropped(REASON_OVERFLOW);
         }
-        self.bytes += ctx.size(id) as u64;
-        self.fifo.push_back(id);
+        self.fifo.push(id, ctx.size(id));
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        let Codel { params, vars, stats, fifo, bytes, .. } = self;
+        let Codel { params, vars, stats, fifo, .. } = self;
         vars.dequeue(params, stats, ctx, REASON_CODEL, |ctx| {
-            let id = fifo.pop_front()?;
-            *bytes -= ctx.size(id) as u64;
-            Some((id, *bytes))
+            let id = fifo.pop(ctx)?;
+            Some((id, fifo.len_bytes()))
         })
     }
 
     fn len_pkts(&self) -> u32 {
-        self.fifo.len() as u32
+        self.fifo.len_pkts()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.len_bytes()
     }
 
     fn stats(&self, out: &mut [u64]) {

@@ -5,12 +5,12 @@
 //! would exceed either. The limit counts queued packets only, not the one being serialized
 //! (as Linux qdiscs and ns-3 queue discs). Deviations: none known.
 
+use super::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
 use crate::registry::{Algorithm, Info};
 use crate::units::Bytes;
-use std::collections::VecDeque;
 
 crate::params! {
     /// DropTail limits. Both apply when both are set.
@@ -34,13 +34,11 @@ impl DropTailConfig {
 #[derive(Debug)]
 pub struct DropTail {
     /// Queued packets, head first.
-    fifo: VecDeque<PacketId>,
+    fifo: Fifo,
     /// Packet limit (u32::MAX if unlimited).
     limit_pkts: u32,
     /// Byte limit (u64::MAX if unlimited).
     limit_bytes: u64,
-    /// Bytes queued.
-    bytes: u64,
 }
 
 impl Algorithm for DropTail {
@@ -55,10 +53,9 @@ impl Algorithm for DropTail {
     fn new(cfg: &DropTailConfig, _env: &QdiscEnv) -> DropTail {
         let limit_pkts = cfg.limit_pkts.unwrap_or(u32::MAX);
         DropTail {
-            fifo: VecDeque::with_capacity(limit_pkts.min(1 << 16) as usize),
+            fifo: Fifo::new(limit_pkts),
             limit_pkts,
             limit_bytes: cfg.limit_bytes.map_or(u64::MAX, Bytes::get),
-            bytes: 0,
         }
     }
 }
@@ -72,27 +69,25 @@ impl QueueDisc for DropTail {
     #[inline]
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
         let size = ctx.size(id) as u64;
-        if self.fifo.len() as u32 >= self.limit_pkts || self.bytes + size > self.limit_bytes {
+        if self.fifo.len_pkts() >= self.limit_pkts || self.fifo.len_bytes() + size > self.limit_bytes {
             return Verdict::Dropped(REASON_OVERFLOW);
         }
-        self.bytes += size;
-        self.fifo.push_back(id);
+        self.fifo.push(id, size as u32);
         Verdict::Enqueued
     }
 
     #[inline]
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        let id = self.fifo.pop_front()?;
-        self.bytes -= ctx.size(id) as u64;
+        let id = self.fifo.pop(ctx)?;
         Some(id)
     }
 
     fn len_pkts(&self) -> u32 {
-        self.fifo.len() as u32
+        self.fifo.len_pkts()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.len_bytes()
     }
 }
 

@@ -30,6 +30,7 @@
 //! `key = "pair"`); the values of `rec_int`, `hist_len` and `stat_int` are not in the paper's
 //! text, the defaults here are ours; those of `codel_law.rs`.
 
+use super::fifo::Fifo;
 use super::codel_law::{CodelParams, CodelStats, CodelVars};
 use super::heavy_hitter::{conn_id, ConnKey, Heaviest, HeavyMode, HEAVY_STATE};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, ReasonId, Verdict, OVERFLOW};
@@ -38,7 +39,6 @@ use crate::params::Problem;
 use crate::registry::{Algorithm, Field, Info};
 use crate::rng::Rng;
 use crate::units::{Bytes, Dur};
-use std::collections::VecDeque;
 
 crate::choice! {
     /// How a packet of a light connection is chosen for a drop.
@@ -168,9 +168,7 @@ pub struct FairCodel {
     stats: CodelStats,
     rule: VictimRule,
     /// Queued packets, head first.
-    fifo: VecDeque<PacketId>,
-    /// Bytes queued.
-    bytes: u64,
+    fifo: Fifo,
 }
 
 impl FairCodel {
@@ -204,8 +202,7 @@ impl Algorithm for FairCodel {
             vars: CodelVars::default(),
             stats: CodelStats::default(),
             rule: VictimRule::new(heaviest, cfg.p, cfg.draw),
-            fifo: VecDeque::with_capacity(cfg.limit_pkts.min(1 << 16) as usize),
-            bytes: 0,
+            fifo: Fifo::new(cfg.limit_pkts),
         }
     }
 }
@@ -230,16 +227,15 @@ impl QueueDisc for FairCodel {
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
         self.rule.heaviest.on_arrival(ctx.arena.get(id));
-        if self.fifo.len() as u32 >= self.limit_pkts {
+        if self.fifo.len_pkts() >= self.limit_pkts {
             return Verdict::Dropped(REASON_OVERFLOW);
         }
-        self.bytes += ctx.size(id) as u64;
-        self.fifo.push_back(id);
+        self.fifo.push(id, ctx.size(id));
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        let FairCodel { params, vars, stats, fifo, bytes, rule, spare_as_mark, .. } = self;
+        let FairCodel { params, vars, stats, fifo, rule, spare_as_mark, .. } = self;
         vars.dequeue_judged(
             params,
             stats,
@@ -250,19 +246,18 @@ impl QueueDisc for FairCodel {
                 rule.judge(conn, ctx.rng())
             },
             |ctx| {
-                let id = fifo.pop_front()?;
-                *bytes -= ctx.size(id) as u64;
-                Some((id, *bytes))
+                let id = fifo.pop(ctx)?;
+                Some((id, fifo.len_bytes()))
             },
         )
     }
 
     fn len_pkts(&self) -> u32 {
-        self.fifo.len() as u32
+        self.fifo.len_pkts()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.len_bytes()
     }
 
     fn stats(&self, out: &mut [u64]) {

@@ -36,6 +36,7 @@ pub mod codel_law;
 pub mod droptail;
 pub mod dualpi2;
 pub mod fair_codel;
+pub mod fifo;
 pub mod fq_codel;
 pub mod fq_pie;
 pub mod heavy_hitter;

@@ -5,11 +5,11 @@
 //!
 //! Source: none (a test fixture). Deviations: not a real discipline.
 
+use super::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Dur, Time};
-use std::collections::VecDeque;
 
 crate::params! {
     /// The drop period.
@@ -25,8 +25,7 @@ crate::params! {
 pub struct PeriodicDrop {
     period: Dur,
     limit_pkts: u32,
-    fifo: VecDeque<PacketId>,
-    bytes: u64,
+    fifo: Fifo,
     /// Next timer expiry.
     next: Time,
     /// Timer expiries so far.
@@ -43,7 +42,7 @@ impl Algorithm for PeriodicDrop {
         sources: &["none: an example of adding a discipline"],
     };
     fn new(cfg: &PeriodicDropConfig, _env: &QdiscEnv) -> PeriodicDrop {
-        PeriodicDrop { period: cfg.period, limit_pkts: cfg.limit_pkts, fifo: VecDeque::new(), bytes: 0, next: Time::ZERO + cfg.period, ticks: 0 }
+        PeriodicDrop { period: cfg.period, limit_pkts: cfg.limit_pkts, fifo: Fifo::new(cfg.limit_pkts), next: Time::ZERO + cfg.period, ticks: 0 }
     }
 }
 
@@ -57,26 +56,24 @@ impl QueueDisc for PeriodicDrop {
     const TIMER: bool = true;
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
-        if self.fifo.len() as u32 >= self.limit_pkts {
+        if self.fifo.len_pkts() >= self.limit_pkts {
             return Verdict::Dropped(REASON_OVERFLOW);
         }
-        self.bytes += ctx.size(id) as u64;
-        self.fifo.push_back(id);
+        self.fifo.push(id, ctx.size(id));
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        let id = self.fifo.pop_front()?;
-        self.bytes -= ctx.size(id) as u64;
+        let id = self.fifo.pop(ctx)?;
         Some(id)
     }
 
     fn len_pkts(&self) -> u32 {
-        self.fifo.len() as u32
+        self.fifo.len_pkts()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.len_bytes()
     }
 
     fn next_timer(&self) -> Time {
@@ -86,8 +83,7 @@ impl QueueDisc for PeriodicDrop {
     fn on_timer(&mut self, ctx: &mut QdiscCtx<'_>) {
         self.ticks += 1;
         self.next = ctx.now + self.period;
-        if let Some(id) = self.fifo.pop_front() {
-            self.bytes -= ctx.size(id) as u64;
+        if let Some(id) = self.fifo.pop(ctx) {
             ctx.drop_queued(id, REASON_TICK);
         }
     }

@@ -22,11 +22,11 @@
 //! this simulator sends (ns-2 `mean_pktsize_` 500). The paper's design rule (a, b from the link
 //! rate, the least number of flows and the largest RTT) is not provided: a and b are parameters.
 
+use super::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Bytes, Dur, Time};
-use std::collections::VecDeque;
 
 crate::params! {
     /// PI parameters; the defaults are ns-2's `Queue/PI` (Hollot et al.'s example controller).
@@ -71,8 +71,7 @@ pub struct Pi {
     /// Sampling period, 1 / w.
     interval: Dur,
     next_update: Time,
-    fifo: VecDeque<PacketId>,
-    bytes: u64,
+    fifo: Fifo,
     /// Early drops and marks decided.
     early: u64,
 }
@@ -92,8 +91,7 @@ impl Algorithm for Pi {
             vars: PiVars::default(),
             interval,
             next_update: Time::ZERO + interval,
-            fifo: VecDeque::with_capacity(cfg.limit_pkts.min(1 << 16) as usize),
-            bytes: 0,
+            fifo: Fifo::new(cfg.limit_pkts),
             early: 0,
             cfg: cfg.clone(),
         }
@@ -104,9 +102,9 @@ impl Pi {
     /// The queue as the controller sees it, packets.
     fn q_pkts(&self) -> f64 {
         if self.cfg.queue_in_bytes {
-            self.bytes as f64 / self.cfg.mean_pkt_size.get() as f64
+            self.fifo.len_bytes() as f64 / self.cfg.mean_pkt_size.get() as f64
         } else {
-            self.fifo.len() as f64
+            self.fifo.len_pkts() as f64
         }
     }
 
@@ -142,7 +140,7 @@ impl QueueDisc for Pi {
     const TIMER: bool = true;
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
-        if self.fifo.len() as u32 >= self.cfg.limit_pkts {
+        if self.fifo.len_pkts() >= self.cfg.limit_pkts {
             return Verdict::Dropped(REASON_OVERFLOW);
         }
         let size = ctx.size(id);
@@ -155,22 +153,20 @@ impl QueueDisc for Pi {
                 }
             }
         }
-        self.bytes += size as u64;
-        self.fifo.push_back(id);
+        self.fifo.push(id, size);
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        let id = self.fifo.pop_front()?;
-        self.bytes -= ctx.size(id) as u64;
+        let id = self.fifo.pop(ctx)?;
         Some(id)
     }
 
     fn len_pkts(&self) -> u32 {
-        self.fifo.len() as u32
+        self.fifo.len_pkts()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.len_bytes()
     }
     fn next_timer(&self) -> Time {
         self.next_update

@@ -31,12 +31,12 @@
 //! Linux's check `qdelay == 0 && backlog != 0` that skips the decay is kept; the update timer
 //! starts at `tupdate` after the start of the run.
 
+use super::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Bytes, Dur, Time};
-use std::collections::VecDeque;
 
 crate::choice! {
     /// Which PIE: Linux's (delay from timestamps) or RFC 8033's (delay from the dequeue rate).
@@ -117,8 +117,7 @@ pub struct Pie {
     cfg: PieConfig,
     pub vars: PieVars,
     next_update: Time,
-    fifo: VecDeque<PacketId>,
-    bytes: u64,
+    fifo: Fifo,
     /// Early drops and marks decided (for the stats).
     early: u64,
 }
@@ -136,8 +135,7 @@ impl Algorithm for Pie {
         Pie {
             vars: PieVars::new(cfg),
             next_update: Time::ZERO + cfg.tupdate,
-            fifo: VecDeque::with_capacity(cfg.limit_pkts.min(1 << 16) as usize),
-            bytes: 0,
+            fifo: Fifo::new(cfg.limit_pkts),
             early: 0,
             cfg: cfg.clone(),
         }
@@ -147,12 +145,12 @@ impl Algorithm for Pie {
 impl Pie {
     /// The early-drop decision for an arrival of `size` bytes.
     fn drop_early(&mut self, size: u32, u: impl FnOnce() -> f64) -> bool {
-        self.vars.drop_early(&self.cfg, self.bytes, size, u)
+        self.vars.drop_early(&self.cfg, self.fifo.len_bytes(), size, u)
     }
 
     /// One controller update.
     pub fn update(&mut self) {
-        self.vars.update(&self.cfg, self.bytes);
+        self.vars.update(&self.cfg, self.fifo.len_bytes());
     }
 }
 
@@ -292,7 +290,7 @@ impl QueueDisc for Pie {
     const TIMER: bool = true;
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
-        if self.fifo.len() as u32 >= self.cfg.limit_pkts {
+        if self.fifo.len_pkts() >= self.cfg.limit_pkts {
             self.vars.accu_prob = 0.0;
             return Verdict::Dropped(REASON_OVERFLOW);
         }
@@ -307,23 +305,21 @@ impl QueueDisc for Pie {
                 return Verdict::Dropped(REASON_PIE);
             }
         }
-        self.bytes += size as u64;
-        self.fifo.push_back(id);
+        self.fifo.push(id, size);
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        let id = self.fifo.pop_front()?;
+        let backlog_before = self.fifo.len_bytes();
+        let id = self.fifo.pop(ctx)?;
         let (size, enq) = {
             let p = ctx.arena.get(id);
             (p.size_bytes as u64, p.enq_time)
         };
-        let backlog_before = self.bytes;
-        self.bytes -= size;
         let now = ctx.now;
         let v = &mut self.vars;
         match self.cfg.variant {
-            PieVariant::Linux => v.on_dequeue_linux(now, enq, self.bytes),
+            PieVariant::Linux => v.on_dequeue_linux(now, enq, self.fifo.len_bytes()),
             PieVariant::Rfc8033 => {
                 let th = self.cfg.dq_threshold.get();
                 if v.dq_measure.is_none() && backlog_before >= th {
@@ -338,7 +334,7 @@ impl QueueDisc for Pie {
                             let w = self.cfg.dq_weight;
                             v.avg_dq_rate = if v.avg_dq_rate == 0.0 { rate } else { (1.0 - w) * v.avg_dq_rate + w * rate };
                         }
-                        v.dq_measure = if self.bytes >= th { Some((now, 0)) } else { None };
+                        v.dq_measure = if self.fifo.len_bytes() >= th { Some((now, 0)) } else { None };
                     }
                 }
             }
@@ -347,10 +343,10 @@ impl QueueDisc for Pie {
     }
 
     fn len_pkts(&self) -> u32 {
-        self.fifo.len() as u32
+        self.fifo.len_pkts()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.len_bytes()
     }
     fn next_timer(&self) -> Time {
         self.next_update
@@ -400,7 +396,7 @@ mod tests {
                     }
                     PieVariant::Rfc8033 => {
                         // qdelay = bytes / rate: 250,000 B at 12.5 MB/s = 20 ms
-                        q.bytes = 250_000;
+                        q.fifo.set_len_bytes(250_000);
                         q.vars.avg_dq_rate = 12.5e6;
                         q.vars.qdelay = Dur::from_ms(18);
                     }
@@ -417,7 +413,7 @@ mod tests {
         // the cap: a large error at p >= 0.1 moves p by 0.02 only
         let mut q = pie(PieVariant::Rfc8033);
         q.vars.drop_prob = 0.2;
-        q.bytes = 2_500_000; // 200 ms
+        q.fifo.set_len_bytes(2_500_000); // 200 ms
         q.vars.avg_dq_rate = 12.5e6;
         q.update();
         assert!((q.vars.drop_prob - 0.22).abs() < 1e-12);
@@ -447,7 +443,7 @@ mod tests {
         q.vars.drop_prob = 0.125;
         q.vars.burst_allowance = Dur::ZERO;
         q.vars.qdelay = Dur::from_ms(20);
-        q.bytes = 100_000;
+        q.fifo.set_len_bytes(100_000);
         let mut rng = Rng::stream(3, StreamKind::Qdisc, 0);
         let (mut gaps, mut since) = (vec![], 0u32);
         for _ in 0..200_000 {
@@ -472,7 +468,7 @@ mod tests {
         q.cfg.derandomize = false;
         q.vars.drop_prob = 0.15;
         q.vars.qdelay = Dur::from_ms(20);
-        q.bytes = 100_000;
+        q.fifo.set_len_bytes(100_000);
         assert!(!q.drop_early(1500, || 0.0), "burst allowance (150 ms at start)");
         q.vars.burst_allowance = Dur::ZERO;
         assert!(q.drop_early(1500, || 0.0));
@@ -480,7 +476,7 @@ mod tests {
         assert!(!q.drop_early(1500, || 0.0), "delay below target / 2 and p < 0.2");
         q.vars.drop_prob = 0.25;
         assert!(q.drop_early(1500, || 0.0), "p >= 0.2 drops even at a low delay");
-        q.bytes = 3000;
+        q.fifo.set_len_bytes(3000);
         assert!(!q.drop_early(1500, || 0.0), "under 2 x 1514 bytes queued");
     }
 
@@ -511,13 +507,13 @@ mod tests {
 
         let mut r = pie(PieVariant::Rfc8033);
         r.vars.qdelay = Dur::from_ms(20);
-        r.bytes = 250_000;
+        r.fifo.set_len_bytes(250_000);
         r.vars.avg_dq_rate = 12.5e6;
         for k in 1..=3 {
             r.update();
             assert_eq!(r.vars.burst_allowance, Dur::from_ms(150 - 15 * k));
         }
-        r.bytes = 0;
+        r.fifo.set_len_bytes(0);
         r.vars.drop_prob = 0.0;
         r.vars.qdelay = Dur::ZERO;
         r.update();
@@ -542,7 +538,7 @@ mod tests {
             arena.free(id);
         }
         let Qd(rate, bytes) = match &q.qdisc {
-            crate::aqm::Qdisc::Pie(p) => Qd(p.vars.avg_dq_rate, p.bytes),
+            crate::aqm::Qdisc::Pie(p) => Qd(p.vars.avg_dq_rate, p.fifo.len_bytes()),
             _ => unreachable!(),
         };
         // each measurement: 11 packets (16,500 B) over 11 gaps of 120 us = 12.5 MB/s; the first

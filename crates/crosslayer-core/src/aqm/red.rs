@@ -34,13 +34,13 @@
 //!
 //! The averaging and the decision (`RedCore`) are shared with Adaptive RED (`ared.rs`).
 
+use super::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
 use crate::registry::{Algorithm, Field, Info};
 use crate::rng::Rng;
 use crate::units::{Bytes, Rate, Time};
-use std::collections::VecDeque;
 
 crate::choice! {
     /// How RED measures the queue and weighs a packet.
@@ -260,8 +260,7 @@ pub struct RedQueue {
     ecn: bool,
     harddrop: bool,
     limit_pkts: u32,
-    fifo: VecDeque<PacketId>,
-    bytes: u64,
+    fifo: Fifo,
 }
 
 /// `REASONS` indices (shared with Adaptive RED).
@@ -284,39 +283,37 @@ pub const RED_STATE: &[Field] = &[
 
 impl RedQueue {
     pub fn new(core: RedCore, ecn: bool, harddrop: bool, limit_pkts: u32) -> RedQueue {
-        RedQueue { core, ecn, harddrop, limit_pkts, fifo: VecDeque::with_capacity(limit_pkts.min(1 << 16) as usize), bytes: 0 }
+        RedQueue { core, ecn, harddrop, limit_pkts, fifo: Fifo::new(limit_pkts) }
     }
 
     pub fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
         let size = ctx.size(id);
-        self.core.update_avg(ctx.now, self.fifo.len() as u32, self.bytes);
+        self.core.update_avg(ctx.now, self.fifo.len_pkts(), self.fifo.len_bytes());
         match self.core.decide(size, ctx.rng()) {
             Decision::Accept => {}
             Decision::Early => {
                 if !(self.ecn && ctx.mark(id, REASON_EARLY)) {
-                    self.core.still_idle(ctx.now, self.fifo.len() as u32);
+                    self.core.still_idle(ctx.now, self.fifo.len_pkts());
                     return Verdict::Dropped(REASON_EARLY);
                 }
             }
             Decision::Forced => {
                 if !(self.ecn && !self.harddrop && ctx.mark(id, REASON_FORCED)) {
-                    self.core.still_idle(ctx.now, self.fifo.len() as u32);
+                    self.core.still_idle(ctx.now, self.fifo.len_pkts());
                     return Verdict::Dropped(REASON_FORCED);
                 }
             }
         }
-        if self.fifo.len() as u32 >= self.limit_pkts {
+        if self.fifo.len_pkts() >= self.limit_pkts {
             return Verdict::Dropped(REASON_OVERFLOW);
         }
-        self.bytes += size as u64;
-        self.fifo.push_back(id);
+        self.fifo.push(id, size);
         Verdict::Enqueued
     }
 
     pub fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        let id = self.fifo.pop_front()?;
+        let id = self.fifo.pop(ctx)?;
         let size = ctx.size(id);
-        self.bytes -= size as u64;
         if self.fifo.is_empty() {
             self.core.on_empty(ctx.now, size);
         }
@@ -324,11 +321,11 @@ impl RedQueue {
     }
 
     pub fn len_pkts(&self) -> u32 {
-        self.fifo.len() as u32
+        self.fifo.len_pkts()
     }
 
     pub fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.len_bytes()
     }
 
     pub fn state(&self, out: &mut [f64]) {

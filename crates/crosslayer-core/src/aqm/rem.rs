@@ -28,11 +28,11 @@
 //! parameter (ns-2 hard-codes 0.1). `mean_pkt_size` defaults to 1500 bytes, this simulator's
 //! full segments (ns-2 1000, its TCP packet size), so that c counts the packets actually sent.
 
+use super::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Bytes, Dur, Time};
-use std::collections::VecDeque;
 
 crate::params! {
     /// REM parameters; the defaults are ns-2's `Queue/REM`.
@@ -83,8 +83,7 @@ pub struct Rem {
     /// Packets the link sends in one update interval (`p_updtime * p_ptc`).
     c_pkts: f64,
     next_update: Time,
-    fifo: VecDeque<PacketId>,
-    bytes: u64,
+    fifo: Fifo,
     /// Early drops and marks decided.
     early: u64,
 }
@@ -104,8 +103,7 @@ impl Algorithm for Rem {
             vars: RemVars::default(),
             c_pkts: cfg.update_interval.secs_f64() * ptc,
             next_update: Time::ZERO + cfg.update_interval,
-            fifo: VecDeque::with_capacity(cfg.limit_pkts.min(1 << 16) as usize),
-            bytes: 0,
+            fifo: Fifo::new(cfg.limit_pkts),
             early: 0,
             cfg: cfg.clone(),
         }
@@ -128,9 +126,9 @@ impl Rem {
     /// The backlog as the price sees it, packets.
     fn backlog_pkts(&self) -> f64 {
         if self.cfg.queue_in_bytes {
-            self.bytes as f64 / self.cfg.mean_pkt_size.get() as f64
+            self.fifo.len_bytes() as f64 / self.cfg.mean_pkt_size.get() as f64
         } else {
-            self.fifo.len() as f64
+            self.fifo.len_pkts() as f64
         }
     }
 
@@ -161,7 +159,7 @@ impl QueueDisc for Rem {
         let size = ctx.size(id);
         // every arrival counts towards the input rate, dropped or not (ns-2)
         self.vars.in_count += if self.cfg.queue_in_bytes { size as f64 } else { 1.0 };
-        if self.fifo.len() as u32 >= self.cfg.limit_pkts {
+        if self.fifo.len_pkts() >= self.cfg.limit_pkts {
             return Verdict::Dropped(REASON_OVERFLOW);
         }
         if self.vars.prob > 0.0 {
@@ -173,22 +171,20 @@ impl QueueDisc for Rem {
                 }
             }
         }
-        self.bytes += size as u64;
-        self.fifo.push_back(id);
+        self.fifo.push(id, size);
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        let id = self.fifo.pop_front()?;
-        self.bytes -= ctx.size(id) as u64;
+        let id = self.fifo.pop(ctx)?;
         Some(id)
     }
 
     fn len_pkts(&self) -> u32 {
-        self.fifo.len() as u32
+        self.fifo.len_pkts()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.len_bytes()
     }
     fn next_timer(&self) -> Time {
         self.next_update

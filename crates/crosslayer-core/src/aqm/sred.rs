@@ -22,10 +22,10 @@
 //! headers); q and B are counted in packets (the paper's in bytes or packets alike); no ECN (the
 //! paper drops). The zombies' timestamps (used only for identifying misbehaving flows) are not kept.
 
+use super::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::registry::{Algorithm, Field, Info};
-use std::collections::VecDeque;
 
 crate::choice! {
     /// Which SRED: the drop probability without or with the hit term.
@@ -74,8 +74,7 @@ pub struct Sred {
     hit_freq: f64,
     /// p_zap of the last arrival.
     p_zap: f64,
-    fifo: VecDeque<PacketId>,
-    bytes: u64,
+    fifo: Fifo,
     /// Hits and early drops since the start.
     hits: u64,
     early: u64,
@@ -95,8 +94,7 @@ impl Algorithm for Sred {
             zombies: Vec::with_capacity(cfg.zombies as usize),
             hit_freq: 0.0,
             p_zap: 0.0,
-            fifo: VecDeque::with_capacity(cfg.limit_pkts.min(1 << 16) as usize),
-            bytes: 0,
+            fifo: Fifo::new(cfg.limit_pkts),
             hits: 0,
             early: 0,
             cfg: cfg.clone(),
@@ -175,7 +173,7 @@ impl QueueDisc for Sred {
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
         let flow = ctx.arena.get(id).flow;
         let hit = self.compare(flow, ctx).unwrap_or(false);
-        let q = self.fifo.len() as u32;
+        let q = self.fifo.len_pkts();
         self.p_zap = self.p_zap(q, hit);
         if ctx.rng().chance(self.p_zap) {
             self.early += 1;
@@ -184,22 +182,20 @@ impl QueueDisc for Sred {
         if q >= self.cfg.limit_pkts {
             return Verdict::Dropped(REASON_OVERFLOW);
         }
-        self.bytes += ctx.size(id) as u64;
-        self.fifo.push_back(id);
+        self.fifo.push(id, ctx.size(id));
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        let id = self.fifo.pop_front()?;
-        self.bytes -= ctx.size(id) as u64;
+        let id = self.fifo.pop(ctx)?;
         Some(id)
     }
 
     fn len_pkts(&self) -> u32 {
-        self.fifo.len() as u32
+        self.fifo.len_pkts()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.len_bytes()
     }
     fn stats(&self, out: &mut [u64]) {
         out.copy_from_slice(&[self.hits, self.early]);

@@ -24,13 +24,13 @@
 //! average over this and the higher-priority classes) is not offered; drop spacing is Linux's
 //! (`RedSpacing::Linux`, as GRED's `red_action`).
 
+use super::fifo::Fifo;
 use super::red::{Decision, RedCore, RedParams, RedSpacing};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::Time;
-use std::collections::VecDeque;
 
 crate::choice! {
     /// How a packet's class is found from its DSCP.
@@ -161,8 +161,7 @@ pub struct Wred {
     /// Packets and bytes queued per class.
     class_pkts: [u32; CLASSES],
     class_bytes: [u64; CLASSES],
-    fifo: VecDeque<PacketId>,
-    bytes: u64,
+    fifo: Fifo,
     /// Early and forced drops (or marks) per class.
     early: [u64; CLASSES],
 }
@@ -197,8 +196,7 @@ impl Algorithm for Wred {
             classes: (0..CLASSES).map(|i| RedCore::new(params(i), env.link_rate)).collect(),
             class_pkts: [0; CLASSES],
             class_bytes: [0; CLASSES],
-            fifo: VecDeque::with_capacity(cfg.limit_pkts.min(1 << 16) as usize),
-            bytes: 0,
+            fifo: Fifo::new(cfg.limit_pkts),
             early: [0; CLASSES],
         }
     }
@@ -223,7 +221,7 @@ impl Wred {
     fn update(&mut self, now: Time, class: usize) {
         match self.average {
             WredAverage::Shared => {
-                self.shared.update_avg(now, self.fifo.len() as u32, self.bytes);
+                self.shared.update_avg(now, self.fifo.len_pkts(), self.fifo.len_bytes());
                 self.classes[class].avg = self.shared.avg;
             }
             WredAverage::PerClass => self.classes[class].update_avg(now, self.class_pkts[class], self.class_bytes[class]),
@@ -271,31 +269,29 @@ impl QueueDisc for Wred {
                 // Cisco's ECN WRED marks in the random range only; above max_th it drops
                 if !(self.ecn && decision == Decision::Early && ctx.mark(id, reason)) {
                     match self.average {
-                        WredAverage::Shared => self.shared.still_idle(ctx.now, self.fifo.len() as u32),
+                        WredAverage::Shared => self.shared.still_idle(ctx.now, self.fifo.len_pkts()),
                         WredAverage::PerClass => self.classes[class].still_idle(ctx.now, self.class_pkts[class]),
                     }
                     return Verdict::Dropped(reason);
                 }
             }
         }
-        if self.fifo.len() as u32 >= self.limit_pkts {
+        if self.fifo.len_pkts() >= self.limit_pkts {
             return Verdict::Dropped(REASON_OVERFLOW);
         }
-        self.bytes += size as u64;
+        self.fifo.push(id, size);
         self.class_pkts[class] += 1;
         self.class_bytes[class] += size as u64;
-        self.fifo.push_back(id);
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        let id = self.fifo.pop_front()?;
+        let id = self.fifo.pop(ctx)?;
         let (dscp, size) = {
             let p = ctx.arena.get(id);
             (p.dscp, p.size_bytes)
         };
         let class = class_of(dscp, self.classify);
-        self.bytes -= size as u64;
         self.class_pkts[class] -= 1;
         self.class_bytes[class] -= size as u64;
         match self.average {
@@ -307,10 +303,10 @@ impl QueueDisc for Wred {
     }
 
     fn len_pkts(&self) -> u32 {
-        self.fifo.len() as u32
+        self.fifo.len_pkts()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.len_bytes()
     }
     fn stats(&self, out: &mut [u64]) {
         out.copy_from_slice(&self.early);
