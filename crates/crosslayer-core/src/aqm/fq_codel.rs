@@ -22,6 +22,7 @@
 //! `ce_threshold`.
 
 use super::codel_law::{CodelParams, CodelStats, CodelVars};
+use super::flow_queues::{self, DrrSlot, FlowScheduler};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict};
 use crate::packet::PacketId;
 use crate::registry::{Algorithm, Field, Info};
@@ -53,33 +54,28 @@ crate::params! {
 const REASON_OVERFLOW: u8 = 0;
 const REASON_CODEL: u8 = 1;
 
-/// Which list a queue is on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum List {
-    None,
-    New,
-    Old,
-}
-
 #[derive(Debug)]
 struct FlowQueue {
     fifo: VecDeque<PacketId>,
     bytes: u64,
-    deficit: i64,
-    list: List,
+    drr: DrrSlot,
     vars: CodelVars,
+}
+
+impl flow_queues::FlowQueue for FlowQueue {
+    #[inline]
+    fn slot(&mut self) -> &mut DrrSlot {
+        &mut self.drr
+    }
 }
 
 #[derive(Debug)]
 pub struct FqCodel {
     params: CodelParams,
     limit_pkts: u32,
-    quantum: i64,
     drop_batch: u32,
     queues: Vec<FlowQueue>,
-    new_flows: VecDeque<u32>,
-    old_flows: VecDeque<u32>,
-    perturbation: Option<u64>,
+    sched: FlowScheduler,
     stats: CodelStats,
     pkts: u32,
     bytes: u64,
@@ -99,17 +95,14 @@ impl Algorithm for FqCodel {
     };
     fn new(cfg: &FqCodelConfig, _env: &QdiscEnv) -> FqCodel {
         let queues = (0..cfg.flows)
-            .map(|_| FlowQueue { fifo: VecDeque::new(), bytes: 0, deficit: 0, list: List::None, vars: CodelVars::default() })
+            .map(|_| FlowQueue { fifo: VecDeque::new(), bytes: 0, drr: DrrSlot::default(), vars: CodelVars::default() })
             .collect();
         FqCodel {
             params: CodelParams { target: cfg.target, interval: cfg.interval, mtu_bytes: cfg.mtu.get(), ecn: cfg.ecn, flavor: Default::default() },
             limit_pkts: cfg.limit_pkts,
-            quantum: cfg.quantum.get() as i64,
             drop_batch: cfg.drop_batch,
             queues,
-            new_flows: VecDeque::new(),
-            old_flows: VecDeque::new(),
-            perturbation: None,
+            sched: FlowScheduler::new(cfg.flows, cfg.quantum.get()),
             stats: CodelStats::default(),
             pkts: 0,
             bytes: 0,
@@ -119,22 +112,7 @@ impl Algorithm for FqCodel {
     }
 }
 
-/// splitmix64's finalizer: a well-mixed 64-bit hash.
-pub(crate) fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 impl FqCodel {
-    /// The queue a packet of `flow` goes to.
-    fn classify(&mut self, flow: u32, ctx: &mut QdiscCtx<'_>) -> usize {
-        let pert = *self.perturbation.get_or_insert_with(|| ctx.rng().next_u64());
-        // reciprocal scale of a 32-bit hash, as Linux maps a hash onto the buckets
-        let h = (mix(flow as u64 ^ pert) >> 32) as u64;
-        ((h * self.queues.len() as u64) >> 32) as usize
-    }
-
     /// Drop from the head of the queue with the largest byte backlog until half of it or
     /// `drop_batch` packets are gone; returns whether the arriving packet (at its tail) went too.
     fn drop_from_fattest(&mut self, arriving: PacketId, ctx: &mut QdiscCtx<'_>) -> bool {
@@ -163,7 +141,7 @@ impl FqCodel {
 
     /// Queues on the new and old lists.
     pub fn active(&self) -> (usize, usize) {
-        (self.new_flows.len(), self.old_flows.len())
+        self.sched.active()
     }
 }
 
@@ -184,15 +162,12 @@ impl QueueDisc for FqCodel {
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
         let flow = ctx.arena.get(id).flow;
-        let idx = self.classify(flow, ctx);
+        let idx = self.sched.classify(flow, ctx);
         let size = ctx.size(id) as u64;
         let q = &mut self.queues[idx];
         q.fifo.push_back(id);
         q.bytes += size;
-        if q.list == List::None {
-            q.list = List::New;
-            q.deficit = self.quantum;
-            self.new_flows.push_back(idx as u32);
+        if self.sched.on_enqueue(idx, &mut q.drr) {
             self.new_flow_count += 1;
         }
         self.pkts += 1;
@@ -207,52 +182,19 @@ impl QueueDisc for FqCodel {
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        loop {
-            let from_new = !self.new_flows.is_empty();
-            let idx = *if from_new { self.new_flows.front() } else { self.old_flows.front() }? as usize;
-            if self.queues[idx].deficit <= 0 {
-                self.queues[idx].deficit += self.quantum;
-                if from_new {
-                    self.new_flows.pop_front();
-                } else {
-                    self.old_flows.pop_front();
-                }
-                self.queues[idx].list = List::Old;
-                self.old_flows.push_back(idx as u32);
-                continue;
-            }
-            let total = &mut self.bytes;
-            let pkts = &mut self.pkts;
-            let q = &mut self.queues[idx];
+        let FqCodel { params, queues, sched, stats, pkts, bytes: total, .. } = self;
+        sched.dequeue(queues, ctx, |q, ctx| {
             let FlowQueue { fifo, bytes, vars, .. } = q;
-            let out = vars.dequeue(&self.params, &mut self.stats, ctx, REASON_CODEL, |ctx| {
+            let id = vars.dequeue(params, stats, ctx, REASON_CODEL, |ctx| {
                 let id = fifo.pop_front()?;
                 let size = ctx.size(id) as u64;
                 *bytes -= size;
                 *total -= size;
                 *pkts -= 1;
                 Some((id, *total))
-            });
-            match out {
-                Some(id) => {
-                    q.deficit -= ctx.size(id) as i64;
-                    return Some(id);
-                }
-                None => {
-                    if from_new {
-                        self.new_flows.pop_front();
-                    } else {
-                        self.old_flows.pop_front();
-                    }
-                    if from_new && !self.old_flows.is_empty() {
-                        q.list = List::Old;
-                        self.old_flows.push_back(idx as u32);
-                    } else {
-                        q.list = List::None;
-                    }
-                }
-            }
-        }
+            })?;
+            Some((id, ctx.size(id)))
+        })
     }
 
     fn len_pkts(&self) -> u32 {
@@ -265,7 +207,8 @@ impl QueueDisc for FqCodel {
         out.copy_from_slice(&[self.overflows, self.new_flow_count, self.stats.dropping_entries]);
     }
     fn state(&self, out: &mut [f64]) {
-        out.copy_from_slice(&[self.new_flows.len() as f64, self.old_flows.len() as f64]);
+        let (new, old) = self.sched.active();
+        out.copy_from_slice(&[new as f64, old as f64]);
     }
 }
 
@@ -303,9 +246,7 @@ mod tests {
             let out = q.dequeue(Time::ZERO, a, &mut dropped).unwrap();
             a.free(out);
             if let crate::aqm::Qdisc::FqCodel(f2) = &mut q.qdisc {
-                let mut ctx_rng = Rng::stream(1, StreamKind::Qdisc, 0);
-                let pert = *f2.perturbation.get_or_insert_with(|| ctx_rng.next_u64());
-                let h = (mix(f as u64 ^ pert) >> 32) * 1024 >> 32;
+                let h = flow_queues::queue_of(f, f2.sched.perturbation().expect("drawn at the first arrival"), 1024);
                 assert!(seen.insert(h), "flows {flows:?} collide");
             }
         }

@@ -22,14 +22,17 @@
 //!   burst allowance by the time since the flow's previous dequeue.
 //! * Timer: every `tupdate` every flow's probability is updated from its own delay (Linux's
 //!   single timer, which walks all flows, at most 2048 per run); Linux arms it first 0.5 s after
-//!   setup, as here.
+//!   setup, as here. The walk here skips the queues whose controller is at rest: empty, and
+//!   unchanged by the last update (probability 0, burst allowance restored). An update of such a
+//!   queue changes nothing, so the result is the same as walking all of them; a queue returns to
+//!   the walk at its next arrival.
 //!
 //! Deliberate deviations: the hash is of the simulator's flow id (Linux: the skb hash of the
 //! 5-tuple); probabilities are floats (Linux: 56-bit fixed point); no `memory_limit` (in Linux it
 //! only counts `overmemory` events and drops nothing); no dequeue-rate estimator (Linux's
 //! optional `dq_rate_estimator`), no byte mode.
 
-use super::fq_codel::mix;
+use super::flow_queues::{self, DrrSlot, FlowScheduler};
 use super::pie::{PieConfig, PieVariant, PieVars};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict};
 use crate::packet::PacketId;
@@ -72,24 +75,23 @@ crate::params! {
 const REASON_OVERFLOW: u8 = 0;
 const REASON_PIE: u8 = 1;
 
-/// Which list a queue is on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum List {
-    None,
-    New,
-    Old,
-}
-
 #[derive(Debug)]
 struct FlowQueue {
     fifo: VecDeque<PacketId>,
     /// Bytes queued.
     bytes: u64,
-    /// Bytes it may still send in this round.
-    deficit: i64,
-    list: List,
+    drr: DrrSlot,
     /// The flow's PIE controller.
     pie: PieVars,
+    /// In the timer's walk (`FqPie::live`).
+    live: bool,
+}
+
+impl flow_queues::FlowQueue for FlowQueue {
+    #[inline]
+    fn slot(&mut self) -> &mut DrrSlot {
+        &mut self.drr
+    }
 }
 
 #[derive(Debug)]
@@ -97,14 +99,13 @@ pub struct FqPie {
     /// PIE parameters shared by all flows (linux variant).
     pie: PieConfig,
     limit_pkts: u32,
-    quantum: i64,
     ecn: bool,
     ecn_prob: f64,
     tupdate: Dur,
     queues: Vec<FlowQueue>,
-    new_flows: VecDeque<u32>,
-    old_flows: VecDeque<u32>,
-    perturbation: Option<u64>,
+    sched: FlowScheduler,
+    /// The queues the timer updates: all but those at rest (see the module docs).
+    live: Vec<u32>,
     next_update: Time,
     pkts: u32,
     bytes: u64,
@@ -141,19 +142,17 @@ impl Algorithm for FqPie {
             ..Default::default()
         };
         let queues = (0..cfg.flows)
-            .map(|_| FlowQueue { fifo: VecDeque::new(), bytes: 0, deficit: 0, list: List::None, pie: PieVars::new(&pie) })
+            .map(|_| FlowQueue { fifo: VecDeque::new(), bytes: 0, drr: DrrSlot::default(), pie: PieVars::new(&pie), live: false })
             .collect();
         FqPie {
             pie,
             limit_pkts: cfg.limit_pkts,
-            quantum: cfg.quantum.get() as i64,
             ecn: cfg.ecn,
             ecn_prob: cfg.ecn_prob,
             tupdate: cfg.tupdate,
             queues,
-            new_flows: VecDeque::new(),
-            old_flows: VecDeque::new(),
-            perturbation: None,
+            sched: FlowScheduler::new(cfg.flows, cfg.quantum.get()),
+            live: Vec::new(),
             next_update: Time::ZERO + cfg.first_update,
             pkts: 0,
             bytes: 0,
@@ -166,18 +165,16 @@ impl Algorithm for FqPie {
 }
 
 impl FqPie {
-    /// The queue a packet of `flow` goes to (as FQ-CoDel's).
-    fn classify(&mut self, flow: u32, ctx: &mut QdiscCtx<'_>) -> usize {
-        let pert = *self.perturbation.get_or_insert_with(|| ctx.rng().next_u64());
-        let h = mix(flow as u64 ^ pert) >> 32;
-        ((h * self.queues.len() as u64) >> 32) as usize
-    }
-
-    /// Every flow's probability update (Linux fq_pie_timer).
+    /// Every flow's probability update (Linux fq_pie_timer), skipping the queues at rest.
     fn update_all(&mut self) {
-        for q in &mut self.queues {
-            q.pie.update(&self.pie, q.bytes);
-        }
+        let (queues, pie) = (&mut self.queues, &self.pie);
+        self.live.retain(|&idx| {
+            let q = &mut queues[idx as usize];
+            let before = q.pie;
+            q.pie.update(pie, q.bytes);
+            q.live = q.bytes > 0 || q.pie != before;
+            q.live
+        });
     }
 }
 
@@ -202,8 +199,12 @@ impl QueueDisc for FqPie {
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
         let flow = ctx.arena.get(id).flow;
-        let idx = self.classify(flow, ctx);
+        let idx = self.sched.classify(flow, ctx);
         let q = &mut self.queues[idx];
+        if !q.live {
+            q.live = true;
+            self.live.push(idx as u32);
+        }
         if self.pkts >= self.limit_pkts {
             self.overlimit += 1;
             q.pie.accu_prob = 0.0;
@@ -223,10 +224,7 @@ impl QueueDisc for FqPie {
         }
         q.fifo.push_back(id);
         q.bytes += size as u64;
-        if q.list == List::None {
-            q.list = List::New;
-            q.deficit = self.quantum;
-            self.new_flows.push_back(idx as u32);
+        if self.sched.on_enqueue(idx, &mut q.drr) {
             self.new_flow_count += 1;
         }
         self.pkts += 1;
@@ -235,49 +233,19 @@ impl QueueDisc for FqPie {
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        loop {
-            let from_new = !self.new_flows.is_empty();
-            let idx = *if from_new { self.new_flows.front() } else { self.old_flows.front() }? as usize;
-            let q = &mut self.queues[idx];
-            if q.deficit <= 0 {
-                q.deficit += self.quantum;
-                if from_new {
-                    self.new_flows.pop_front();
-                } else {
-                    self.old_flows.pop_front();
-                }
-                q.list = List::Old;
-                self.old_flows.push_back(idx as u32);
-                continue;
-            }
-            match q.fifo.pop_front() {
-                Some(id) => {
-                    let (size, enq) = {
-                        let p = ctx.arena.get(id);
-                        (p.size_bytes as u64, p.enq_time)
-                    };
-                    q.bytes -= size;
-                    q.deficit -= size as i64;
-                    self.bytes -= size;
-                    self.pkts -= 1;
-                    q.pie.on_dequeue_linux(ctx.now, enq, q.bytes);
-                    return Some(id);
-                }
-                None => {
-                    if from_new {
-                        self.new_flows.pop_front();
-                    } else {
-                        self.old_flows.pop_front();
-                    }
-                    if from_new && !self.old_flows.is_empty() {
-                        q.list = List::Old;
-                        self.old_flows.push_back(idx as u32);
-                    } else {
-                        q.list = List::None;
-                    }
-                }
-            }
-        }
+        let FqPie { queues, sched, pkts, bytes: total, .. } = self;
+        sched.dequeue(queues, ctx, |q, ctx| {
+            let id = q.fifo.pop_front()?;
+            let (size, enq) = {
+                let p = ctx.arena.get(id);
+                (p.size_bytes, p.enq_time)
+            };
+            q.bytes -= size as u64;
+            *total -= size as u64;
+            *pkts -= 1;
+            q.pie.on_dequeue_linux(ctx.now, enq, q.bytes);
+            Some((id, size))
+        })
     }
 
     fn len_pkts(&self) -> u32 {
@@ -308,7 +276,8 @@ impl QueueDisc for FqPie {
             }
         }
         let mean = if n > 0 { sum / n as f64 } else { 0.0 };
-        out.copy_from_slice(&[self.new_flows.len() as f64, self.old_flows.len() as f64, max, mean]);
+        let (new, old) = self.sched.active();
+        out.copy_from_slice(&[new as f64, old as f64, max, mean]);
     }
 }
 
@@ -397,11 +366,8 @@ mod tests {
         q.on_timer(Time::from_ms(500), &mut a, &mut dropped);
         let f = fq(&mut q);
         let prob = |f: &FqPie, flow: u32| {
-            let mut g = Rng::stream(1, StreamKind::Qdisc, 0);
-            let pert = *f.perturbation.as_ref().unwrap();
-            let _ = g.next_u64();
-            let h = mix(flow as u64 ^ pert) >> 32;
-            f.queues[((h * f.queues.len() as u64) >> 32) as usize].pie
+            let pert = f.sched.perturbation().unwrap();
+            f.queues[flow_queues::queue_of(flow, pert, f.queues.len() as u64)].pie
         };
         for (flow, qdelay) in [(1u32, 0.020f64), (2, 0.010), (3, 0.0)] {
             let v = prob(f, flow);
@@ -430,10 +396,9 @@ mod tests {
             }
             let set = |q: &mut Queue, flow: u32, p: f64| {
                 let f = fq(q);
-                let pert = f.perturbation.unwrap();
-                let h = mix(flow as u64 ^ pert) >> 32;
+                let pert = f.sched.perturbation().unwrap();
                 let n = f.queues.len() as u64;
-                let v = &mut f.queues[((h * n) >> 32) as usize].pie;
+                let v = &mut f.queues[flow_queues::queue_of(flow, pert, n)].pie;
                 v.drop_prob = p;
                 v.burst_allowance = Dur::ZERO;
                 v.qdelay = Dur::from_ms(20);

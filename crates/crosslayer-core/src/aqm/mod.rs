@@ -37,6 +37,7 @@ pub mod droptail;
 pub mod dualpi2;
 pub mod fair_codel;
 pub mod fifo;
+pub mod flow_queues;
 pub mod fq_codel;
 pub mod fq_pie;
 pub mod heavy_hitter;

@@ -95,7 +95,7 @@ const REASON_OVERFLOW: u8 = 0;
 const REASON_PIE: u8 = 1;
 
 /// PIE's controller variables (RFC 8033 section 5 names).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PieVars {
     pub drop_prob: f64,
     /// The current queueing delay estimate.
