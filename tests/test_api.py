@@ -29,7 +29,7 @@ def test_run_accepts_scenario_mapping_path_and_text(fake_core: types.ModuleType,
 
 
 def test_run_rejects_an_invalid_scenario_before_the_engine(fake_core: types.ModuleType, minimal: dict[str, Any]) -> None:
-    minimal["flows"][0]["cc"] = "bbr"
+    minimal["flows"][0]["cc"] = "copa"
     with pytest.raises(ScenarioError):
         crosslayer.run(minimal)
     assert fake_core.specs == []

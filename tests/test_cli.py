@@ -25,7 +25,7 @@ receivers = [{ name = "N4", rate = "1Mbps", delay = "0s" }]
 [[flows]]
 src = "N1"
 dst = "N4"
-cc = "bbr"
+cc = "copa"
 """
 
 
@@ -48,7 +48,7 @@ def test_bad_study_exits_2_with_the_problems_on_stderr(command: str, bad_study: 
     assert result.exit_code == 2
     assert result.stdout == ""
     assert 'topology.bottleneck.rate: must be a positive rate like "100Mbps" (got "-5Mbps")' in result.stderr
-    assert 'flows[0].cc: unknown congestion control "bbr"' in result.stderr
+    assert 'flows[0].cc: unknown congestion control "copa"' in result.stderr
     assert "Traceback" not in result.output
 
 
