@@ -1,9 +1,11 @@
 //! Run a seed-000 scenario and print per-flow goodput and the bottleneck queue.
-//! `cargo run --release --example seed000 -- [access|datacenter] [flows] [seconds] [qdisc]`
+//! `cargo run --release --example seed000 -- [access|datacenter] [flows] [seconds] [qdisc] [cc]`
 //! (qdisc at the bottleneck: droptail (900 packets, the default) or any registered discipline by
 //! name, with its defaults; pie, codel and fq_codel with seed 000's 5 ms target at 100 Mb/s,
-//! 2 ms at 1 Gb/s).
+//! 2 ms at 1 Gb/s; cc: every flow's congestion control by name, with its defaults, CUBIC by
+//! default).
 use crosslayer_core::aqm::{self, QdiscConfig};
+use crosslayer_core::cc;
 use crosslayer_core::presets;
 use crosslayer_core::spec::TopologySpec;
 use crosslayer_core::units::Dur;
@@ -31,6 +33,15 @@ fn main() {
             panic!("unknown qdisc {name:?}: use one of {}", known.join(", "))
         })),
     };
+    if let Some(name) = args.get(5) {
+        let cc = cc::all_defaults().into_iter().find(|c| c.name() == name.as_str()).unwrap_or_else(|| {
+            let known: Vec<&str> = cc::all_defaults().iter().map(|c| c.name()).collect();
+            panic!("unknown congestion control {name:?}: use one of {}", known.join(", "))
+        });
+        for f in &mut spec.flows {
+            f.cc = cc.clone();
+        }
+    }
     if let Some(q) = qdisc {
         let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
         forward.qdisc = q;
