@@ -29,6 +29,7 @@ pub mod cubic;
 pub mod fixed_window;
 pub mod hystart;
 pub mod reno;
+pub mod vegas;
 
 use crate::registry::{fields_json, Field};
 use crate::tcp::Profile;
@@ -304,6 +305,7 @@ crate::registry! {
     algorithms {
         Reno => reno::Reno,
         Cubic => cubic::Cubic,
+        Vegas => vegas::Vegas,
         #[cfg(test)]
         FixedWindow => fixed_window::FixedWindow,
     }
@@ -381,7 +383,7 @@ mod tests {
         let r: CcConfig = serde_json::from_str(r#"{"kind": "newreno"}"#).unwrap();
         assert_eq!(r.name(), "reno");
         let e = serde_json::from_str::<CcConfig>(r#"{"kind": "vegass"}"#).unwrap_err().to_string();
-        assert!(e.contains("unknown congestion control \"vegass\"; known: reno, cubic"), "{e}");
+        assert!(e.contains("unknown congestion control \"vegass\"; known: reno, cubic, vegas"), "{e}");
         let e = serde_json::from_str::<CcConfig>(r#"{"kind": "cubic", "bta": 1}"#).unwrap_err().to_string();
         assert!(e.contains("unknown field `bta`"), "{e}");
     }

@@ -101,7 +101,7 @@ impl CongestionControl for Reno {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::cc::{CaState, CongestionKind, RateSample};
     use crate::units::{Dur, Time};

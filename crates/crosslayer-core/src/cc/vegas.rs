@@ -1,0 +1,302 @@
+//! TCP Vegas: once per round trip, compare the window with the window the measured rate would
+//! need at the base RTT, and keep the difference (the sender's packets queued in the network)
+//! between alpha and beta.
+//!
+//! Source: Brakmo, O'Malley, Peterson, "TCP Vegas: New techniques for congestion detection and
+//! avoidance", ACM SIGCOMM 1994, and Brakmo & Peterson, IEEE JSAC 13(8), 1995; Linux
+//! `net/ipv4/tcp_vegas.c`, read for behaviour (not copied). Defaults are Linux's: alpha 2,
+//! beta 4, gamma 1 packets (the paper's alpha 1, beta 3 are a parameter choice away).
+//!
+//! The rule, as Linux runs it:
+//! * every ACK with an RTT sample: `v = rtt + 1 us`; `base_rtt = min(base_rtt, v)` (for the
+//!   connection's life); `min_rtt` of the round = the least `v` in it; `cnt_rtt` += 1;
+//! * once per round trip (the first ACK beyond the `snd_nxt` saved at the previous round): if
+//!   the round had at most 2 RTT samples (one ACK per round is a delayed ACK), Reno's rule;
+//!   otherwise, with `rtt` the round's least RTT, `target = cwnd * base_rtt / rtt` and
+//!   `diff = cwnd * (rtt - base_rtt) / base_rtt` (segments, integer division):
+//!   - in slow start with `diff > gamma`: `cwnd = min(cwnd, target + 1)`, ssthresh = min(ssthresh,
+//!     cwnd): slow start ends;
+//!   - in slow start otherwise: Linux's slow start;
+//!   - in congestion avoidance: `diff > beta`: cwnd - 1 (and ssthresh follows it down);
+//!     `diff < alpha`: cwnd + 1; otherwise unchanged;
+//!   - cwnd at least 2; then ssthresh = max(ssthresh, 3/4 cwnd) (Linux `tcp_current_ssthresh`).
+//!   The round's samples are then cleared;
+//! * other ACKs: slow start if below ssthresh (Linux's, not the paper's every-other-RTT growth);
+//! * outside the Open state (fast recovery, after a timeout) Vegas is off and Reno's rule runs;
+//!   back in Open it restarts its round (Linux `tcp_vegas_state`); a loss sets ssthresh as Reno
+//!   (half the window).
+//!
+//! Deliberate deviations: RTTs are in microseconds as in Linux, from the sender's Karn-filtered
+//! samples (Linux: every ACK's `rtt_us`, also from SACKed segments); Linux re-initializes Vegas
+//! (forgetting base_rtt) when a connection restarts after idle, which a bulk sender never does,
+//! so it is not modelled.
+
+use super::reno::{Reno, RenoConfig};
+use super::{slow_start, AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, SsRule, Window};
+use crate::params::Problem;
+use crate::registry::{Algorithm, Field, Info};
+
+crate::params! {
+    /// Vegas parameters: the bounds of `diff`, the sender's packets queued in the network.
+    pub struct VegasConfig {
+        /// Below this many queued packets, cwnd grows by one per round trip.
+        alpha: u32 = 2, Packets, range(>= 0, <= 10000), "Linux tcp_vegas.c alpha = 2 (Brakmo & Peterson 1995: 1)";
+        /// Above this many queued packets, cwnd shrinks by one per round trip.
+        beta: u32 = 4, Packets, range(>= 0, <= 10000), "Linux tcp_vegas.c beta = 4 (Brakmo & Peterson 1995: 3)";
+        /// In slow start, more than this many queued packets end slow start.
+        gamma: u32 = 1, Packets, range(>= 0, <= 10000), "Linux tcp_vegas.c gamma = 1 (Brakmo & Peterson 1995: 1)";
+    }
+    check = VegasConfig::check;
+}
+
+impl VegasConfig {
+    fn check(&self, out: &mut Vec<Problem>) {
+        if self.alpha > self.beta {
+            out.push(Problem::new("alpha", format!("must not exceed beta ({}): Vegas holds diff between alpha and beta", self.beta)));
+        }
+    }
+}
+
+/// No sample yet (Linux 0x7fffffff).
+const NONE_US: u64 = 0x7fff_ffff;
+
+#[derive(Clone, Debug)]
+pub struct Vegas {
+    alpha: u64,
+    beta: u64,
+    gamma: u64,
+    /// Reno's rule, used outside the Vegas path.
+    reno: Reno,
+    ss: SsRule,
+    /// Vegas is on (Open state).
+    on: bool,
+    /// snd_nxt (bytes) when the current round began.
+    beg_snd_nxt: u64,
+    /// Smallest RTT of the connection, us (+1).
+    base_rtt_us: u64,
+    /// Smallest RTT of the current round, us (+1).
+    min_rtt_us: u64,
+    /// RTT samples in the current round.
+    cnt_rtt: u32,
+    /// `diff` of the last Vegas decision, segments.
+    last_diff: f64,
+}
+
+impl Algorithm for Vegas {
+    type Config = VegasConfig;
+    type Env = CcEnv;
+    const INFO: Info = Info {
+        name: "vegas",
+        aliases: &[],
+        summary: "Vegas: once per RTT, keep the packets queued in the network (cwnd - rate x base RTT) between alpha and beta",
+        sources: &["Brakmo, O'Malley, Peterson, ACM SIGCOMM 1994", "Brakmo, Peterson, IEEE JSAC 13(8), 1995", "Linux net/ipv4/tcp_vegas.c"],
+    };
+    fn new(cfg: &VegasConfig, env: &CcEnv) -> Vegas {
+        Vegas {
+            alpha: cfg.alpha as u64,
+            beta: cfg.beta as u64,
+            gamma: cfg.gamma as u64,
+            reno: Reno::new(&RenoConfig::default(), env),
+            ss: env.slow_start.rule(SsRule::PerAck),
+            on: true,
+            beg_snd_nxt: 0,
+            base_rtt_us: NONE_US,
+            min_rtt_us: NONE_US,
+            cnt_rtt: 0,
+            last_diff: f64::NAN,
+        }
+    }
+}
+
+impl Vegas {
+    /// Start a new round (Linux `vegas_enable`).
+    fn enable(&mut self, snd_nxt: u64) {
+        self.on = true;
+        self.beg_snd_nxt = snd_nxt;
+        self.cnt_rtt = 0;
+        self.min_rtt_us = NONE_US;
+    }
+
+    /// The once-per-round decision with `rtt_us` the round's least RTT.
+    fn adjust(&mut self, w: &mut Window, a: &AckEvent) {
+        let mss = w.mss as u64;
+        let cwnd = w.cwnd / mss;
+        let (base, rtt) = (self.base_rtt_us, self.min_rtt_us);
+        let target = cwnd * base / rtt;
+        let diff = cwnd * (rtt - base) / base;
+        self.last_diff = diff as f64;
+        let mut segs = cwnd;
+        let mut ssthresh = w.ssthresh;
+        if diff > self.gamma && w.in_slow_start() {
+            segs = segs.min(target + 1);
+            ssthresh = ssthresh.min(segs * mss);
+        } else if w.in_slow_start() {
+            slow_start(w, a.growth_bytes, self.ss);
+            segs = w.cwnd / mss;
+        } else if diff > self.beta {
+            segs -= 1;
+            ssthresh = ssthresh.min(segs * mss);
+        } else if diff < self.alpha {
+            segs += 1;
+        }
+        segs = segs.max(2);
+        w.cwnd = segs * mss;
+        // Linux tcp_current_ssthresh (Vegas runs only in the Open state)
+        w.ssthresh = ssthresh.max((segs / 2 + segs / 4) * mss);
+    }
+}
+
+impl CongestionControl for Vegas {
+    const STATE: &'static [Field] = &[
+        Field { name: "base_rtt_s", unit: "s", doc: "the smallest RTT seen (the propagation delay estimate)" },
+        Field { name: "diff_pkts", unit: "pkts", doc: "diff at the last once-per-RTT decision: cwnd x (rtt - base_rtt) / base_rtt" },
+        Field { name: "vegas_on", unit: "flag", doc: "1 while Vegas runs (Open state); 0 in recovery, when Reno's rule runs" },
+    ];
+
+    fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
+        // Linux tcp_vegas_pkts_acked
+        if let Some(rtt) = a.rtt {
+            let v = rtt.ns() / 1000 + 1;
+            self.base_rtt_us = self.base_rtt_us.min(v);
+            self.min_rtt_us = self.min_rtt_us.min(v);
+            self.cnt_rtt += 1;
+        }
+        // Linux tcp_vegas_state: off outside Open, a fresh round on returning to it
+        if a.ca_state != CaState::Open {
+            self.on = false;
+        } else if !self.on {
+            self.enable(a.snd_nxt);
+        }
+        if !self.on {
+            self.reno.on_ack(w, a);
+            return;
+        }
+        // Linux calls cong_avoid when new data is acknowledged (tcp_may_raise_cwnd)
+        if a.acked_bytes == 0 {
+            return;
+        }
+        if a.snd_una > self.beg_snd_nxt {
+            self.beg_snd_nxt = a.snd_nxt;
+            if self.cnt_rtt <= 2 {
+                self.reno.on_ack(w, a);
+            } else {
+                self.adjust(w, a);
+            }
+            self.cnt_rtt = 0;
+            self.min_rtt_us = NONE_US;
+        } else if w.in_slow_start() {
+            slow_start(w, a.growth_bytes, self.ss);
+        }
+    }
+
+    fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
+        self.on = false;
+        self.reno.on_congestion(w, e)
+    }
+
+    fn state(&self, _w: &Window, out: &mut [f64]) {
+        let base = if self.base_rtt_us == NONE_US { f64::NAN } else { self.base_rtt_us as f64 * 1e-6 };
+        out.copy_from_slice(&[base, self.last_diff, self.on as u8 as f64]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::reno::tests::ack;
+    use crate::units::Dur;
+
+    const MSS: u64 = 1000;
+
+    fn vegas() -> Vegas {
+        Vegas::new(&VegasConfig::default(), &CcEnv::linux(MSS as u32, 10))
+    }
+
+    /// The ACK that closes a round whose least RTT was `rtt_us` (with `samples` samples), with
+    /// base RTT `base_us`: returns the window after Vegas's decision.
+    fn close_round(cwnd: u64, ssthresh: u64, base_us: u64, rtt_us: u64, samples: u32) -> (Window, Vegas) {
+        let mut v = vegas();
+        v.base_rtt_us = base_us;
+        v.min_rtt_us = rtt_us;
+        v.cnt_rtt = samples;
+        v.beg_snd_nxt = 0;
+        let mut w = Window { cwnd: cwnd * MSS, ssthresh, mss: MSS as u32 };
+        v.on_ack(&mut w, &AckEvent { snd_una: MSS, snd_nxt: cwnd * MSS, ..ack(MSS) });
+        (w, v)
+    }
+
+    /// Congestion avoidance, base RTT 100 ms, cwnd 40: diff = 40 (rtt - base) / base, in whole
+    /// segments. Below alpha (2) +1, from alpha to beta (4) hold, above beta -1 with ssthresh
+    /// following cwnd down (then at least 3/4 cwnd, Linux tcp_current_ssthresh).
+    #[test]
+    fn plus_one_hold_minus_one_around_alpha_and_beta() {
+        let base = 100_000;
+        for (rtt, diff, want) in [(100_000, 0, 41), (104_999, 1, 41), (105_000, 2, 40), (112_499, 4, 40), (112_500, 5, 39), (150_000, 20, 39)] {
+            let (w, v) = close_round(40, 20 * MSS, base, rtt, 3);
+            assert_eq!(v.last_diff, diff as f64, "rtt {rtt} us");
+            assert_eq!(w.cwnd, want * MSS, "rtt {rtt} us, diff {diff}");
+            // ssthresh: min(20, cwnd) on a cut, then at least 3/4 cwnd
+            assert_eq!(w.ssthresh, 20.max(want / 2 + want / 4) * MSS, "rtt {rtt} us");
+        }
+    }
+
+    /// The paper's alpha 1, beta 3: diff 1 holds, diff 0 grows, diff 4 shrinks.
+    #[test]
+    fn the_papers_alpha_and_beta() {
+        let cfg = VegasConfig { alpha: 1, beta: 3, ..Default::default() };
+        for (rtt, want) in [(100_000, 41), (102_500, 40), (107_500, 40), (110_000, 39)] {
+            let mut v = Vegas::new(&cfg, &CcEnv::linux(MSS as u32, 10));
+            v.base_rtt_us = 100_000;
+            v.min_rtt_us = rtt;
+            v.cnt_rtt = 3;
+            let mut w = Window { cwnd: 40 * MSS, ssthresh: 20 * MSS, mss: MSS as u32 };
+            v.on_ack(&mut w, &AckEvent { snd_una: MSS, snd_nxt: 40 * MSS, ..ack(MSS) });
+            assert_eq!(w.cwnd, want * MSS, "rtt {rtt}");
+        }
+    }
+
+    /// Slow start: diff 1 (= gamma) keeps slow start going; diff 4 > gamma sets cwnd to
+    /// min(cwnd, target + 1) with target = cwnd x base / rtt, and ends slow start.
+    #[test]
+    fn slow_start_exits_when_diff_exceeds_gamma() {
+        let (w, _) = close_round(40, u64::MAX, 100_000, 103_000, 3);
+        assert!(w.in_slow_start() && w.cwnd == 41 * MSS, "diff 1: slow start goes on ({} segments)", w.cwnd / MSS);
+        let (w, v) = close_round(40, u64::MAX, 100_000, 110_000, 3);
+        assert_eq!(v.last_diff, 4.0);
+        assert_eq!(w.cwnd, (40 * 100_000 / 110_000 + 1) * MSS); // 37
+        assert!(!w.in_slow_start());
+        assert_eq!(w.ssthresh, 37 * MSS);
+    }
+
+    /// Two samples in a round (one delayed ACK per RTT) are not enough: Reno's rule decides.
+    #[test]
+    fn too_few_samples_fall_back_to_reno() {
+        let (w, v) = close_round(10, 5 * MSS, 100_000, 900_000, 2);
+        assert!(v.last_diff.is_nan());
+        assert_eq!(w.cwnd, 10 * MSS, "Reno's byte counting: not yet a window's worth");
+        let (w, _) = close_round(10, 5 * MSS, 100_000, 900_000, 3);
+        assert_eq!(w.cwnd, 9 * MSS, "with 3 samples Vegas cuts");
+    }
+
+    /// Per-ACK samples: base RTT is the least ever seen (+1 us), the round's minimum restarts
+    /// each round; outside Open Vegas is off and Reno runs; back in Open a new round starts.
+    #[test]
+    fn samples_rounds_and_recovery() {
+        let mut v = vegas();
+        let mut w = Window { cwnd: 20 * MSS, ssthresh: 10 * MSS, mss: MSS as u32 };
+        let mut una = 0;
+        for rtt in [120, 110, 130] {
+            una += MSS;
+            v.on_ack(&mut w, &AckEvent { rtt: Some(Dur::from_ms(rtt)), snd_una: una, snd_nxt: una + 20 * MSS, ..ack(MSS) });
+        }
+        // the first ACK closed round 0 (with one sample: Reno); 110 ms and 130 ms are this round's
+        assert_eq!(v.base_rtt_us, 110_001);
+        assert_eq!((v.min_rtt_us, v.cnt_rtt), (110_001, 2));
+        v.on_ack(&mut w, &AckEvent { ca_state: CaState::Recovery, snd_una: una, snd_nxt: una + 20 * MSS, ..ack(0) });
+        assert!(!v.on);
+        una += MSS;
+        v.on_ack(&mut w, &AckEvent { snd_una: una, snd_nxt: una + 5 * MSS, ..ack(MSS) });
+        assert!(v.on);
+        assert_eq!((v.beg_snd_nxt, v.cnt_rtt, v.min_rtt_us), (una + 5 * MSS, 0, NONE_US));
+    }
+}
