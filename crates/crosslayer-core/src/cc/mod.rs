@@ -28,8 +28,11 @@ pub mod compound;
 pub mod cubic;
 #[cfg(test)]
 pub mod fixed_window;
+pub mod highspeed;
+pub mod htcp;
 pub mod hystart;
 pub mod reno;
+pub mod scalable;
 pub mod vegas;
 
 use crate::registry::{fields_json, Field};
@@ -308,6 +311,9 @@ crate::registry! {
         Cubic => cubic::Cubic,
         Vegas => vegas::Vegas,
         Compound => compound::Compound,
+        HighSpeed => highspeed::HighSpeed,
+        Scalable => scalable::Scalable,
+        Htcp => htcp::Htcp,
         #[cfg(test)]
         FixedWindow => fixed_window::FixedWindow,
     }
@@ -385,7 +391,7 @@ mod tests {
         let r: CcConfig = serde_json::from_str(r#"{"kind": "newreno"}"#).unwrap();
         assert_eq!(r.name(), "reno");
         let e = serde_json::from_str::<CcConfig>(r#"{"kind": "vegass"}"#).unwrap_err().to_string();
-        assert!(e.contains("unknown congestion control \"vegass\"; known: reno, cubic, vegas, compound"), "{e}");
+        assert!(e.contains("unknown congestion control \"vegass\"; known: reno, cubic, vegas, compound, highspeed, scalable, htcp"), "{e}");
         let e = serde_json::from_str::<CcConfig>(r#"{"kind": "cubic", "bta": 1}"#).unwrap_err().to_string();
         assert!(e.contains("unknown field `bta`"), "{e}");
     }

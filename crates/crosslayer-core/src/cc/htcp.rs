@@ -1,0 +1,289 @@
+//! H-TCP: the increase grows with the time since the last congestion event, scaled to the RTT,
+//! and the decrease adapts to the ratio of the least to the largest RTT (how full the buffer
+//! ran), falling back to 1/2 when the throughput moved by more than 20 %.
+//!
+//! Source: Leith and Shorten, "H-TCP: TCP for high-speed and long-distance networks", PFLDnet
+//! 2004, and draft-leith-tcp-htcp-06 (2008); Linux `net/ipv4/tcp_htcp.c`, read for behaviour
+//! (not copied). With delta the time since the last congestion event and delta_L = 1 s:
+//!
+//!     alpha_H(delta) = 1                                         delta <= delta_L
+//!                    = 1 + 10 (delta - delta_L) + ((delta - delta_L) / 2)^2   otherwise
+//!     alpha = 2 (1 - beta) alpha_H x clamp(min_rtt / 100 ms, 0.1, 2)   (RTT scaling)
+//!
+//! Congestion avoidance adds alpha / cwnd per segment acknowledged. At a congestion event:
+//! `beta = clamp(min_rtt / max_rtt, 0.5, 0.8)` (adaptive backoff, used once the RTT is above
+//! 10 ms and after the first event; else 0.5), but 0.5 when the throughput measured over the
+//! last epoch differs by more than 20 % from the previous epoch's (bandwidth switch);
+//! ssthresh = max(beta x cwnd, 2). max_rtt only rises by samples at most 20 ms above it (Linux's
+//! guard against spikes), and decays to `min_rtt + 0.95 (max_rtt - min_rtt)` at each event.
+//!
+//! Throughput (as Linux `measure_achieved_throughput`): in the Open state, once at least a
+//! window's worth of segments (less alpha) and one min_rtt have passed, the rate of that span;
+//! within 3 round trips of an event it restarts the estimate (B_i = max_B = the rate), later
+//! B_i = 3/4 B_i + 1/4 rate and max_B the largest B_i. The switch compares max_B with the value
+//! it had at the previous event.
+//!
+//! Deliberate deviations: times and windows in floating point (Linux: jiffies and 1/128
+//! fixed point); alpha is evaluated per ACK (Linux refreshes it each time cwnd grows by one).
+
+use super::{slow_start, AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use crate::registry::{Algorithm, Field, Info};
+use crate::units::{Dur, Time};
+
+crate::params! {
+    /// H-TCP parameters; the defaults are Linux's and the paper's.
+    pub struct HtcpConfig {
+        /// Scale alpha by min_rtt / 100 ms (within 0.1..2).
+        rtt_scaling: bool = true, Flag, range(), "Linux tcp_htcp.c use_rtt_scaling = 1";
+        /// Back off by 1/2 when the throughput moved by more than 20 % between epochs.
+        bandwidth_switch: bool = true, Flag, range(), "Linux tcp_htcp.c use_bandwidth_switch = 1";
+        /// delta_L: the time after a congestion event during which alpha_H is 1.
+        delta_l: Dur = Dur::from_secs(1), Time, range(>= Dur::ZERO, <= Dur::from_secs(100)), "Leith & Shorten 2004 (delta_L = 1 s); Linux HZ";
+    }
+}
+
+const BETA_MIN: f64 = 0.5;
+const BETA_MAX: f64 = 0.8;
+
+#[derive(Clone, Debug)]
+pub struct Htcp {
+    cfg: HtcpConfig,
+    ss: SsRule,
+    beta: f64,
+    /// Adaptive backoff allowed (after the first event, Linux `modeswitch`).
+    modeswitch: bool,
+    last_cong: Time,
+    min_rtt_s: f64,
+    max_rtt_s: f64,
+    /// Segments of growth accumulated, not yet applied.
+    acc: f64,
+    /// Throughput measurement: segments since `meas_start`, the smoothed rate B_i and its
+    /// largest value max_B (segments/s), max_B at the previous event.
+    meas_start: Time,
+    meas_segs: u64,
+    b_i: f64,
+    max_b: f64,
+    old_max_b: f64,
+    alpha: f64,
+}
+
+impl Algorithm for Htcp {
+    type Config = HtcpConfig;
+    type Env = CcEnv;
+    const INFO: Info = Info {
+        name: "htcp",
+        aliases: &["h-tcp"],
+        summary: "H-TCP: increase growing with the time since the last loss, RTT-scaled; backoff min_rtt / max_rtt in [0.5, 0.8]",
+        sources: &["Leith, Shorten, PFLDnet 2004", "draft-leith-tcp-htcp-06", "Linux net/ipv4/tcp_htcp.c"],
+    };
+    fn new(cfg: &HtcpConfig, env: &CcEnv) -> Htcp {
+        Htcp {
+            cfg: cfg.clone(),
+            ss: env.slow_start.rule(SsRule::PerAck),
+            beta: BETA_MIN,
+            modeswitch: false,
+            last_cong: Time::ZERO,
+            min_rtt_s: f64::INFINITY,
+            max_rtt_s: 0.0,
+            acc: 0.0,
+            meas_start: Time::ZERO,
+            meas_segs: 0,
+            b_i: 0.0,
+            max_b: 0.0,
+            old_max_b: 0.0,
+            alpha: 1.0,
+        }
+    }
+}
+
+impl Htcp {
+    /// alpha_H(delta) for `delta` seconds since the last congestion event.
+    pub fn alpha_h(&self, delta: f64) -> f64 {
+        let d = delta - self.cfg.delta_l.secs_f64();
+        if d <= 0.0 {
+            1.0
+        } else {
+            1.0 + 10.0 * d + (d / 2.0) * (d / 2.0)
+        }
+    }
+
+    /// alpha at `now`: 2 (1 - beta) alpha_H, RTT-scaled.
+    fn alpha_at(&self, now: Time) -> f64 {
+        let mut f = self.alpha_h(now.since(self.last_cong).secs_f64());
+        if self.cfg.rtt_scaling && self.min_rtt_s.is_finite() {
+            f *= (self.min_rtt_s / 0.1).clamp(0.1, 2.0);
+        }
+        (2.0 * (1.0 - self.beta) * f).max(1e-3)
+    }
+}
+
+impl CongestionControl for Htcp {
+    const STATE: &'static [Field] = &[
+        Field { name: "alpha_pkts", unit: "pkts", doc: "alpha: segments added per window acknowledged" },
+        Field { name: "beta", unit: "ratio", doc: "the backoff factor of the last congestion event" },
+        Field { name: "min_rtt_s", unit: "s", doc: "the least RTT" },
+        Field { name: "max_rtt_s", unit: "s", doc: "the largest RTT (guarded, decaying)" },
+    ];
+
+    fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
+        if let Some(rtt) = a.rtt {
+            let r = rtt.secs_f64();
+            self.min_rtt_s = self.min_rtt_s.min(r);
+            if a.ca_state == CaState::Open {
+                if self.max_rtt_s < self.min_rtt_s {
+                    self.max_rtt_s = self.min_rtt_s;
+                }
+                if r > self.max_rtt_s && r <= self.max_rtt_s + 0.020 {
+                    self.max_rtt_s = r;
+                }
+            }
+        }
+        // Linux measure_achieved_throughput
+        if a.ca_state != CaState::Open {
+            self.meas_segs = 0;
+            self.meas_start = a.now;
+        } else {
+            self.meas_segs += (a.acked_bytes + a.sacked_bytes) / w.mss as u64;
+            let span = a.now.since(self.meas_start).secs_f64();
+            let window = (w.cwnd / w.mss as u64).saturating_sub((self.alpha as u64).max(1));
+            if self.min_rtt_s.is_finite() && self.meas_segs >= window && span >= self.min_rtt_s {
+                let rate = self.meas_segs as f64 / span;
+                if a.now.since(self.last_cong).secs_f64() <= 3.0 * self.min_rtt_s {
+                    self.b_i = rate;
+                    self.max_b = rate;
+                } else {
+                    self.b_i = 0.75 * self.b_i + 0.25 * rate;
+                    self.max_b = self.max_b.max(self.b_i);
+                }
+                self.meas_segs = 0;
+                self.meas_start = a.now;
+            }
+        }
+        if !a.may_grow() {
+            return;
+        }
+        let left = slow_start(w, a.growth_bytes, self.ss);
+        if left == 0 {
+            return;
+        }
+        let segs = w.cwnd as f64 / w.mss as f64;
+        self.alpha = self.alpha_at(a.now);
+        self.acc += left as f64 / w.mss as f64 * self.alpha / segs;
+        if self.acc >= 1.0 {
+            let whole = self.acc.floor();
+            w.cwnd += whole as u64 * w.mss as u64;
+            self.acc -= whole;
+        }
+    }
+
+    fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
+        let mss = w.mss as u64;
+        if !e.new_episode {
+            return ((self.beta * w.cwnd as f64) as u64).max(2 * mss);
+        }
+        // Linux htcp_beta_update
+        let switched = self.cfg.bandwidth_switch && self.old_max_b > 0.0 && !(self.max_b >= 0.8 * self.old_max_b && self.max_b <= 1.2 * self.old_max_b);
+        self.old_max_b = self.max_b;
+        if switched {
+            self.beta = BETA_MIN;
+            self.modeswitch = false;
+        } else if self.modeswitch && self.min_rtt_s > 0.010 && self.max_rtt_s > 0.0 {
+            self.beta = (self.min_rtt_s / self.max_rtt_s).clamp(BETA_MIN, BETA_MAX);
+        } else {
+            self.beta = BETA_MIN;
+            self.modeswitch = true;
+        }
+        // max_rtt decays toward min_rtt (Linux htcp_param_update)
+        if self.min_rtt_s.is_finite() && self.max_rtt_s > self.min_rtt_s {
+            self.max_rtt_s = self.min_rtt_s + 0.95 * (self.max_rtt_s - self.min_rtt_s);
+        }
+        self.last_cong = e.now;
+        self.acc = 0.0;
+        if e.kind == CongestionKind::Timeout {
+            return (w.cwnd / 2).max(2 * mss);
+        }
+        ((self.beta * (w.cwnd / mss) as f64) as u64).max(2) * mss
+    }
+
+    fn state(&self, _w: &Window, out: &mut [f64]) {
+        let min = if self.min_rtt_s.is_finite() { self.min_rtt_s } else { f64::NAN };
+        out.copy_from_slice(&[self.alpha, self.beta, min, self.max_rtt_s]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::reno::tests::ack;
+
+    fn htcp(cfg: HtcpConfig) -> Htcp {
+        Htcp::new(&cfg, &CcEnv::linux(1000, 10))
+    }
+
+    /// alpha_H(0.5 s) = 1, alpha_H(2 s) = 1 + 10 + 0.25 = 11.25, alpha_H(5 s) = 1 + 40 + 4 = 45.
+    #[test]
+    fn alpha_of_delta_at_half_two_and_five_seconds() {
+        let h = htcp(HtcpConfig::default());
+        assert_eq!(h.alpha_h(0.5), 1.0);
+        assert_eq!(h.alpha_h(2.0), 11.25);
+        assert_eq!(h.alpha_h(5.0), 45.0);
+        // with beta 0.5 and min_rtt 100 ms (scale 1): alpha = 2 x 0.5 x alpha_H
+        let mut h = htcp(HtcpConfig::default());
+        h.min_rtt_s = 0.1;
+        assert_eq!(h.alpha_at(Time::ZERO + Dur::from_secs(5)), 45.0);
+        // RTT scaling: 20 ms -> x 0.2; 400 ms -> x 2 (clamped); 5 ms -> x 0.1 (clamped)
+        for (rtt, scale) in [(0.02, 0.2), (0.4, 2.0), (0.005, 0.1)] {
+            h.min_rtt_s = rtt;
+            assert!((h.alpha_at(Time::ZERO + Dur::from_secs(5)) - 45.0 * scale).abs() < 1e-9, "rtt {rtt}");
+        }
+    }
+
+    /// cwnd grows by alpha per window acknowledged: 5 s after the last event, min RTT 100 ms,
+    /// beta 0.5: alpha 45, so 1000 segments acknowledged at cwnd 1000 add about 44.
+    #[test]
+    fn growth_per_window_is_alpha() {
+        let mut h = htcp(HtcpConfig::default());
+        h.min_rtt_s = 0.1;
+        let mut w = Window { cwnd: 1_000_000, ssthresh: 10_000, mss: 1000 };
+        let now = Time::ZERO + Dur::from_secs(5);
+        for _ in 0..1000 {
+            h.on_ack(&mut w, &AckEvent { now, ..ack(1000) });
+        }
+        let segs = w.cwnd / 1000;
+        assert!((1043..=1045).contains(&segs), "cwnd {segs}");
+    }
+
+    /// Adaptive backoff: the first event backs off by 1/2 and enables the adaptive mode; then
+    /// beta = min_rtt / max_rtt within [0.5, 0.8]; a throughput change of more than 20 % gives 1/2.
+    #[test]
+    fn adaptive_backoff_and_bandwidth_switch() {
+        let ev = |s| CongestionEvent { now: Time::ZERO + Dur::from_secs(s), kind: CongestionKind::Loss, flight_size: 0, new_episode: true };
+        let mut h = htcp(HtcpConfig::default());
+        let mut w = Window { cwnd: 100_000, ssthresh: 10_000, mss: 1000 };
+        h.min_rtt_s = 0.04;
+        h.max_rtt_s = 0.06;
+        h.max_b = 1000.0;
+        assert_eq!(h.on_congestion(&mut w, &ev(1)), 50_000);
+        assert!(h.modeswitch);
+        h.max_b = 1100.0; // +10 %: no switch
+        h.max_rtt_s = 0.06;
+        let ss = h.on_congestion(&mut w, &ev(2));
+        assert!((h.beta - 0.04 / 0.06).abs() < 1e-12);
+        assert_eq!(ss, 66_000);
+        assert!((h.max_rtt_s - (0.04 + 0.95 * 0.02)).abs() < 1e-12, "max_rtt decays");
+        h.max_rtt_s = 0.042; // beta would be 0.95: clamped to 0.8
+        h.max_b = 1100.0;
+        h.on_congestion(&mut w, &ev(3));
+        assert_eq!(h.beta, 0.8);
+        h.max_b = 1500.0; // +36 %: bandwidth switch
+        h.on_congestion(&mut w, &ev(4));
+        assert_eq!(h.beta, 0.5);
+        assert!(!h.modeswitch);
+        // max_rtt rises only by samples at most 20 ms above it
+        let mut h = htcp(HtcpConfig::default());
+        for ms in [40, 45, 90, 60] {
+            h.on_ack(&mut w, &AckEvent { rtt: Some(Dur::from_ms(ms)), cwnd_limited: false, ..ack(1000) });
+        }
+        assert_eq!((h.min_rtt_s, h.max_rtt_s), (0.04, 0.06));
+    }
+}
