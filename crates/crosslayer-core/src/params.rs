@@ -585,6 +585,7 @@ macro_rules! params {
             fn values(&self) -> Vec<$crate::params::Value> {
                 vec![$( $crate::params::ParamType::value(&self.$field) ),*]
             }
+            #[allow(unused_variables)] // a config without parameters (tahoe) has nothing to check
             fn nested_problems(&self, out: &mut Vec<$crate::params::Problem>) {
                 let specs = <Self as $crate::params::Params>::specs();
                 let mut _k = 0;

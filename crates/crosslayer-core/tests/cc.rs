@@ -168,3 +168,24 @@ fn htcp_backs_off_by_min_rtt_over_max_rtt() {
     assert!((beta - min / max).abs() < 0.03 && beta > 0.6 && beta < 0.72, "beta {beta}, min/max {}", min / max);
     assert!(u > ur, "H-TCP {u}, Reno {ur}");
 }
+
+/// `cc = "tahoe"` is Reno's window rule with Tahoe's recovery: the same run as Reno with
+/// `[tcp] recovery = "tahoe"`, bit for bit, and not the same as Reno's own recovery (10 Mb/s,
+/// 40 ms, a 20-packet buffer, 20 s); a recovery the flow sets wins over the implied one.
+#[test]
+fn tahoe_is_reno_with_tahoe_recovery() {
+    use crosslayer_core::tcp::Recovery;
+    let go = |cc: CcConfig, recovery: Option<Recovery>| {
+        let tcp = TcpConfig { recovery, ..TcpConfig::default() };
+        let r = run(presets::single_bottleneck(10_000_000, 40 * MS, 20, vec![(cc.clone(), tcp.clone()), (cc, tcp)], 20 * S, 5 * S)).expect("run");
+        (r.flows.f64s("goodput_bps").to_vec(), r.flows.u64s("retransmits").to_vec())
+    };
+    let tahoe = go(CcConfig::Tahoe(Default::default()), None);
+    let reno_as_tahoe = go(presets::reno(), Some(Recovery::Tahoe));
+    let reno = go(presets::reno(), None);
+    let tahoe_prr = go(CcConfig::Tahoe(Default::default()), Some(Recovery::Prr));
+    eprintln!("goodput (Mb/s), retransmits: tahoe {:?} {:?}; reno {:?} {:?}", tahoe.0.iter().map(|g| g / 1e6).collect::<Vec<_>>(), tahoe.1, reno.0.iter().map(|g| g / 1e6).collect::<Vec<_>>(), reno.1);
+    assert_eq!(tahoe, reno_as_tahoe);
+    assert_ne!(tahoe, reno);
+    assert_eq!(tahoe_prr, reno);
+}

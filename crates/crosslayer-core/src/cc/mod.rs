@@ -16,7 +16,9 @@
 //! and these declarations: `NEEDS_ECN` (the sender negotiates ECN whatever the TCP setting, as
 //! Linux's `TCP_CONG_NEEDS_ECN`), `FULL_CONTROL` (the algorithm sets cwnd itself on every ACK and
 //! the sender never changes it - Linux's `cong_control`, used by BBR), `RATE_SAMPLE` (it reads
-//! delivery-rate samples; the sender stamps transmissions only then), `STATE` (trace fields).
+//! delivery-rate samples; the sender stamps transmissions only then), `RECOVERY` (the loss
+//! recovery the algorithm implies when the flow's `[tcp] recovery` is unset: Tahoe's), `STATE`
+//! (trace fields).
 //!
 //! In the default (window) mode, the sender applies the recovery rules to cwnd: cwnd = ssthresh
 //! on entering recovery (RFC 6675) or ssthresh + 3 MSS (RFC 6582), the loss window of 1 MSS after
@@ -33,10 +35,11 @@ pub mod htcp;
 pub mod hystart;
 pub mod reno;
 pub mod scalable;
+pub mod tahoe;
 pub mod vegas;
 
 use crate::registry::{fields_json, Field};
-use crate::tcp::Profile;
+use crate::tcp::{Profile, Recovery};
 use crate::units::{Dur, Rate, Time};
 use serde_json::{json, Value as Json};
 
@@ -241,6 +244,8 @@ pub trait CongestionControl {
     /// transmission, so the sender does it only for algorithms that ask; others get an empty
     /// (invalid) sample.
     const RATE_SAMPLE: bool = false;
+    /// The loss recovery this algorithm implies when the flow's `[tcp] recovery` is unset.
+    const RECOVERY: Option<Recovery> = None;
     /// The state `state` reports for traces, in order.
     const STATE: &'static [Field] = &[];
 
@@ -258,7 +263,7 @@ pub trait CongestionControl {
 
 /// Catalog extras of a congestion control.
 fn cc_extra<T: CongestionControl>() -> Json {
-    json!({"needs_ecn": T::NEEDS_ECN, "full_control": T::FULL_CONTROL, "rate_sample": T::RATE_SAMPLE, "state": fields_json(T::STATE)})
+    json!({"needs_ecn": T::NEEDS_ECN, "full_control": T::FULL_CONTROL, "rate_sample": T::RATE_SAMPLE, "recovery": T::RECOVERY.map(|r| serde_json::to_value(r).expect("a choice serializes")), "state": fields_json(T::STATE)})
 }
 
 macro_rules! cc_dispatch {
@@ -287,6 +292,9 @@ macro_rules! cc_dispatch {
             pub fn full_control(&self) -> bool {
                 match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::FULL_CONTROL, )+ }
             }
+            pub fn implied_recovery(&self) -> Option<Recovery> {
+                match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::RECOVERY, )+ }
+            }
             pub fn wants_rate_sample(&self) -> bool {
                 match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::RATE_SAMPLE, )+ }
             }
@@ -314,6 +322,7 @@ crate::registry! {
         HighSpeed => highspeed::HighSpeed,
         Scalable => scalable::Scalable,
         Htcp => htcp::Htcp,
+        Tahoe => tahoe::Tahoe,
         #[cfg(test)]
         FixedWindow => fixed_window::FixedWindow,
     }
@@ -391,7 +400,7 @@ mod tests {
         let r: CcConfig = serde_json::from_str(r#"{"kind": "newreno"}"#).unwrap();
         assert_eq!(r.name(), "reno");
         let e = serde_json::from_str::<CcConfig>(r#"{"kind": "vegass"}"#).unwrap_err().to_string();
-        assert!(e.contains("unknown congestion control \"vegass\"; known: reno, cubic, vegas, compound, highspeed, scalable, htcp"), "{e}");
+        assert!(e.contains("unknown congestion control \"vegass\"; known: reno, cubic, vegas, compound, highspeed, scalable, htcp, tahoe"), "{e}");
         let e = serde_json::from_str::<CcConfig>(r#"{"kind": "cubic", "bta": 1}"#).unwrap_err().to_string();
         assert!(e.contains("unknown field `bta`"), "{e}");
     }

@@ -312,6 +312,14 @@ pub struct Sender {
 
 impl Sender {
     pub fn new(flow: u32, node: u32, peer: u32, cfg: &TcpConfig, cc: Cc, start_at: Time, stop_at: Time) -> Sender {
+        // An algorithm may imply its recovery (Tahoe) where the flow does not set one.
+        let implied;
+        let cfg = if cfg.recovery.is_none() && cc.implied_recovery().is_some() {
+            implied = TcpConfig { recovery: cc.implied_recovery(), ..cfg.clone() };
+            &implied
+        } else {
+            cfg
+        };
         let mss = cfg.mss_bytes();
         let rate_sampling = cc.wants_rate_sample();
         let sack = cfg.sack && !matches!(cfg.recovery(), Recovery::Reno | Recovery::Tahoe);
