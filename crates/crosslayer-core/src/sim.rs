@@ -115,6 +115,7 @@ impl Sim {
             let cc = Cc::new(&f.cc, &Sender::cc_env(&f.tcp));
             let mut sender = Sender::new(i as u32, src, dst, &f.tcp, cc, start, stop);
             let mut receiver = Receiver::new(i as u32, dst, src, &f.tcp);
+            receiver.dctcp_echo = sender.cc.needs_ecn();
             (sender.dscp, sender.port, receiver.dscp, receiver.port) = (f.dscp, f.port, f.dscp, f.port);
             flows.push(Flow {
                 name: f.name.clone(),

@@ -14,7 +14,7 @@
 //! | `state`            | when traces sample: the values named by `STATE`            | no       |
 //!
 //! and these declarations: `NEEDS_ECN` (the sender negotiates ECN whatever the TCP setting, as
-//! Linux's `TCP_CONG_NEEDS_ECN`), `FULL_CONTROL` (the algorithm sets cwnd itself on every ACK and
+//! Linux's `TCP_CONG_NEEDS_ECN`, and the receiver echoes CE per segment as DCTCP does), `FULL_CONTROL` (the algorithm sets cwnd itself on every ACK and
 //! the sender never changes it - Linux's `cong_control`, used by BBR), `RATE_SAMPLE` (it reads
 //! delivery-rate samples; the sender stamps transmissions only then), `RECOVERY` (the loss
 //! recovery the algorithm implies when the flow's `[tcp] recovery` is unset: Tahoe's), `STATE`
@@ -28,6 +28,7 @@
 
 pub mod compound;
 pub mod cubic;
+pub mod dctcp;
 #[cfg(test)]
 pub mod fixed_window;
 pub mod highspeed;
@@ -323,6 +324,7 @@ crate::registry! {
         Scalable => scalable::Scalable,
         Htcp => htcp::Htcp,
         Tahoe => tahoe::Tahoe,
+        Dctcp => dctcp::Dctcp,
         #[cfg(test)]
         FixedWindow => fixed_window::FixedWindow,
     }
@@ -400,7 +402,7 @@ mod tests {
         let r: CcConfig = serde_json::from_str(r#"{"kind": "newreno"}"#).unwrap();
         assert_eq!(r.name(), "reno");
         let e = serde_json::from_str::<CcConfig>(r#"{"kind": "vegass"}"#).unwrap_err().to_string();
-        assert!(e.contains("unknown congestion control \"vegass\"; known: reno, cubic, vegas, compound, highspeed, scalable, htcp, tahoe"), "{e}");
+        assert!(e.contains("unknown congestion control \"vegass\"; known: reno, cubic, vegas, compound, highspeed, scalable, htcp, tahoe, dctcp"), "{e}");
         let e = serde_json::from_str::<CcConfig>(r#"{"kind": "cubic", "bta": 1}"#).unwrap_err().to_string();
         assert!(e.contains("unknown field `bta`"), "{e}");
     }

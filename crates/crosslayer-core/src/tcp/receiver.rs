@@ -14,7 +14,10 @@
 //!   duplicate segment arrives, and the next 2 after a CE mark that starts an ECN echo. ns-3 has
 //!   no such mode; it acknowledges the first data segment at once (`quickack` 1).
 //! * ECN, RFC 3168 section 6.1.3: ECE is set on every ACK from a CE arrival until a segment with
-//!   CWR arrives.
+//!   CWR arrives. For a congestion control that needs ECN (DCTCP), the echo is DCTCP's (RFC 8257
+//!   section 3.2; Linux `dctcp_ece_ack_update`): ECE reflects the CE mark of the segments the ACK
+//!   covers, and when the mark changes while an ACK is being delayed, an ACK for the segments
+//!   before it goes out at once with the old ECE; CWR is ignored.
 //! * TSecr echoes the TSval of the earliest segment covered by the ACK (RFC 7323 section 4.3).
 //!
 //! Deviations: no D-SACK (RFC 2883), no window updates (the advertised window is the sender-side
@@ -86,6 +89,8 @@ pub struct Receiver {
     /// `quickack`; ns-3 has no quick-ACK mode: 0).
     quickack: u32,
     ece_pending: bool,
+    /// DCTCP's echo (RFC 8257 section 3.2): ECE = the CE mark of the last segment received.
+    pub dctcp_echo: bool,
     /// TSval to echo in the next ACK.
     ts_echo: Time,
     pub counters: ReceiverCounters,
@@ -114,6 +119,7 @@ impl Receiver {
             quick: cfg.quickack(),
             quickack: if cfg.profile == crate::tcp::Profile::Linux { cfg.quickack() } else { 0 },
             ece_pending: false,
+            dctcp_echo: false,
             ts_echo: Time::ZERO,
             counters: ReceiverCounters::default(),
         }
@@ -141,14 +147,24 @@ impl Receiver {
     /// A data segment arrived.
     pub fn on_data(&mut self, p: &Packet, ctx: &mut TxCtx<'_>) {
         self.counters.data_pkts += 1;
-        if p.cwr {
-            self.ece_pending = false;
-        }
-        if p.ecn == Ecn::Ce {
-            if !self.ece_pending && self.quickack > 0 {
-                self.quick = self.quick.max(2); // Linux tcp_ecn_check_ce: don't delay this echo
+        if self.dctcp_echo {
+            let ce = p.ecn == Ecn::Ce;
+            if ce != self.ece_pending {
+                if self.unacked_segs > 0 {
+                    self.send_ack(ctx); // the segments before the change, with the old ECE
+                }
+                self.ece_pending = ce;
             }
-            self.ece_pending = true;
+        } else {
+            if p.cwr {
+                self.ece_pending = false;
+            }
+            if p.ecn == Ecn::Ce {
+                if !self.ece_pending && self.quickack > 0 {
+                    self.quick = self.quick.max(2); // Linux tcp_ecn_check_ce: don't delay this echo
+                }
+                self.ece_pending = true;
+            }
         }
         let (start, end) = (p.seq, p.seq + p.len_bytes as u64);
         let had_holes = !self.ooo.is_empty();
@@ -281,6 +297,46 @@ mod tests {
         let mut ctx = TxCtx { now: Time::from_ns(now), arena: a, out: &mut out };
         r.on_data(&seg(seq), &mut ctx);
         out.iter().map(|&id| a.get(id).clone()).collect()
+    }
+
+    /// DCTCP's echo (RFC 8257 section 3.2) with delayed ACKs: segments marked 0 0 1 1 1 0 0:
+    /// each ACK's ECE is the mark of the segments it covers, and a change of mark while an ACK
+    /// is delayed sends that ACK at once with the old mark. CWR does not clear it.
+    #[test]
+    fn dctcp_echo_reflects_each_segments_mark() {
+        let cfg = TcpConfig { mss: crate::units::Bytes::new(100), quickack: Some(0), ..Default::default() };
+        let mut r = Receiver::new(0, 1, 0, &cfg);
+        r.dctcp_echo = true;
+        let mut a = PacketArena::new();
+        let mut acks = vec![];
+        for (k, ce) in [false, false, true, true, true, false, false, true].into_iter().enumerate() {
+            let mut p = seg(100 * k as u64);
+            p.ecn = if ce { Ecn::Ce } else { Ecn::Ect0 };
+            p.cwr = k == 4;
+            let mut out = vec![];
+            let mut ctx = TxCtx { now: Time::from_ns(k as u64), arena: &mut a, out: &mut out };
+            r.on_data(&p, &mut ctx);
+            for id in out {
+                let ack = a.get(id).clone();
+                acks.push((k, ack.ack, ack.ece));
+            }
+        }
+        // k=1 completes a pair (ACK 200, no ECE); k=2 marked: nothing delayed, its state
+        // changes, it is held; k=3 completes the pair (ACK 400, ECE); k=4 held; k=5 unmarked:
+        // the held k=4 is acknowledged at once with ECE (ACK 500), then k=5 is held; k=6
+        // completes it (ACK 700, no ECE); k=7 marked: nothing held, it is held with ECE.
+        assert_eq!(acks, vec![(1, 200, false), (3, 400, true), (5, 500, true), (6, 700, false)]);
+        // classic echo for comparison: sticky until CWR
+        let mut r = Receiver::new(0, 1, 0, &cfg);
+        let mut p = seg(0);
+        p.ecn = Ecn::Ce;
+        let mut out = vec![];
+        r.on_data(&p, &mut TxCtx { now: Time::ZERO, arena: &mut a, out: &mut out });
+        assert!(r.ece_pending);
+        let mut q = seg(100);
+        q.ecn = Ecn::Ect0;
+        r.on_data(&q, &mut TxCtx { now: Time::ZERO, arena: &mut a, out: &mut out });
+        assert!(r.ece_pending, "RFC 3168: ECE until CWR");
     }
 
     #[test]

@@ -1,0 +1,158 @@
+//! DCTCP: cut the window in proportion to the fraction of bytes marked CE, estimated once per
+//! window, so that a shallow step-marking queue stays near its threshold at full utilization.
+//!
+//! Source: RFC 8257 (Bensley et al., 2017), sections 3.2-3.4; Alizadeh et al., "Data Center
+//! TCP (DCTCP)", ACM SIGCOMM 2010; Linux `net/ipv4/tcp_dctcp.c`, read for behaviour (not
+//! copied). ECN is always negotiated (`NEEDS_ECN`), and the receiver echoes each segment's CE
+//! mark (DCTCP's echo, `tcp/receiver.rs`).
+//!
+//! * Once per window of data (when snd_una passes the snd_nxt saved at the previous update):
+//!   `F = bytes delivered by ACKs with ECE / bytes delivered`, `alpha = (1 - g) alpha + g F`,
+//!   g = 1/16, alpha starting at 1 (Linux `dctcp_alpha_on_init` 1024/1024).
+//! * An ECN echo (at most once per window, the sender's rule): ssthresh = cwnd x (1 - alpha / 2),
+//!   at least 2 segments.
+//! * A loss or a timeout: half the window, as Reno (Linux `dctcp_react_to_loss`).
+//! * Window growth: Reno's.
+//!
+//! Deliberate deviations: alpha in floating point (Linux: 10-bit fixed point); the sender sets
+//! cwnd to the new ssthresh at once on the echo (Linux reduces through its CWR state with PRR;
+//! the same for every ECN flow here, see docs/models/tcp.md).
+
+use super::reno::{Reno, RenoConfig};
+use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
+use crate::registry::{Algorithm, Field, Info};
+
+crate::params! {
+    /// DCTCP parameters; the defaults are Linux's (RFC 8257's g).
+    pub struct DctcpConfig {
+        /// Weight of the newest window's marked fraction in alpha.
+        g: f64 = 0.0625, Ratio, range(> 0.0, <= 1.0), "RFC 8257 section 4.2 g = 1/16; Linux dctcp_shift_g = 4";
+        /// alpha before the first window (1: cut by half at the first mark).
+        alpha_init: f64 = 1.0, Ratio, range(>= 0.0, <= 1.0), "Linux dctcp_alpha_on_init = 1024 (of 1024)";
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Dctcp {
+    g: f64,
+    alpha: f64,
+    reno: Reno,
+    /// snd_nxt (bytes) at the last alpha update.
+    next_seq: u64,
+    /// Delivered bytes at the last update, and the connection's delivered total at the last ACK.
+    old_delivered: u64,
+    last_delivered: u64,
+    /// Bytes delivered by ECE ACKs since the last update.
+    delivered_ce: u64,
+    /// F of the last window.
+    last_f: f64,
+}
+
+impl Algorithm for Dctcp {
+    type Config = DctcpConfig;
+    type Env = CcEnv;
+    const INFO: Info = Info {
+        name: "dctcp",
+        aliases: &[],
+        summary: "DCTCP: alpha = EWMA (g 1/16) of the fraction of bytes marked CE per window; cut cwnd by alpha/2 on an echo",
+        sources: &["RFC 8257", "Alizadeh et al., ACM SIGCOMM 2010", "Linux net/ipv4/tcp_dctcp.c"],
+    };
+    fn new(cfg: &DctcpConfig, env: &CcEnv) -> Dctcp {
+        Dctcp {
+            g: cfg.g,
+            alpha: cfg.alpha_init,
+            reno: Reno::new(&RenoConfig::default(), env),
+            next_seq: 0,
+            old_delivered: 0,
+            last_delivered: 0,
+            delivered_ce: 0,
+            last_f: f64::NAN,
+        }
+    }
+}
+
+impl CongestionControl for Dctcp {
+    const NEEDS_ECN: bool = true;
+    const STATE: &'static [Field] = &[
+        Field { name: "alpha", unit: "ratio", doc: "alpha: the smoothed fraction of marked bytes" },
+        Field { name: "marked_fraction", unit: "ratio", doc: "F: the fraction of bytes echoed as marked in the last window" },
+    ];
+
+    fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
+        let newly = a.delivered_total - self.last_delivered;
+        self.last_delivered = a.delivered_total;
+        if a.ece {
+            self.delivered_ce += newly;
+        }
+        // Linux dctcp_update_alpha: once snd_una reaches the saved snd_nxt
+        if a.snd_una >= self.next_seq {
+            let delivered = a.delivered_total - self.old_delivered;
+            if delivered > 0 {
+                let f = self.delivered_ce as f64 / delivered as f64;
+                self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
+                self.last_f = f;
+            }
+            self.next_seq = a.snd_nxt;
+            self.old_delivered = a.delivered_total;
+            self.delivered_ce = 0;
+        }
+        self.reno.on_ack(w, a);
+    }
+
+    fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
+        let mss = w.mss as u64;
+        match e.kind {
+            CongestionKind::Ecn => ((w.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u64).max(2 * mss),
+            CongestionKind::Loss | CongestionKind::Timeout => (w.cwnd / 2).max(2 * mss),
+        }
+    }
+
+    fn state(&self, _w: &Window, out: &mut [f64]) {
+        out.copy_from_slice(&[self.alpha, self.last_f]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::reno::tests::ack;
+    use crate::units::Time;
+
+    /// Windows of 10 segments with 0, 5 and 10 of them echoed: alpha follows
+    /// (1 - 1/16) alpha + F / 16 with F = 0, 0.5, 1.
+    #[test]
+    fn alpha_is_an_ewma_of_the_marked_fraction_per_window() {
+        let mut d = Dctcp::new(&DctcpConfig::default(), &CcEnv::linux(1000, 10));
+        let mut w = Window { cwnd: 10_000, ssthresh: 5_000, mss: 1000 };
+        let mut total = 0u64;
+        let mut expect = 1.0f64;
+        // the first ACK closes the initial (empty) window
+        d.on_ack(&mut w, &AckEvent { snd_una: 0, snd_nxt: 10_000, delivered_total: 0, cwnd_limited: false, ..ack(0) });
+        for (k, marked) in [0u64, 5, 10, 10, 0].into_iter().enumerate() {
+            let base = 10_000 * k as u64;
+            for s in 0..10u64 {
+                total += 1000;
+                let una = base + (s + 1) * 1000;
+                d.on_ack(&mut w, &AckEvent { snd_una: una, snd_nxt: una + 10_000, delivered_total: total, ece: s < marked, cwnd_limited: false, ..ack(1000) });
+            }
+            let f = marked as f64 / 10.0;
+            expect = (1.0 - 0.0625) * expect + 0.0625 * f;
+            assert!((d.alpha - expect).abs() < 1e-12, "window {k}: alpha {} expected {expect}", d.alpha);
+            assert_eq!(d.last_f, f);
+        }
+    }
+
+    /// An echo cuts cwnd by alpha / 2; a loss halves.
+    #[test]
+    fn echo_cuts_by_half_alpha_and_loss_halves() {
+        let ev = |kind| CongestionEvent { now: Time::ZERO, kind, flight_size: 0, new_episode: true };
+        let mut d = Dctcp::new(&DctcpConfig::default(), &CcEnv::linux(1000, 10));
+        let mut w = Window { cwnd: 100_000, ssthresh: 5_000, mss: 1000 };
+        assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Ecn)), 50_000, "alpha 1: half");
+        d.alpha = 0.1;
+        assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Ecn)), 95_000);
+        d.alpha = 0.0;
+        assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Ecn)), 100_000);
+        assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Loss)), 50_000);
+    }
+}
