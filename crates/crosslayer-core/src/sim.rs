@@ -6,7 +6,7 @@
 //! they discard into another, so the loop allocates nothing per packet. Per-flow packet
 //! accounting (sent / delivered / dropped) feeds the conservation check at the end of every run.
 
-use crate::cc::Cc;
+use crate::cc::{Cc, CcEnv};
 use crate::metrics::trace::{CwndTrace, QueueSeries};
 use crate::packet::{PacketArena, PacketId, PktKind};
 use crate::net::{Topology, TxStart};
@@ -112,7 +112,8 @@ impl Sim {
             let stop = f.stop.unwrap_or(Time::NEVER);
             let src = topo.senders[f.src as usize];
             let dst = topo.receivers[f.dst as usize];
-            let cc = Cc::new(&f.cc, &Sender::cc_env(&f.tcp));
+            let env = CcEnv { rng_seed: Rng::stream(spec.seed, StreamKind::Flow, i as u64 | 1 << 40).next_u64(), ..Sender::cc_env(&f.tcp) };
+            let cc = Cc::new(&f.cc, &env);
             let mut sender = Sender::new(i as u32, src, dst, &f.tcp, cc, start, stop);
             let mut receiver = Receiver::new(i as u32, dst, src, &f.tcp);
             receiver.dctcp_echo = sender.cc.needs_ecn();

@@ -232,3 +232,39 @@ fn dctcp_holds_a_step_marking_queue_near_its_threshold() {
     assert!((g[0] / g[1] - 1.0).abs() < 0.1, "DCTCP shares {g:?}");
     assert!(bottleneck(&reno, "utilization") < util, "Reno + ECN {}", bottleneck(&reno, "utilization"));
 }
+
+/// BBR alone on 100 Mb/s, 40 ms with a 2-BDP buffer (667 packets) keeps the queue a small part
+/// of one BDP (333 packets) at high utilization, where CUBIC fills the buffer; its trace shows
+/// the gain cycle (5/4 and 3/4 phases between cruising at 1) and PROBE_RTT every 10 s.
+/// (30 s measured after 5 s.) BBR: 10.4 packets queued, utilization 0.953 (it paces at 99 % of
+/// its estimate, counted on segments with their TCP header), no loss, PROBE_RTT at 10.9, 21.7
+/// and 32.4 s; CUBIC: 524.5 packets, 1.000.
+#[test]
+fn bbr_alone_keeps_the_queue_well_under_a_bdp() {
+    use crosslayer_core::units::Dur;
+    let go = |cc: CcConfig| {
+        let mut spec = presets::single_bottleneck(100_000_000, 40 * MS, 667, vec![(cc, TcpConfig::default())], 35 * S, 5 * S);
+        spec.sample_interval = Dur::from_ms(10);
+        spec.cwnd_trace = true;
+        run(spec).expect("run")
+    };
+    let r = go(CcConfig::Bbr(Default::default()));
+    let cubic = go(presets::cubic());
+    let (q, u) = (bottleneck(&r, "qlen_mean_pkts"), bottleneck(&r, "utilization"));
+    let gains: Vec<f64> = r.cwnd.f64s("bbr_pacing_gain").to_vec();
+    let modes = r.cwnd.f64s("bbr_mode");
+    let t = r.cwnd.f64s("t_s");
+    let probe_rtt_at: Vec<f64> = (1..t.len()).filter(|&i| modes[i] == 3.0 && modes[i - 1] != 3.0).map(|i| t[i]).collect();
+    eprintln!(
+        "BBR: queue {q:.1} pkts (CUBIC {:.1}), utilization {u:.4} (CUBIC {:.4}), retransmits {}, PROBE_RTT at {probe_rtt_at:?} s",
+        bottleneck(&cubic, "qlen_mean_pkts"),
+        bottleneck(&cubic, "utilization"),
+        r.flows.u64s("retransmits")[0]
+    );
+    assert!(q < 0.1 * 333.0 && u > 0.93, "queue {q}, utilization {u}");
+    assert!(bottleneck(&cubic, "qlen_mean_pkts") > 100.0);
+    for g in [1.25, 0.75, 1.0] {
+        assert!(gains.contains(&g), "gain {g} never used");
+    }
+    assert!(probe_rtt_at.len() >= 2 && probe_rtt_at.windows(2).all(|p| (p[1] - p[0] - 10.0).abs() < 1.0), "PROBE_RTT at {probe_rtt_at:?}");
+}

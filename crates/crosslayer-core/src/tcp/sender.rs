@@ -290,6 +290,8 @@ pub struct Sender {
     pub started: bool,
     /// Earliest time the next packet may leave when paced.
     pace_next: Time,
+    /// try_send stopped at `pace_next` (the sender's timer must release it).
+    pace_blocked: bool,
     rate: RateState,
     pub conn: ConnState,
     hs: Handshake,
@@ -372,6 +374,7 @@ impl Sender {
             stop_at,
             started: false,
             pace_next: Time::ZERO,
+            pace_blocked: false,
             rate: RateState::default(),
             conn: ConnState::Closed,
             hs: Handshake {
@@ -399,7 +402,7 @@ impl Sender {
 
     /// What a congestion control of this flow is built with.
     pub fn cc_env(cfg: &TcpConfig) -> CcEnv {
-        CcEnv { mss: cfg.mss_bytes(), initial_cwnd: cfg.initial_cwnd as u64 * cfg.mss_bytes() as u64, profile: cfg.profile, slow_start: cfg.slow_start() }
+        CcEnv { mss: cfg.mss_bytes(), initial_cwnd: cfg.initial_cwnd as u64 * cfg.mss_bytes() as u64, profile: cfg.profile, slow_start: cfg.slow_start(), rng_seed: 1 }
     }
 
     pub fn start_at(&self) -> Time {
@@ -429,7 +432,9 @@ impl Sender {
             ConnState::Failed | ConnState::Aborted => Time::NEVER,
             ConnState::Established => {
                 let mut t = self.rto_deadline.min(self.rack.deadline).min(self.tlp.deadline);
-                if self.pace_next > Time::ZERO && self.cc.pacing_rate(&self.window).is_some() {
+                // the pacing release, only while pacing holds back a segment cwnd allows (a
+                // release time in the past with nothing to send would fire again and again)
+                if self.pace_blocked {
                     t = t.min(self.pace_next);
                 }
                 t
@@ -1068,18 +1073,18 @@ impl Sender {
         }
         let mss = self.mss as u64;
         let mut sent_new = false;
+        self.pace_blocked = false;
         loop {
-            if let Some(_rate) = self.cc.pacing_rate(&self.window) {
-                if ctx.now < self.pace_next {
-                    break;
-                }
-            }
             let allowance = if !self.sack && self.state == CaState::Open {
                 self.dupacks.min(2) as u64 * mss // RFC 3042 limited transmit
             } else {
                 0
             };
             if self.pipe_bytes() + mss > self.window.cwnd + allowance {
+                break;
+            }
+            if ctx.now < self.pace_next && self.cc.pacing_rate(&self.window).is_some() {
+                self.pace_blocked = true;
                 break;
             }
             let limited_transmit = self.pipe_bytes() + mss > self.window.cwnd;
@@ -1205,7 +1210,8 @@ impl Sender {
             self.arm_rto(ctx.now);
         }
         if let Some(rate) = self.cc.pacing_rate(&self.window) {
-            self.pace_next = self.pace_next.max(ctx.now) + rate.tx_time(size);
+            // Linux paces skb->len: the segment with its TCP header, not the IP header's 20 B
+            self.pace_next = self.pace_next.max(ctx.now) + rate.tx_time(size.saturating_sub(20));
         }
     }
 }

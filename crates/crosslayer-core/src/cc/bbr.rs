@@ -1,0 +1,538 @@
+//! BBR (version 1): a model of the path, the bottleneck bandwidth (the largest delivery rate of
+//! the last 10 round trips) and the round-trip propagation time (the least RTT of the last 10
+//! s), paces at gain x bandwidth and caps the data in flight at gain x bandwidth x min RTT.
+//!
+//! Source: Cardwell, Cheng, Gunn, Hassas Yeganeh, Jacobson, "BBR: congestion-based congestion
+//! control", ACM Queue 14(5), 2016; draft-cardwell-iccrg-bbr-congestion-control-00 (2017); Linux
+//! `net/ipv4/tcp_bbr.c` (v1), read for behaviour (not copied). The sender gives it delivery-rate
+//! samples (`RATE_SAMPLE`), lets it set cwnd on every ACK (`FULL_CONTROL`) and paces at its rate.
+//!
+//! * Rounds: a round ends when a packet sent after the previous round's end is delivered
+//!   (the sample's prior_delivered reaches the delivered count saved at the round's start).
+//! * Bandwidth: the largest sample of the last 10 rounds; an app-limited sample only when it
+//!   raises the estimate. min RTT: the least sample, replaced by the next sample once 10 s old.
+//! * STARTUP: pacing and cwnd gain 2/ln 2 = 2.885; left when the bandwidth grew less than 25 %
+//!   in 3 rounds in a row (not counting app-limited rounds): the pipe is full.
+//! * DRAIN: pacing gain 1/2.885 until what is in flight is down to one BDP.
+//! * PROBE_BW: pacing gains 5/4, 3/4, 1, 1, 1, 1, 1, 1, a phase per min RTT (5/4 lasts until
+//!   in flight reaches 5/4 BDP or a loss, 3/4 ends early once in flight is down to one BDP),
+//!   starting at a random phase other than 3/4; cwnd gain 2.
+//! * PROBE_RTT: entered when the min RTT is 10 s old: cwnd 4 packets until 200 ms and a round
+//!   have passed at that level, then the min RTT's timestamp is renewed and the previous cwnd
+//!   restored (back to PROBE_BW, or STARTUP if the pipe was never full).
+//! * cwnd: `gain x BDP + 3 x send quantum` (even, + 2 in the 5/4 phase), approached by adding
+//!   what each ACK delivers once the pipe is full, at least 4 packets. Losses reported by an ACK
+//!   take that much off; the first round of a fast recovery is packet-conserving (cwnd = in
+//!   flight + delivered); leaving recovery restores the cwnd from before it.
+//! * Pacing rate `gain x bandwidth x 0.99` (Linux's 1 % margin), lowered only once the pipe was
+//!   full; before the first sample, 2.885 x initial cwnd / RTT (1 ms when none).
+//!
+//! Deliberate deviations: the send quantum (Linux's TSO goal) is the bytes of 1 ms at the pacing
+//! rate, between 2 segments (1 below 1.2 Mb/s) and 64 KB; Linux v1's long-term bandwidth
+//! sampling (policer detection) and ACK-aggregation cwnd allowance are not modelled; a timeout
+//! sets cwnd to one segment (Linux: in flight + 1 after marking all lost) and saves the cwnd for
+//! the restore.
+
+use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
+use crate::registry::{Algorithm, Field, Info};
+use crate::rng::{Rng, StreamKind};
+use crate::units::{Dur, Rate, Time};
+
+crate::params! {
+    /// BBR v1 parameters; the defaults are Linux's tcp_bbr.c.
+    pub struct BbrConfig {
+        /// STARTUP's pacing and cwnd gain.
+        high_gain: f64 = 2.885, Number(""), range(> 1.0, <= 10.0), "Linux bbr_high_gain 2885/1000 (2/ln 2)";
+        /// PROBE_BW's cwnd gain.
+        cwnd_gain: f64 = 2.0, Number(""), range(>= 1.0, <= 10.0), "Linux bbr_cwnd_gain 2";
+        /// Rounds over which the bandwidth is the largest sample.
+        bw_rounds: u32 = 10, Count, range(>= 1, <= 64), "Linux bbr_bw_rtts = CYCLE_LEN + 2 = 10";
+        /// Age at which the min RTT is replaced and PROBE_RTT entered.
+        min_rtt_window: Dur = Dur::from_secs(10), Time, range(>= Dur::from_ms(100)), "Linux bbr_min_rtt_win_sec 10";
+        /// Time PROBE_RTT holds cwnd at 4 packets.
+        probe_rtt_time: Dur = Dur::from_ms(200), Time, range(>= Dur::ZERO), "Linux bbr_probe_rtt_mode_ms 200";
+        /// Growth below which a round does not count as growing (STARTUP's exit test).
+        full_bw_growth: f64 = 1.25, Number(""), range(> 1.0, <= 4.0), "Linux bbr_full_bw_thresh 1.25";
+        /// Rounds without growth that end STARTUP.
+        full_bw_rounds: u32 = 3, Count, range(>= 1, <= 100), "Linux bbr_full_bw_cnt 3";
+    }
+}
+
+const CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+const MIN_CWND_PKTS: u64 = 4;
+const PACING_MARGIN: f64 = 0.99;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Startup,
+    Drain,
+    ProbeBw,
+    ProbeRtt,
+}
+
+#[derive(Clone, Debug)]
+pub struct Bbr {
+    cfg: BbrConfig,
+    rng: Rng,
+    mss: u64,
+    pub mode: Mode,
+    /// Per-round maxima of the delivery rate (bytes/s) for the last `bw_rounds` rounds.
+    bw_slots: Vec<(u64, f64)>,
+    round: u64,
+    next_round_delivered: u64,
+    round_start: bool,
+    min_rtt: Option<Dur>,
+    min_rtt_stamp: Time,
+    pacing_gain: f64,
+    cwnd_gain: f64,
+    pacing_bps: f64,
+    full_bw: f64,
+    full_bw_cnt: u32,
+    full_bw_reached: bool,
+    cycle_idx: usize,
+    cycle_stamp: Time,
+    probe_rtt_done: Option<Time>,
+    probe_rtt_round_done: bool,
+    prior_cwnd: u64,
+    /// Restore prior_cwnd at the next ACK (leaving PROBE_RTT).
+    restore_cwnd: bool,
+    packet_conservation: bool,
+    in_recovery: bool,
+    srtt_init: Dur,
+}
+
+impl Algorithm for Bbr {
+    type Config = BbrConfig;
+    type Env = CcEnv;
+    const INFO: Info = Info {
+        name: "bbr",
+        aliases: &["bbr1"],
+        summary: "BBR v1: pace at gain x max delivery rate (10 rounds), cap in flight at gain x rate x min RTT (10 s); STARTUP, DRAIN, PROBE_BW, PROBE_RTT",
+        sources: &["Cardwell et al., ACM Queue 14(5), 2016", "draft-cardwell-iccrg-bbr-congestion-control-00", "Linux net/ipv4/tcp_bbr.c (v1)"],
+    };
+    fn new(cfg: &BbrConfig, env: &CcEnv) -> Bbr {
+        let mss = env.mss as u64;
+        // 1 ms RTT before any sample (Linux bbr_init_pacing_rate_from_rtt)
+        let init_rate = cfg.high_gain * env.initial_cwnd as f64 / 1e-3;
+        Bbr {
+            cfg: cfg.clone(),
+            rng: Rng::stream(env.rng_seed, StreamKind::Flow, 0),
+            mss,
+            mode: Mode::Startup,
+            bw_slots: vec![(u64::MAX, 0.0); cfg.bw_rounds as usize],
+            round: 0,
+            next_round_delivered: 0,
+            round_start: false,
+            min_rtt: None,
+            min_rtt_stamp: Time::ZERO,
+            pacing_gain: cfg.high_gain,
+            cwnd_gain: cfg.high_gain,
+            pacing_bps: init_rate * 8.0 * PACING_MARGIN,
+            full_bw: 0.0,
+            full_bw_cnt: 0,
+            full_bw_reached: false,
+            cycle_idx: 0,
+            cycle_stamp: Time::ZERO,
+            probe_rtt_done: None,
+            probe_rtt_round_done: false,
+            prior_cwnd: 0,
+            restore_cwnd: false,
+            packet_conservation: false,
+            in_recovery: false,
+            srtt_init: Dur::ZERO,
+        }
+    }
+}
+
+impl Bbr {
+    /// The bandwidth estimate, bytes/s: the largest per-round maximum of the last rounds.
+    pub fn max_bw(&self) -> f64 {
+        let n = self.bw_slots.len() as u64;
+        self.bw_slots.iter().filter(|(r, _)| *r != u64::MAX && *r + n > self.round).map(|&(_, b)| b).fold(0.0, f64::max)
+    }
+
+    fn add_bw_sample(&mut self, bw: f64) {
+        let n = self.bw_slots.len();
+        let slot = &mut self.bw_slots[(self.round % n as u64) as usize];
+        if slot.0 != self.round {
+            *slot = (self.round, bw);
+        } else if bw > slot.1 {
+            slot.1 = bw;
+        }
+    }
+
+    /// BDP at `gain`, bytes (0 before samples).
+    fn bdp(&self, gain: f64) -> f64 {
+        match self.min_rtt {
+            Some(rtt) => gain * self.max_bw() * rtt.secs_f64(),
+            None => 0.0,
+        }
+    }
+
+    /// Linux bbr_inflight with the quantization budget: the cwnd target at `gain`, bytes.
+    fn target_cwnd(&self, gain: f64) -> u64 {
+        if self.min_rtt.is_none() || self.max_bw() == 0.0 {
+            return 0;
+        }
+        let mss = self.mss;
+        let bdp_pkts = (self.bdp(gain) / mss as f64).ceil() as u64;
+        let mut pkts = bdp_pkts + 3 * self.send_quantum_pkts();
+        pkts = (pkts + 1) & !1;
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+            pkts += 2;
+        }
+        pkts * mss
+    }
+
+    /// Segments sent back to back at the pacing rate (Linux's TSO goal): 1 ms worth, 2..44
+    /// segments (1 below 1.2 Mb/s).
+    fn send_quantum_pkts(&self) -> u64 {
+        let min = if self.pacing_bps < 1.2e6 { 1 } else { 2 };
+        let one_ms = (self.pacing_bps / 8.0 * 1e-3 / self.mss as f64) as u64;
+        one_ms.clamp(min, (65536 / self.mss).max(min))
+    }
+
+    fn set_pacing(&mut self, gain: f64) {
+        let rate = gain * self.max_bw() * 8.0 * PACING_MARGIN;
+        if rate > 0.0 && (self.full_bw_reached || rate > self.pacing_bps) {
+            self.pacing_bps = rate;
+        }
+    }
+
+    fn enter_probe_bw(&mut self, now: Time) {
+        self.mode = Mode::ProbeBw;
+        self.cwnd_gain = self.cfg.cwnd_gain;
+        // a random phase other than 3/4 (Linux: CYCLE_LEN - 1 - rand(7), then advanced)
+        let r = self.rng.range_inclusive(0, 6) as usize;
+        self.cycle_idx = (CYCLE.len() - 1 - r + 1) % CYCLE.len();
+        self.pacing_gain = CYCLE[self.cycle_idx];
+        self.cycle_stamp = now;
+    }
+
+    fn update_cycle(&mut self, now: Time, a: &AckEvent) {
+        if self.mode != Mode::ProbeBw {
+            return;
+        }
+        let full_length = match self.min_rtt {
+            Some(rtt) => now.since(self.cycle_stamp) > rtt,
+            None => true,
+        };
+        let inflight = a.prior_in_flight as f64;
+        let next = match self.pacing_gain {
+            g if g > 1.0 => full_length && (a.lost_bytes > 0 || inflight >= self.bdp(g)),
+            g if g < 1.0 => full_length || inflight <= self.bdp(1.0),
+            _ => full_length,
+        };
+        if next {
+            self.cycle_idx = (self.cycle_idx + 1) % CYCLE.len();
+            self.cycle_stamp = now;
+            self.pacing_gain = CYCLE[self.cycle_idx];
+        }
+    }
+
+    fn check_full_bw(&mut self, app_limited: bool) {
+        if self.full_bw_reached || !self.round_start || app_limited {
+            return;
+        }
+        let bw = self.max_bw();
+        if bw >= self.full_bw * self.cfg.full_bw_growth {
+            self.full_bw = bw;
+            self.full_bw_cnt = 0;
+            return;
+        }
+        self.full_bw_cnt += 1;
+        self.full_bw_reached = self.full_bw_cnt >= self.cfg.full_bw_rounds;
+    }
+
+    fn check_drain(&mut self, now: Time, a: &AckEvent) {
+        if self.mode == Mode::Startup && self.full_bw_reached {
+            self.mode = Mode::Drain;
+            self.pacing_gain = 1.0 / self.cfg.high_gain;
+            self.cwnd_gain = self.cfg.high_gain;
+        }
+        if self.mode == Mode::Drain && a.prior_in_flight as f64 <= self.target_cwnd(1.0) as f64 {
+            self.enter_probe_bw(now);
+        }
+    }
+
+    fn update_min_rtt(&mut self, w: &Window, a: &AckEvent) {
+        let now = a.now;
+        let expired = now > self.min_rtt_stamp + self.cfg.min_rtt_window;
+        if let Some(rtt) = a.rtt {
+            if self.min_rtt.is_none_or(|m| rtt < m) || expired {
+                self.min_rtt = Some(rtt);
+                self.min_rtt_stamp = now;
+            }
+        }
+        if expired && self.mode != Mode::ProbeRtt && self.min_rtt.is_some() {
+            self.mode = Mode::ProbeRtt;
+            self.pacing_gain = 1.0;
+            self.cwnd_gain = 1.0;
+            self.save_cwnd(w);
+            self.probe_rtt_done = None;
+        }
+        if self.mode == Mode::ProbeRtt {
+            let inflight_after = a.prior_in_flight.saturating_sub(a.acked_bytes + a.sacked_bytes);
+            match self.probe_rtt_done {
+                None if inflight_after <= MIN_CWND_PKTS * self.mss => {
+                    self.probe_rtt_done = Some(now + self.cfg.probe_rtt_time);
+                    self.probe_rtt_round_done = false;
+                    self.next_round_delivered = a.delivered_total;
+                }
+                Some(done) => {
+                    if self.round_start {
+                        self.probe_rtt_round_done = true;
+                    }
+                    if self.probe_rtt_round_done && now > done {
+                        self.min_rtt_stamp = now;
+                        if self.full_bw_reached {
+                            self.enter_probe_bw(now);
+                        } else {
+                            self.mode = Mode::Startup;
+                            self.pacing_gain = self.cfg.high_gain;
+                            self.cwnd_gain = self.cfg.high_gain;
+                        }
+                        self.restore_cwnd = true;
+                    }
+                }
+                None => {}
+            }
+        }
+    }
+
+    fn save_cwnd(&mut self, w: &Window) {
+        self.prior_cwnd = if self.in_recovery || self.mode == Mode::ProbeRtt { self.prior_cwnd.max(w.cwnd) } else { w.cwnd };
+    }
+}
+
+impl CongestionControl for Bbr {
+    const FULL_CONTROL: bool = true;
+    const RATE_SAMPLE: bool = true;
+    const STATE: &'static [Field] = &[
+        Field { name: "mode", unit: "enum", doc: "0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT" },
+        Field { name: "btl_bw_bps", unit: "bit/s", doc: "the bottleneck bandwidth estimate (largest delivery rate of the last 10 rounds)" },
+        Field { name: "min_rtt_s", unit: "s", doc: "the round-trip propagation time estimate (least RTT of the last 10 s)" },
+        Field { name: "pacing_gain", unit: "ratio", doc: "the pacing gain in use" },
+        Field { name: "cwnd_gain", unit: "ratio", doc: "the cwnd gain in use" },
+        Field { name: "round", unit: "count", doc: "round trips counted" },
+        Field { name: "full_bw_reached", unit: "flag", doc: "1 once STARTUP found the pipe full" },
+    ];
+
+    fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
+        if self.srtt_init == Dur::ZERO {
+            self.srtt_init = a.srtt;
+        }
+        // Linux bbr_update_bw
+        self.round_start = false;
+        let rs = a.rate;
+        if rs.delivered > 0 && rs.interval > Dur::ZERO {
+            if rs.prior_delivered >= self.next_round_delivered {
+                self.next_round_delivered = a.delivered_total;
+                self.round += 1;
+                self.round_start = true;
+                self.packet_conservation = false;
+            }
+            let bw = rs.delivered as f64 / rs.interval.secs_f64();
+            if !rs.is_app_limited || bw >= self.max_bw() {
+                self.add_bw_sample(bw);
+            }
+        }
+        self.update_cycle(a.now, a);
+        self.check_full_bw(rs.is_app_limited);
+        self.check_drain(a.now, a);
+        self.update_min_rtt(w, a);
+        self.set_pacing(self.pacing_gain);
+
+        // Linux bbr_set_cwnd
+        let mss = self.mss;
+        let acked = a.acked_bytes + a.sacked_bytes;
+        let mut cwnd = w.cwnd;
+        if acked > 0 {
+            cwnd = cwnd.saturating_sub(a.lost_bytes).max(mss);
+            let in_recovery = a.ca_state == CaState::Recovery;
+            if in_recovery && !self.in_recovery {
+                self.packet_conservation = true;
+                self.next_round_delivered = a.delivered_total;
+                cwnd = a.prior_in_flight.saturating_sub(acked) + acked;
+            } else if !in_recovery && self.in_recovery {
+                cwnd = cwnd.max(self.prior_cwnd);
+                self.packet_conservation = false;
+            }
+            self.in_recovery = in_recovery;
+            if std::mem::take(&mut self.restore_cwnd) {
+                cwnd = cwnd.max(self.prior_cwnd);
+            }
+            if self.packet_conservation {
+                cwnd = cwnd.max(a.prior_in_flight.saturating_sub(acked) + acked);
+            } else {
+                let target = self.target_cwnd(self.cwnd_gain);
+                if self.full_bw_reached {
+                    cwnd = (cwnd + acked).min(target.max(MIN_CWND_PKTS * mss));
+                } else if cwnd < target || a.delivered_total < 10 * mss {
+                    cwnd += acked;
+                }
+                cwnd = cwnd.max(MIN_CWND_PKTS * mss);
+            }
+        }
+        if self.mode == Mode::ProbeRtt {
+            cwnd = cwnd.min(MIN_CWND_PKTS * mss);
+        }
+        w.cwnd = cwnd;
+    }
+
+    fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
+        if e.new_episode {
+            self.save_cwnd(w);
+        }
+        if e.kind == CongestionKind::Timeout {
+            // the round ends; the pipe's fullness is measured again (Linux bbr_set_state)
+            self.full_bw = 0.0;
+            self.round_start = true;
+            w.cwnd = self.mss;
+        }
+        w.ssthresh
+    }
+
+    fn on_recovery_exit(&mut self, w: &mut Window, _now: Time) {
+        w.cwnd = w.cwnd.max(self.prior_cwnd);
+        self.in_recovery = false;
+        self.packet_conservation = false;
+    }
+
+    fn pacing_rate(&self, _w: &Window) -> Option<Rate> {
+        Some(Rate::from_bps(self.pacing_bps.max(1.0) as u64))
+    }
+
+    fn state(&self, _w: &Window, out: &mut [f64]) {
+        let mode = match self.mode {
+            Mode::Startup => 0.0,
+            Mode::Drain => 1.0,
+            Mode::ProbeBw => 2.0,
+            Mode::ProbeRtt => 3.0,
+        };
+        let rtt = self.min_rtt.map_or(f64::NAN, |d| d.secs_f64());
+        out.copy_from_slice(&[mode, self.max_bw() * 8.0, rtt, self.pacing_gain, self.cwnd_gain, self.round as f64, self.full_bw_reached as u8 as f64]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::reno::tests::ack;
+    use crate::cc::RateSample;
+
+    const MSS: u64 = 1000;
+
+    fn bbr() -> Bbr {
+        Bbr::new(&BbrConfig::default(), &CcEnv::linux(MSS as u32, 10))
+    }
+
+    /// An ACK at `t_ms` delivering one segment, with a rate sample of `bw` bytes/s that starts a
+    /// new round when `new_round`.
+    fn sample(b: &Bbr, t_ms: u64, bw: f64, new_round: bool, in_flight: u64) -> AckEvent {
+        let delivered_total = (b.round + 1) * 100_000 + t_ms;
+        let prior = if new_round { b.next_round_delivered } else { b.next_round_delivered.saturating_sub(1) };
+        AckEvent {
+            now: Time::from_ms(t_ms),
+            rtt: None,
+            prior_in_flight: in_flight,
+            delivered_total,
+            rate: RateSample { delivered: (bw * 0.01) as u64, interval: Dur::from_ms(10), is_app_limited: false, prior_delivered: prior },
+            ..ack(MSS)
+        }
+    }
+
+    /// The bandwidth is the largest sample of the last 10 rounds: a 100 kB/s round, then
+    /// rounds of 50 kB/s: 100 until the 10th round after it, 50 from then on.
+    #[test]
+    fn max_filter_spans_ten_rounds() {
+        let mut b = bbr();
+        let mut w = Window { cwnd: 10 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+        b.on_ack(&mut w, &sample(&b, 1, 100_000.0, true, 0));
+        assert_eq!((b.round, b.max_bw()), (1, 100_000.0));
+        for r in 2..=12u64 {
+            b.on_ack(&mut w, &sample(&b, r, 50_000.0, true, 0));
+            let want = if r <= 10 { 100_000.0 } else { 50_000.0 };
+            assert_eq!((b.round, b.max_bw()), (r, want), "round {r}");
+        }
+    }
+
+    /// STARTUP ends after 3 rounds in a row without 25 % growth, then DRAIN (gain 1/2.885)
+    /// until in flight is down to the BDP, then PROBE_BW.
+    #[test]
+    fn startup_exits_after_three_rounds_without_growth() {
+        let mut b = bbr();
+        b.min_rtt = Some(Dur::from_ms(100));
+        let mut w = Window { cwnd: 10 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+        let mut t = 1;
+        for bw in [100_000.0, 200_000.0, 400_000.0, 450_000.0, 480_000.0, 490_000.0] {
+            assert_eq!(b.mode, Mode::Startup, "bw {bw}");
+            b.on_ack(&mut w, &sample(&b, t, bw, true, 400 * MSS));
+            t += 1;
+        }
+        // 400k grew; 450k, 480k, 490k are under 1.25 x 400k: full after the third
+        assert!(b.full_bw_reached);
+        assert_eq!(b.mode, Mode::Drain);
+        assert!((b.pacing_gain - 1.0 / 2.885).abs() < 1e-12);
+        // in flight at the BDP (490 kB/s x 100 ms = 49 kB, plus the quantum): PROBE_BW
+        b.on_ack(&mut w, &sample(&b, t, 490_000.0, false, 40 * MSS));
+        assert_eq!(b.mode, Mode::ProbeBw);
+        assert_ne!(b.cycle_idx, 1, "never starts in the 3/4 phase");
+    }
+
+    /// PROBE_BW's pacing gains follow 5/4, 3/4, 1 x 6, each phase one min RTT (the 5/4 phase
+    /// also needs in flight at 5/4 BDP; the 3/4 phase here lasts its full min RTT).
+    #[test]
+    fn pacing_gain_cycle() {
+        let mut b = bbr();
+        b.min_rtt = Some(Dur::from_ms(10));
+        b.min_rtt_stamp = Time::ZERO;
+        b.full_bw_reached = true;
+        b.add_bw_sample(1_000_000.0); // BDP 10 kB
+        b.mode = Mode::ProbeBw;
+        b.cycle_idx = 0;
+        b.pacing_gain = CYCLE[0];
+        b.cwnd_gain = 2.0;
+        let mut w = Window { cwnd: 40 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+        let mut gains = vec![b.pacing_gain];
+        for k in 1..=9u64 {
+            // 11 ms later, in flight 12.5 kB: the 5/4 phase may end, the 3/4 one does by time
+            b.on_ack(&mut w, &sample(&b, 11 * k, 1_000_000.0, false, 12_500 + MSS));
+            gains.push(b.pacing_gain);
+        }
+        assert_eq!(gains, vec![1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.25, 0.75]);
+        assert!((b.pacing_bps - 0.75 * 8e6 * 0.99).abs() < 1.0, "pacing {}", b.pacing_bps);
+    }
+
+    /// 10 s without a lower RTT: PROBE_RTT, cwnd 4 packets; once in flight is down to 4, 200
+    /// ms and a round later it returns to PROBE_BW with the cwnd from before and a fresh min
+    /// RTT timestamp.
+    #[test]
+    fn probe_rtt_after_ten_seconds() {
+        let mut b = bbr();
+        b.min_rtt = Some(Dur::from_ms(40));
+        b.full_bw_reached = true;
+        b.add_bw_sample(1_000_000.0);
+        b.enter_probe_bw(Time::ZERO);
+        let mut w = Window { cwnd: 100 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+        let mut a = sample(&b, 9_999, 1_000_000.0, false, 80 * MSS);
+        a.rtt = Some(Dur::from_ms(45));
+        b.on_ack(&mut w, &a);
+        assert_eq!(b.mode, Mode::ProbeBw, "under 10 s");
+        let before = w.cwnd; // 2 x BDP + quantum budget
+        let mut a = sample(&b, 10_001, 1_000_000.0, false, 80 * MSS);
+        a.rtt = Some(Dur::from_ms(45));
+        b.on_ack(&mut w, &a);
+        assert_eq!(b.mode, Mode::ProbeRtt);
+        assert_eq!(b.min_rtt, Some(Dur::from_ms(45)), "the expired minimum is replaced");
+        assert_eq!(w.cwnd, 4 * MSS);
+        b.on_ack(&mut w, &sample(&b, 10_050, 1_000_000.0, false, 4 * MSS));
+        assert_eq!(b.probe_rtt_done, Some(Time::from_ms(10_250)));
+        b.on_ack(&mut w, &sample(&b, 10_200, 1_000_000.0, true, 4 * MSS));
+        assert_eq!(b.mode, Mode::ProbeRtt, "the round is done, 200 ms are not");
+        b.on_ack(&mut w, &sample(&b, 10_260, 1_000_000.0, false, 4 * MSS));
+        assert_eq!(b.mode, Mode::ProbeBw);
+        assert_eq!(b.min_rtt_stamp, Time::from_ms(10_260));
+        assert!(w.cwnd >= before, "cwnd restored: {} < {}", w.cwnd / MSS, before / MSS);
+    }
+}
