@@ -32,7 +32,7 @@ CLI = [sys.executable, "-m", "crosslayer.cli"]
 # name the field as the study file writes it.
 EXPECTED: dict[str, tuple[int, str]] = {
     "bigint-4301-digits.toml": (2, "invalid TOML: an integer has more than 4300 digits"),
-    "cc-not-a-table.toml": (2, 'flows[0].cc: must be a name like "cubic" or a table'),
+    "cc-not-a-table.toml": (2, 'flows[0].cc: must be a name like "reno" or a table'),
     "decimal-overflow.toml": (2, 'duration: must be below 1e20 nanoseconds (got "1e999999s")'),
     "deep-nesting-400-show.toml": (2, "name: must be a string (got [[[[[...]]]]])"),
     "deep-nesting-600-tomllib.toml": (2, "invalid TOML: arrays or tables nested too deeply"),

@@ -148,7 +148,7 @@ BAD_CASES: list[tuple[str, Mutation, str]] = [
     (
         "cc given as a number",
         _set("flows.0.cc", 5),
-        'flows[0].cc: must be a name like "cubic" or a table like { kind = "cubic", ... } (got 5)',
+        'flows[0].cc: must be a name like "reno" or a table like { kind = "reno", ... } (got 5)',
     ),
     (
         "misspelt congestion control",
@@ -232,7 +232,7 @@ def test_bad_scenarios_name_field_and_fix(minimal: dict[str, Any], label: str, m
 def test_every_problem_is_listed_one_per_line(minimal: dict[str, Any]) -> None:
     minimal["topology"]["bottleneck"]["rate"] = "-5Mbps"
     minimal["topology"]["senders"][0]["loss"] = 2
-    minimal["flows"][0]["cc"] = "vegas"
+    minimal["flows"][0]["cc"] = "copa"
     with pytest.raises(ScenarioError) as info:
         Scenario.from_dict(minimal, source="x.toml")
     error = info.value

@@ -312,8 +312,10 @@ class _Model(BaseModel):
 
 def _normalize_kind(what: str, known: Iterable[str]) -> BeforeValidator:
     """Accept ``"cubic"`` for ``{ kind = "cubic" }``; check the kind (case-insensitive)."""
+    known = list(known)
+    example = known[0]  # the first registered (reno, droptail): a familiar name
     known = sorted(known)
-    forms = f'must be a name like "{known[0]}" or a table like {{ kind = "{known[0]}", ... }}'
+    forms = f'must be a name like "{example}" or a table like {{ kind = "{example}", ... }}'
 
     def normalize(value: Any) -> Any:
         if isinstance(value, str):

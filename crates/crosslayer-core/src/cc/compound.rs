@@ -51,17 +51,17 @@ crate::params! {
         /// How much of the estimated backlog the delay window gives back per round trip.
         eta: f64 = 1.0, Number(""), range(> 0.0, <= 10.0), "draft-sridharan-tcpm-ctcp-02 section 3 (eta = 1)";
         /// Backlog (segments) at which the delay window stops growing and starts shrinking.
-        gamma: f64 = 30.0, Packets, range(> 0.0), "draft-sridharan-tcpm-ctcp-02 section 3 (gamma = 30 packets)";
+        gamma: f64 = 30.0, Number("pkts"), range(> 0.0), "draft-sridharan-tcpm-ctcp-02 section 3 (gamma = 30 packets)";
         /// Window (segments) below which the delay window is not used.
-        low_wnd: f64 = 41.0, Packets, range(>= 0.0), "draft-sridharan-tcpm-ctcp-02 (delay component off for small windows; 41 segments)";
+        low_wnd: f64 = 41.0, Number("pkts"), range(>= 0.0), "draft-sridharan-tcpm-ctcp-02 (delay component off for small windows; 41 segments)";
         /// Tune gamma from the backlog seen at each loss (the draft's automatic tuning).
         gamma_tuning: bool = false, Flag, range(), "draft-sridharan-tcpm-ctcp-02 (gamma auto-tuning is optional)";
         /// With gamma_tuning: weight of the old gamma.
         lambda: f64 = 0.8, Ratio, range(>= 0.0, < 1.0), "draft-sridharan-tcpm-ctcp-02 gamma tuning (lambda = 0.8)";
         /// With gamma_tuning: lowest gamma.
-        gamma_low: f64 = 5.0, Packets, range(> 0.0), "draft-sridharan-tcpm-ctcp-02 gamma tuning (gamma_low = 5)";
+        gamma_low: f64 = 5.0, Number("pkts"), range(> 0.0), "draft-sridharan-tcpm-ctcp-02 gamma tuning (gamma_low = 5)";
         /// With gamma_tuning: highest gamma.
-        gamma_high: f64 = 30.0, Packets, range(> 0.0), "draft-sridharan-tcpm-ctcp-02 gamma tuning (gamma_high = 30)";
+        gamma_high: f64 = 30.0, Number("pkts"), range(> 0.0), "draft-sridharan-tcpm-ctcp-02 gamma tuning (gamma_high = 30)";
     }
     check = CompoundConfig::check;
 }

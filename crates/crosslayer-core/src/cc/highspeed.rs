@@ -35,9 +35,9 @@ crate::params! {
     /// HighSpeed TCP parameters; the defaults are RFC 3649's.
     pub struct HighSpeedConfig {
         /// Window (segments) up to which HighSpeed TCP is Reno.
-        low_window: f64 = 38.0, Packets, range(>= 1.0), "RFC 3649 section 5 Low_Window = 38";
+        low_window: f64 = 38.0, Number("pkts"), range(>= 1.0), "RFC 3649 section 5 Low_Window = 38";
         /// Window (segments) at which the decrease is high_decrease.
-        high_window: f64 = 83000.0, Packets, range(> 1.0), "RFC 3649 section 5 High_Window = 83000";
+        high_window: f64 = 83000.0, Number("pkts"), range(> 1.0), "RFC 3649 section 5 High_Window = 83000";
         /// b(w) at high_window.
         high_decrease: f64 = 0.1, Ratio, range(> 0.0, < 0.5), "RFC 3649 section 5 High_Decrease = 0.1";
         /// Steps of a(w) and b(w).
