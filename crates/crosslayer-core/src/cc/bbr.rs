@@ -78,6 +78,8 @@ pub struct Bbr {
     pub mode: Mode,
     /// Per-round maxima of the delivery rate (bytes/s) for the last `bw_rounds` rounds.
     bw_slots: Vec<(u64, f64)>,
+    /// max over `bw_slots` for the current round (recomputed when a sample or a round comes).
+    bw_max: f64,
     round: u64,
     next_round_delivered: u64,
     round_start: bool,
@@ -120,6 +122,7 @@ impl Algorithm for Bbr {
             mss,
             mode: Mode::Startup,
             bw_slots: vec![(u64::MAX, 0.0); cfg.bw_rounds as usize],
+            bw_max: 0.0,
             round: 0,
             next_round_delivered: 0,
             round_start: false,
@@ -146,9 +149,15 @@ impl Algorithm for Bbr {
 
 impl Bbr {
     /// The bandwidth estimate, bytes/s: the largest per-round maximum of the last rounds.
+    #[inline]
     pub fn max_bw(&self) -> f64 {
+        self.bw_max
+    }
+
+    /// The max over the slots of the last `bw_rounds` rounds.
+    fn refresh_max(&mut self) {
         let n = self.bw_slots.len() as u64;
-        self.bw_slots.iter().filter(|(r, _)| *r != u64::MAX && *r + n > self.round).map(|&(_, b)| b).fold(0.0, f64::max)
+        self.bw_max = self.bw_slots.iter().filter(|(r, _)| *r != u64::MAX && *r + n > self.round).map(|&(_, b)| b).fold(0.0, f64::max);
     }
 
     fn add_bw_sample(&mut self, bw: f64) {
@@ -156,8 +165,10 @@ impl Bbr {
         let slot = &mut self.bw_slots[(self.round % n as u64) as usize];
         if slot.0 != self.round {
             *slot = (self.round, bw);
+            self.refresh_max();
         } else if bw > slot.1 {
             slot.1 = bw;
+            self.bw_max = self.bw_max.max(bw);
         }
     }
 
@@ -331,6 +342,7 @@ impl CongestionControl for Bbr {
                 self.round += 1;
                 self.round_start = true;
                 self.packet_conservation = false;
+                self.refresh_max();
             }
             let bw = rs.delivered as f64 / rs.interval.secs_f64();
             if !rs.is_app_limited || bw >= self.max_bw() {

@@ -5,9 +5,11 @@
 //! `net/ipv4/tcp_highspeed.c`, read for behaviour (not copied). For w <= Low_Window (38) it is
 //! Reno. Above, with W = 83000 (High_Window), P = 1e-7 (High_P), B = 0.1 (High_Decrease):
 //!
-//!     b(w) = (B - 0.5) (ln w - ln 38) / (ln W - ln 38) + 0.5
-//!     p(w) = 0.078 / w^1.2
-//!     a(w) = w^2 p(w) 2 b(w) / (2 - b(w))
+//! ```text
+//! b(w) = (B - 0.5) (ln w - ln 38) / (ln W - ln 38) + 0.5
+//! p(w) = 0.078 / w^1.2
+//! a(w) = w^2 p(w) 2 b(w) / (2 - b(w))
+//! ```
 //!
 //! Congestion avoidance adds a(w) segments per window acknowledged (a(w)/w per segment); a loss
 //! leaves (1 - b(w)) w.

@@ -6,9 +6,11 @@
 //! 2004, and draft-leith-tcp-htcp-06 (2008); Linux `net/ipv4/tcp_htcp.c`, read for behaviour
 //! (not copied). With delta the time since the last congestion event and delta_L = 1 s:
 //!
-//!     alpha_H(delta) = 1                                         delta <= delta_L
-//!                    = 1 + 10 (delta - delta_L) + ((delta - delta_L) / 2)^2   otherwise
-//!     alpha = 2 (1 - beta) alpha_H x clamp(min_rtt / 100 ms, 0.1, 2)   (RTT scaling)
+//! ```text
+//! alpha_H(delta) = 1                                         delta <= delta_L
+//!                = 1 + 10 (delta - delta_L) + ((delta - delta_L) / 2)^2   otherwise
+//! alpha = 2 (1 - beta) alpha_H x clamp(min_rtt / 100 ms, 0.1, 2)   (RTT scaling)
+//! ```
 //!
 //! Congestion avoidance adds alpha / cwnd per segment acknowledged. At a congestion event:
 //! `beta = clamp(min_rtt / max_rtt, 0.5, 0.8)` (adaptive backoff, used once the RTT is above
