@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -25,6 +25,9 @@ from crosslayer.catalog import Algorithm, Param, catalog, default_text, format_v
 from crosslayer.result import Result, dumps_json, staging_folder
 from crosslayer.scenario import Scenario, ScenarioError
 from crosslayer.units import format_duration
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 app = typer.Typer(
     name="crosslayer",
@@ -217,20 +220,7 @@ def plot_queue(
     """Draw the sampled queue's length, sojourn time and chosen discipline state over time."""
     from .plots import queue_figure
 
-    try:
-        result = Result.load(folder)
-    except (OSError, ValueError) as exc:
-        _fail(f"cannot read a result from {folder}: {exc}", 2)
-    try:
-        fig = queue_figure(result, state=state or ())
-    except ValueError as exc:
-        _fail(str(exc), 2)
-    target = out or folder / "queue.png"
-    try:
-        fig.savefig(target, dpi=150)
-    except (OSError, ValueError) as exc:
-        _fail(f"cannot write {target}: {exc}", 1)
-    typer.echo(f"wrote {target}")
+    _plot(folder, out or folder / "queue.png", lambda result: queue_figure(result, state=state or ()))
 
 
 @app.command("plot-cwnd")
@@ -245,15 +235,20 @@ def plot_cwnd(
     """Draw chosen flows' congestion window, ssthresh, pacing rate and algorithm state over time."""
     from .plots import cwnd_figure
 
+    _plot(folder, out or folder / "cwnd.png", lambda result: cwnd_figure(result, flows=flow or (), state=state or ()))
+
+
+def _plot(folder: Path, target: Path, draw: Callable[[Result], Figure]) -> None:
+    """Load the result in ``folder``, draw it and save the figure to ``target`` (exit 2 for a bad
+    folder or figure request, 1 when the file cannot be written)."""
     try:
         result = Result.load(folder)
     except (OSError, ValueError) as exc:
         _fail(f"cannot read a result from {folder}: {exc}", 2)
     try:
-        fig = cwnd_figure(result, flows=flow or (), state=state or ())
+        fig = draw(result)
     except ValueError as exc:
         _fail(str(exc), 2)
-    target = out or folder / "cwnd.png"
     try:
         fig.savefig(target, dpi=150)
     except (OSError, ValueError) as exc:
