@@ -100,7 +100,6 @@ pub struct Bbr {
     restore_cwnd: bool,
     packet_conservation: bool,
     in_recovery: bool,
-    srtt_init: Dur,
 }
 
 impl Algorithm for Bbr {
@@ -142,7 +141,6 @@ impl Algorithm for Bbr {
             restore_cwnd: false,
             packet_conservation: false,
             in_recovery: false,
-            srtt_init: Dur::ZERO,
         }
     }
 }
@@ -330,9 +328,6 @@ impl CongestionControl for Bbr {
     ];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
-        if self.srtt_init == Dur::ZERO {
-            self.srtt_init = a.srtt;
-        }
         // Linux bbr_update_bw
         self.round_start = false;
         let rs = a.rate;

@@ -20,7 +20,7 @@
 //! integer, b to the nearest 1/256) rather than from Linux's 73-row table; the table's rows were
 //! not compared one by one. `rule = "rfc3649"` uses the formulas unrounded.
 
-use super::{slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::{grow_per_window, slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Field, Info};
 
 crate::choice! {
@@ -100,14 +100,8 @@ impl CongestionControl for HighSpeed {
         if left == 0 {
             return;
         }
-        let segs = w.cwnd as f64 / w.mss as f64;
-        let (inc, _) = self.a_b(segs);
-        self.acc += left as f64 / w.mss as f64 * inc / segs;
-        if self.acc >= 1.0 {
-            let whole = self.acc.floor();
-            w.cwnd += whole as u64 * w.mss as u64;
-            self.acc -= whole;
-        }
+        let (inc, _) = self.a_b(w.cwnd as f64 / w.mss as f64);
+        grow_per_window(w, &mut self.acc, left, inc);
     }
 
     fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {

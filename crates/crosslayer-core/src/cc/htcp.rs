@@ -28,7 +28,7 @@
 //! Deliberate deviations: times and windows in floating point (Linux: jiffies and 1/128
 //! fixed point); alpha is evaluated per ACK (Linux refreshes it each time cwnd grows by one).
 
-use super::{slow_start, AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::{grow_per_window, slow_start, AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Dur, Time};
 
@@ -168,14 +168,8 @@ impl CongestionControl for Htcp {
         if left == 0 {
             return;
         }
-        let segs = w.cwnd as f64 / w.mss as f64;
         self.alpha = self.alpha_at(a.now);
-        self.acc += left as f64 / w.mss as f64 * self.alpha / segs;
-        if self.acc >= 1.0 {
-            let whole = self.acc.floor();
-            w.cwnd += whole as u64 * w.mss as u64;
-            self.acc -= whole;
-        }
+        grow_per_window(w, &mut self.acc, left, self.alpha);
     }
 
     fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {

@@ -334,6 +334,18 @@ crate::registry! {
     }
 }
 
+/// Congestion avoidance adding `per_window` segments per window acknowledged: `acked_bytes`
+/// add `acked / cwnd x per_window` segments, whole ones to cwnd, the fraction kept in `acc`
+/// (HighSpeed's a(w), H-TCP's alpha).
+pub fn grow_per_window(w: &mut Window, acc: &mut f64, acked_bytes: u64, per_window: f64) {
+    *acc += acked_bytes as f64 / w.cwnd as f64 * per_window;
+    if *acc >= 1.0 {
+        let whole = acc.floor();
+        w.cwnd += whole as u64 * w.mss as u64;
+        *acc -= whole;
+    }
+}
+
 /// Slow start: grow cwnd for an ACK of `acked_bytes` under `rule` (see [`SsRule`]). Returns the
 /// acked bytes left for congestion avoidance: all of them outside slow start; once an ACK takes
 /// cwnd to ssthresh, what it acknowledged beyond the room that was left; otherwise 0 (what RFC
