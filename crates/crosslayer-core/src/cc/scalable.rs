@@ -7,7 +7,7 @@
 //! 0.01 per ACK above 100 segments, Reno below), and ssthresh = max(cwnd - cwnd/8, 2) (integer
 //! segments). The paper's legacy window below which it is Reno is Linux's ai_cnt here.
 
-use super::{slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::{cong_avoid_ai, slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Info};
 
 crate::params! {
@@ -53,14 +53,7 @@ impl CongestionControl for Scalable {
             return;
         }
         // Linux tcp_cong_avoid_ai(tp, min(cwnd, ai_cnt), acked)
-        let mss = w.mss as u64;
-        let per = (w.cwnd / mss).clamp(1, self.ai_cnt);
-        self.cnt += left / mss;
-        if self.cnt >= per {
-            let inc = self.cnt / per;
-            self.cnt -= inc * per;
-            w.cwnd += inc * mss;
-        }
+        cong_avoid_ai(w, &mut self.cnt, (w.cwnd / w.mss as u64).min(self.ai_cnt), left);
     }
 
     fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
