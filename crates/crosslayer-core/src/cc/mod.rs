@@ -36,11 +36,13 @@ pub mod fixed_window;
 pub mod highspeed;
 pub mod htcp;
 pub mod hystart;
+pub mod illinois;
 pub mod reno;
 pub mod scalable;
 pub mod tahoe;
 pub mod veno;
 pub mod westwood;
+pub mod yeah;
 pub mod vegas;
 
 use crate::registry::{fields_json, Field};
@@ -335,6 +337,8 @@ crate::registry! {
         Bic => bic::Bic,
         Veno => veno::Veno,
         Westwood => westwood::Westwood,
+        Illinois => illinois::Illinois,
+        Yeah => yeah::Yeah,
         #[cfg(test)]
         FixedWindow => fixed_window::FixedWindow,
     }
