@@ -32,11 +32,14 @@ crate::params! {
     }
 }
 
+/// DCTCP's estimate of the fraction of marked bytes (RFC 8257 section 3.3; Linux
+/// `dctcp_update_alpha`), shared with TCP Prague: once per window of data (when snd_una passes
+/// the snd_nxt saved at the previous update) `F = bytes delivered by ECE ACKs / bytes
+/// delivered` and `alpha = (1 - g) alpha + g F`.
 #[derive(Clone, Debug)]
-pub struct Dctcp {
+pub struct MarkedFraction {
     g: f64,
-    alpha: f64,
-    reno: Reno,
+    pub alpha: f64,
     /// snd_nxt (bytes) at the last alpha update.
     next_seq: u64,
     /// Delivered bytes at the last update, and the connection's delivered total at the last ACK.
@@ -45,7 +48,46 @@ pub struct Dctcp {
     /// Bytes delivered by ECE ACKs since the last update.
     delivered_ce: u64,
     /// F of the last window.
-    last_f: f64,
+    pub last_f: f64,
+}
+
+impl MarkedFraction {
+    pub fn new(g: f64, alpha: f64) -> MarkedFraction {
+        MarkedFraction { g, alpha, next_seq: 0, old_delivered: 0, last_delivered: 0, delivered_ce: 0, last_f: f64::NAN }
+    }
+
+    /// Count an ACK's delivered and echoed bytes.
+    pub fn count(&mut self, a: &AckEvent) {
+        let newly = a.delivered_total - self.last_delivered;
+        self.last_delivered = a.delivered_total;
+        if a.ece {
+            self.delivered_ce += newly;
+        }
+    }
+
+    /// The window of data of the last update is acknowledged.
+    pub fn round_done(&self, a: &AckEvent) -> bool {
+        a.snd_una >= self.next_seq
+    }
+
+    /// Close the window: update alpha (unless `hold`) and start the next at snd_nxt.
+    pub fn close(&mut self, a: &AckEvent, hold: bool) {
+        let delivered = a.delivered_total - self.old_delivered;
+        if delivered > 0 && !hold {
+            let f = self.delivered_ce as f64 / delivered as f64;
+            self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
+            self.last_f = f;
+        }
+        self.next_seq = a.snd_nxt;
+        self.old_delivered = a.delivered_total;
+        self.delivered_ce = 0;
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Dctcp {
+    marks: MarkedFraction,
+    reno: Reno,
 }
 
 impl Algorithm for Dctcp {
@@ -58,16 +100,7 @@ impl Algorithm for Dctcp {
         sources: &["RFC 8257", "Alizadeh et al., ACM SIGCOMM 2010", "Linux net/ipv4/tcp_dctcp.c"],
     };
     fn new(cfg: &DctcpConfig, env: &CcEnv) -> Dctcp {
-        Dctcp {
-            g: cfg.g,
-            alpha: cfg.alpha_init,
-            reno: Reno::new(&RenoConfig::default(), env),
-            next_seq: 0,
-            old_delivered: 0,
-            last_delivered: 0,
-            delivered_ce: 0,
-            last_f: f64::NAN,
-        }
+        Dctcp { marks: MarkedFraction::new(cfg.g, cfg.alpha_init), reno: Reno::new(&RenoConfig::default(), env) }
     }
 }
 
@@ -79,22 +112,9 @@ impl CongestionControl for Dctcp {
     ];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
-        let newly = a.delivered_total - self.last_delivered;
-        self.last_delivered = a.delivered_total;
-        if a.ece {
-            self.delivered_ce += newly;
-        }
-        // Linux dctcp_update_alpha: once snd_una reaches the saved snd_nxt
-        if a.snd_una >= self.next_seq {
-            let delivered = a.delivered_total - self.old_delivered;
-            if delivered > 0 {
-                let f = self.delivered_ce as f64 / delivered as f64;
-                self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
-                self.last_f = f;
-            }
-            self.next_seq = a.snd_nxt;
-            self.old_delivered = a.delivered_total;
-            self.delivered_ce = 0;
+        self.marks.count(a);
+        if self.marks.round_done(a) {
+            self.marks.close(a, false);
         }
         self.reno.on_ack(w, a);
     }
@@ -102,13 +122,13 @@ impl CongestionControl for Dctcp {
     fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
         let mss = w.mss as u64;
         match e.kind {
-            CongestionKind::Ecn => ((w.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u64).max(2 * mss),
+            CongestionKind::Ecn => ((w.cwnd as f64 * (1.0 - self.marks.alpha / 2.0)) as u64).max(2 * mss),
             CongestionKind::Loss | CongestionKind::Timeout => (w.cwnd / 2).max(2 * mss),
         }
     }
 
     fn state(&self, _w: &Window, out: &mut [f64]) {
-        out.copy_from_slice(&[self.alpha, self.last_f]);
+        out.copy_from_slice(&[self.marks.alpha, self.marks.last_f]);
     }
 }
 
@@ -137,8 +157,8 @@ mod tests {
             }
             let f = marked as f64 / 10.0;
             expect = (1.0 - 0.0625) * expect + 0.0625 * f;
-            assert!((d.alpha - expect).abs() < 1e-12, "window {k}: alpha {} expected {expect}", d.alpha);
-            assert_eq!(d.last_f, f);
+            assert!((d.marks.alpha - expect).abs() < 1e-12, "window {k}: alpha {} expected {expect}", d.marks.alpha);
+            assert_eq!(d.marks.last_f, f);
         }
     }
 
@@ -149,9 +169,9 @@ mod tests {
         let mut d = Dctcp::new(&DctcpConfig::default(), &CcEnv::linux(1000, 10));
         let mut w = Window { cwnd: 100_000, ssthresh: 5_000, mss: 1000 };
         assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Ecn)), 50_000, "alpha 1: half");
-        d.alpha = 0.1;
+        d.marks.alpha = 0.1;
         assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Ecn)), 95_000);
-        d.alpha = 0.0;
+        d.marks.alpha = 0.0;
         assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Ecn)), 100_000);
         assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Loss)), 50_000);
     }

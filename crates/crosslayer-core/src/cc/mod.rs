@@ -14,7 +14,8 @@
 //! | `state`            | when traces sample: the values named by `STATE`            | no       |
 //!
 //! and these declarations: `NEEDS_ECN` (the sender negotiates ECN whatever the TCP setting, as
-//! Linux's `TCP_CONG_NEEDS_ECN`, and the receiver echoes CE per segment as DCTCP does), `FULL_CONTROL` (the algorithm sets cwnd itself on every ACK and
+//! Linux's `TCP_CONG_NEEDS_ECN`, and the receiver echoes CE per segment as DCTCP does), `ECT1` (data
+//! carries ECT(1), the L4S identifier of RFC 9331, instead of ECT(0)), `FULL_CONTROL` (the algorithm sets cwnd itself on every ACK and
 //! the sender never changes it - Linux's `cong_control`, used by BBR), `RATE_SAMPLE` (it reads
 //! delivery-rate samples; the sender stamps transmissions only then), `RECOVERY` (the loss
 //! recovery the algorithm implies when the flow's `[tcp] recovery` is unset: Tahoe's), `STATE`
@@ -35,8 +36,10 @@ pub mod dctcp;
 pub mod fixed_window;
 pub mod highspeed;
 pub mod htcp;
+pub mod hybla;
 pub mod hystart;
 pub mod illinois;
+pub mod prague;
 pub mod reno;
 pub mod scalable;
 pub mod tahoe;
@@ -247,6 +250,9 @@ impl SlowStart {
 pub trait CongestionControl {
     /// The sender must negotiate ECN (ECT data, ECE echo) for this algorithm.
     const NEEDS_ECN: bool = false;
+    /// With ECN, data carries ECT(1), the L4S identifier (RFC 9331), instead of ECT(0):
+    /// a DualPI2 queue then classifies the flow as L4S (TCP Prague).
+    const ECT1: bool = false;
     /// The algorithm sets cwnd (and pacing) itself; the sender never changes cwnd.
     const FULL_CONTROL: bool = false;
     /// The algorithm uses `AckEvent::rate` (delivery-rate samples). Sampling stamps every
@@ -272,7 +278,7 @@ pub trait CongestionControl {
 
 /// Catalog extras of a congestion control.
 fn cc_extra<T: CongestionControl>() -> Json {
-    json!({"needs_ecn": T::NEEDS_ECN, "full_control": T::FULL_CONTROL, "rate_sample": T::RATE_SAMPLE, "recovery": T::RECOVERY.map(|r| serde_json::to_value(r).expect("a choice serializes")), "state": fields_json(T::STATE)})
+    json!({"needs_ecn": T::NEEDS_ECN, "ect1": T::ECT1, "full_control": T::FULL_CONTROL, "rate_sample": T::RATE_SAMPLE, "recovery": T::RECOVERY.map(|r| serde_json::to_value(r).expect("a choice serializes")), "state": fields_json(T::STATE)})
 }
 
 macro_rules! cc_dispatch {
@@ -297,6 +303,9 @@ macro_rules! cc_dispatch {
             }
             pub fn needs_ecn(&self) -> bool {
                 match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::NEEDS_ECN, )+ }
+            }
+            pub fn ect1(&self) -> bool {
+                match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::ECT1, )+ }
             }
             pub fn full_control(&self) -> bool {
                 match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::FULL_CONTROL, )+ }
@@ -339,6 +348,8 @@ crate::registry! {
         Westwood => westwood::Westwood,
         Illinois => illinois::Illinois,
         Yeah => yeah::Yeah,
+        Hybla => hybla::Hybla,
+        Prague => prague::Prague,
         #[cfg(test)]
         FixedWindow => fixed_window::FixedWindow,
     }

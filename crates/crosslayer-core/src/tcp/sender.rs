@@ -244,6 +244,8 @@ pub struct Sender {
     timestamps: bool,
     rtt_samples: RttSamples,
     ecn: bool,
+    /// The ECN-capable codepoint of data: ECT(0), or ECT(1) for L4S algorithms.
+    ect: Ecn,
     /// Stamp transmissions and form delivery-rate samples (the algorithm asked for them).
     rate_sampling: bool,
     rwnd_bytes: u64,
@@ -348,6 +350,7 @@ impl Sender {
             timestamps: cfg.timestamps,
             rtt_samples: cfg.rtt_samples(),
             ecn: cfg.ecn || cc.needs_ecn(),
+            ect: if cc.ect1() { Ecn::Ect1 } else { Ecn::Ect0 },
             rate_sampling,
             rwnd_bytes: cfg.rwnd.map_or(u64::MAX, |r| r.get()),
             cc,
@@ -1193,7 +1196,7 @@ impl Sender {
             size_bytes: size,
             seq: n * mss as u64,
             len_bytes: mss,
-            ecn: if self.ecn && !retx { Ecn::Ect0 } else { Ecn::NotEct },
+            ecn: if self.ecn && !retx { self.ect } else { Ecn::NotEct },
             cwr,
             retx,
             tsval: ctx.now,
