@@ -137,3 +137,4 @@ fn prague_with_dualpi2_keeps_sub_millisecond_queueing_and_coexists_with_cubic() 
     assert!(qp < qc / 3.0, "Prague {qp}, CUBIC {qc}");
 }
 
+
