@@ -39,6 +39,8 @@ pub mod htcp;
 pub mod hybla;
 pub mod hystart;
 pub mod illinois;
+pub mod ledbat;
+pub mod lp;
 pub mod prague;
 pub mod reno;
 pub mod scalable;
@@ -350,6 +352,8 @@ crate::registry! {
         Yeah => yeah::Yeah,
         Hybla => hybla::Hybla,
         Prague => prague::Prague,
+        Ledbat => ledbat::Ledbat,
+        Lp => lp::Lp,
         #[cfg(test)]
         FixedWindow => fixed_window::FixedWindow,
     }
