@@ -16,8 +16,8 @@
 //!
 //! Defaults: TARGET 100 ms (the RFC's upper bound, ns-3's default), GAIN 1, ALLOWED_INCREASE 1,
 //! MIN_CWND 2, CURRENT_FILTER 4 (ns-3's NoiseFilterLen). Slow start (`slow_start = true`, ns-3's
-//! default; RFC 6817 lets LEDBAT start as TCP does, never faster) runs until the first loss or
-//! until the queuing delay reaches the target.
+//! default; RFC 6817 lets LEDBAT start as TCP does, never faster) runs until the first loss, as
+//! in ns-3, or also until the queuing delay reaches the target (`ss_exit_on_target = true`).
 //!
 //! `delay = "rtt"` uses the RTT sample less the least RTT instead of the one-way delay: seed 004
 //! (Dianov et al.) found Linux's LEDBAT module suffering from reverse-path congestion as if it
@@ -56,8 +56,10 @@ crate::params! {
         base_history: u32 = 10, Count, range(>= 1, <= 1000), "RFC 6817 section 2.5: BASE_HISTORY SHOULD be 10; ns-3 BaseHistoryLen 10";
         /// Latest samples whose least is the current delay.
         current_filter: u32 = 4, Count, range(>= 1, <= 1000), "ns-3 NoiseFilterLen 4 (RFC 6817: CURRENT_FILTER small, e.g. 1-4)";
-        /// Start with slow start (until a loss or the target delay).
+        /// Start with slow start.
         slow_start: bool = true, Flag, range(), "ns-3 SSParam DO_SLOWSTART";
+        /// Slow start also ends when the queuing delay reaches the target (false: only at ssthresh, after a loss, as ns-3).
+        ss_exit_on_target: bool = false, Flag, range(), "ns-3 TcpLedbat::IncreaseWindow (slow start while cwnd <= ssthresh)";
         /// The delay measured: "owd" (TSval - TSecr) or "rtt".
         delay: LedbatDelay = LedbatDelay::Owd, Choice, range(), "RFC 6817 section 2.4 (one-way delay); rtt: seed 004's reading of Linux's module";
     }
@@ -191,7 +193,7 @@ impl CongestionControl for Ledbat {
         };
         let target = self.cfg.target.secs_f64();
         let off_target = (target - q.secs_f64()) / target;
-        if self.in_slow_start && w.in_slow_start() && off_target > 0.0 {
+        if self.in_slow_start && w.in_slow_start() && (off_target > 0.0 || !self.cfg.ss_exit_on_target) {
             if a.cwnd_limited {
                 slow_start(w, a.growth_bytes, self.ss);
             }

@@ -767,7 +767,7 @@ impl Sender {
             cwnd_limited,
             ece: a.ece,
             rtt,
-            owd: (a.tsval >= a.tsecr).then(|| a.tsval - a.tsecr),
+            owd: (self.timestamps && a.tsval >= a.tsecr).then(|| a.tsval - a.tsecr),
             srtt: self.rtt.srtt_or(Dur::from_ms(100)),
             min_rtt: self.rtt.min_rtt.unwrap_or(Dur::from_ms(100)),
             delivered_total: self.rate.delivered,
