@@ -1,4 +1,4 @@
-"""``crosslayer`` command line: run, validate, list and benchmark.
+"""``crosslayer`` command line: run, validate, list, benchmark, studies and result stores.
 
 Exit codes: 0 success, 1 engine failure (out of memory, a [limits] value reached, a simulator
 bug) or results that cannot be written after the run, 2 invalid study file or command line
@@ -392,11 +392,178 @@ def list_(
             console.print()
 
 
+study_app = typer.Typer(help="Studies: sweeps over a base scenario, run into a result store.", no_args_is_help=True)
+results_app = typer.Typer(help="Query and tabulate a result store.", no_args_is_help=True)
+app.add_typer(study_app, name="study")
+app.add_typer(results_app, name="results")
+
+
+def _parse_sets(sets: list[str] | None) -> dict[str, Any]:
+    """``--set path=value`` options: a value, or several (comma-separated TOML values, or a
+    TOML array) to sweep."""
+    from crosslayer.study import parse_cli_value
+
+    out: dict[str, Any] = {}
+    for item in sets or []:
+        path, eq, text = item.partition("=")
+        if not eq or not path.strip():
+            _fail(f"--set {item!r}: write --set path=value, e.g. --set flows[*].cc=reno or --set tcp.min_rto=0.2", 2)
+        value = parse_cli_value(text.strip())
+        if isinstance(value, str) and "," in value and not text.strip().startswith(('"', "'")):
+            value = [parse_cli_value(v.strip()) for v in value.split(",")]
+        out[path.strip()] = value
+    return out
+
+
+def _load_study(file: Path, sets: list[str] | None) -> Any:
+    from crosslayer.study import Study, StudyError
+
+    try:
+        return Study.from_toml(file, overrides=_parse_sets(sets))
+    except (StudyError, ScenarioError) as exc:
+        _fail(str(exc), 2)
+    except OSError as exc:
+        _fail(f"cannot read {file}: {exc.strerror or exc}", 2)
+
+
+@study_app.command("points")
+def study_points(
+    file: Annotated[Path, typer.Argument(help="Study file (TOML) with a [study] table.")],
+    sets: Annotated[list[str] | None, typer.Option("--set", help="path=value, or path=v1,v2 to sweep (repeatable).")] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False,
+) -> None:
+    """List the study's points: their swept values and keys (nothing runs)."""
+    study = _load_study(file, sets)
+    points = study.points()
+    if json_output:
+        for p in points:
+            typer.echo(dumps_json({"key": p.key, **p.labels}))
+        return
+    table = Table(title=f"{study.name}: {len(points)} points")
+    cols = list(study.columns.values())
+    for c in ["key", *cols]:
+        table.add_column(c)
+    for p in points:
+        table.add_row(p.key, *(str(p.labels.get(c, "")) for c in cols))
+    Console().print(table)
+
+
+@study_app.command("run")
+def study_run(
+    file: Annotated[Path, typer.Argument(help="Study file (TOML) with a [study] table.")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Result store (default: results/<study name>).")] = None,
+    sets: Annotated[list[str] | None, typer.Option("--set", help="path=value, or path=v1,v2 to sweep (repeatable).")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", "-j", help="Local worker processes (default: every core).")] = None,
+    scheduler: Annotated[str | None, typer.Option("--scheduler", help="Address of a Dask distributed scheduler to run on.")] = None,
+    dask_local: Annotated[int | None, typer.Option("--dask-local", help="Start a local Dask cluster with N workers and run on it.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object (what ran) and nothing else.")] = False,
+) -> None:
+    """Run every point of a study that the store does not hold yet (resumable: runs are keyed
+    by a hash of their configuration and the engine version)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from crosslayer.store import Store
+    from crosslayer.sweep import run_study
+
+    study = _load_study(file, sets)
+    store = Store(out or Path("results") / study.name)
+    try:
+        store.create(study.text or None)
+    except OSError as exc:
+        _fail(f"cannot write the store {store.root}: {exc.strerror or exc}", 2)
+    client = None
+    cluster = None
+    if scheduler or dask_local:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            _fail("Dask is not installed: pip install 'crosslayer[cluster]' (dask.distributed)", 2)
+        if dask_local:
+            cluster = LocalCluster(n_workers=dask_local, threads_per_worker=1, processes=True)
+            client = Client(cluster)
+        else:
+            client = Client(scheduler)
+    err = Console(stderr=True)
+    progress = Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[state]}"),
+        TimeElapsedColumn(), TimeRemainingColumn(), console=err, disable=quiet or json_output,
+    )  # fmt: skip
+    task = progress.add_task(study.name, total=None, state="")
+
+    def update(done: int, running: int, failed: int, total: int) -> None:
+        progress.update(task, completed=done, total=total, state=f"running {running}, failed {failed}")
+
+    try:
+        with progress:
+            report = _engine_guard(lambda: run_study(study, store, workers=workers, client=client, on_progress=update))
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    summary = {"store": str(store.root), "points": report.total, "skipped": report.skipped, "ran": report.ran, "failed": len(report.failed), "interrupted": report.interrupted, "wall_s": round(report.wall_s, 3)}
+    if json_output:
+        typer.echo(dumps_json({**summary, "failures": [{"key": k, **lab, "error": e} for k, lab, e in report.failed]}))
+    else:
+        for key, labels, error in report.failed:
+            err.print(f"failed {key} {labels}: {error}", highlight=False)
+        err.print(
+            f"{report.ran} run, {report.skipped} already stored, {len(report.failed)} failed of {report.total} points "
+            f"in {report.wall_s:.1f} s; store: {store.root}" + (" (interrupted: run again to resume)" if report.interrupted else ""),
+            highlight=False,
+        )
+    if report.interrupted:
+        raise typer.Exit(130)
+    if report.failed:
+        raise typer.Exit(1)
+
+
+@results_app.command("query")
+def results_query(
+    sql: Annotated[str, typer.Argument(help="SQL over the views runs, flows, queues, series (DuckDB).")],
+    store: Annotated[Path, typer.Option("--store", "-s", help="Result store folder.")] = Path("results"),
+    output: Annotated[str, typer.Option("--format", help="table, csv, json or markdown.")] = "table",
+) -> None:
+    """Run SQL over a result store, e.g. `crosslayer results query "select bottleneck_qdisc, avg(jain) from runs group by 1" -s STORE`."""
+    from crosslayer.store import Store
+
+    st = Store(store)
+    if not (store / "runs").is_dir():
+        _fail(f"{store} is not a result store (no runs/ folder); write one with `crosslayer study run`", 2)
+    try:
+        df = st.query(sql)
+    except Exception as exc:  # noqa: BLE001 - DuckDB's parser and binder errors
+        _fail(f"query failed: {exc}", 2)
+    _print_frame(df, output)
+
+
+def _print_frame(df: Any, output: str) -> None:
+    if output == "csv":
+        typer.echo(df.to_csv(index=False), nl=False)
+    elif output == "json":
+        typer.echo(dumps_json(df.to_dict(orient="records")))
+    elif output == "markdown":
+        typer.echo(df.to_markdown(index=False) if hasattr(df, "to_markdown") else df.to_string(index=False))
+    elif output == "table":
+        table = Table()
+        for c in df.columns:
+            table.add_column(str(c), overflow="fold")
+        for row in df.itertuples(index=False):
+            table.add_row(*(f"{v:.6g}" if isinstance(v, float) else str(v) for v in row))
+        Console(width=max(80, 20 * len(df.columns))).print(table)
+    else:
+        _fail(f"--format {output!r}: use table, csv, json or markdown", 2)
+
+
 def main() -> None:
     """The ``crosslayer`` entry point: the app, with any unexpected exception reported in one
     line (exit 1) instead of a traceback; ``CROSSLAYER_DEBUG=1`` shows the traceback."""
     try:
         app()
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        raise SystemExit(130) from None
     except Exception as exc:  # noqa: BLE001 - the last line of defence of the CLI
         if os.environ.get("CROSSLAYER_DEBUG"):
             raise

@@ -1015,8 +1015,13 @@ class Scenario(_Model):
         return cls.from_toml(source)
 
     def with_overrides(self, **changes: Any) -> Scenario:
-        """A re-validated copy with top-level fields replaced, e.g. ``with_overrides(seed=2, duration="5s")``."""
-        return Scenario.from_dict({**self.model_dump(), **changes}, source=f"{self.name} with overrides")
+        """A re-validated copy with fields replaced: top-level names or paths as a study file's
+        axes take them, e.g. ``with_overrides(seed=2, duration="5s")`` or
+        ``with_overrides(**{"topology.bottleneck.qdisc.kind": "codel", "flows[*].cc": "reno"})``
+        (see :mod:`crosslayer.study`)."""
+        from crosslayer.study import apply_overrides
+
+        return apply_overrides(self, changes, source=f"{self.name} with overrides")
 
     # -- lowering ---------------------------------------------------------------------------
 

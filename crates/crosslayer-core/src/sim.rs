@@ -218,16 +218,26 @@ impl Sim {
     /// Run until `t` (inclusive) or the end of the scenario, whichever is first. Stops early,
     /// with the reason, when the run reaches `limits.max_events`.
     pub fn run_until(&mut self, t: Time) -> Result<(), String> {
+        self.run_until_checked(t, &mut || false)
+    }
+
+    /// `run_until`, asking `stop` every [`CHECK_EVERY`] events whether to give up (a user's
+    /// interrupt): then it returns `Err(INTERRUPTED)` with the simulation left where it was.
+    pub fn run_until_checked(&mut self, t: Time, stop: &mut dyn FnMut() -> bool) -> Result<(), String> {
         let until = t.min(self.end);
         let max_events = self.spec.limits.max_events;
         while let Some((now, ev)) = self.sched.pop_until(until) {
             self.handle(now, ev);
-            if self.sched.executed() >= max_events {
+            let executed = self.sched.executed();
+            if executed >= max_events {
                 return Err(format!(
                     "the run reached limits.max_events = {max_events} at t = {} of {}: raise the limit if this is expected \
                      (a retransmission timer of a few microseconds, or a very long or fast scenario, need many events)",
                     now, self.spec.duration
                 ));
+            }
+            if executed % CHECK_EVERY == 0 && stop() {
+                return Err(INTERRUPTED.to_string());
             }
         }
         self.sched.advance_to(until);
@@ -235,9 +245,15 @@ impl Sim {
     }
 
     /// Run the whole scenario and compute the results (checks identities and conservation).
-    pub fn run(mut self) -> Result<RunResult, String> {
+    pub fn run(self) -> Result<RunResult, String> {
+        self.run_checked(&mut || false)
+    }
+
+    /// `run`, asking `stop` every [`CHECK_EVERY`] events whether to give up (the Python
+    /// binding checks for Ctrl-C there, so an interrupt takes effect within milliseconds).
+    pub fn run_checked(mut self, stop: &mut dyn FnMut() -> bool) -> Result<RunResult, String> {
         let wall = std::time::Instant::now();
-        self.run_until(self.end)?;
+        self.run_until_checked(self.end, stop)?;
         let wall_s = wall.elapsed().as_secs_f64();
         self.check_invariants()?;
         Ok(self.results(wall_s))
@@ -540,6 +556,11 @@ impl Sim {
 }
 
 /// Run a spec to completion.
+/// Events between two interrupt checks of [`Sim::run_checked`] (tens of milliseconds of wall time).
+pub const CHECK_EVERY: u64 = 1 << 16;
+/// The error of a run stopped by its `stop` callback.
+pub const INTERRUPTED: &str = "interrupted";
+
 pub fn run(spec: ScenarioSpec) -> Result<RunResult, String> {
     Sim::new(spec)?.run()
 }

@@ -86,7 +86,30 @@ fn to_py(py: Python<'_>, r: RunResult) -> PyResult<Bound<'_, PyDict>> {
 #[pyfunction]
 fn run_json<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyDict>> {
     let spec = ScenarioSpec::from_json(spec).map_err(PyValueError::new_err)?;
-    let result = guarded(py, move || Sim::new(spec)?.run())?;
+    // Ctrl-C: every CHECK_EVERY events the engine takes the GIL for a moment and lets Python
+    // run its signal handlers; KeyboardInterrupt (or any handler's exception) stops the run.
+    let mut signal: Option<PyErr> = None;
+    let outcome = {
+        let signal = &mut signal;
+        py.allow_threads(move || {
+            catch_unwind(AssertUnwindSafe(move || {
+                let mut stop = || {
+                    Python::with_gil(|py| match py.check_signals() {
+                        Ok(()) => false,
+                        Err(e) => {
+                            *signal = Some(e);
+                            true
+                        }
+                    })
+                };
+                Sim::new(spec)?.run_checked(&mut stop)
+            }))
+        })
+    };
+    if let Some(e) = signal {
+        return Err(e);
+    }
+    let result = outcome.map_err(engine_panic)?.map_err(EngineError::new_err)?;
     catch_unwind(AssertUnwindSafe(|| to_py(py, result))).map_err(engine_panic)?
 }
 

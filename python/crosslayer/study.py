@@ -1,0 +1,354 @@
+"""Studies: a base scenario plus axes to vary, expanded into points, each run keyed by a hash.
+
+A study file is a scenario (every field of a study file, see ``studies/``) plus a ``[study]``
+table::
+
+    [study]
+    name = "aqm-vs-cc"            # optional; the scenario's name otherwise
+    mode = "product"              # or "points": the explicit list in [[study.points]]
+    seeds = [1, 2, 3]             # replications (the seed axis); or replicates = 3
+
+    [study.axes]
+    "flows[*].cc" = ["cubic", "reno"]              # a list of values
+    "flows[*].per_pair" = [1, 10]
+    "topology.bottleneck.qdisc" = { droptail = { kind = "droptail", limit_pkts = 900 },
+                                    codel = { kind = "codel" } }    # named values (whole tables)
+
+A path names a field as the study file does: dotted keys, ``[i]`` for one element of a list,
+``[*]`` for every element. Setting a path's ``kind`` to another algorithm keeps only the
+parameters the new one accepts. :func:`apply_overrides` applies such paths to a
+:class:`Scenario` (the CLI's ``--set path=value`` and :meth:`Scenario.with_overrides` use it).
+
+Each point's key is a hash of its engine spec (the normalized configuration) and the engine
+version, so a point is the same run wherever and whenever it is computed; a store
+(:mod:`crosslayer.store`) skips the keys it holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+import tomllib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from crosslayer.catalog import catalog
+from crosslayer.scenario import Scenario, ScenarioError
+
+__all__ = ["Axis", "Point", "Study", "StudyError", "apply_overrides", "column_names", "engine_version", "parse_cli_value", "set_path"]
+
+_TOKEN: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[(\*|\d+)\]|(\.)")
+
+
+class StudyError(ValueError):
+    """An invalid study file or override: the message names the field and the fix."""
+
+
+def engine_version() -> str:
+    """The crosslayer version that keys runs (a different engine gives a different key)."""
+    from crosslayer import __version__
+
+    return __version__
+
+
+def _tokens(path: str) -> list[str | int | None]:
+    """``a.b[2][*].c`` -> ["a", "b", 2, None, "c"] (None = every element)."""
+    out: list[str | int | None] = []
+    pos = 0
+    expect_name = True
+    while pos < len(path):
+        m = _TOKEN.match(path, pos)
+        if not m:
+            raise StudyError(f"{path!r}: cannot read a path at {path[pos:]!r}; write fields as a.b, list elements as a[0] or a[*]")
+        name, index, dot = m.groups()
+        if name is not None:
+            if not expect_name:
+                raise StudyError(f"{path!r}: a '.' is missing before {name!r}")
+            out.append(name)
+            expect_name = False
+        elif index is not None:
+            out.append(None if index == "*" else int(index))
+            expect_name = False
+        elif dot:
+            if expect_name:
+                raise StudyError(f"{path!r}: empty field name")
+            expect_name = True
+        pos = m.end()
+    if not out or expect_name:
+        raise StudyError(f"{path!r}: the path ends without a field name")
+    return out
+
+
+def _kind_params(kind: str) -> set[str] | None:
+    """The parameter names of algorithm ``kind`` (a name or an alias) in either family."""
+    cat = catalog()
+    for fam in (cat.cc, cat.aqm):
+        for a in fam.values():
+            if kind == a.name or kind in a.aliases:
+                return {p.name for p in a.params}
+    return None
+
+
+def _assign(container: Any, key: str | int, value: Any, path: str) -> None:
+    if key == "kind" and isinstance(container, dict) and isinstance(value, str) and container.get("kind") not in (None, value):
+        keep = _kind_params(value)
+        if keep is not None:
+            for k in [k for k in container if k != "kind" and k not in keep]:
+                del container[k]
+    if isinstance(container, dict):
+        container[key] = value
+    elif isinstance(container, list) and isinstance(key, int):
+        if key >= len(container):
+            raise StudyError(f"{path!r}: index {key} is out of range (the list has {len(container)} elements)")
+        container[key] = value
+    else:
+        raise StudyError(f"{path!r}: cannot set a field of {type(container).__name__}")
+
+
+def set_path(data: dict[str, Any], path: str, value: Any) -> None:
+    """Set ``path`` in a TOML-shaped mapping (in place); ``[*]`` sets every element."""
+    tokens = _tokens(path)
+
+    def walk(node: Any, rest: list[str | int | None], where: str) -> None:
+        head, tail = rest[0], rest[1:]
+        if head is None:
+            if not isinstance(node, list):
+                raise StudyError(f"{path!r}: {where or 'the scenario'} is not a list, so [*] does not apply")
+            for i in range(len(node)):
+                if tail:
+                    walk(node[i], tail, f"{where}[{i}]")
+                else:
+                    node[i] = value
+            return
+        if isinstance(head, int):
+            if not isinstance(node, list):
+                raise StudyError(f"{path!r}: {where or 'the scenario'} is not a list")
+            if head >= len(node):
+                raise StudyError(f"{path!r}: {where}[{head}] does not exist ({len(node)} elements)")
+        elif not isinstance(node, dict):
+            if isinstance(node, str) and head != "kind":
+                # a bare algorithm name (cc = "cubic") becomes a table to take a parameter
+                raise StudyError(f"{path!r}: {where} is the name {node!r}; set {where} to a table {{kind = {node!r}, ...}} first")
+            raise StudyError(f"{path!r}: {where or 'the scenario'} has no field {head!r}")
+        if not tail:
+            _assign(node, head, value, path)
+            return
+        child = node[head] if isinstance(head, int) else node.get(head)
+        if child is None:
+            child = {}
+            node[head] = child
+        if isinstance(child, str) and isinstance(tail[0], str):
+            # cc = "cubic" with a parameter path below it: expand to a table
+            child = {"kind": child}
+            node[head] = child
+        walk(child, tail, f"{where}.{head}" if where and isinstance(head, str) else f"{where}[{head}]" if isinstance(head, int) else head)
+
+    walk(data, tokens, "")
+
+
+def apply_overrides(scenario: Scenario, overrides: Mapping[str, Any], source: str | None = None) -> Scenario:
+    """A re-validated copy of ``scenario`` with every ``path = value`` of ``overrides`` set."""
+    data = scenario.model_dump()
+    for path, value in overrides.items():
+        set_path(data, path, value)
+    return Scenario.from_dict(data, source=source or f"{scenario.name} with {', '.join(overrides)}")
+
+
+def parse_cli_value(text: str) -> Any:
+    """A ``--set`` value: TOML (numbers, booleans, quoted strings, arrays, inline tables), or
+    the text itself as a string (``--set flows[*].cc=reno``). Bare numbers follow the study
+    file's rule for the field (seconds, bit/s, bytes)."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _label(value: Any) -> Any:
+    """A column value for a swept parameter: scalars as they are, tables as JSON."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return json.dumps(value, sort_keys=True)
+
+
+RESERVED: Final = frozenset({"kind", "key", "scenario", "flows", "utilization", "jain", "config", "engine_version", "git_commit", "wall_s", "sim_s", "events"})
+"""Column names of the ``runs`` table that a swept value may not take."""
+
+
+def column_names(paths: Sequence[str]) -> dict[str, str]:
+    """A short, SQL-friendly column name for each path: its last field name, lengthened with
+    the fields before it (joined by ``_``) while it collides with another path's or with a
+    result table's column (``flows[*].cc`` -> ``flows_cc``, since ``flows`` has a ``cc``)."""
+    from crosslayer.result import TABLES as RESULT_TABLES
+
+    taken = set(RESERVED) | {c for cols in RESULT_TABLES.values() for c in cols}
+    names = {p: [t for t in _tokens(p) if isinstance(t, str)] for p in paths}
+    out: dict[str, str] = {}
+    for p, parts in names.items():
+        if p == "seed":
+            out[p] = "seed"
+            continue
+        n = 1
+        while True:
+            cand = "_".join(parts[-n:])
+            others = {"_".join(q[-n:]) for o, q in names.items() if o != p}
+            if (cand not in taken and cand not in others) or n >= len(parts):
+                break
+            n += 1
+        out[p] = cand
+    return out
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One swept field: its path, and its values as (label, value) pairs."""
+
+    path: str
+    values: tuple[tuple[Any, Any], ...]
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run of a study: the labels of its axis values, its scenario and its key."""
+
+    labels: dict[str, Any]
+    scenario: Scenario
+    key: str = field(default="")
+
+    @staticmethod
+    def key_of(scenario: Scenario) -> str:
+        spec = json.dumps(scenario.to_engine_spec(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(f"{engine_version()}\n{spec}".encode()).hexdigest()[:20]
+
+
+@dataclass(frozen=True)
+class Study:
+    """A base scenario and its axes (see the module docs)."""
+
+    name: str
+    base: Scenario
+    axes: tuple[Axis, ...]
+    mode: Literal["product", "points"] = "product"
+    explicit: tuple[dict[str, Any], ...] = ()
+    seeds: tuple[int, ...] = ()
+    text: str = ""
+
+    @classmethod
+    def from_toml(cls, source: str | Path, overrides: Mapping[str, Any] | None = None) -> Study:
+        """Load a study file (a path or TOML text); ``overrides`` (path -> value, or a list of
+        values to sweep) are applied to the base or added as axes."""
+        if isinstance(source, Path) or ("\n" not in source and str(source).endswith(".toml")):
+            label = str(source)
+            text = Path(source).read_text(encoding="utf-8")
+        else:
+            label, text = "<study>", str(source)
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise StudyError(f"{label}: not valid TOML: {exc}") from None
+        return cls.from_dict(data, label=label, overrides=overrides, text=text)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], label: str = "<study>", overrides: Mapping[str, Any] | None = None, text: str = "") -> Study:
+        data = dict(data)
+        spec = data.pop("study", {})
+        if not isinstance(spec, dict):
+            raise StudyError(f"{label}: [study] must be a table")
+        unknown = set(spec) - {"name", "mode", "seeds", "replicates", "axes", "points"}
+        if unknown:
+            raise StudyError(f"{label}: [study] has no field {sorted(unknown)[0]!r}; its fields are name, mode, seeds, replicates, axes, points")
+        axes_spec = dict(spec.get("axes", {}))
+        for path, value in (overrides or {}).items():
+            if isinstance(value, list) and len(value) > 1:
+                axes_spec[path] = value
+            else:
+                # one value fixes the field, replacing an axis over it
+                axes_spec.pop(path, None)
+                set_path(data, path, value[0] if isinstance(value, list) else value)
+        try:
+            base = Scenario.from_dict(data, source=label)
+        except ScenarioError:
+            raise
+        mode = spec.get("mode", "product" if not spec.get("points") else "points")
+        if mode not in ("product", "points"):
+            raise StudyError(f"{label}: study.mode must be \"product\" or \"points\", not {mode!r}")
+        axes: list[Axis] = []
+        for path, values in axes_spec.items():
+            _tokens(path)
+            if isinstance(values, dict):
+                pairs = tuple((name, v) for name, v in values.items())
+            elif isinstance(values, list):
+                pairs = tuple((_label(v), v) for v in values)
+            else:
+                raise StudyError(f"{label}: study.axes.{path!r} must be a list of values or a table of named values")
+            if not pairs:
+                raise StudyError(f"{label}: study.axes.{path!r} has no values")
+            axes.append(Axis(path, pairs))
+        points = tuple(dict(p) for p in spec.get("points", []))
+        if mode == "points" and not points:
+            raise StudyError(f"{label}: study.mode = \"points\" needs [[study.points]] tables of path = value")
+        if "seeds" in spec and "replicates" in spec:
+            raise StudyError(f"{label}: give study.seeds or study.replicates, not both")
+        seeds: tuple[int, ...] = ()
+        if "seeds" in spec:
+            seeds = tuple(int(s) for s in spec["seeds"])
+        elif "replicates" in spec:
+            n = int(spec["replicates"])
+            if n < 1:
+                raise StudyError(f"{label}: study.replicates must be at least 1")
+            seeds = tuple(base.seed + i for i in range(n))
+        study = cls(spec.get("name", base.name), base, tuple(axes), mode, points, seeds, text)
+        # validate every point now: a bad value fails before anything runs
+        for _ in study.points():
+            pass
+        return study
+
+    def _assignments(self) -> Iterator[dict[str, tuple[Any, Any]]]:
+        """Each point as {path: (label, value)}, before seeds."""
+        if self.mode == "points":
+            for p in self.explicit:
+                yield {path: (_label(v), v) for path, v in p.items()}
+            return
+        if not self.axes:
+            yield {}
+            return
+        for combo in itertools.product(*(a.values for a in self.axes)):
+            yield {a.path: pair for a, pair in zip(self.axes, combo)}
+
+    def points(self) -> list[Point]:
+        """Every point: the product of the axes (or the explicit list), times the seeds."""
+        out: list[Point] = []
+        seeds: Sequence[int | None] = self.seeds or (None,)
+        for assignment in self._assignments():
+            for seed in seeds:
+                overrides = {path: value for path, (_, value) in assignment.items()}
+                if seed is not None:
+                    overrides["seed"] = seed
+                try:
+                    scenario = apply_overrides(self.base, overrides, source=f"{self.name} point {', '.join(f'{k}={_label(v)}' for k, v in overrides.items())}")
+                except StudyError as exc:
+                    raise StudyError(f"study {self.name!r}: {exc}") from None
+                names = self.columns
+                labels = {names[path]: label for path, (label, _) in assignment.items()}
+                labels["seed"] = scenario.seed
+                out.append(Point(labels, scenario, Point.key_of(scenario)))
+        return out
+
+    @property
+    def paths(self) -> list[str]:
+        """The swept paths, in axis order (or in the order the explicit points name them)."""
+        if self.mode == "points":
+            cols: list[str] = []
+            for p in self.explicit:
+                cols += [k for k in p if k not in cols]
+            return cols
+        return [a.path for a in self.axes]
+
+    @property
+    def columns(self) -> dict[str, str]:
+        """Path -> column name of each swept field in result tables, then ``seed``."""
+        return {**column_names(self.paths), "seed": "seed"}

@@ -1,0 +1,165 @@
+"""Running a study's points into a store: on local cores or on a Dask distributed cluster.
+
+Every point is one engine run. The runner skips the points whose key the store holds (so a
+second invocation runs nothing and an interrupted one resumes), sends the rest to worker
+processes (``concurrent.futures`` locally, ``dask.distributed`` on a cluster), and writes each
+result into the store in this process as it arrives: a worker that dies, or Ctrl-C, loses only
+the runs in flight. The engine is deterministic, so a point gives the same tables wherever it
+runs.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from crosslayer.store import Store, frames_for, git_commit
+from crosslayer.study import Point, Study, engine_version
+
+__all__ = ["SweepReport", "execute", "run_study"]
+
+
+@dataclass
+class SweepReport:
+    """What a sweep did."""
+
+    total: int
+    skipped: int
+    ran: int = 0
+    failed: list[tuple[str, dict[str, Any], str]] = field(default_factory=list)
+    interrupted: bool = False
+    wall_s: float = 0.0
+
+
+def execute(key: str, labels: Mapping[str, Any], scenario: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+    """Run one point (in a worker): the tables it contributes to a store."""
+    import crosslayer
+    from crosslayer.scenario import Scenario
+
+    sc = Scenario.from_dict(scenario)
+    result = crosslayer.run(sc)
+    extra = {"engine_version": engine_version(), "git_commit": git_commit()}
+    return frames_for(key, labels, result, sc.to_engine_spec(), extra)
+
+
+def _payload(p: Point) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    return (p.key, dict(p.labels), p.scenario.model_dump())
+
+
+def run_study(
+    study: Study,
+    store: Store,
+    *,
+    workers: int | None = None,
+    client: Any = None,
+    on_progress: Callable[[int, int, int, int], None] | None = None,
+) -> SweepReport:
+    """Run the points of ``study`` that ``store`` lacks.
+
+    ``workers``: local worker processes (default: every core; 1 runs in this process).
+    ``client``: a ``dask.distributed.Client``; the points run on its cluster instead.
+    ``on_progress(done, running, failed, total)`` is called as runs finish.
+    """
+    t0 = time.perf_counter()
+    store.create(study.text or None)
+    points = study.points()
+    todo: dict[str, Point] = {}
+    for p in points:
+        if not store.has(p.key) and p.key not in todo:
+            todo[p.key] = p
+    total = len({p.key for p in points})
+    report = SweepReport(total=total, skipped=total - len(todo))
+    done = report.skipped
+
+    def progress(running: int) -> None:
+        if on_progress:
+            on_progress(done, running, len(report.failed), total)
+
+    def finished(key: str, frames: dict[str, pd.DataFrame] | None, error: str | None) -> None:
+        nonlocal done
+        if error is not None:
+            report.failed.append((key, dict(todo[key].labels), error))
+        else:
+            assert frames is not None
+            store.write(key, frames)
+            report.ran += 1
+            done += 1
+
+    progress(0)
+    items = list(todo.values())
+    try:
+        if client is not None:
+            _run_dask(client, items, finished, progress)
+        elif (workers or os.cpu_count() or 1) <= 1 or len(items) <= 1:
+            for p in items:
+                progress(1)
+                try:
+                    frames = execute(*_payload(p))
+                except Exception as exc:  # noqa: BLE001 - a failed point is reported, the sweep goes on
+                    finished(p.key, None, f"{type(exc).__name__}: {exc}")
+                else:
+                    finished(p.key, frames, None)
+        else:
+            _run_local(workers or os.cpu_count() or 1, items, finished, progress)
+    except KeyboardInterrupt:
+        report.interrupted = True
+    report.wall_s = time.perf_counter() - t0
+    progress(0)
+    return report
+
+
+def _run_local(workers: int, items: Iterable[Point], finished: Callable[..., None], progress: Callable[[int], None]) -> None:
+    pool = ProcessPoolExecutor(max_workers=workers)
+    futures: dict[Future[dict[str, pd.DataFrame]], str] = {}
+    try:
+        for p in items:
+            futures[pool.submit(execute, *_payload(p))] = p.key
+        pending = set(futures)
+        progress(min(workers, len(pending)))
+        while pending:
+            ready, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in ready:
+                exc = f.exception()
+                if exc is not None:
+                    finished(futures[f], None, f"{type(exc).__name__}: {exc}")
+                else:
+                    finished(futures[f], f.result(), None)
+            progress(min(workers, len(pending)))
+    except KeyboardInterrupt:
+        # stop now: the runs in flight are lost, the stored ones stay
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            proc.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _run_dask(client: Any, items: Iterable[Point], finished: Callable[..., None], progress: Callable[[int], None]) -> None:
+    from distributed import as_completed
+
+    futures = {}
+    for p in items:
+        fut = client.submit(execute, *_payload(p), key=f"crosslayer-{p.key}", pure=False)
+        futures[fut] = p.key
+    n_workers = max(1, len(client.scheduler_info().get("workers", {})))
+    remaining = len(futures)
+    progress(min(n_workers, remaining))
+    try:
+        for fut in as_completed(list(futures)):
+            remaining -= 1
+            try:
+                frames = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a failed point is reported, the sweep goes on
+                finished(futures[fut], None, f"{type(exc).__name__}: {exc}")
+            else:
+                finished(futures[fut], frames, None)
+            progress(min(n_workers, remaining))
+    except KeyboardInterrupt:
+        client.cancel(list(futures))
+        raise

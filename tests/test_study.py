@@ -1,0 +1,305 @@
+"""Studies: path overrides, expansion into points, sweeps into a store (local processes and a
+Dask LocalCluster), resume after a kill, Ctrl-C, the analysis functions and SQL over a store."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from crosslayer import Scenario
+from crosslayer.analysis import fairness, groups, jain, quartiles, rtt_fairness, system
+from crosslayer.store import Store
+from crosslayer.study import Study, StudyError, apply_overrides, column_names, set_path
+from crosslayer.sweep import run_study
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-m", "crosslayer.cli"]
+
+SMALL = """
+name = "small"
+duration = "3s"
+warmup = "1s"
+seed = 1
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "20Mbps", delay = "5ms", qdisc = { kind = "droptail", limit_pkts = 100 } }
+senders = [ { name = "S1", rate = "100Mbps", delay = "1ms" }, { name = "S2", rate = "100Mbps", delay = "10ms" } ]
+receivers = [ { name = "R1", rate = "100Mbps", delay = "1ms" } ]
+[[flows]]
+src = ["S1", "S2"]
+dst = ["R1"]
+per_pair = 1
+cc = "cubic"
+[study]
+[study.axes]
+"flows[*].cc" = ["cubic", "reno"]
+"topology.bottleneck.qdisc" = { droptail = { kind = "droptail", limit_pkts = 100 }, codel = { kind = "codel" } }
+"flows[*].per_pair" = [1, 3]
+"""
+
+
+def base() -> Scenario:
+    return Study.from_toml(SMALL).base
+
+
+# -- overrides ------------------------------------------------------------------------------
+
+
+def test_paths_set_nested_fields_list_elements_and_every_element() -> None:
+    s = apply_overrides(base(), {"topology.bottleneck.rate": "50Mbps", "flows[0].per_pair": 4, "flows[*].cc": "reno", "tcp.min_rto": "1s", "seed": 7})
+    assert s.topology.bottleneck.rate == 50_000_000
+    assert s.flows[0].per_pair == 4
+    assert s.flows[0].cc.engine_spec()["kind"] == "reno"
+    assert s.tcp.min_rto == 1_000_000_000
+    assert s.seed == 7
+    # the base is unchanged (scenarios are frozen)
+    assert base().seed == 1
+
+
+def test_changing_a_kind_keeps_only_the_parameters_the_new_algorithm_accepts() -> None:
+    s = apply_overrides(base(), {"topology.bottleneck.qdisc.kind": "codel"})
+    q = s.topology.bottleneck.qdisc.engine_spec()
+    assert q["kind"] == "codel" and q["limit_pkts"] == 100  # CoDel has a packet limit too
+    s = apply_overrides(base(), {"topology.bottleneck.qdisc.kind": "pie"})
+    assert s.topology.bottleneck.qdisc.engine_spec()["kind"] == "pie"
+    # a parameter below a bare algorithm name turns it into a table
+    s = apply_overrides(base(), {"flows[0].cc.beta": 0.8})
+    assert s.flows[0].cc.engine_spec()["beta"] == 0.8
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("flows[3].cc", "does not exist"),
+        ("flows..cc", "empty field name"),
+        ("flows[x]", "cannot read a path"),
+        ("seed.x", "has no field"),
+    ],
+)
+def test_bad_paths_name_the_problem(path: str, message: str) -> None:
+    with pytest.raises(StudyError, match=message):
+        apply_overrides(base(), {path: 1})
+
+
+def test_an_invalid_value_is_reported_by_field_before_anything_runs() -> None:
+    bad = SMALL.replace('"flows[*].per_pair" = [1, 3]', '"flows[*].per_pair" = [1, -3]')
+    with pytest.raises(Exception, match="per_pair"):
+        Study.from_toml(bad)
+
+
+def test_with_overrides_takes_paths() -> None:
+    s = base().with_overrides(**{"topology.bottleneck.qdisc.limit_pkts": 50, "seed": 3})
+    assert s.topology.bottleneck.qdisc.engine_spec()["limit_pkts"] == 50 and s.seed == 3
+
+
+# -- expansion ------------------------------------------------------------------------------
+
+
+def test_product_of_axes_with_named_values_and_seeds() -> None:
+    study = Study.from_toml(SMALL.replace("[study]\n", "[study]\nseeds = [1, 2]\n"))
+    points = study.points()
+    assert len(points) == 2 * 2 * 2 * 2
+    assert len({p.key for p in points}) == len(points)
+    assert study.columns == {"flows[*].cc": "flows_cc", "topology.bottleneck.qdisc": "bottleneck_qdisc", "flows[*].per_pair": "per_pair", "seed": "seed"}
+    first = points[0]
+    assert first.labels == {"flows_cc": "cubic", "bottleneck_qdisc": "droptail", "per_pair": 1, "seed": 1}
+    codel = [p for p in points if p.labels["bottleneck_qdisc"] == "codel"][0]
+    assert codel.scenario.topology.bottleneck.qdisc.engine_spec()["kind"] == "codel"
+    # the key depends on the configuration only: the same point built again has the same key
+    assert Study.from_toml(SMALL.replace("[study]\n", "[study]\nseeds = [1, 2]\n")).points()[0].key == first.key
+
+
+def test_explicit_points_and_replicates() -> None:
+    text = SMALL.split("[study]")[0] + """
+[study]
+mode = "points"
+replicates = 3
+[[study.points]]
+"flows[*].cc" = "reno"
+[[study.points]]
+"flows[*].cc" = "vegas"
+"topology.bottleneck.rate" = "10Mbps"
+"""
+    study = Study.from_toml(text)
+    points = study.points()
+    assert len(points) == 6
+    assert [p.labels["seed"] for p in points[:3]] == [1, 2, 3]
+    assert points[3].scenario.topology.bottleneck.rate == 10_000_000
+    assert study.columns == {"flows[*].cc": "flows_cc", "topology.bottleneck.rate": "rate", "seed": "seed"}
+
+
+def test_column_names_are_short_and_unique() -> None:
+    assert column_names(["flows[*].cc", "topology.bottleneck.qdisc.kind", "tcp.min_rto"]) == {
+        "flows[*].cc": "flows_cc",
+        "topology.bottleneck.qdisc.kind": "qdisc_kind",
+        "tcp.min_rto": "min_rto",
+    }
+
+
+def test_study_table_errors_name_the_field() -> None:
+    with pytest.raises(StudyError, match="has no field 'axis'"):
+        Study.from_toml(SMALL.replace("[study.axes]", "[study.axis]"))
+    with pytest.raises(StudyError, match="needs \\[\\[study.points\\]\\]"):
+        Study.from_toml(SMALL.replace("[study]\n", '[study]\nmode = "points"\n'))
+
+
+# -- sweeps ---------------------------------------------------------------------------------
+
+
+def test_local_and_dask_runs_store_identical_results_and_a_second_run_runs_nothing(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    study = Study.from_toml(SMALL)
+    local = Store(tmp_path / "local")
+    report = run_study(study, local, workers=2)
+    assert (report.total, report.ran, report.skipped, report.failed) == (8, 8, 0, [])
+    again = run_study(study, local, workers=2)
+    assert (again.ran, again.skipped) == (0, 8)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        remote = Store(tmp_path / "dask")
+        assert run_study(study, remote, client=client).ran == 8
+    assert local.keys() == remote.keys()
+    for table in ("flows", "queues"):
+        pd.testing.assert_frame_equal(local.table(table), remote.table(table))
+    pd.testing.assert_frame_equal(local.runs().drop(columns=["wall_s"]), remote.runs().drop(columns=["wall_s"]))
+    flows = local.flows()
+    assert {"key", "flows_cc", "bottleneck_qdisc", "per_pair", "seed", "goodput_bps"} <= set(flows.columns)
+    assert len(flows) == 2 * 2 * (2 + 6)  # 2 ccs x 2 queues x (2 flows + 6 flows)
+    assert set(flows.loc[flows["flows_cc"] == "reno", "cc"]) == {"reno"}
+
+
+def _wait_for(predicate, timeout: float) -> bool:  # type: ignore[no-untyped-def]
+    end = time.time() + timeout
+    while time.time() < end:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _long_study(tmp_path: Path, seconds: int) -> Path:
+    text = SMALL.replace('duration = "3s"', f'duration = "{seconds}s"').replace('rate = "20Mbps"', 'rate = "200Mbps"')
+    path = tmp_path / "long.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_killed_study_resumes_without_duplicates(tmp_path: Path) -> None:
+    study_file = _long_study(tmp_path, 20)
+    store = tmp_path / "store"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    proc = subprocess.Popen([*CLI, "study", "run", str(study_file), "-o", str(store), "-j", "1", "-q"], env=env)
+    try:
+        assert _wait_for(lambda: len(Store(store).keys()) >= 1, 120), "no run was stored"
+        proc.kill()  # SIGKILL: no cleanup at all
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    stored = Store(store).keys()
+    assert 1 <= len(stored) < 8
+    done = subprocess.run([*CLI, "study", "run", str(study_file), "-o", str(store), "-q", "--json"], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    st = Store(store)
+    assert len(st.keys()) == 8
+    runs = st.runs()
+    assert len(runs) == 8 and runs["key"].is_unique
+    flows = st.flows()
+    assert not flows.duplicated(subset=["key", "name"]).any()
+    assert set(flows["key"]) == set(runs["key"])
+
+
+def test_ctrl_c_stops_a_running_simulation_within_a_second_and_leaves_the_store_consistent(tmp_path: Path) -> None:
+    study_file = _long_study(tmp_path, 3000)
+    store = tmp_path / "store"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    proc = subprocess.Popen([*CLI, "study", "run", str(study_file), "-o", str(store), "-j", "1", "-q"], env=env, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)  # well into the first 600 s run
+    t0 = time.time()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    stopped = time.time() - t0
+    assert stopped < 1.0, f"took {stopped:.2f} s to stop"
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    st = Store(store)
+    keys = st.keys()
+    assert len(keys) < 8  # stopped mid-way: the run in flight is lost
+    # every stored run is complete; nothing half-written counts
+    for k in keys:
+        assert (store / "flows" / f"{k}.parquet").exists() and (store / "queues" / f"{k}.parquet").exists()
+    assert len(st.runs()) == len(keys)
+    assert set(st.flows()["key"]) == keys if keys else st.flows().empty
+
+
+def test_cli_study_run_and_sql_query(tmp_path: Path) -> None:
+    study_file = tmp_path / "s.toml"
+    study_file.write_text(SMALL)
+    store = tmp_path / "store"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    run = subprocess.run([*CLI, "study", "run", str(study_file), "-o", str(store), "--set", "flows[*].per_pair=1", "-q", "--json"], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert '"ran": 4' in run.stdout  # per_pair fixed to 1: 2 x 2 points
+    q = subprocess.run(
+        [*CLI, "results", "query", "select flows_cc, bottleneck_qdisc, count(*) as n from flows group by 1, 2 order by 1, 2", "-s", str(store), "--format", "csv"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert q.returncode == 0, q.stderr
+    assert q.stdout.splitlines() == ["flows_cc,bottleneck_qdisc,n", "cubic,codel,2", "cubic,droptail,2", "reno,codel,2", "reno,droptail,2"]
+    bad = subprocess.run([*CLI, "results", "query", "select nope from runs", "-s", str(store)], env=env, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "query failed" in bad.stderr
+
+
+# -- analysis ---------------------------------------------------------------------------------
+
+
+def fixture_flows() -> pd.DataFrame:
+    """Two points (droptail, codel); three flows each: two CUBIC, one Reno; RTTs 10 and 20 ms."""
+    return pd.DataFrame(
+        {
+            "qdisc": ["droptail"] * 3 + ["codel"] * 3,
+            "cc": ["cubic", "cubic", "reno"] * 2,
+            "goodput_bps": [6e6, 2e6, 2e6, 3e6, 3e6, 4e6],
+            "throughput_bps": [6.5e6, 2.5e6, 2.0e6, 3e6, 3e6, 4e6],
+            "base_rtt_s": [0.010, 0.020, 0.010] * 2,
+        }
+    )
+
+
+def test_jain_and_quartiles_by_hand() -> None:
+    assert jain([6, 2, 2]) == pytest.approx(100 / (3 * 44))  # (10)^2 / (3 x 44)
+    assert jain([3, 3, 4]) == pytest.approx(100 / (3 * 34))
+    q = quartiles(fixture_flows(), ["qdisc"])
+    dt = q[q["qdisc"] == "droptail"].iloc[0]
+    assert (dt["min"], dt["q1"], dt["median"], dt["q3"], dt["max"]) == pytest.approx((2, 2, 2, 4, 6))
+
+
+def test_groups_bd_share_inter_and_intra_fairness_by_hand() -> None:
+    g = groups(fixture_flows(), ["qdisc"])
+    dt = g[g["qdisc"] == "droptail"].set_index("cc")
+    assert dt.loc["cubic", "bd_pct"] == pytest.approx(80.0) and dt.loc["reno", "bd_pct"] == pytest.approx(20.0)
+    assert dt.loc["cubic", "avg_mbps"] == pytest.approx(4.0) and dt.loc["cubic", "sd_mbps"] == pytest.approx(2.0)
+    assert dt.loc["cubic", "jain_inter"] == pytest.approx(64 / (2 * 40))
+    assert dt.loc["reno", "jain_inter"] == pytest.approx(1.0)
+    f = fairness(fixture_flows(), ["qdisc"]).set_index("qdisc")
+    assert f.loc["droptail", "jain_intra"] == pytest.approx(100 / 132)
+    assert f.loc["droptail", "jain_inter_min"] == pytest.approx(0.8)
+    assert f.loc["codel", "jain_inter_mean"] == pytest.approx(1.0)
+    # RTT classes: droptail 10 ms flows (6, 2) mean 4, the 20 ms flow 2 -> Jain(4, 2) = 36/40
+    r = rtt_fairness(fixture_flows(), ["qdisc"]).set_index("qdisc")
+    assert r.loc["droptail", "jain_rtt_classes"] == pytest.approx(36 / 40) and r.loc["droptail", "rtt_classes"] == 2
+
+
+def test_system_goodput_and_throughput() -> None:
+    s = system(fixture_flows(), ["qdisc"]).set_index("qdisc")
+    assert s.loc["droptail", "goodput_mbps"] == pytest.approx(10.0)
+    assert s.loc["droptail", "throughput_mbps"] == pytest.approx(11.0)
+    assert s.loc["droptail", "goodput_over_throughput"] == pytest.approx(10 / 11)
+    assert np.isclose(s.loc["codel", "goodput_over_throughput"], 1.0)
