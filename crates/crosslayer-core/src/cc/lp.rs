@@ -36,6 +36,8 @@ crate::params! {
         threshold: f64 = 0.15, Ratio, range(> 0.0, < 1.0), "Linux tcp_lp.c (15 / 100); Kuzmanovic & Knightly 2003: delta = 0.15";
         /// At each indication restart the delay range at [sowd, 2 sowd] (Linux); false keeps the range observed (the paper).
         reset_range: bool = true, Flag, range(), "Linux tcp_lp.c tcp_lp_pkts_acked (the FIXME reset); Kuzmanovic & Knightly 2003 keep d_min, d_max";
+        /// An indication also sets ssthresh to the new cwnd (at least 2 segments), so growth resumes additively (the paper); Linux sets cwnd only and slow-starts again.
+        set_ssthresh: bool = false, Flag, range(), "Linux tcp_lp.c sets snd_cwnd only; Kuzmanovic & Knightly 2003: additive increase after the inference time-out";
     }
 }
 
@@ -43,6 +45,7 @@ crate::params! {
 pub struct Lp {
     threshold: f64,
     reset_range: bool,
+    set_ssthresh: bool,
     ss: SsRule,
     /// Delays in seconds.
     sowd: Option<f64>,
@@ -66,7 +69,7 @@ impl Algorithm for Lp {
         sources: &["Kuzmanovic, Knightly, IEEE INFOCOM 2003", "Linux net/ipv4/tcp_lp.c"],
     };
     fn new(cfg: &LpConfig, env: &CcEnv) -> Lp {
-        Lp { threshold: cfg.threshold, reset_range: cfg.reset_range, ss: env.slow_start.rule(SsRule::PerAck), sowd: None, owd_min: f64::INFINITY, owd_max: 0.0, owd_max_rsv: 0.0, inference: Dur::ZERO, last_drop: None, acc: 0, indications: 0 }
+        Lp { threshold: cfg.threshold, reset_range: cfg.reset_range, set_ssthresh: cfg.set_ssthresh, ss: env.slow_start.rule(SsRule::PerAck), sowd: None, owd_min: f64::INFINITY, owd_max: 0.0, owd_max_rsv: 0.0, inference: Dur::ZERO, last_drop: None, acc: 0, indications: 0 }
     }
 }
 
@@ -126,6 +129,9 @@ impl CongestionControl for Lp {
                     self.owd_max_rsv = 2.0 * s;
                 }
                 w.cwnd = if within_inf { mss } else { (w.cwnd / 2).max(mss) };
+                if self.set_ssthresh {
+                    w.ssthresh = w.cwnd.max(2 * mss);
+                }
                 self.last_drop = Some(a.now);
                 self.indications += 1;
                 return;
@@ -207,5 +213,21 @@ mod tests {
             l2.on_ack(&mut w2, &AckEvent { now: Time::from_ms(t), owd: Some(Dur::from_ms(20)), ..ack(MSS) });
         }
         assert_eq!(w2.cwnd, 12 * MSS, "Reno after it: +1 per window (10, then 11)");
+    }
+
+    /// `set_ssthresh`: an indication also sets ssthresh to the halved window, so growth after
+    /// the inference window is additive; Linux leaves ssthresh (slow start again).
+    #[test]
+    fn set_ssthresh_makes_growth_after_an_indication_additive() {
+        for (set, want) in [(false, u64::MAX), (true, 20 * MSS)] {
+            let mut l = Lp::new(&LpConfig { set_ssthresh: set, ..Default::default() }, &CcEnv::linux(MSS as u32, 10));
+            let mut w = Window { cwnd: 40 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+            l.sowd = Some(0.020);
+            l.owd_min = 0.020;
+            l.owd_max = 0.060;
+            l.owd_max_rsv = 0.060;
+            at(&mut l, &mut w, 1, 100);
+            assert_eq!((w.cwnd, w.ssthresh), (20 * MSS, want), "set_ssthresh {set}");
+        }
     }
 }
