@@ -8,7 +8,9 @@ bug) or results that cannot be written after the run, 2 invalid study file or co
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
+import sys
 from collections.abc import Callable
 from dataclasses import asdict
 from enum import StrEnum
@@ -496,7 +498,8 @@ def study_run(
 
     try:
         with progress:
-            report = _engine_guard(lambda: run_study(study, store, workers=workers, client=client, on_progress=update))
+            command = "crosslayer " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+            report = _engine_guard(lambda: run_study(study, store, workers=workers, client=client, on_progress=update, command=command))
     finally:
         if client is not None:
             client.close()
@@ -517,6 +520,73 @@ def study_run(
         raise typer.Exit(130)
     if report.failed:
         raise typer.Exit(1)
+
+
+@study_app.command("report")
+def study_report(
+    store: Annotated[Path, typer.Argument(help="Result store written by `crosslayer study run`.")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Report folder (default: <store>/report).")] = None,
+    weights: Annotated[str | None, typer.Option("--weights", help="Ranking weights, e.g. fairness=2,delay=1,loss=1.")] = None,
+) -> None:
+    """Write a self-contained HTML report (index.html) and report.md: the papers' tables, fairness,
+    a ranking of AQM x TCP pairs, figures, the study file and the command that reproduces it."""
+    from crosslayer.report import write_report
+
+    if not (store / "runs").is_dir():
+        _fail(f"{store} is not a result store (no runs/ folder); write one with `crosslayer study run`", 2)
+    w: dict[str, float] = {}
+    for part in (weights or "").split(","):
+        if not part.strip():
+            continue
+        name, eq, value = part.partition("=")
+        try:
+            w[name.strip()] = float(value)
+        except ValueError:
+            _fail(f"--weights {weights!r}: write name=number pairs, e.g. fairness=2,delay=1,loss=1", 2)
+        if not eq:
+            _fail(f"--weights {weights!r}: write name=number pairs, e.g. fairness=2,delay=1,loss=1", 2)
+    try:
+        folder = write_report(store, out, w)
+    except ValueError as exc:
+        _fail(str(exc), 2)
+    typer.echo(f"wrote {folder / 'index.html'} and {folder / 'report.md'}")
+
+
+@results_app.command("table")
+def results_table(
+    store: Annotated[Path, typer.Argument(help="Result store.")],
+    metric: Annotated[str, typer.Option("--metric", "-m", help="A runs column: utilization, jain, qlen_mean_pkts, qlen_sd_pkts, sojourn_mean_s, drop_ratio, ...")] = "jain",
+    output: Annotated[str, typer.Option("--format", help="table, markdown, csv or latex.")] = "table",
+) -> None:
+    """A metric laid out as the seed papers' tables: rows the other swept columns, columns the
+    queue discipline; the mean over seeds, with its 95 % confidence half-width when there are several."""
+    import json as _json
+
+    from crosslayer.report import METRICS, in_study_order, paper_table, summary
+    from crosslayer.store import Store
+
+    st = Store(store)
+    runs = st.runs()
+    if runs.empty:
+        _fail(f"{store} holds no stored run", 2)
+    if metric not in runs.columns:
+        _fail(f"--metric {metric!r}: the runs table has {', '.join(c for c in runs.columns if c in METRICS)}", 2)
+    meta = _json.loads((store / "study.json").read_text()) if (store / "study.json").exists() else {}
+    cols = [c for c in meta.get("columns", {}).values() if c in runs.columns]
+    point = [c for c in cols if c != "seed"]
+    if not point:
+        _fail("the store has no swept columns to lay out", 2)
+    aqm = next((c for p, c in meta.get("columns", {}).items() if "qdisc" in p and c in point), point[-1])
+    rows = [c for c in point if c != aqm] or [aqm]
+    runs = in_study_order(runs, meta.get("levels", {}))
+    table = paper_table(summary(runs, cols), metric, rows, aqm)
+    if output == "latex":
+        typer.echo(table.to_latex())
+    elif output in ("csv", "markdown", "table"):
+        flat = table.reset_index()
+        _print_frame(flat, output)
+    else:
+        _fail(f"--format {output!r}: use table, markdown, csv or latex", 2)
 
 
 @results_app.command("query")

@@ -4,6 +4,7 @@ Layout::
 
     STORE/
       study.toml              the study file as given (the first run writes it)
+      study.json              its name, swept columns and the command that ran it
       runs/<key>.parquet      one row: the point's swept values, headline numbers, the full
                               configuration, engine version and git commit
       flows/<key>.parquet     one row per flow, with the point's swept values and key
@@ -71,6 +72,13 @@ class Store:
         if study_text is not None and not (self.root / "study.toml").exists():
             self._atomic_write_text(self.root / "study.toml", study_text)
         return self
+
+    def write_meta(self, meta: Mapping[str, Any]) -> None:
+        """``study.json``: the study's name, its swept columns (path -> column) and the command
+        that ran it (read by the report)."""
+        import json
+
+        self._atomic_write_text(self.root / "study.json", json.dumps(meta, indent=2, sort_keys=True))
 
     def keys(self) -> set[str]:
         """Keys of the runs stored completely."""

@@ -236,6 +236,8 @@ class Study:
     explicit: tuple[dict[str, Any], ...] = ()
     seeds: tuple[int, ...] = ()
     text: str = ""
+    names: dict[str, str] = field(default_factory=dict)
+    """Column names chosen in the file (``[study.columns]``), by path."""
 
     @classmethod
     def from_toml(cls, source: str | Path, overrides: Mapping[str, Any] | None = None) -> Study:
@@ -258,9 +260,12 @@ class Study:
         spec = data.pop("study", {})
         if not isinstance(spec, dict):
             raise StudyError(f"{label}: [study] must be a table")
-        unknown = set(spec) - {"name", "mode", "seeds", "replicates", "axes", "points"}
+        unknown = set(spec) - {"name", "mode", "seeds", "replicates", "axes", "points", "columns"}
         if unknown:
-            raise StudyError(f"{label}: [study] has no field {sorted(unknown)[0]!r}; its fields are name, mode, seeds, replicates, axes, points")
+            raise StudyError(f"{label}: [study] has no field {sorted(unknown)[0]!r}; its fields are name, mode, seeds, replicates, axes, points, columns")
+        named_columns = spec.get("columns", {})
+        if not isinstance(named_columns, dict) or not all(isinstance(v, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v) for v in named_columns.values()):
+            raise StudyError(f"{label}: study.columns maps a path to a column name (letters, digits, _), e.g. \"flows\" = \"tcp\"")
         axes_spec = dict(spec.get("axes", {}))
         for path, value in (overrides or {}).items():
             if isinstance(value, list) and len(value) > 1:
@@ -301,7 +306,7 @@ class Study:
             if n < 1:
                 raise StudyError(f"{label}: study.replicates must be at least 1")
             seeds = tuple(base.seed + i for i in range(n))
-        study = cls(spec.get("name", base.name), base, tuple(axes), mode, points, seeds, text)
+        study = cls(spec.get("name", base.name), base, tuple(axes), mode, points, seeds, text, dict(named_columns))
         # validate every point now: a bad value fails before anything runs
         for _ in study.points():
             pass
@@ -349,6 +354,26 @@ class Study:
         return [a.path for a in self.axes]
 
     @property
+    def levels(self) -> dict[str, list[Any]]:
+        """Column -> its values in the study's order (axis order, or first appearance)."""
+        cols = self.columns
+        out: dict[str, list[Any]] = {}
+        for assignment in self._assignments():
+            for path, (label, _) in assignment.items():
+                lv = out.setdefault(cols[path], [])
+                if label not in lv:
+                    lv.append(label)
+        return out
+
+    @property
     def columns(self) -> dict[str, str]:
         """Path -> column name of each swept field in result tables, then ``seed``."""
-        return {**column_names(self.paths), "seed": "seed"}
+        auto = column_names(self.paths)
+        cols = {p: self.names.get(p, auto[p]) for p in self.paths}
+        from crosslayer.result import TABLES as RESULT_TABLES
+
+        taken = set(RESERVED) | {c for t in RESULT_TABLES.values() for c in t}
+        clash = [c for c in cols.values() if c in taken or list(cols.values()).count(c) > 1]
+        if clash:
+            raise StudyError(f"study {self.name!r}: the column name {clash[0]!r} is taken; name the axis in [study.columns], e.g. {next(p for p, c in cols.items() if c == clash[0])!r} = \"{clash[0]}_axis\"")
+        return {**cols, "seed": "seed"}

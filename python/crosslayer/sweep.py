@@ -59,6 +59,7 @@ def run_study(
     workers: int | None = None,
     client: Any = None,
     on_progress: Callable[[int, int, int, int], None] | None = None,
+    command: str | None = None,
 ) -> SweepReport:
     """Run the points of ``study`` that ``store`` lacks.
 
@@ -68,6 +69,7 @@ def run_study(
     """
     t0 = time.perf_counter()
     store.create(study.text or None)
+    store.write_meta({"name": study.name, "columns": study.columns, "levels": study.levels, "command": command or f"crosslayer.sweep.run_study({study.name!r})"})
     points = study.points()
     todo: dict[str, Point] = {}
     for p in points:

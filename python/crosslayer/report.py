@@ -1,0 +1,357 @@
+"""Tables, a ranking, figures and a self-contained HTML (and Markdown) report of a result store.
+
+* :func:`summary`: one row per study point (seeds pooled): the mean of each headline metric
+  and, with several seeds, its 95 % confidence half-width (Student's t).
+* :func:`paper_table`: a metric laid out as the seed papers' tables: rows are the other swept
+  columns (load x TCP ...), columns the queue discipline.
+* :func:`ranking`: AQM x TCP pairs ranked per scenario on fairness, delay and loss, with the
+  weighting stated (seed 000's "which pair should I use").
+* :func:`write_report`: ``index.html`` (figures embedded, no network access needed) and
+  ``report.md`` with the tables, the figures, the study file, the engine version and the command
+  that reproduces it.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+import pandas as pd
+
+from crosslayer.analysis import fairness, quartiles
+from crosslayer.store import Store
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["DEFAULT_WEIGHTS", "METRICS", "in_study_order", "paper_table", "ranking", "summary", "write_report"]
+
+METRICS: Final[dict[str, tuple[str, float, str]]] = {
+    # column: (label, scale, format)
+    "utilization": ("utilization", 1.0, "{:.3f}"),
+    "jain": ("Jain's index (all flows)", 1.0, "{:.3f}"),
+    "qlen_mean_pkts": ("mean queue (pkts)", 1.0, "{:.1f}"),
+    "qlen_sd_pkts": ("queue SD (pkts)", 1.0, "{:.1f}"),
+    "sojourn_mean_s": ("mean queuing delay (ms)", 1e3, "{:.2f}"),
+    "drop_ratio": ("drop ratio (%)", 100.0, "{:.3f}"),
+    "goodput_total_mbps": ("system goodput (Mb/s)", 1.0, "{:.2f}"),
+    "throughput_total_mbps": ("system throughput (Mb/s)", 1.0, "{:.2f}"),
+}
+"""The headline metrics of the ``runs`` table: label, scale for display, format."""
+
+DEFAULT_WEIGHTS: Final = {"fairness": 1.0, "delay": 1.0, "loss": 1.0}
+"""Ranking weights: Jain's index (higher is better), mean queuing delay and drop ratio (lower
+is better), each min-max normalized within its scenario."""
+
+OKABE_ITO: Final = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
+"""A colour-blind-safe palette (Okabe and Ito)."""
+
+
+def _t95(n: int) -> float:
+    """Two-sided 95 % Student's t quantile for n - 1 degrees of freedom."""
+    table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228, 15: 2.131, 20: 2.086, 30: 2.042}
+    df = n - 1
+    if df in table:
+        return table[df]
+    if df > 30:
+        return 1.96 + 2.4 / df
+    lower = max(k for k in table if k < df)
+    return table[lower]
+
+
+def in_study_order(frame: pd.DataFrame, levels: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
+    """``frame`` sorted by the swept columns in the study's order of their values."""
+    cols = [c for c in levels if c in frame.columns]
+    if not cols or frame.empty:
+        return frame
+    keys = {c: frame[c].map({v: i for i, v in enumerate(levels[c])}).fillna(len(levels[c])) for c in cols}
+    order = pd.DataFrame(keys).sort_values(cols, kind="stable").index
+    return frame.loc[order].reset_index(drop=True)
+
+
+def summary(runs: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """Per point (``columns`` without ``seed``): ``n`` seeds, each metric's mean and, with
+    n > 1, ``<metric>_ci95`` (the half-width of its 95 % confidence interval). Points keep the
+    order of ``runs`` (see :func:`in_study_order`)."""
+    point = [c for c in columns if c != "seed"]
+    metrics = [m for m in METRICS if m in runs.columns]
+    rows = []
+    groups = runs.groupby(point, sort=False, dropna=False) if point else [((), runs)]
+    for key, g in groups:
+        row: dict[str, Any] = dict(zip(point, key if isinstance(key, tuple) else (key,)))
+        row["n"] = len(g)
+        for m in metrics:
+            x = g[m].astype(float).to_numpy()
+            row[m] = float(np.nanmean(x)) if len(x) else math.nan
+            row[f"{m}_ci95"] = float(_t95(len(x)) * np.nanstd(x, ddof=1) / math.sqrt(len(x))) if len(x) > 1 else math.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _aqm_column(columns: Sequence[str], paths: Mapping[str, str]) -> str | None:
+    for path, col in paths.items():
+        if "qdisc" in path and col in columns:
+            return col
+    return None
+
+
+def paper_table(summ: pd.DataFrame, metric: str, rows: Sequence[str], col: str, *, with_ci: bool = True) -> pd.DataFrame:
+    """``metric`` as text, rows by ``rows``, columns by ``col`` (in their order of appearance)."""
+    label, scale, fmt = METRICS.get(metric, (metric, 1.0, "{:.4g}"))
+    out = summ.copy()
+
+    def cell(r: pd.Series) -> str:
+        v = r[metric] * scale
+        if not np.isfinite(v):
+            return "-"
+        text = fmt.format(v)
+        ci = r.get(f"{metric}_ci95", math.nan)
+        if with_ci and isinstance(ci, float) and np.isfinite(ci):
+            text += " ± " + fmt.format(ci * scale)
+        return text
+
+    out["_cell"] = out.apply(cell, axis=1)
+    order = list(dict.fromkeys(out[col]))
+    table = out.pivot_table(index=list(rows), columns=col, values="_cell", aggfunc="first", sort=False)
+    table = table[[c for c in order if c in table.columns]]
+    table.columns.name = col
+    return table
+
+
+def ranking(summ: pd.DataFrame, scenario_cols: Sequence[str], pair_cols: Sequence[str], weights: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """Rank the pairs (``pair_cols``, e.g. AQM x TCP) within each scenario (``scenario_cols``,
+    e.g. topology x load): score = sum of weight x normalized metric, higher is better, with
+    fairness = Jain's index, delay = mean queuing delay and loss = drop ratio each min-max
+    normalized within the scenario (0 = worst pair, 1 = best). Ties share a rank."""
+    w = {**DEFAULT_WEIGHTS, **(weights or {})}
+    unknown = set(w) - set(DEFAULT_WEIGHTS)
+    if unknown:
+        raise ValueError(f"unknown ranking weight {sorted(unknown)[0]!r}: use fairness, delay, loss")
+    parts = {"fairness": ("jain", True), "delay": ("sojourn_mean_s", False), "loss": ("drop_ratio", False)}
+    frames = []
+    groups = summ.groupby(list(scenario_cols), sort=False) if scenario_cols else [((), summ)]
+    for _, g in groups:
+        g = g.copy()
+        score = np.zeros(len(g))
+        for name, (metric, higher) in parts.items():
+            x = g[metric].astype(float).fillna(0.0).to_numpy()
+            lo, hi = float(np.min(x)), float(np.max(x))
+            norm = np.ones_like(x) if hi == lo else (x - lo) / (hi - lo)
+            if not higher:
+                norm = 1.0 - norm if hi != lo else norm
+            g[f"{name}_score"] = norm
+            score += w[name] * norm
+        total = sum(w.values()) or 1.0
+        g["score"] = score / total
+        g["rank"] = g["score"].rank(ascending=False, method="min").astype(int)
+        frames.append(g.sort_values("rank"))
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    keep = [*scenario_cols, "rank", *pair_cols, "score", "jain", "sojourn_mean_s", "drop_ratio"]
+    return out[[c for c in keep if c in out.columns]]
+
+
+# -- figures ----------------------------------------------------------------------------------
+
+
+def _png(fig: Figure) -> str:
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def heatmap(summ: pd.DataFrame, metric: str, row: Sequence[str], col: str) -> Figure:
+    """``metric`` over two axes (rows: the combinations of ``row``), viridis, values printed."""
+    import matplotlib.pyplot as plt
+
+    label, scale, fmt = METRICS.get(metric, (metric, 1.0, "{:.3g}"))
+    t = summ.pivot_table(index=list(row), columns=col, values=metric, aggfunc="mean", sort=False) * scale
+    t = t[[c for c in dict.fromkeys(summ[col]) if c in t.columns]]
+    fig, ax = plt.subplots(figsize=(1.2 + 1.1 * t.shape[1], 0.8 + 0.32 * t.shape[0]))
+    im = ax.imshow(t.to_numpy(dtype=float), aspect="auto", cmap="viridis")
+    ax.set_xticks(range(t.shape[1]), [str(c) for c in t.columns])
+    ax.set_yticks(range(t.shape[0]), [" / ".join(map(str, i)) if isinstance(i, tuple) else str(i) for i in t.index])
+    ax.set_xlabel(col)
+    ax.set_ylabel(" / ".join(row))
+    vals = t.to_numpy(dtype=float)
+    mid = np.nanmean(vals) if np.isfinite(vals).any() else 0
+    for i in range(t.shape[0]):
+        for j in range(t.shape[1]):
+            v = vals[i, j]
+            if np.isfinite(v):
+                ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=7, color="white" if v < mid else "black")
+    fig.colorbar(im, ax=ax, label=label)
+    ax.set_title(label)
+    return fig
+
+
+def queue_grid(series: pd.DataFrame, runs: pd.DataFrame, row: Sequence[str], col: str, fixed: Mapping[str, Any]) -> Figure | None:
+    """Bottleneck queue length over time as a grid: rows the combinations of ``row``, columns
+    ``col`` (seed 000's Figures 2-9), for the points matching ``fixed``; the first seed."""
+    import matplotlib.pyplot as plt
+
+    if series.empty:
+        return None
+    sel = runs
+    for k, v in fixed.items():
+        sel = sel[sel[k] == v]
+    if "seed" in sel.columns and len(sel):
+        sel = sel[sel["seed"] == sel["seed"].min()]
+    if sel.empty:
+        return None
+    rows = list(dict.fromkeys(tuple(r) for r in sel[list(row)].itertuples(index=False)))
+    cols = list(dict.fromkeys(sel[col]))
+    fig, axes = plt.subplots(len(rows), len(cols), figsize=(2.6 * len(cols) + 0.8, 1.6 * len(rows) + 0.8), sharex=True, sharey=True, squeeze=False)
+    for i, r in enumerate(rows):
+        for j, c in enumerate(cols):
+            ax = axes[i][j]
+            m = sel[(sel[col] == c)]
+            for k, v in zip(row, r):
+                m = m[m[k] == v]
+            if m.empty:
+                ax.set_axis_off()
+                continue
+            s = series[series["key"] == m["key"].iloc[0]]
+            ax.plot(s["t_s"], s["qlen_pkts"], lw=0.6, color=OKABE_ITO[0])
+            if i == 0:
+                ax.set_title(str(c), fontsize=9)
+            if j == 0:
+                ax.set_ylabel(" / ".join(map(str, r)) + "\nqueue (pkts)", fontsize=8)
+            if i == len(rows) - 1:
+                ax.set_xlabel("time (s)")
+    title = ", ".join(f"{k} = {v}" for k, v in fixed.items())
+    fig.suptitle(f"Bottleneck queue length{': ' + title if title else ''}", fontsize=10)
+    return fig
+
+
+def goodput_boxes(flows: pd.DataFrame, by: Sequence[str], fixed: Mapping[str, Any]) -> Figure | None:
+    """Per-flow goodput distributions (box plots, Mb/s) per point matching ``fixed``."""
+    import matplotlib.pyplot as plt
+
+    sel = flows
+    for k, v in fixed.items():
+        sel = sel[sel[k] == v]
+    if sel.empty:
+        return None
+    groups = list(sel.groupby(list(by), sort=False))
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.55 * len(groups) + 1.5), 3.2))
+    ax.boxplot([g["goodput_bps"] / 1e6 for _, g in groups], showfliers=True, flierprops={"markersize": 2})
+    ax.set_xticks(range(1, len(groups) + 1), [" / ".join(map(str, k if isinstance(k, tuple) else (k,))) for k, _ in groups], rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel("per-flow goodput (Mb/s)")
+    title = ", ".join(f"{k} = {v}" for k, v in fixed.items())
+    ax.set_title(f"Per-flow goodput{': ' + title if title else ''}", fontsize=10)
+    return fig
+
+
+# -- the report -------------------------------------------------------------------------------
+
+
+def _meta(store: Store) -> dict[str, Any]:
+    path = store.root / "study.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def write_report(root: str | Path, out: str | Path | None = None, weights: Mapping[str, float] | None = None) -> Path:
+    """Write ``index.html`` and ``report.md`` (default: ``<store>/report/``); returns the folder."""
+    store = Store(root)
+    runs = store.runs()
+    if runs.empty:
+        raise ValueError(f"{store.root} holds no stored run")
+    meta = _meta(store)
+    runs = in_study_order(runs, meta.get("levels", {}))
+    columns: list[str] = [c for c in meta.get("columns", {}).values() if c in runs.columns] or ["seed"]
+    point = [c for c in columns if c != "seed"]
+    aqm = _aqm_column(point, meta.get("columns", {})) or (point[-1] if point else None)
+    others = [c for c in point if c != aqm]
+    summ = summary(runs, columns)
+    folder = Path(out) if out else store.root / "report"
+    folder.mkdir(parents=True, exist_ok=True)
+    flows = in_study_order(store.flows(), meta.get("levels", {}))
+
+    sections: list[tuple[str, str, str]] = []  # (title, html, markdown)
+
+    def add_table(title: str, df: pd.DataFrame, note: str = "") -> None:
+        sections.append((title, (f"<p>{html.escape(note)}</p>" if note else "") + df.to_html(classes="t", border=0, na_rep="-", escape=True), (note + "\n\n" if note else "") + df.to_markdown()))
+
+    def add_figure(title: str, fig: Figure | None, alt: str) -> None:
+        if fig is None:
+            return
+        data = _png(fig)
+        name = f"fig{len([s for s in sections if s[1].startswith('<img')]) + 1}.png"
+        (folder / name).write_bytes(base64.b64decode(data))
+        sections.append((title, f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">', f"![{alt}]({name})"))
+
+    if aqm is not None:
+        for metric in ["utilization", "jain", "qlen_mean_pkts", "qlen_sd_pkts", "sojourn_mean_s", "drop_ratio"]:
+            if metric in summ.columns:
+                t = paper_table(summ, metric, others or [aqm], aqm) if others else paper_table(summ, metric, [aqm], aqm)
+                add_table(METRICS[metric][0], t)
+    else:
+        add_table("Runs", summ)
+    # fairness and quartiles per point
+    if not flows.empty:
+        fq = quartiles(flows, point).round(3)
+        add_table("Per-flow goodput quartiles (Mb/s)", fq)
+        fa = fairness(flows, point).round(3)
+        add_table(
+            "Fairness (Jain's index)",
+            fa,
+            "intra: over all flows; inter: within each congestion-control group (least and mean over groups); "
+            "RTT classes: over the mean goodput of each propagation-RTT class.",
+        )
+    if aqm is not None and others:
+        pair_cols = [c for c in point if c in (aqm,) or "flows" in c or c in ("tcp", "cc")]
+        scen = [c for c in point if c not in pair_cols]
+        w = {**DEFAULT_WEIGHTS, **(weights or {})}
+        add_table(
+            "Ranking of pairs",
+            ranking(summ, scen, pair_cols, w).round(3),
+            f"Score = ({w['fairness']} x fairness + {w['delay']} x delay + {w['loss']} x loss) / {sum(w.values())}, each "
+            "min-max normalized within the scenario (1 = best of its pairs): fairness = Jain's index, delay = mean "
+            "queuing delay, loss = drop ratio. Change with `crosslayer study report --weights fairness=2,delay=1,loss=1`.",
+        )
+        for metric in ("jain", "sojourn_mean_s"):
+            add_figure(f"Heatmap: {METRICS[metric][0]}", heatmap(summ, metric, others, aqm), f"heatmap of {metric}")
+        series = store.series()
+        first = {c: runs[c].iloc[0] for c in others[:1]} if len(others) > 2 else {}
+        add_figure("Bottleneck queue over time", queue_grid(series, runs, [c for c in others if c not in first], aqm, first), "queue length grid")
+        add_figure("Per-flow goodput", goodput_boxes(flows, point, first), "per-flow goodput box plots")
+
+    from crosslayer import __version__
+
+    command = meta.get("command") or f"crosslayer study run {store.root / 'study.toml'} -o {store.root}"
+    study_text = (store.root / "study.toml").read_text() if (store.root / "study.toml").exists() else ""
+    commits = sorted({str(c) for c in runs.get("git_commit", pd.Series(dtype=str)).dropna()})
+    head = [
+        ("Study", str(meta.get("name", store.root.name))),
+        ("Runs", f"{len(runs)} ({len(summ)} points)"),
+        ("Engine version", ", ".join(sorted(set(runs.get("engine_version", pd.Series([__version__])).astype(str))))),
+        ("Git commit", ", ".join(commits) or "unknown"),
+        ("Reproduce", command),
+    ]
+    title = f"crosslayer report: {meta.get('name', store.root.name)}"
+    body = ["<h1>" + html.escape(title) + "</h1>", "<table class='meta'>" + "".join(f"<tr><th>{html.escape(k)}</th><td><code>{html.escape(v)}</code></td></tr>" for k, v in head) + "</table>"]
+    md = [f"# {title}", "", *[f"* **{k}**: `{v}`" for k, v in head], ""]
+    for t, h, m in sections:
+        body += [f"<h2>{html.escape(t)}</h2>", h]
+        md += [f"## {t}", "", m, ""]
+    body += ["<h2>Study file</h2>", f"<pre>{html.escape(study_text)}</pre>"]
+    md += ["## Study file", "", "```toml", study_text, "```", ""]
+    css = (
+        "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
+        "table.t{border-collapse:collapse;font-size:13px;margin:0.5em 0 1.5em}table.t td,table.t th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right}"
+        "table.meta th{text-align:left;padding-right:1em}img{max-width:100%}pre{background:#f6f6f6;padding:1em;overflow:auto;font-size:12px}"
+    )
+    page = f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{css}</style></head><body>{''.join(body)}</body></html>"
+    (folder / "index.html").write_text(page, encoding="utf-8")
+    (folder / "report.md").write_text("\n".join(md), encoding="utf-8")
+    return folder
