@@ -59,8 +59,70 @@ crate::params! {
 }
 
 const CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
-const MIN_CWND_PKTS: u64 = 4;
-const PACING_MARGIN: f64 = 0.99;
+/// The least cwnd, packets (Linux bbr_cwnd_min_target; BBRv3's BBR.MinPipeCwnd).
+pub(crate) const MIN_CWND_PKTS: u64 = 4;
+/// Pace 1 % below the estimate (Linux bbr_pacing_margin_percent; BBRv3's PacingMarginPercent).
+pub(crate) const PACING_MARGIN: f64 = 0.99;
+
+/// A windowed max over packet-timed rounds: the largest value of each of the last `len` rounds,
+/// one slot per round (BBR's bandwidth filter; BBRv3's extra_acked filter). The max is cached
+/// and recomputed when a round starts.
+#[derive(Clone, Debug)]
+pub(crate) struct RoundMaxFilter {
+    /// (round, largest value in that round); round `u64::MAX` = empty.
+    slots: Vec<(u64, f64)>,
+    /// max over the slots of the window ending at the current round.
+    max: f64,
+}
+
+impl RoundMaxFilter {
+    pub(crate) fn new(rounds: usize) -> RoundMaxFilter {
+        RoundMaxFilter { slots: vec![(u64::MAX, 0.0); rounds.max(1)], max: 0.0 }
+    }
+
+    /// The largest value of the window.
+    #[inline]
+    pub(crate) fn get(&self) -> f64 {
+        self.max
+    }
+
+    /// The largest value of `round` alone (0 when none).
+    pub(crate) fn current(&self, round: u64) -> f64 {
+        let slot = self.slots[(round % self.slots.len() as u64) as usize];
+        if slot.0 == round {
+            slot.1
+        } else {
+            0.0
+        }
+    }
+
+    /// Recompute the max for the window ending at `round` (when a round starts).
+    pub(crate) fn advance(&mut self, round: u64) {
+        let n = self.slots.len() as u64;
+        self.max = self.slots.iter().filter(|(r, _)| *r != u64::MAX && *r + n > round).map(|&(_, b)| b).fold(0.0, f64::max);
+    }
+
+    /// Take `v` as a sample of `round`.
+    pub(crate) fn update(&mut self, round: u64, v: f64) {
+        let n = self.slots.len();
+        let slot = &mut self.slots[(round % n as u64) as usize];
+        if slot.0 != round {
+            *slot = (round, v);
+            self.advance(round);
+        } else if v > slot.1 {
+            slot.1 = v;
+            self.max = self.max.max(v);
+        }
+    }
+}
+
+/// Segments sent back to back at `pacing_bps` (Linux's TSO goal, BBRv3's offload budget): 1 ms
+/// worth, 2 segments (1 below 1.2 Mb/s) to 64 KB.
+pub(crate) fn send_quantum_pkts(pacing_bps: f64, mss: u64) -> u64 {
+    let min = if pacing_bps < 1.2e6 { 1 } else { 2 };
+    let one_ms = (pacing_bps / 8.0 * 1e-3 / mss as f64) as u64;
+    one_ms.clamp(min, (65536 / mss).max(min))
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -77,9 +139,7 @@ pub struct Bbr {
     mss: u64,
     pub mode: Mode,
     /// Per-round maxima of the delivery rate (bytes/s) for the last `bw_rounds` rounds.
-    bw_slots: Vec<(u64, f64)>,
-    /// max over `bw_slots` for the current round (recomputed when a sample or a round comes).
-    bw_max: f64,
+    bw_filter: RoundMaxFilter,
     round: u64,
     next_round_delivered: u64,
     round_start: bool,
@@ -120,8 +180,7 @@ impl Algorithm for Bbr {
             rng: Rng::stream(env.rng_seed, StreamKind::Flow, 0),
             mss,
             mode: Mode::Startup,
-            bw_slots: vec![(u64::MAX, 0.0); cfg.bw_rounds as usize],
-            bw_max: 0.0,
+            bw_filter: RoundMaxFilter::new(cfg.bw_rounds as usize),
             round: 0,
             next_round_delivered: 0,
             round_start: false,
@@ -149,25 +208,11 @@ impl Bbr {
     /// The bandwidth estimate, bytes/s: the largest per-round maximum of the last rounds.
     #[inline]
     pub fn max_bw(&self) -> f64 {
-        self.bw_max
-    }
-
-    /// The max over the slots of the last `bw_rounds` rounds.
-    fn refresh_max(&mut self) {
-        let n = self.bw_slots.len() as u64;
-        self.bw_max = self.bw_slots.iter().filter(|(r, _)| *r != u64::MAX && *r + n > self.round).map(|&(_, b)| b).fold(0.0, f64::max);
+        self.bw_filter.get()
     }
 
     fn add_bw_sample(&mut self, bw: f64) {
-        let n = self.bw_slots.len();
-        let slot = &mut self.bw_slots[(self.round % n as u64) as usize];
-        if slot.0 != self.round {
-            *slot = (self.round, bw);
-            self.refresh_max();
-        } else if bw > slot.1 {
-            slot.1 = bw;
-            self.bw_max = self.bw_max.max(bw);
-        }
+        self.bw_filter.update(self.round, bw);
     }
 
     /// BDP at `gain`, bytes (0 before samples).
@@ -196,9 +241,7 @@ impl Bbr {
     /// Segments sent back to back at the pacing rate (Linux's TSO goal): 1 ms worth, 2..44
     /// segments (1 below 1.2 Mb/s).
     fn send_quantum_pkts(&self) -> u64 {
-        let min = if self.pacing_bps < 1.2e6 { 1 } else { 2 };
-        let one_ms = (self.pacing_bps / 8.0 * 1e-3 / self.mss as f64) as u64;
-        one_ms.clamp(min, (65536 / self.mss).max(min))
+        send_quantum_pkts(self.pacing_bps, self.mss)
     }
 
     fn set_pacing(&mut self, gain: f64) {
@@ -337,7 +380,7 @@ impl CongestionControl for Bbr {
                 self.round += 1;
                 self.round_start = true;
                 self.packet_conservation = false;
-                self.refresh_max();
+                self.bw_filter.advance(self.round);
             }
             let bw = rs.delivered as f64 / rs.interval.secs_f64();
             if !rs.is_app_limited || bw >= self.max_bw() {
