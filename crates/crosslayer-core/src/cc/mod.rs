@@ -28,6 +28,7 @@
 //! registry below; adding an algorithm is one file and one line there.
 
 pub mod bbr;
+pub mod bbr3;
 pub mod bic;
 pub mod compound;
 pub mod cubic;
@@ -345,6 +346,7 @@ crate::registry! {
         Tahoe => tahoe::Tahoe,
         Dctcp => dctcp::Dctcp,
         Bbr => bbr::Bbr,
+        Bbr3 => bbr3::Bbr3,
         Bic => bic::Bic,
         Veno => veno::Veno,
         Westwood => westwood::Westwood,
