@@ -1,0 +1,125 @@
+//! BBRv3 in small dumbbells (`presets::single_bottleneck`: one sender, one receiver, the whole
+//! propagation delay on the bottleneck, access links ten times faster), against BBR v1 where it
+//! tells them apart. The numbers are printed (`--nocapture`).
+
+use crosslayer_core::cc::CcConfig;
+use crosslayer_core::presets;
+use crosslayer_core::spec::{ScenarioSpec, StartSpec};
+use crosslayer_core::tcp::TcpConfig;
+use crosslayer_core::units::{Dur, Time};
+use crosslayer_core::{run, RunResult};
+
+const MS: u64 = 1_000_000;
+const S: u64 = 1_000_000_000;
+
+/// `flows` on a `mbps` bottleneck with `rtt_ms` round trip and `buffer` packets, `secs` long,
+/// measured after `warmup` seconds (the helper of tests/cc.rs, returning the spec to adjust).
+fn dumbbell(mbps: u64, rtt_ms: u64, buffer: u32, flows: Vec<CcConfig>, secs: u64, warmup: u64) -> ScenarioSpec {
+    let flows = flows.into_iter().map(|cc| (cc, TcpConfig::default())).collect();
+    presets::single_bottleneck(mbps * 1_000_000, rtt_ms * MS, buffer, flows, secs * S, warmup * S)
+}
+
+fn bottleneck(r: &RunResult, col: &str) -> f64 {
+    let i = r.queues.strs("role").iter().position(|s| s == "forward").unwrap();
+    r.queues.f64s(col)[i]
+}
+
+fn bottleneck_drops(r: &RunResult) -> u64 {
+    let i = r.queues.strs("role").iter().position(|s| s == "forward").unwrap();
+    r.queues.u64s("drops")[i]
+}
+
+fn bbr3() -> CcConfig {
+    CcConfig::Bbr3(Default::default())
+}
+
+fn bbr1() -> CcConfig {
+    CcConfig::Bbr(Default::default())
+}
+
+/// Times (s) at which the traced `state` of flow `prefix` enters `value`.
+fn entries(r: &RunResult, col: &str, value: f64) -> Vec<f64> {
+    let s = r.cwnd.f64s(col);
+    let t = r.cwnd.f64s("t_s");
+    (1..t.len()).filter(|&i| s[i] == value && s[i - 1] != value).map(|i| t[i]).collect()
+}
+
+/// BBRv3 alone on 100 Mb/s, 40 ms with a 2-BDP buffer (667 packets) keeps the queue a small
+/// part of one BDP (333 packets) at high utilization; its trace goes through the four PROBE_BW
+/// sub-states and PROBE_RTT about every 5 s. (30 s measured after 5 s.)
+#[test]
+fn bbr3_alone_keeps_the_queue_well_under_a_bdp() {
+    let mut spec = dumbbell(100, 40, 667, vec![bbr3()], 35, 5);
+    spec.sample_interval = Dur::from_ms(10);
+    spec.cwnd_trace = true;
+    let r = run(spec).expect("run");
+    let (q, u) = (bottleneck(&r, "qlen_mean_pkts"), bottleneck(&r, "utilization"));
+    let states = r.cwnd.f64s("bbr3_state");
+    let probe_rtt_at = entries(&r, "bbr3_state", 6.0);
+    let up_at = entries(&r, "bbr3_state", 5.0);
+    eprintln!(
+        "BBRv3: queue {q:.1} pkts (sd {:.1}), utilization {u:.4}, drops {}, retransmits {}, PROBE_RTT at {probe_rtt_at:?} s, PROBE_UP at {up_at:?} s",
+        bottleneck(&r, "qlen_sd_pkts"),
+        bottleneck_drops(&r),
+        r.flows.u64s("retransmits")[0]
+    );
+    assert!(q < 0.1 * 333.0 && u > 0.93, "queue {q}, utilization {u}");
+    for s in [2.0, 3.0, 4.0, 5.0, 6.0] {
+        assert!(states.contains(&s), "state {s} never seen");
+    }
+    // 5 s after the last PROBE_RTT, or later when a lower RTT sample renewed the 5-s minimum
+    assert!(probe_rtt_at.len() >= 4 && probe_rtt_at.windows(2).all(|p| p[1] - p[0] > 5.0 && p[1] - p[0] < 8.5), "PROBE_RTT at {probe_rtt_at:?}");
+    // a bandwidth probe 2-3 s after the previous one ended (UP and REFILL take a few rounds),
+    // unless a PROBE_RTT came between (it restarts the wait)
+    let quiet: Vec<f64> = up_at.windows(2).filter(|p| !probe_rtt_at.iter().any(|&t| t > p[0] && t < p[1])).map(|p| p[1] - p[0]).collect();
+    assert!(quiet.len() >= 3 && quiet.iter().all(|&d| d > 2.0 && d < 3.6), "PROBE_UP at {up_at:?}");
+}
+
+/// On a shallow buffer (0.1 BDP: 33 packets at 100 Mb/s, 40 ms) BBR v1 keeps its 2-BDP cwnd and
+/// 5/4 probes regardless of loss; BBRv3 bounds its in flight by the loss it sees (inflight_hi,
+/// inflight_lo) and probes every 2-3 s, so its loss rate stays low at high utilization.
+/// (30 s after 5 s.)
+#[test]
+fn bbr3_loses_little_on_a_shallow_buffer_where_bbr1_loses_much() {
+    let go = |cc: CcConfig| run(dumbbell(100, 40, 33, vec![cc], 35, 5)).expect("run");
+    let (v3, v1) = (go(bbr3()), go(bbr1()));
+    for (name, r) in [("BBRv3", &v3), ("BBR v1", &v1)] {
+        eprintln!(
+            "{name}: drop ratio {:.5}, drops {}, retransmits {}, utilization {:.4}, queue {:.1} pkts",
+            bottleneck(r, "drop_ratio"),
+            bottleneck_drops(r),
+            r.flows.u64s("retransmits")[0],
+            bottleneck(r, "utilization"),
+            bottleneck(r, "qlen_mean_pkts")
+        );
+    }
+    let (l3, l1) = (bottleneck(&v3, "drop_ratio"), bottleneck(&v1, "drop_ratio"));
+    assert!(l3 < 0.01 && l3 < l1 / 5.0, "BBRv3 drop ratio {l3}, v1 {l1}");
+    assert!(bottleneck(&v3, "utilization") > 0.85, "BBRv3 utilization {}", bottleneck(&v3, "utilization"));
+}
+
+/// Jain's index of `x`.
+fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    s * s / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>())
+}
+
+/// Two BBRv3 flows, the second starting 5 s after the first, on 100 Mb/s, 40 ms with a 1-BDP
+/// buffer (333 packets): measured from 15 s to 45 s they share the link evenly.
+#[test]
+fn two_bbr3_flows_started_apart_share_evenly() {
+    let mut spec = dumbbell(100, 40, 333, vec![bbr3(), bbr3()], 45, 15);
+    spec.flows[1].start = StartSpec::Fixed { at: Time::from_secs(5) };
+    let r = run(spec).expect("run");
+    let g = r.flows.f64s("goodput_bps").to_vec();
+    let j = jain(&g);
+    eprintln!(
+        "two BBRv3 (second 5 s later): goodput {:.1} / {:.1} Mb/s, Jain {j:.4}, utilization {:.4}, queue {:.1} pkts, drop ratio {:.5}",
+        g[0] / 1e6,
+        g[1] / 1e6,
+        bottleneck(&r, "utilization"),
+        bottleneck(&r, "qlen_mean_pkts"),
+        bottleneck(&r, "drop_ratio")
+    );
+    assert!(j > 0.95, "Jain {j}, goodput {g:?}");
+}
