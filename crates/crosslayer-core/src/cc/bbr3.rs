@@ -1040,3 +1040,201 @@ impl CongestionControl for Bbr3 {
         ]);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::reno::tests::ack;
+    use crate::cc::RateSample;
+
+    const MSS: u64 = 1000;
+
+    /// A flow past STARTUP: min RTT 10 ms, max_bw 1 MB/s (BDP 10 kB = 10 packets), cwnd 20
+    /// packets, in PROBE_BW_DOWN from t = 0.
+    fn probing() -> (Bbr3, Window) {
+        let mut b = Bbr3::new(&Bbr3Config::default(), &CcEnv::linux(MSS as u32, 10));
+        b.min_rtt = Some(Dur::from_ms(10));
+        b.probe_rtt_min = Some(Dur::from_ms(10));
+        b.full_bw_reached = true;
+        b.full_bw_now = true;
+        b.bw_hi = [1_000_000.0, 1_000_000.0]; // this and the previous cycle
+        b.pacing_bps = 8e6; // send quantum 2 packets
+        b.delivered = 1_000_000;
+        b.next_round_delivered = b.delivered;
+        b.loss_round_delivered = b.delivered;
+        b.start_probe_down(Time::ZERO);
+        (b, Window { cwnd: 20 * MSS, ssthresh: 10 * MSS, mss: MSS as u32 })
+    }
+
+    /// An ACK at `t_ms` delivering one segment, whose rate sample delivered `delivered` bytes at
+    /// `bw` bytes/s; it ends the round (and the loss round) when `new_round`.
+    fn sample(b: &Bbr3, t_ms: u64, bw: f64, delivered: u64, new_round: bool, in_flight: u64) -> AckEvent {
+        let prior = if new_round { b.delivered } else { b.next_round_delivered.min(b.loss_round_delivered).saturating_sub(1) };
+        AckEvent {
+            now: Time::from_ms(t_ms),
+            prior_in_flight: in_flight,
+            delivered_total: b.delivered + MSS,
+            rate: RateSample { delivered, interval: Dur::from_ns((delivered as f64 / bw * 1e9) as u64), is_app_limited: false, prior_delivered: prior },
+            ..ack(MSS)
+        }
+    }
+
+    /// PROBE_BW: DOWN (pacing 0.9) until in flight is at most one BDP; CRUISE (1.0) until the
+    /// 2-3 s wait is over; REFILL (1.0) for one round; UP (1.25, cwnd gain 2.25) until the
+    /// delivery rate has not grown 25 % in 3 rounds; DOWN again.
+    #[test]
+    fn probe_bw_cycles_down_cruise_refill_up() {
+        let (mut b, mut w) = probing();
+        let bw = 1_000_000.0;
+        assert!(b.probe_wait >= Dur::from_secs(2) && b.probe_wait < Dur::from_secs(3), "wait {:?}", b.probe_wait);
+        let mut seen = vec![];
+        let mut step = |b: &mut Bbr3, w: &mut Window, t: u64, new_round: bool, in_flight_pkts: u64| {
+            let a = sample(b, t, bw, 10 * MSS, new_round, in_flight_pkts * MSS);
+            b.on_ack(w, &a);
+            seen.push((b.mode, b.pacing_gain, b.cwnd_gain));
+        };
+        step(&mut b, &mut w, 1, false, 12); // 12 packets > BDP: still DOWN
+        step(&mut b, &mut w, 2, false, 9); // at most a BDP (and no inflight_hi): CRUISE
+        step(&mut b, &mut w, 2_000, false, 10); // before the wait: CRUISE
+        step(&mut b, &mut w, 3_001, false, 10); // the wait is at most 3 s: REFILL
+        step(&mut b, &mut w, 3_010, true, 10); // a round of REFILL: UP
+        for k in 1..=3 {
+            step(&mut b, &mut w, 3_010 + 10 * k, true, 12); // rounds without 25 % growth
+        }
+        use Phase::*;
+        let want = [
+            (Mode::ProbeBw(Down), 0.9, 2.0),
+            (Mode::ProbeBw(Cruise), 1.0, 2.0),
+            (Mode::ProbeBw(Cruise), 1.0, 2.0),
+            (Mode::ProbeBw(Refill), 1.0, 2.0),
+            (Mode::ProbeBw(Up), 1.25, 2.25),
+            (Mode::ProbeBw(Up), 1.25, 2.25),
+            (Mode::ProbeBw(Up), 1.25, 2.25),
+            (Mode::ProbeBw(Down), 0.9, 2.0),
+        ];
+        assert_eq!(seen, want);
+        assert!((b.pacing_bps - 0.9 * 8e6 * 0.99).abs() < 1.0, "pacing {}", b.pacing_bps);
+    }
+
+    /// In UP, a loss rate of the data in flight above 2 % sets inflight_hi = max(the in flight at
+    /// which the loss rate crossed 2 %, 0.7 x min(BDP, cwnd)) (draft-ietf-ccwg-bbr-06
+    /// HandleInflightTooHigh; the brief's "max(inflight, target) x 0.7" is not the draft's) and
+    /// ends the probe (DOWN). At 1.6 % nothing happens.
+    #[test]
+    fn loss_over_two_percent_in_a_probe_cuts_inflight_hi() {
+        let up = || {
+            let (mut b, mut w) = probing();
+            b.start_probe_refill();
+            let a = sample(&b, 1, 1_000_000.0, 10 * MSS, true, 10 * MSS);
+            b.on_ack(&mut w, &a);
+            assert_eq!((b.mode, b.bw_probe_samples), (Mode::ProbeBw(Phase::Up), true));
+            (b, w)
+        };
+        // 60 segments delivered since the sampled packet was sent: 1 lost (1.6 %), then 2 (3.2 %)
+        let (mut b, mut w) = up();
+        let prior = b.delivered;
+        let lossy = |b: &Bbr3, t| AckEvent { lost_bytes: MSS, rate: RateSample { prior_delivered: prior, ..sample(b, t, 1_000_000.0, 60 * MSS, false, 62 * MSS).rate }, ..sample(b, t, 1_000_000.0, 60 * MSS, false, 62 * MSS) };
+        let a = lossy(&b, 2);
+        b.on_ack(&mut w, &a);
+        assert_eq!((b.mode, b.inflight_hi), (Mode::ProbeBw(Phase::Up), u64::MAX), "1/61 is under 2 %");
+        let a = lossy(&b, 3);
+        b.on_ack(&mut w, &a);
+        // tx_in_flight 62 segments; 61 before the packet with 1 lost: the rate crosses 2 % at
+        // 61 + (0.02 x 61 - 1) / 0.98 = 61.22 segments (draft InflightAtLoss)
+        assert_eq!(b.mode, Mode::ProbeBw(Phase::Down));
+        assert!(b.prev_probe_too_high && !b.bw_probe_samples);
+        assert_eq!(b.inflight_hi, 61_224);
+        // little in flight: the 0.7 x target bound holds (target = min(BDP 10 kB, cwnd))
+        let (mut b, mut w) = up();
+        let a = AckEvent { lost_bytes: MSS, ..sample(&b, 2, 1_000_000.0, 5 * MSS, true, 6 * MSS) };
+        b.on_ack(&mut w, &a);
+        assert_eq!(b.mode, Mode::ProbeBw(Phase::Down));
+        assert_eq!(b.inflight_hi, 7_000, "0.7 x 10 kB");
+        // the cap now holds in DOWN; CRUISE leaves 15 % headroom
+        assert!(w.cwnd <= 7_000);
+        assert_eq!(b.inflight_with_headroom(), 7_000 - 1_050);
+    }
+
+    /// Not probing (CRUISE), a round with losses cuts the short-term bounds at its end:
+    /// inflight_lo = max(latest round's delivered, 0.7 x cwnd), bw_lo = max(latest rate, 0.7 x
+    /// max_bw); REFILL resets them.
+    #[test]
+    fn loss_while_cruising_cuts_the_short_term_bounds_by_beta() {
+        let (mut b, mut w) = probing();
+        b.start_probe_cruise();
+        let bw = 1_000_000.0;
+        let a = sample(&b, 1, 0.5 * bw, 5 * MSS, true, 10 * MSS); // a round starts: latest 500 kB/s, 5 kB
+        b.on_ack(&mut w, &a);
+        let a = AckEvent { lost_bytes: MSS, ..sample(&b, 2, 0.5 * bw, 5 * MSS, false, 10 * MSS) };
+        b.on_ack(&mut w, &a);
+        assert_eq!(b.inflight_lo, u64::MAX, "the round with the loss has not ended");
+        let cwnd = w.cwnd; // inflight_lo starts from the cwnd when the round ends
+        let a = sample(&b, 12, 0.5 * bw, 5 * MSS, true, 10 * MSS);
+        b.on_ack(&mut w, &a);
+        assert_eq!(b.inflight_lo, ((0.7 * cwnd as f64) as u64).max(5 * MSS));
+        assert!((b.bw_lo - 0.7 * bw).abs() < 1e-6, "bw_lo {}", b.bw_lo);
+        assert!(w.cwnd <= b.inflight_lo);
+        b.start_probe_refill();
+        assert_eq!((b.inflight_lo, b.bw_lo), (u64::MAX, f64::INFINITY));
+    }
+
+    /// 5 s without an RTT sample under the 5-s minimum: PROBE_RTT with cwnd 0.5 BDP; once in
+    /// flight is down to that, 200 ms and a round later it cruises with the cwnd from before.
+    #[test]
+    fn probe_rtt_every_five_seconds_at_half_a_bdp() {
+        let (mut b, mut w) = probing();
+        b.start_probe_cruise();
+        b.probe_wait = Dur::from_secs(60); // no bandwidth probe in the way
+        let bw = 1_000_000.0;
+        let with_rtt = |b: &Bbr3, t, in_flight| AckEvent { rtt: Some(Dur::from_ms(12)), ..sample(b, t, bw, 10 * MSS, false, in_flight) };
+        let a = with_rtt(&b, 4_999, 20 * MSS);
+        b.on_ack(&mut w, &a);
+        assert_eq!(b.mode, Mode::ProbeBw(Phase::Cruise), "under 5 s");
+        let before = w.cwnd;
+        let a = with_rtt(&b, 5_001, 20 * MSS);
+        b.on_ack(&mut w, &a);
+        assert_eq!(b.mode, Mode::ProbeRtt);
+        assert_eq!(w.cwnd, 5 * MSS, "0.5 x BDP of 10 packets");
+        assert_eq!(b.min_rtt, Some(Dur::from_ms(10)), "the 10-s min RTT is kept");
+        let a = with_rtt(&b, 5_020, 6 * MSS); // 5 packets left after this ACK
+        b.on_ack(&mut w, &a);
+        assert_eq!(b.probe_rtt_done, Some(Time::from_ms(5_220)));
+        let a = AckEvent { rtt: Some(Dur::from_ms(10)), ..sample(&b, 5_100, bw, 5 * MSS, true, 5 * MSS) };
+        b.on_ack(&mut w, &a);
+        assert_eq!(b.mode, Mode::ProbeRtt, "a round, not 200 ms");
+        let a = with_rtt(&b, 5_221, 5 * MSS);
+        b.on_ack(&mut w, &a);
+        assert_eq!(b.mode, Mode::ProbeBw(Phase::Cruise));
+        assert_eq!(b.probe_rtt_min_stamp, Time::from_ms(5_221), "next PROBE_RTT 5 s from now");
+        assert!(w.cwnd >= before, "cwnd restored: {} < {}", w.cwnd, before);
+    }
+
+    /// STARTUP ends on loss at the end of a round of fast recovery with at least 6 loss events
+    /// and a loss rate over 2 %; inflight_hi = max(BDP, latest round's delivered).
+    #[test]
+    fn startup_exits_on_high_loss() {
+        let mut b = Bbr3::new(&Bbr3Config::default(), &CcEnv::linux(MSS as u32, 10));
+        b.min_rtt = Some(Dur::from_ms(10));
+        b.bw_hi = [0.0, 1_000_000.0];
+        b.pacing_bps = 8e6; // send quantum 2 packets
+        b.delivered = 1_000_000;
+        b.next_round_delivered = b.delivered;
+        b.loss_round_delivered = b.delivered;
+        let mut w = Window { cwnd: 40 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+        let prior = b.delivered;
+        for t in 1..=6 {
+            let a = AckEvent { ca_state: CaState::Recovery, lost_bytes: MSS, rate: RateSample { prior_delivered: prior, ..sample(&b, t, 1_000_000.0, 30 * MSS, false, 40 * MSS).rate }, ..sample(&b, t, 1_000_000.0, 30 * MSS, false, 40 * MSS) };
+            b.on_ack(&mut w, &a);
+            assert_eq!(b.mode, Mode::Startup, "the loss round has not ended");
+        }
+        // the loss round ends with the packet sent when the first loss was marked: 6 events, 5
+        // segments lost since it was sent, of 35 then in flight
+        let first_loss = b.loss_round_delivered;
+        let end = sample(&b, 12, 1_000_000.0, 30 * MSS, true, 40 * MSS);
+        let a = AckEvent { ca_state: CaState::Recovery, rate: RateSample { prior_delivered: first_loss, ..end.rate }, ..end };
+        b.on_ack(&mut w, &a);
+        assert!(b.full_bw_reached);
+        assert_eq!(b.mode, Mode::Drain);
+        assert_eq!(b.inflight_hi, 30 * MSS, "latest round's delivered (BDP 10 kB)");
+    }
+}
