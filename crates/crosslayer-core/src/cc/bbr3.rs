@@ -1237,4 +1237,59 @@ mod tests {
         assert_eq!(b.mode, Mode::Drain);
         assert_eq!(b.inflight_hi, 30 * MSS, "latest round's delivered (BDP 10 kB)");
     }
+
+    /// ECN (a flow that negotiated it, min RTT <= 5 ms): alpha is the per-round EWMA (1/16) of
+    /// the fraction of bytes delivered by ECE ACKs; 2 rounds with >= 50 % end STARTUP; while
+    /// cruising, a round with ECE cuts inflight_lo by alpha / 3. At 10 ms min RTT ECE is ignored.
+    #[test]
+    fn ecn_marks_end_startup_and_cut_inflight_lo() {
+        let fresh = |rtt_ms| {
+            let mut b = Bbr3::new(&Bbr3Config::default(), &CcEnv::linux(MSS as u32, 10));
+            b.min_rtt = Some(Dur::from_ms(rtt_ms));
+            b.bw_hi = [0.0, 1_000_000.0];
+            b.pacing_bps = 8e6;
+            b.delivered = 1_000_000;
+            b.next_round_delivered = b.delivered;
+            b.alpha_last_delivered = b.delivered;
+            (b, Window { cwnd: 40 * MSS, ssthresh: u64::MAX, mss: MSS as u32 })
+        };
+        // every ACK echoes ECE: ratio 1 per round; STARTUP ends at the second round end (the
+        // first ACK here ends round 1)
+        let (mut b, mut w) = fresh(4);
+        let mut t = 1;
+        for round in 0..3 {
+            for k in 0..4 {
+                let a = AckEvent { ece: true, ..sample(&b, t, 1_000_000.0, 4 * MSS, k == 0, 40 * MSS) };
+                b.on_ack(&mut w, &a);
+                t += 1;
+            }
+            assert_eq!(b.full_bw_reached, round >= 1, "round {round}: alpha {}", b.ecn_alpha);
+        }
+        assert!(b.ecn_eligible && (b.ecn_alpha - 1.0).abs() < 1e-12);
+        assert_eq!(b.inflight_hi, 6 * MSS, "max(BDP 4 kB raised to the 6-packet quantization budget, latest delivered 4 kB)");
+        // the same marks at 10 ms: not eligible, STARTUP goes on
+        let (mut b, mut w) = fresh(10);
+        for k in 0..12 {
+            let a = AckEvent { ece: true, ..sample(&b, k + 1, 1_000_000.0, 4 * MSS, k % 4 == 0, 40 * MSS) };
+            b.on_ack(&mut w, &a);
+        }
+        assert!(!b.ecn_eligible && !b.full_bw_reached && b.mode == Mode::Startup);
+        // cruising: one round with ECE, alpha 0.5: inflight_lo = cwnd x (1 - 0.5 / 3)
+        let (mut b, mut w) = probing();
+        b.min_rtt = Some(Dur::from_ms(4));
+        b.probe_rtt_min = Some(Dur::from_ms(4));
+        b.start_probe_cruise();
+        b.ecn_alpha = 0.5;
+        b.alpha_last_delivered = b.delivered;
+        let a = AckEvent { ece: true, ..sample(&b, 1, 1_000_000.0, 4 * MSS, false, 8 * MSS) };
+        b.on_ack(&mut w, &a);
+        let cwnd = w.cwnd;
+        let alpha_then = b.ecn_alpha;
+        let a = sample(&b, 5, 1_000_000.0, 4 * MSS, true, 8 * MSS);
+        b.on_ack(&mut w, &a);
+        // the round end updates alpha first (1 of 2 segments marked), then cuts
+        let alpha = 15.0 / 16.0 * alpha_then + 1.0 / 16.0 * 0.5;
+        assert!((b.ecn_alpha - alpha).abs() < 1e-12, "alpha {}", b.ecn_alpha);
+        assert_eq!(b.inflight_lo, (cwnd as f64 * (1.0 - alpha * 0.333)) as u64);
+    }
 }
