@@ -170,3 +170,40 @@ fn bbr3_flows_with_different_rtts_favour_the_shorter_one() {
     assert!(js[0] > 0.7 && g[0] > g[1], "BBRv3 Jain {}, goodput {g:?}", js[0]);
     assert!(bottleneck(&v3, "drop_ratio") < bottleneck(&v1, "drop_ratio") / 2.0);
 }
+
+/// ECN (the flow negotiates it with `[tcp] ecn`; classic RFC 3168 echo): two flows on a
+/// step-marking queue (RED with K = 20 packets, 100 Mb/s, 4 ms: a 33-packet BDP, 200-packet
+/// buffer; 10 s after 2). BBRv3's min RTT is under 5 ms, so ECE counts: the queue stays under
+/// K with nothing dropped; without ECN the same queue drops at K; v1 ignores the marks and
+/// holds about 5 times the queue. BBRv3 + ECN: 9.3 packets, utilization 0.983, no drop;
+/// without ECN: 10.2, 0.987, 1008 drops; v1 + ECN: 46.4, 0.959.
+#[test]
+fn bbr3_with_ecn_holds_a_step_marking_queue_without_loss() {
+    use crosslayer_core::aqm::red::RedConfig;
+    use crosslayer_core::aqm::QdiscConfig;
+    use crosslayer_core::spec::TopologySpec;
+    let go = |cc: CcConfig, ecn: bool| {
+        let tcp = TcpConfig { ecn, ..TcpConfig::default() };
+        let mut spec = presets::single_bottleneck(100_000_000, 4 * MS, 200, vec![(cc.clone(), tcp.clone()), (cc, tcp)], 12 * S, 2 * S);
+        let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+        forward.qdisc = QdiscConfig::Red(RedConfig { min_th: 20.0, max_th: 21.0, w_q: 1.0, max_p: 1.0, gentle: false, ecn: true, limit_pkts: 200, ..Default::default() });
+        run(spec).expect("run")
+    };
+    let (v3, plain, v1) = (go(bbr3(), true), go(bbr3(), false), go(bbr1(), true));
+    for (name, r) in [("BBRv3 + ECN", &v3), ("BBRv3 without ECN", &plain), ("BBR v1 + ECN", &v1)] {
+        let g = r.flows.f64s("goodput_bps");
+        eprintln!(
+            "{name}: queue {:.1} pkts, utilization {:.4}, drops {}, goodput {:.1} / {:.1} Mb/s",
+            bottleneck(r, "qlen_mean_pkts"),
+            bottleneck(r, "utilization"),
+            bottleneck_drops(r),
+            g[0] / 1e6,
+            g[1] / 1e6
+        );
+    }
+    let q = bottleneck(&v3, "qlen_mean_pkts");
+    assert!(q < 20.0 && bottleneck_drops(&v3) == 0 && bottleneck(&v3, "utilization") > 0.95, "BBRv3 + ECN queue {q}");
+    assert!(bottleneck_drops(&plain) > 0);
+    assert!(bottleneck(&v1, "qlen_mean_pkts") > 2.0 * q);
+    assert!(jain(v3.flows.f64s("goodput_bps")) > 0.95);
+}

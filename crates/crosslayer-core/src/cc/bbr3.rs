@@ -76,13 +76,13 @@ crate::params! {
     /// BBRv3 parameters; the defaults are draft-ietf-ccwg-bbr-06's (Linux v3's where the draft has none).
     pub struct Bbr3Config {
         /// STARTUP's pacing gain.
-        startup_pacing_gain: f64 = 2.77, Number(""), range(> 1.0, <= 10.0), "draft-06 StartupPacingGain 4 ln 2 = 2.77; Linux 277/100";
+        startup_pacing_gain: f64 = 2.77, Number(""), range(> 1.0, <= 10.0), "draft-06 StartupPacingGain 4 ln 2 = 2.77; Linux 277/100 + 1/256";
         /// DRAIN's pacing gain.
         drain_pacing_gain: f64 = 0.5, Number(""), range(> 0.0, < 1.0), "draft-06 DrainPacingGain 0.5 (Linux bbr_drain_gain 1/2.885)";
         /// PROBE_BW_DOWN's pacing gain.
-        probe_down_pacing_gain: f64 = 0.9, Number(""), range(> 0.0, < 1.0), "draft-06 section 5.3.3.1: 0.90 (Linux 91/100)";
+        probe_down_pacing_gain: f64 = 0.9, Number(""), range(> 0.0, < 1.0), "draft-06 ProbeBW_DOWN: 0.90 (Linux bbr_pacing_gain[DOWN] 91/100)";
         /// PROBE_BW_UP's pacing gain.
-        probe_up_pacing_gain: f64 = 1.25, Number(""), range(> 1.0, <= 4.0), "draft-06 section 5.3.3.4: 1.25";
+        probe_up_pacing_gain: f64 = 1.25, Number(""), range(> 1.0, <= 4.0), "draft-06 ProbeBW_UP: 1.25; Linux bbr_pacing_gain[UP] 5/4";
         /// The cwnd gain in STARTUP, DRAIN and PROBE_BW (UP adds `probe_up_cwnd_gain_extra`).
         cwnd_gain: f64 = 2.0, Number(""), range(>= 1.0, <= 10.0), "draft-06 DefaultCwndGain 2";
         /// What PROBE_BW_UP adds to the cwnd gain.
@@ -122,7 +122,7 @@ crate::params! {
     }
 }
 
-/// PROBE_BW's sub-states (draft section 5.3.3; Linux `bbr_pacing_gain_phase`).
+/// PROBE_BW's sub-states (draft "ProbeBW"; Linux `bbr_pacing_gain_phase`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
     Down,
