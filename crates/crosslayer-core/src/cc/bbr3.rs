@@ -40,7 +40,8 @@
 //!   by what each ACK delivers once the pipe is full, then capped by the bounds of the phase.
 //!   extra_acked: the most data acknowledged beyond bw x time in an epoch, windowed max over 10
 //!   rounds (1 in STARTUP), at most cwnd and 100 ms at bw (Linux). Fast recovery saves cwnd on
-//!   entry and restores it on exit; a timeout sets cwnd to one segment.
+//!   entry and restores it on exit; a timeout sets cwnd to one segment and restores the saved
+//!   cwnd once the sender is open again.
 //! * Pacing `gain x bw x 0.99`, lowered only once the pipe was full; initially 2.77 x initial
 //!   cwnd / 1 ms, then / SRTT at the first RTT sample.
 //! * ECN: `NEEDS_ECN` is false, as in Linux (BBRv3 uses ECN only where the route says the marks
@@ -244,7 +245,10 @@ pub struct Bbr3 {
     pacing_bps: f64,
     has_seen_rtt: bool,
     prior_cwnd: u64,
+    /// In fast recovery or after a timeout (from `on_congestion` until an ACK finds the sender open).
     in_recovery: bool,
+    /// The sender's recovery state at the previous ACK.
+    prev_ca_state: CaState,
     // --- full pipe ---
     full_bw: f64,
     full_bw_cnt: u32,
@@ -334,6 +338,7 @@ impl Algorithm for Bbr3 {
             has_seen_rtt: false,
             prior_cwnd: 0,
             in_recovery: false,
+            prev_ca_state: CaState::Open,
             full_bw: 0.0,
             full_bw_cnt: 0,
             full_bw_now: false,
@@ -924,17 +929,32 @@ impl CongestionControl for Bbr3 {
         if !self.ecn_eligible && self.ecn_seen && self.min_rtt.is_some_and(|m| m <= self.cfg.ecn_max_rtt) {
             self.ecn_eligible = true;
         }
-        let lost = self.lost.since(rs.prior_delivered);
-        let delivered_ce = self.ce.since(rs.prior_delivered);
+        // Per-packet figures need a delivered packet; a sample the sender rejected as shorter than
+        // the min RTT still knows what was delivered since its packet was sent.
+        let (since_send, lost, delivered_ce) = if acked > 0 {
+            let since_send = if valid { rs.delivered } else { a.delivered_total.saturating_sub(rs.prior_delivered) };
+            (since_send, self.lost.since(rs.prior_delivered), self.ce.since(rs.prior_delivered))
+        } else {
+            (0, 0, 0)
+        };
         let s = Sample {
             valid,
             bw: if valid { rs.delivered as f64 / rs.interval.secs_f64() } else { 0.0 },
-            delivered: rs.delivered,
+            delivered: since_send,
             lost,
             delivered_ce,
-            tx_in_flight: if valid { rs.delivered + lost } else { a.prior_in_flight },
+            tx_in_flight: if since_send > 0 { since_send + lost } else { a.prior_in_flight },
             is_app_limited: rs.is_app_limited,
         };
+        // Leaving the timeout's recovery restores the cwnd from before it (Linux bbr_set_state;
+        // fast recovery restores in on_recovery_exit).
+        if self.prev_ca_state == CaState::Loss && a.ca_state == CaState::Open {
+            w.cwnd = w.cwnd.max(self.prior_cwnd);
+        }
+        if a.ca_state == CaState::Open {
+            self.in_recovery = false;
+        }
+        self.prev_ca_state = a.ca_state;
 
         // rounds (Linux bbr_update_round_start)
         self.round_start = false;
