@@ -200,8 +200,10 @@ def _attributes(cppyy, obj) -> dict[str, str]:
     return out
 
 
-def run(tcp: str, duration: float = 30.0, warmup: float = 10.0) -> dict[str, Any]:
-    """One flow of ns-3 type ``tcp``; returns the metrics and the raw traces."""
+def run(tcp: str, duration: float = 30.0, warmup: float = 10.0,
+        overrides: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
+    """One flow of ns-3 type ``tcp``; returns the metrics and the raw traces. ``overrides``:
+    (attribute path, value) pairs given to ``Config::SetDefault`` last (experiments only)."""
     if tcp not in TCP_TYPES:
         raise ValueError(f"tcp must be one of {TCP_TYPES}")
     ns, cppyy = _load()
@@ -217,6 +219,8 @@ def run(tcp: str, duration: float = 30.0, warmup: float = 10.0) -> dict[str, Any
         ns.Config.SetDefault("ns3::TcpSocketState::EnablePacing", ns.BooleanValue(True))
     if dctcp:
         ns.Config.SetDefault("ns3::TcpSocketBase::UseEcn", ns.StringValue("On"))
+    for path, value in overrides:
+        ns.Config.SetDefault(path, ns.StringValue(value))
 
     names = ["S", "A", "B", "R"]
     nodes = ns.NodeContainer()
@@ -310,6 +314,7 @@ def run(tcp: str, duration: float = 30.0, warmup: float = 10.0) -> dict[str, Any
     res = {
         "simulator": "ns-3 3.44 (PyPI ns3 wheel, cppyy bindings)",
         "tcp": tcp, "duration_s": duration, "warmup_s": warmup,
+        "overrides": [list(o) for o in overrides],
         "goodput_bps": (rx1 - rx0) * 8.0 / window,
         "goodput_total_bps": rx1 * 8.0 / duration,
         "bottleneck": {
@@ -339,8 +344,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--warmup", type=float, default=10.0, help="start of the throughput window (s)")
     ap.add_argument("--csv", help="write the cwnd trace (time_s, cwnd_pkts) here")
     ap.add_argument("--out", help="write the JSON result here instead of stdout")
+    ap.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                    help="extra Config::SetDefault, e.g. ns3::TcpSocketBase::Timestamp=false "
+                         "(experiments; repeatable)")
     args = ap.parse_args(argv)
-    r = run(args.tcp, args.duration, args.warmup)
+    overrides = [tuple(kv.split("=", 1)) for kv in args.set]
+    r = run(args.tcp, args.duration, args.warmup, overrides)
     res, (ts, cw) = r["result"], r["trace"]
     if args.csv:
         with open(args.csv, "w", newline="") as fh:
