@@ -201,7 +201,8 @@ def figure(name: str, ns3_type: str, runs: dict[str, dict[str, Any]]) -> Path:
     FIGURES.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(figsize=(9, 4.2), dpi=110)
     n = runs["ns3"]
-    ax.step(n["t_raw"], n["cwnd_raw"], where="post", color="black", lw=1.3, label=f"ns-3 3.44 {ns3_type}")
+    # the trace holds changes only: hold the last value to the end of the run
+    ax.step(np.append(n["t_raw"], DURATION), np.append(n["cwnd_raw"], n["cwnd_raw"][-1:]), where="post", color="black", lw=1.3, label=f"ns-3 3.44 {ns3_type}")
     styles = {"crosslayer-ns3": ("tab:red", "-", 1.1, 'crosslayer {cc}, profile "ns3"'),
               "crosslayer-linux": ("tab:blue", "--", 1.0, 'crosslayer {cc}, profile "linux"')}
     for key, (col, ls, lw, lab) in styles.items():
