@@ -12,13 +12,14 @@
 //! * An ECN echo (at most once per window, the sender's rule): ssthresh = cwnd x (1 - alpha / 2),
 //!   at least 2 segments.
 //! * A loss or a timeout: half the window, as Reno (Linux `dctcp_react_to_loss`).
-//! * Window growth: Reno's.
+//! * Window growth: Reno's with byte counting and Linux's slow start in every profile (Linux;
+//!   ns-3's `TcpDctcp` derives from `TcpLinuxReno`, which counts bytes too).
 //!
 //! Deliberate deviations: alpha in floating point (Linux: 10-bit fixed point); the sender sets
 //! cwnd to the new ssthresh at once on the echo (Linux reduces through its CWR state with PRR;
 //! the same for every ECN flow here, see docs/models/tcp.md).
 
-use super::reno::{Reno, RenoConfig};
+use super::reno::Reno;
 use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::registry::{Algorithm, Field, Info};
 
@@ -100,7 +101,7 @@ impl Algorithm for Dctcp {
         sources: &["RFC 8257", "Alizadeh et al., ACM SIGCOMM 2010", "Linux net/ipv4/tcp_dctcp.c"],
     };
     fn new(cfg: &DctcpConfig, env: &CcEnv) -> Dctcp {
-        Dctcp { marks: MarkedFraction::new(cfg.g, cfg.alpha_init), reno: Reno::new(&RenoConfig::default(), env) }
+        Dctcp { marks: MarkedFraction::new(cfg.g, cfg.alpha_init), reno: Reno::linux_reno(env) }
     }
 }
 

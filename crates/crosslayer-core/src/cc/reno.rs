@@ -52,6 +52,14 @@ impl Default for Reno {
     }
 }
 
+impl Reno {
+    /// ns-3's `TcpLinuxReno` (the base of ns-3's `TcpDctcp`): byte counting and Linux's slow
+    /// start in every profile (under `[tcp] slow_start = "ns3"` too).
+    pub fn linux_reno(env: &CcEnv) -> Reno {
+        Reno { bytes_acked: 0, counting: Counting::Bytes, ss: env.slow_start.rule(SsRule::Linux) }
+    }
+}
+
 impl Algorithm for Reno {
     type Config = RenoConfig;
     type Env = CcEnv;
