@@ -257,6 +257,37 @@ def test_cli_study_run_and_sql_query(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "query failed" in bad.stderr
 
 
+def test_report_renders_in_headless_chromium_with_every_figure_and_no_console_error(tmp_path: Path) -> None:
+    import shutil
+
+    from crosslayer.report import write_report
+
+    browser = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
+    study = Study.from_toml(SMALL.replace('seed = 1', 'seed = 1\nsample_interval = "50ms"').replace("[study]\n", "[study]\nseeds = [1, 2]\n"))
+    store = Store(tmp_path / "store")
+    assert run_study(study, store, workers=1).ran == 16
+    folder = write_report(store.root, weights={"fairness": 2})
+    page = (folder / "index.html").read_text()
+    md = (folder / "report.md").read_text()
+    for needle in ("index (all flows)", "Ranking of pairs", "(2 x fairness", "Study file", "crosslayer study run"):
+        assert needle in page, needle
+    assert "| flows_cc" in md and "![heatmap of jain](fig1.png)" in md
+    assert "http://" not in page and "https://" not in page  # self-contained
+    if browser is None:
+        pytest.skip("no Chromium on this machine (Debian: apt install chromium)")
+    out = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", "--dump-dom", (folder / "index.html").as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    console = [line for line in out.stderr.splitlines() if ":CONSOLE" in line]
+    assert console == [], console
+    import re
+
+    m = re.search(r'data-figures="(\d+) shown, (\d+) broken"', out.stdout)
+    assert m, out.stdout[-500:]
+    assert int(m.group(1)) >= 4 and m.group(2) == "0", m.group(0)
+
+
 # -- analysis ---------------------------------------------------------------------------------
 
 

@@ -279,8 +279,9 @@ def write_report(root: str | Path, out: str | Path | None = None, weights: Mappi
 
     sections: list[tuple[str, str, str]] = []  # (title, html, markdown)
 
-    def add_table(title: str, df: pd.DataFrame, note: str = "") -> None:
-        sections.append((title, (f"<p>{html.escape(note)}</p>" if note else "") + df.to_html(classes="t", border=0, na_rep="-", escape=True), (note + "\n\n" if note else "") + df.to_markdown()))
+    def add_table(title: str, df: pd.DataFrame, note: str = "", index: bool = True) -> None:
+        table_html = df.to_html(classes="t", border=0, na_rep="-", escape=True, index=index)
+        sections.append((title, (f"<p>{html.escape(note)}</p>" if note else "") + table_html, (note + "\n\n" if note else "") + df.to_markdown(index=index)))
 
     def add_figure(title: str, fig: Figure | None, alt: str) -> None:
         if fig is None:
@@ -299,14 +300,15 @@ def write_report(root: str | Path, out: str | Path | None = None, weights: Mappi
         add_table("Runs", summ)
     # fairness and quartiles per point
     if not flows.empty:
-        fq = quartiles(flows, point).round(3)
-        add_table("Per-flow goodput quartiles (Mb/s)", fq)
-        fa = fairness(flows, point).round(3)
+        fq = in_study_order(quartiles(flows, point), meta.get("levels", {})).round(3)
+        add_table("Per-flow goodput quartiles (Mb/s)", fq, index=False)
+        fa = in_study_order(fairness(flows, point), meta.get("levels", {})).round(3)
         add_table(
             "Fairness (Jain's index)",
             fa,
             "intra: over all flows; inter: within each congestion-control group (least and mean over groups); "
             "RTT classes: over the mean goodput of each propagation-RTT class.",
+            index=False,
         )
     if aqm is not None and others:
         pair_cols = [c for c in point if c in (aqm,) or "flows" in c or c in ("tcp", "cc")]
@@ -318,6 +320,7 @@ def write_report(root: str | Path, out: str | Path | None = None, weights: Mappi
             f"Score = ({w['fairness']} x fairness + {w['delay']} x delay + {w['loss']} x loss) / {sum(w.values())}, each "
             "min-max normalized within the scenario (1 = best of its pairs): fairness = Jain's index, delay = mean "
             "queuing delay, loss = drop ratio. Change with `crosslayer study report --weights fairness=2,delay=1,loss=1`.",
+            index=False,
         )
         for metric in ("jain", "sojourn_mean_s"):
             add_figure(f"Heatmap: {METRICS[metric][0]}", heatmap(summ, metric, others, aqm), f"heatmap of {metric}")
@@ -351,7 +354,13 @@ def write_report(root: str | Path, out: str | Path | None = None, weights: Mappi
         "table.t{border-collapse:collapse;font-size:13px;margin:0.5em 0 1.5em}table.t td,table.t th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right}"
         "table.meta th{text-align:left;padding-right:1em}img{max-width:100%}pre{background:#f6f6f6;padding:1em;overflow:auto;font-size:12px}"
     )
-    page = f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{css}</style></head><body>{''.join(body)}</body></html>"
+    # marks the page once loaded: every figure decoded (read by tests in a headless browser)
+    check = (
+        "<script>window.addEventListener('load',function(){var b=0;for(var i of document.images)"
+        "{if(!i.complete||i.naturalWidth===0)b++}document.body.setAttribute('data-figures',"
+        "document.images.length+' shown, '+b+' broken')})</script>"
+    )
+    page = f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{css}</style></head><body>{''.join(body)}{check}</body></html>"
     (folder / "index.html").write_text(page, encoding="utf-8")
     (folder / "report.md").write_text("\n".join(md), encoding="utf-8")
     return folder

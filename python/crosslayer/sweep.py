@@ -69,7 +69,7 @@ def run_study(
     """
     t0 = time.perf_counter()
     store.create(study.text or None)
-    store.write_meta({"name": study.name, "columns": study.columns, "levels": study.levels, "command": command or f"crosslayer.sweep.run_study({study.name!r})"})
+    store.write_meta({"name": study.name, "columns": study.columns, "levels": study.levels, "command": command or f"crosslayer study run {store.root / 'study.toml'} -o {store.root}"})
     points = study.points()
     todo: dict[str, Point] = {}
     for p in points:
