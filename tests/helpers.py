@@ -135,7 +135,7 @@ def fake_engine_result(spec: dict[str, Any]) -> dict[str, Any]:
         "t_s": [i * step for i in range(samples) for _ in flows][:rows],
         "flow": [f["name"] for _ in range(samples) for f in flows][:rows],
         "cwnd_bytes": [14480] * rows,
-        "ssthresh_bytes": [2**64 - 1] * rows,
+        "ssthresh_bytes": [float("nan")] * rows,
     })  # fmt: skip
     return {
         "summary": {

@@ -13,6 +13,7 @@ from helpers import ACCESS_LINK
 from typer.testing import CliRunner
 
 runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[1]
 
 BAD_STUDY = """
 name = "bad"
@@ -118,3 +119,25 @@ def test_bench_quick(fake_core: types.ModuleType) -> None:
     durations = {spec["duration"] for spec in fake_core.specs}
     assert durations == {10_000_000_000}
     assert [len(spec["flows"]) for spec in fake_core.specs] == [9, 90, 9]
+
+
+def test_run_never_silently_overwrites_an_earlier_result(tmp_path: Path) -> None:
+    study = ROOT / "studies" / "seed000-access-link.toml"
+    out = tmp_path / "r"
+    args = ["run", str(study), "--out", str(out), "--duration", "5s", "--warmup", "4s", "--json"]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    before = (out / "summary.json").read_text()
+    again = runner.invoke(app, [*args[:-1], "--seed", "2", "--json"])
+    assert again.exit_code == 2 and "already holds a result" in again.stderr
+    assert (out / "summary.json").read_text() == before
+    forced = runner.invoke(app, [*args, "--force", "--seed", "2"])
+    assert forced.exit_code == 0, forced.output
+    assert (out / "summary.json").read_text() != before
+
+
+def test_version_short_help_and_exit_codes_in_help() -> None:
+    v = runner.invoke(app, ["-V"])
+    assert v.exit_code == 0 and v.stdout.startswith("crosslayer ")
+    h = runner.invoke(app, ["-h"])
+    assert h.exit_code == 0 and "Exit codes" in h.stdout and "130 interrupted" in h.stdout

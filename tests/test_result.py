@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 from typing import Any
 
 import pandas as pd
@@ -106,3 +108,16 @@ def test_to_dict_and_json_have_no_nan(result: Result) -> None:
     text = dumps_json(data)
     assert "NaN" not in text
     assert json.loads(text)["queues"]["sojourn_mean_s"][1] is None
+
+
+def test_repr_and_html_repr_show_the_headline_numbers() -> None:
+    import crosslayer
+
+    r = crosslayer.run(crosslayer.Scenario.from_toml(ROOT / "studies" / "seed000-access-link.toml").with_overrides(duration="5s", warmup="4s", cwnd_trace=True))
+    text = repr(r)
+    assert "seed000-access-link" in text and "utilization=" in text and "Jains_index=" in text
+    page = r._repr_html_()
+    assert "<table>" in page and "mean queue" in page and "N1-N4.0" in page
+    # ssthresh not yet set is NaN, not 2^64 - 1
+    ss = r.cwnd["ssthresh_bytes"]
+    assert ss.dtype == float and ss.isna().any() and ss.max() < 2**40

@@ -1,8 +1,9 @@
 """``crosslayer`` command line: run, validate, list, benchmark, studies and result stores.
 
-Exit codes: 0 success, 1 engine failure (out of memory, a [limits] value reached, a simulator
-bug) or results that cannot be written after the run, 2 invalid study file or command line
-(including an output folder that cannot be written, checked before the run).
+Exit codes (also in ``crosslayer --help``): 0 success, 1 engine failure (out of memory, a
+[limits] value reached, a simulator bug), results that cannot be written after the run, or
+failed study points, 2 invalid study file or command line (including an output folder that
+cannot be written or already holds a result, checked before the run), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -31,13 +32,37 @@ from crosslayer.units import format_duration
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+EXIT_CODES = (
+    "Exit codes: 0 success; 1 engine failure (out of memory, a \\[limits] value reached, a simulator "
+    "bug), results that cannot be written after a run, or failed study points; 2 invalid study "
+    "file, command line or output location (checked before anything runs); 130 interrupted "
+    "(Ctrl-C: stored runs are kept)."
+)
+
 app = typer.Typer(
     name="crosslayer",
     help="Packet-level simulator of TCP congestion control and AQM.",
+    epilog=EXIT_CODES,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from crosslayer.study import engine_version
+
+        typer.echo(f"crosslayer {engine_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
+    """Packet-level simulator of TCP congestion control and AQM."""
 
 FLOW_TABLE_MAX_ROWS = 30
 """Print the per-flow table only up to this many flows (quartiles are always printed)."""
@@ -73,10 +98,12 @@ def _fail(message: str, code: int) -> NoReturn:
 
 def _load(file: Path, overrides: dict[str, Any]) -> Scenario:
     """The study file with command-line overrides; exit 2 with the problems if invalid."""
+    from crosslayer.study import StudyError
+
     try:
         scenario = Scenario.from_toml(file)
         return scenario.with_overrides(**overrides) if overrides else scenario
-    except ScenarioError as exc:
+    except (ScenarioError, StudyError) as exc:
         _fail(str(exc), 2)
     except OSError as exc:
         _fail(f"cannot read {file}: {exc.strerror or exc}", 2)
@@ -185,11 +212,20 @@ def run(
     seed: Annotated[int | None, typer.Option(help="Override the seed.")] = None,
     duration: Annotated[str | None, typer.Option(help='Override the duration, e.g. "10s".')] = None,
     warmup: Annotated[str | None, typer.Option(help='Override the warm-up, e.g. "3s".')] = None,
+    sets: Annotated[list[str] | None, typer.Option("--set", help="path=value override, e.g. --set tcp.min_rto=1s (repeatable).")] = None,
+    force: Annotated[bool, typer.Option("--force", "-f", help="Replace an existing result folder.")] = False,
 ) -> None:
-    """Run a study file, print a summary and write the result folder."""
+    """Run a study file, print a summary and write the result folder (never over an earlier one
+    unless --force)."""
     overrides = {k: v for k, v in {"seed": seed, "duration": duration, "warmup": warmup}.items() if v is not None}
+    for path, value in _parse_sets(sets).items():
+        if isinstance(value, list):
+            _fail(f"--set {path}: `crosslayer run` takes one value; sweep several with `crosslayer study run`", 2)
+        overrides[path] = value
     scenario = _load(file, overrides)
     folder = out or Path("results") / scenario.name
+    if folder.is_dir() and any(folder.iterdir()) and not force:
+        _fail(f"{folder} already holds a result: choose another --out, or --force to replace it", 2)
     try:  # before the run: a bad --out must not cost a whole simulation
         staging = staging_folder(folder)
     except OSError as exc:

@@ -125,14 +125,12 @@ def cwnd_figure(
     n = 1 + int(paced) + len(columns)
     fig, axes = plt.subplots(n, 1, sharex=True, figsize=(width, 2.2 * n + 0.6), squeeze=False)
     ax = [a[0] for a in axes]
-    never = np.iinfo(np.uint64).max
     for k, (f, r) in enumerate(rows.items()):
         t = r["t_s"].to_numpy()
         color = f"C{k % 10}"
         ax[0].step(t, r["cwnd_bytes"].to_numpy() / mss[f], where="post", lw=0.9, color=color, label=f"{f} ({ccs[f]})")
         if ssthresh:
-            ss = r["ssthresh_bytes"].to_numpy()
-            ss = np.where(ss == never, np.nan, ss / mss[f])
+            ss = r["ssthresh_bytes"].to_numpy(dtype=float) / mss[f]  # NaN while unset
             ax[0].step(t, ss, where="post", lw=0.7, ls="--", color=color, alpha=0.7)
         i = 1
         if paced:

@@ -175,8 +175,36 @@ class Result:
         tables = {name: _table(raw.get(name), columns) for name, columns in TABLES.items()}
         return cls(summary=dict(raw["summary"]), scenario=scenario, **tables)
 
+    def _headline(self) -> dict[str, str]:
+        try:
+            b = self.bottleneck
+            agg = self.aggregates()
+        except (LookupError, KeyError):
+            return {}
+        return {
+            "simulated": f"{float(self.summary.get('sim_s', math.nan)):g} s (measured {float(self.summary.get('measured_s', math.nan)):g} s)",
+            "wall": f"{float(self.summary.get('wall_s', math.nan)):.3g} s",
+            "flows": str(len(self.flows)),
+            "utilization": f"{float(b['utilization']):.4f}",
+            "mean queue": f"{float(b['qlen_mean_pkts']):.1f} pkts (SD {float(b['qlen_sd_pkts']):.1f})",
+            "drop ratio": f"{100 * (agg['bottleneck']['drop_ratio'] or 0.0):.3f} %",
+            "Jain's index": f"{agg['jain']:.3f}" if agg.get("jain") is not None else "-",
+        }
+
     def __repr__(self) -> str:
-        return f"Result(scenario={self.scenario.name!r}, flows={len(self.flows)}, queues={len(self.queues)})"
+        head = self._headline()
+        extra = "".join(f", {k.replace(' ', '_').replace(chr(39), '')}={v!r}" for k, v in head.items() if k in ("utilization", "mean queue", "Jain's index"))
+        return f"Result(scenario={self.scenario.name!r}, flows={len(self.flows)}, queues={len(self.queues)}{extra})"
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the headline numbers and the first flows."""
+        import html as _html
+
+        rows = "".join(f"<tr><th style='text-align:left'>{_html.escape(k)}</th><td>{_html.escape(v)}</td></tr>" for k, v in self._headline().items())
+        cols = [c for c in ("name", "cc", "base_rtt_s", "goodput_bps", "retransmits", "timeouts") if c in self.flows.columns]
+        flows = self.flows[cols].head(10).to_html(index=False, border=0) if cols else ""
+        more = f"<p>... {len(self.flows) - 10} more flows</p>" if len(self.flows) > 10 else ""
+        return f"<div><b>crosslayer Result: {_html.escape(self.scenario.name)}</b><table>{rows}</table>{flows}{more}</div>"
 
     @property
     def bottleneck(self) -> pd.Series:
@@ -281,7 +309,12 @@ class Result:
             if (src / f"{name}.parquet").exists():
                 tables[name] = pd.read_parquet(src / f"{name}.parquet")
             elif (src / f"{name}.json").exists():
-                tables[name] = _table(json.loads((src / f"{name}.json").read_text()), columns)
+                frame = _table(json.loads((src / f"{name}.json").read_text()), columns)
+                # JSON writes NaN as null: numeric columns with nulls come back as objects
+                for col in frame.columns:
+                    if frame[col].dtype == object and frame[col].map(lambda v: v is None or isinstance(v, (int, float))).all():
+                        frame[col] = pd.to_numeric(frame[col], errors="coerce").astype(float)
+                tables[name] = frame
             elif name == "udp":  # written before UDP flows existed: there were none
                 tables[name] = _table(None, columns)
             else:

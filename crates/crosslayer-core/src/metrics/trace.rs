@@ -89,7 +89,8 @@ pub struct CwndTrace {
     t_s: Vec<f64>,
     flow: Vec<u32>,
     cwnd: Vec<u64>,
-    ssthresh: Vec<u64>,
+    /// NaN while ssthresh is not set ("arbitrarily high", RFC 5681).
+    ssthresh: Vec<f64>,
     in_flight: Vec<u64>,
     srtt_s: Vec<f64>,
     pacing_bps: Vec<f64>,
@@ -139,7 +140,7 @@ impl CwndTrace {
         self.t_s.push(now.secs_f64());
         self.flow.push(flow);
         self.cwnd.push(w.cwnd);
-        self.ssthresh.push(w.ssthresh);
+        self.ssthresh.push(if w.ssthresh == u64::MAX { f64::NAN } else { w.ssthresh as f64 });
         self.in_flight.push(sender.pipe_bytes());
         self.srtt_s.push(sender.rtt.srtt.map_or(f64::NAN, |d| d.secs_f64()));
         self.pacing_bps.push(cc.pacing_rate(w).map_or(f64::NAN, |r| r.bps() as f64));
@@ -164,7 +165,7 @@ impl CwndTrace {
         t.push("t_s", Column::F64(std::mem::take(&mut self.t_s)));
         t.push("flow", Column::Cat { codes: std::mem::take(&mut self.flow), labels: flow_names.to_vec() });
         t.push("cwnd_bytes", Column::U64(std::mem::take(&mut self.cwnd)));
-        t.push("ssthresh_bytes", Column::U64(std::mem::take(&mut self.ssthresh)));
+        t.push("ssthresh_bytes", Column::F64(std::mem::take(&mut self.ssthresh)));
         t.push("in_flight_bytes", Column::U64(std::mem::take(&mut self.in_flight)));
         t.push("srtt_s", Column::F64(std::mem::take(&mut self.srtt_s)));
         t.push("pacing_rate_bps", Column::F64(std::mem::take(&mut self.pacing_bps)));
