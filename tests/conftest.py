@@ -35,7 +35,7 @@ def fake_core(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     module = types.ModuleType("crosslayer._core")
     specs: list[dict[str, Any]] = []
 
-    def run_json(spec: str) -> dict[str, Any]:
+    def run_json(spec: str, progress: Any = None) -> dict[str, Any]:
         parsed = json.loads(spec)
         specs.append(parsed)
         return fake_engine_result(parsed)

@@ -91,7 +91,7 @@ def test_run_json_prints_one_json_object_only(fake_core: types.ModuleType, tmp_p
 
 
 def test_engine_failure_exits_1(fake_core: types.ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def panic(spec: str) -> None:
+    def panic(spec: str, progress: object = None) -> None:
         fake_core._trigger_panic()
 
     monkeypatch.setattr(fake_core, "run_json", panic)
@@ -103,7 +103,7 @@ def test_engine_failure_exits_1(fake_core: types.ModuleType, tmp_path: Path, mon
 def test_engine_spec_rejection_exits_2(
     fake_core: types.ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def reject(spec: str) -> None:
+    def reject(spec: str, progress: object = None) -> None:
         raise ValueError("flows[0].tcp.mss: too large")
 
     monkeypatch.setattr(fake_core, "run_json", reject)

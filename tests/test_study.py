@@ -334,3 +334,13 @@ def test_system_goodput_and_throughput() -> None:
     assert s.loc["droptail", "throughput_mbps"] == pytest.approx(11.0)
     assert s.loc["droptail", "goodput_over_throughput"] == pytest.approx(10 / 11)
     assert np.isclose(s.loc["codel", "goodput_over_throughput"], 1.0)
+
+
+def test_a_long_run_reports_simulated_time_as_it_goes() -> None:
+    import crosslayer
+
+    seen: list[float] = []
+    scenario = apply_overrides(base(), {"duration": "400s", "topology.bottleneck.rate": "200Mbps", "flows[*].per_pair": 5})
+    crosslayer.run(scenario, progress=seen.append)
+    assert seen, "no progress report"
+    assert all(0 < a < b for a, b in zip(seen, seen[1:])) and seen[-1] <= 400.0

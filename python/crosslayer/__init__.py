@@ -12,7 +12,7 @@ importing the package needs the built extension (``pip install -e .`` builds it 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,18 +31,21 @@ except metadata.PackageNotFoundError:  # running from a source tree that is not 
     __version__ = "0+unknown"
 
 
-def run(scenario: Scenario | Mapping[str, Any] | str | Path) -> Result:
+def run(scenario: Scenario | Mapping[str, Any] | str | Path, progress: Callable[[float], None] | None = None) -> Result:
     """Run one simulation.
 
     ``scenario`` is a :class:`Scenario`, a TOML-shaped mapping, a path to a study file or TOML
-    text. Raises :class:`ScenarioError` for an invalid scenario and :class:`EngineError` if the
+    text. ``progress(sim_s)``, if given, is called with the simulated time about five times a
+    second of wall time. Ctrl-C stops the run within milliseconds (``KeyboardInterrupt``).
+    Raises :class:`ScenarioError` for an invalid scenario and :class:`EngineError` if the
     engine fails: out of memory, a limit of ``[limits]`` reached, or a simulator bug.
     """
     validated = Scenario.coerce(scenario)
     from crosslayer import _core
 
     try:
-        raw = _core.run_json(json.dumps(validated.to_engine_spec()))
+        spec = json.dumps(validated.to_engine_spec())
+        raw = _core.run_json(spec, progress) if progress is not None else _core.run_json(spec)
         return Result.from_engine(raw, validated)
     except MemoryError:
         raise _core.EngineError(

@@ -230,8 +230,19 @@ def run(
         staging = staging_folder(folder)
     except OSError as exc:
         _fail(f"cannot write the results to {folder}: {exc.strerror or exc}", 2)
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    err = Console(stderr=True)
+    total_s = scenario.duration / 1e9
+    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[sim]}"), TimeRemainingColumn(), console=err, transient=True, disable=not err.is_terminal)
+    task = bar.add_task(scenario.name, total=total_s, sim="")
+
+    def tick(sim_s: float) -> None:
+        bar.update(task, completed=sim_s, sim=f"{sim_s:.1f} of {total_s:g} simulated s")
+
     try:
-        result = _engine_guard(lambda: crosslayer.run(scenario))
+        with bar:
+            result = _engine_guard(lambda: crosslayer.run(scenario, progress=tick))
         result.save(folder, format=table_format.value, staging=staging)
     except OSError as exc:
         _fail(f"cannot write the results to {folder}: {exc.strerror or exc}", 1)

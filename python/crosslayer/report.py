@@ -31,7 +31,7 @@ from crosslayer.store import Store
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["DEFAULT_WEIGHTS", "METRICS", "in_study_order", "paper_table", "ranking", "summary", "write_report"]
+__all__ = ["DEFAULT_WEIGHTS", "METRICS", "delay_goodput_ellipses", "goodput_boxes", "heatmap", "in_study_order", "paper_table", "queue_grid", "ranking", "summary", "write_report"]
 
 METRICS: Final[dict[str, tuple[str, float, str]]] = {
     # column: (label, scale, format)
@@ -252,6 +252,45 @@ def goodput_boxes(flows: pd.DataFrame, by: Sequence[str], fixed: Mapping[str, An
     return fig
 
 
+def delay_goodput_ellipses(flows: pd.DataFrame, group: str, fixed: Mapping[str, Any]) -> Figure | None:
+    """RFC 7928 (section 2.7) delay-goodput plot: each flow's queueing delay (mean RTT less its
+    propagation RTT, ms; delay grows to the left, as the RFC draws it) and goodput (Mb/s), one
+    colour per value of ``group`` (the AQM), with the one-standard-deviation ellipse of each
+    group's points (from their covariance) and a cross at their mean."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Ellipse
+
+    sel = flows
+    for k, v in fixed.items():
+        sel = sel[sel[k] == v]
+    if sel.empty or "rtt_mean_s" not in sel.columns:
+        return None
+    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    for i, (name, g) in enumerate(sel.groupby(group, sort=False)):
+        x = ((g["rtt_mean_s"] - g["base_rtt_s"]) * 1e3).to_numpy(dtype=float)
+        y = (g["goodput_bps"] / 1e6).to_numpy(dtype=float)
+        ok = np.isfinite(x) & np.isfinite(y)
+        x, y = x[ok], y[ok]
+        if not len(x):
+            continue
+        color = OKABE_ITO[i % len(OKABE_ITO)]
+        ax.scatter(x, y, s=8, color=color, alpha=0.5, label=str(name))
+        ax.plot([x.mean()], [y.mean()], marker="x", color=color, markersize=9)
+        if len(x) >= 3:
+            cov = np.cov(x, y)
+            vals, vecs = np.linalg.eigh(cov)
+            vals = np.clip(vals, 0, None)
+            angle = math.degrees(math.atan2(vecs[1, 1], vecs[0, 1]))
+            ax.add_patch(Ellipse((x.mean(), y.mean()), 2 * math.sqrt(vals[1]), 2 * math.sqrt(vals[0]), angle=angle, fill=False, color=color, lw=1.2))
+    ax.invert_xaxis()
+    ax.set_xlabel("queueing delay (ms; mean RTT - propagation RTT)")
+    ax.set_ylabel("per-flow goodput (Mb/s)")
+    ax.legend(title=group, fontsize="small", frameon=False)
+    title = ", ".join(f"{k} = {v}" for k, v in fixed.items())
+    ax.set_title(f"Delay vs goodput (RFC 7928){': ' + title if title else ''}", fontsize=10)
+    return fig
+
+
 # -- the report -------------------------------------------------------------------------------
 
 
@@ -281,7 +320,9 @@ def write_report(root: str | Path, out: str | Path | None = None, weights: Mappi
 
     def add_table(title: str, df: pd.DataFrame, note: str = "", index: bool = True) -> None:
         table_html = df.to_html(classes="t", border=0, na_rep="-", escape=True, index=index)
-        sections.append((title, (f"<p>{html.escape(note)}</p>" if note else "") + table_html, (note + "\n\n" if note else "") + df.to_markdown(index=index)))
+        flat = df.reset_index() if index and df.index.nlevels > 1 or (index and df.index.name) else df
+        md_text = flat.to_markdown(index=index and flat is df)
+        sections.append((title, (f"<p>{html.escape(note)}</p>" if note else "") + table_html, (note + "\n\n" if note else "") + md_text))
 
     def add_figure(title: str, fig: Figure | None, alt: str) -> None:
         if fig is None:
@@ -328,6 +369,8 @@ def write_report(root: str | Path, out: str | Path | None = None, weights: Mappi
         first = {c: runs[c].iloc[0] for c in others[:1]} if len(others) > 2 else {}
         add_figure("Bottleneck queue over time", queue_grid(series, runs, [c for c in others if c not in first], aqm, first), "queue length grid")
         add_figure("Per-flow goodput", goodput_boxes(flows, point, first), "per-flow goodput box plots")
+        one = {c: runs[c].iloc[0] for c in others}
+        add_figure("Delay vs goodput (RFC 7928 section 2.7)", delay_goodput_ellipses(flows, aqm, one), "delay-goodput ellipses")
 
     from crosslayer import __version__
 

@@ -78,7 +78,7 @@ class Store:
         that ran it (read by the report)."""
         import json
 
-        self._atomic_write_text(self.root / "study.json", json.dumps(meta, indent=2, sort_keys=True))
+        self._atomic_write_text(self.root / "study.json", json.dumps(meta, indent=2))  # keeps axis order
 
     def keys(self) -> set[str]:
         """Keys of the runs stored completely."""

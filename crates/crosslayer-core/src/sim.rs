@@ -218,12 +218,13 @@ impl Sim {
     /// Run until `t` (inclusive) or the end of the scenario, whichever is first. Stops early,
     /// with the reason, when the run reaches `limits.max_events`.
     pub fn run_until(&mut self, t: Time) -> Result<(), String> {
-        self.run_until_checked(t, &mut || false)
+        self.run_until_checked(t, &mut |_| false)
     }
 
-    /// `run_until`, asking `stop` every [`CHECK_EVERY`] events whether to give up (a user's
-    /// interrupt): then it returns `Err(INTERRUPTED)` with the simulation left where it was.
-    pub fn run_until_checked(&mut self, t: Time, stop: &mut dyn FnMut() -> bool) -> Result<(), String> {
+    /// `run_until`, asking `stop(now)` every [`CHECK_EVERY`] events whether to give up (a user's
+    /// interrupt; `now` also serves progress reports): then it returns `Err(INTERRUPTED)` with
+    /// the simulation left where it was.
+    pub fn run_until_checked(&mut self, t: Time, stop: &mut dyn FnMut(Time) -> bool) -> Result<(), String> {
         let until = t.min(self.end);
         let max_events = self.spec.limits.max_events;
         while let Some((now, ev)) = self.sched.pop_until(until) {
@@ -236,7 +237,7 @@ impl Sim {
                     now, self.spec.duration
                 ));
             }
-            if executed % CHECK_EVERY == 0 && stop() {
+            if executed % CHECK_EVERY == 0 && stop(now) {
                 return Err(INTERRUPTED.to_string());
             }
         }
@@ -246,12 +247,12 @@ impl Sim {
 
     /// Run the whole scenario and compute the results (checks identities and conservation).
     pub fn run(self) -> Result<RunResult, String> {
-        self.run_checked(&mut || false)
+        self.run_checked(&mut |_| false)
     }
 
     /// `run`, asking `stop` every [`CHECK_EVERY`] events whether to give up (the Python
     /// binding checks for Ctrl-C there, so an interrupt takes effect within milliseconds).
-    pub fn run_checked(mut self, stop: &mut dyn FnMut() -> bool) -> Result<RunResult, String> {
+    pub fn run_checked(mut self, stop: &mut dyn FnMut(Time) -> bool) -> Result<RunResult, String> {
         let wall = std::time::Instant::now();
         self.run_until_checked(self.end, stop)?;
         let wall_s = wall.elapsed().as_secs_f64();

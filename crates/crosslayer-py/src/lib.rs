@@ -83,8 +83,10 @@ fn to_py(py: Python<'_>, r: RunResult) -> PyResult<Bound<'_, PyDict>> {
 }
 
 /// Run one scenario given as an engine-spec JSON string; returns the result dict.
+/// `progress(sim_s)`, if given, is called with the simulated time about every 0.2 s of wall time.
 #[pyfunction]
-fn run_json<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (spec, progress = None))]
+fn run_json<'py>(py: Python<'py>, spec: &str, progress: Option<PyObject>) -> PyResult<Bound<'py, PyDict>> {
     let spec = ScenarioSpec::from_json(spec).map_err(PyValueError::new_err)?;
     // Ctrl-C: every CHECK_EVERY events the engine takes the GIL for a moment and lets Python
     // run its signal handlers; KeyboardInterrupt (or any handler's exception) stops the run.
@@ -93,13 +95,23 @@ fn run_json<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyDict>> {
         let signal = &mut signal;
         py.allow_threads(move || {
             catch_unwind(AssertUnwindSafe(move || {
-                let mut stop = || {
-                    Python::with_gil(|py| match py.check_signals() {
-                        Ok(()) => false,
-                        Err(e) => {
+                let mut last = std::time::Instant::now();
+                let mut stop = |now: crosslayer_core::units::Time| {
+                    Python::with_gil(|py| {
+                        if let Err(e) = py.check_signals() {
                             *signal = Some(e);
-                            true
+                            return true;
                         }
+                        if let Some(cb) = &progress {
+                            if last.elapsed() >= std::time::Duration::from_millis(200) {
+                                last = std::time::Instant::now();
+                                if let Err(e) = cb.call1(py, (now.secs_f64(),)) {
+                                    *signal = Some(e);
+                                    return true;
+                                }
+                            }
+                        }
+                        false
                     })
                 };
                 Sim::new(spec)?.run_checked(&mut stop)
