@@ -58,7 +58,43 @@ impl VegasConfig {
 }
 
 /// No sample yet (Linux 0x7fffffff).
-const NONE_US: u64 = 0x7fff_ffff;
+pub(crate) const NONE_US: u64 = 0x7fff_ffff;
+
+/// Linux `tcp_vegas_pkts_acked`'s RTT bookkeeping, shared by Vegas, Veno and YeAH: each sample
+/// is `rtt + 1 us`; `base_us` is the least of the connection, `min_us` the least since the last
+/// `reset`, `cnt` the samples since then.
+#[derive(Clone, Debug)]
+pub(crate) struct VegasRtt {
+    pub base_us: u64,
+    pub min_us: u64,
+    pub cnt: u32,
+}
+
+impl VegasRtt {
+    pub fn new() -> VegasRtt {
+        VegasRtt { base_us: NONE_US, min_us: NONE_US, cnt: 0 }
+    }
+
+    pub fn sample(&mut self, rtt: Option<crate::units::Dur>) {
+        if let Some(rtt) = rtt {
+            let v = rtt.ns() / 1000 + 1;
+            self.base_us = self.base_us.min(v);
+            self.min_us = self.min_us.min(v);
+            self.cnt += 1;
+        }
+    }
+
+    /// A new round: forget the round's least RTT and its count.
+    pub fn reset(&mut self) {
+        self.min_us = NONE_US;
+        self.cnt = 0;
+    }
+
+    /// The base RTT in seconds (NaN before the first sample).
+    pub fn base_s(&self) -> f64 {
+        if self.base_us == NONE_US { f64::NAN } else { self.base_us as f64 * 1e-6 }
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Vegas {
@@ -72,12 +108,8 @@ pub struct Vegas {
     on: bool,
     /// snd_nxt (bytes) when the current round began.
     beg_snd_nxt: u64,
-    /// Smallest RTT of the connection, us (+1).
-    base_rtt_us: u64,
-    /// Smallest RTT of the current round, us (+1).
-    min_rtt_us: u64,
-    /// RTT samples in the current round.
-    cnt_rtt: u32,
+    /// RTT samples: the connection's least, the round's least and count.
+    rtt: VegasRtt,
     /// `diff` of the last Vegas decision, segments.
     last_diff: f64,
 }
@@ -100,9 +132,7 @@ impl Algorithm for Vegas {
             ss: env.slow_start.rule(SsRule::PerAck),
             on: true,
             beg_snd_nxt: 0,
-            base_rtt_us: NONE_US,
-            min_rtt_us: NONE_US,
-            cnt_rtt: 0,
+            rtt: VegasRtt::new(),
             last_diff: f64::NAN,
         }
     }
@@ -113,15 +143,14 @@ impl Vegas {
     fn enable(&mut self, snd_nxt: u64) {
         self.on = true;
         self.beg_snd_nxt = snd_nxt;
-        self.cnt_rtt = 0;
-        self.min_rtt_us = NONE_US;
+        self.rtt.reset();
     }
 
     /// The once-per-round decision with `rtt_us` the round's least RTT.
     fn adjust(&mut self, w: &mut Window, a: &AckEvent) {
         let mss = w.mss as u64;
         let cwnd = w.cwnd / mss;
-        let (base, rtt) = (self.base_rtt_us, self.min_rtt_us);
+        let (base, rtt) = (self.rtt.base_us, self.rtt.min_us);
         let target = cwnd * base / rtt;
         let diff = cwnd * (rtt - base) / base;
         self.last_diff = diff as f64;
@@ -155,12 +184,7 @@ impl CongestionControl for Vegas {
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
         // Linux tcp_vegas_pkts_acked
-        if let Some(rtt) = a.rtt {
-            let v = rtt.ns() / 1000 + 1;
-            self.base_rtt_us = self.base_rtt_us.min(v);
-            self.min_rtt_us = self.min_rtt_us.min(v);
-            self.cnt_rtt += 1;
-        }
+        self.rtt.sample(a.rtt);
         // Linux tcp_vegas_state: off outside Open, a fresh round on returning to it
         if a.ca_state != CaState::Open {
             self.on = false;
@@ -177,13 +201,12 @@ impl CongestionControl for Vegas {
         }
         if a.snd_una > self.beg_snd_nxt {
             self.beg_snd_nxt = a.snd_nxt;
-            if self.cnt_rtt <= 2 {
+            if self.rtt.cnt <= 2 {
                 self.reno.on_ack(w, a);
             } else {
                 self.adjust(w, a);
             }
-            self.cnt_rtt = 0;
-            self.min_rtt_us = NONE_US;
+            self.rtt.reset();
         } else if w.in_slow_start() {
             slow_start(w, a.growth_bytes, self.ss);
         }
@@ -195,7 +218,7 @@ impl CongestionControl for Vegas {
     }
 
     fn state(&self, _w: &Window, out: &mut [f64]) {
-        let base = if self.base_rtt_us == NONE_US { f64::NAN } else { self.base_rtt_us as f64 * 1e-6 };
+        let base = self.rtt.base_s();
         out.copy_from_slice(&[base, self.last_diff, self.on as u8 as f64]);
     }
 }
@@ -216,9 +239,9 @@ mod tests {
     /// base RTT `base_us`: returns the window after Vegas's decision.
     fn close_round(cwnd: u64, ssthresh: u64, base_us: u64, rtt_us: u64, samples: u32) -> (Window, Vegas) {
         let mut v = vegas();
-        v.base_rtt_us = base_us;
-        v.min_rtt_us = rtt_us;
-        v.cnt_rtt = samples;
+        v.rtt.base_us = base_us;
+        v.rtt.min_us = rtt_us;
+        v.rtt.cnt = samples;
         v.beg_snd_nxt = 0;
         let mut w = Window { cwnd: cwnd * MSS, ssthresh, mss: MSS as u32 };
         v.on_ack(&mut w, &AckEvent { snd_una: MSS, snd_nxt: cwnd * MSS, ..ack(MSS) });
@@ -246,9 +269,9 @@ mod tests {
         let cfg = VegasConfig { alpha: 1, beta: 3, ..Default::default() };
         for (rtt, want) in [(100_000, 41), (102_500, 40), (107_500, 40), (110_000, 39)] {
             let mut v = Vegas::new(&cfg, &CcEnv::linux(MSS as u32, 10));
-            v.base_rtt_us = 100_000;
-            v.min_rtt_us = rtt;
-            v.cnt_rtt = 3;
+            v.rtt.base_us = 100_000;
+            v.rtt.min_us = rtt;
+            v.rtt.cnt = 3;
             let mut w = Window { cwnd: 40 * MSS, ssthresh: 20 * MSS, mss: MSS as u32 };
             v.on_ack(&mut w, &AckEvent { snd_una: MSS, snd_nxt: 40 * MSS, ..ack(MSS) });
             assert_eq!(w.cwnd, want * MSS, "rtt {rtt}");
@@ -290,13 +313,13 @@ mod tests {
             v.on_ack(&mut w, &AckEvent { rtt: Some(Dur::from_ms(rtt)), snd_una: una, snd_nxt: una + 20 * MSS, ..ack(MSS) });
         }
         // the first ACK closed round 0 (with one sample: Reno); 110 ms and 130 ms are this round's
-        assert_eq!(v.base_rtt_us, 110_001);
-        assert_eq!((v.min_rtt_us, v.cnt_rtt), (110_001, 2));
+        assert_eq!(v.rtt.base_us, 110_001);
+        assert_eq!((v.rtt.min_us, v.rtt.cnt), (110_001, 2));
         v.on_ack(&mut w, &AckEvent { ca_state: CaState::Recovery, snd_una: una, snd_nxt: una + 20 * MSS, ..ack(0) });
         assert!(!v.on);
         una += MSS;
         v.on_ack(&mut w, &AckEvent { snd_una: una, snd_nxt: una + 5 * MSS, ..ack(MSS) });
         assert!(v.on);
-        assert_eq!((v.beg_snd_nxt, v.cnt_rtt, v.min_rtt_us), (una + 5 * MSS, 0, NONE_US));
+        assert_eq!((v.beg_snd_nxt, v.rtt.cnt, v.rtt.min_us), (una + 5 * MSS, 0, NONE_US));
     }
 }

@@ -22,6 +22,7 @@ use super::{
     cong_avoid_ai, slow_start, AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent,
     SsRule, Window,
 };
+use super::vegas::{VegasRtt, NONE_US};
 use crate::registry::{Algorithm, Field, Info};
 
 crate::params! {
@@ -34,17 +35,14 @@ crate::params! {
 
 /// Linux V_PARAM_SHIFT: diff in half segments.
 const SHIFT: u32 = 1;
-/// No sample yet (Linux 0x7fffffff).
-const NONE_US: u64 = 0x7fff_ffff;
 
 #[derive(Clone, Debug)]
 pub struct Veno {
     /// beta << SHIFT.
     beta: u64,
     ss: SsRule,
-    base_rtt_us: u64,
-    min_rtt_us: u64,
-    cnt_rtt: u32,
+    /// RTT samples (Vegas's bookkeeping; Veno never resets the count).
+    rtt: VegasRtt,
     /// Backlog estimate << SHIFT.
     diff: u64,
     /// The congestive state's every-other-window toggle.
@@ -66,9 +64,7 @@ impl Algorithm for Veno {
         Veno {
             beta: (cfg.beta as u64) << SHIFT,
             ss: env.slow_start.rule(SsRule::PerAck),
-            base_rtt_us: NONE_US,
-            min_rtt_us: NONE_US,
-            cnt_rtt: 0,
+            rtt: VegasRtt::new(),
             diff: 0,
             inc: true,
             acc: 0,
@@ -101,23 +97,18 @@ impl CongestionControl for Veno {
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
         // Linux tcp_veno_pkts_acked
-        if let Some(rtt) = a.rtt {
-            let v = rtt.ns() / 1000 + 1;
-            self.base_rtt_us = self.base_rtt_us.min(v);
-            self.min_rtt_us = self.min_rtt_us.min(v);
-            self.cnt_rtt += 1;
-        }
+        self.rtt.sample(a.rtt);
         if !a.may_grow() {
             return;
         }
         let mss = w.mss as u64;
         if a.ca_state != CaState::Open {
             self.reno(w, a);
-        } else if self.cnt_rtt <= 2 {
+        } else if self.rtt.cnt <= 2 {
             self.reno(w, a);
         } else {
             let cwnd = w.cwnd / mss;
-            let target = ((cwnd * self.base_rtt_us) << SHIFT) / self.min_rtt_us;
+            let target = ((cwnd * self.rtt.base_us) << SHIFT) / self.rtt.min_us;
             self.diff = (cwnd << SHIFT).saturating_sub(target);
             let left = slow_start(w, a.growth_bytes, self.ss);
             if left > 0 {
@@ -138,7 +129,7 @@ impl CongestionControl for Veno {
             }
             w.cwnd = w.cwnd.max(2 * mss);
         }
-        self.min_rtt_us = NONE_US;
+        self.rtt.min_us = NONE_US;
     }
 
     fn on_congestion(&mut self, w: &mut Window, _e: &CongestionEvent) -> u64 {
@@ -152,11 +143,7 @@ impl CongestionControl for Veno {
     }
 
     fn state(&self, _w: &Window, out: &mut [f64]) {
-        let base = if self.base_rtt_us == NONE_US {
-            f64::NAN
-        } else {
-            self.base_rtt_us as f64 * 1e-6
-        };
+        let base = self.rtt.base_s();
         out.copy_from_slice(&[base, self.diff as f64 / (1 << SHIFT) as f64]);
     }
 }
@@ -196,8 +183,8 @@ mod tests {
     #[test]
     fn backlog_picks_the_increase_and_the_decrease() {
         let mut v = veno();
-        v.base_rtt_us = 100_001;
-        v.cnt_rtt = 3;
+        v.rtt.base_us = 100_001;
+        v.rtt.cnt = 3;
         let mut w = Window {
             cwnd: 100 * MSS,
             ssthresh: 50 * MSS,
@@ -239,8 +226,8 @@ mod tests {
             "no base yet: Reno (the first samples set base to 150)"
         );
         let mut v = veno();
-        v.base_rtt_us = 100_001;
-        v.cnt_rtt = 3;
+        v.rtt.base_us = 100_001;
+        v.rtt.cnt = 3;
         let mut w = Window {
             cwnd: 10 * MSS,
             ssthresh: 5 * MSS,

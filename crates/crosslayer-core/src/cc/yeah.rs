@@ -22,6 +22,7 @@
 //! Deviations: RTT samples are the sender's Karn-filtered ones (Linux: every ACK's).
 
 use super::{cong_avoid_ai, slow_start, AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::vegas::VegasRtt;
 use crate::registry::{Algorithm, Field, Info};
 
 crate::params! {
@@ -46,15 +47,13 @@ crate::params! {
 
 /// Scalable's increase: one segment per this many acknowledged (TCP_SCALABLE_AI_CNT).
 const SCALABLE_AI_CNT: u64 = 100;
-const NONE_US: u64 = 0x7fff_ffff;
 
 #[derive(Clone, Debug)]
 pub struct Yeah {
     cfg: YeahConfig,
     ss: SsRule,
-    base_rtt_us: u64,
-    min_rtt_us: u64,
-    cnt_rtt: u32,
+    /// RTT samples (Vegas's bookkeeping; Veno never resets the count).
+    rtt: VegasRtt,
     beg_snd_nxt: u64,
     was_open: bool,
     last_q: u64,
@@ -78,9 +77,7 @@ impl Algorithm for Yeah {
         Yeah {
             cfg: cfg.clone(),
             ss: env.slow_start.rule(SsRule::PerAck),
-            base_rtt_us: NONE_US,
-            min_rtt_us: NONE_US,
-            cnt_rtt: 0,
+            rtt: VegasRtt::new(),
             beg_snd_nxt: 0,
             was_open: true,
             last_q: 0,
@@ -127,17 +124,11 @@ impl CongestionControl for Yeah {
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
         // Linux tcp_vegas_pkts_acked and tcp_vegas_state
-        if let Some(rtt) = a.rtt {
-            let v = rtt.ns() / 1000 + 1;
-            self.base_rtt_us = self.base_rtt_us.min(v);
-            self.min_rtt_us = self.min_rtt_us.min(v);
-            self.cnt_rtt += 1;
-        }
+        self.rtt.sample(a.rtt);
         let open = a.ca_state == CaState::Open;
         if open && !self.was_open {
             self.beg_snd_nxt = a.snd_nxt;
-            self.cnt_rtt = 0;
-            self.min_rtt_us = NONE_US;
+            self.rtt.reset();
         }
         self.was_open = open;
         if !a.may_grow() {
@@ -151,12 +142,11 @@ impl CongestionControl for Yeah {
             cong_avoid_ai(w, &mut self.acc, per, left);
         }
         if a.snd_una > self.beg_snd_nxt {
-            if self.cnt_rtt > 2 {
-                self.round(w, self.min_rtt_us, self.base_rtt_us);
+            if self.rtt.cnt > 2 {
+                self.round(w, self.rtt.min_us, self.rtt.base_us);
             }
             self.beg_snd_nxt = a.snd_nxt;
-            self.cnt_rtt = 0;
-            self.min_rtt_us = NONE_US;
+            self.rtt.reset();
         }
     }
 
@@ -207,7 +197,7 @@ mod tests {
     #[test]
     fn fast_and_slow_modes_and_the_loss_cut() {
         let mut y = yeah();
-        y.base_rtt_us = 100_001;
+        y.rtt.base_us = 100_001;
         let mut w = Window { cwnd: 1000 * MSS, ssthresh: 10 * MSS, mss: MSS as u32 };
         assert_eq!(round(&mut y, &mut w, 101), 10, "fast: +1 per 100 acknowledged");
         assert_eq!((y.last_q, y.doing_reno_now), (9, 0));
