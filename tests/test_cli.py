@@ -141,3 +141,11 @@ def test_version_short_help_and_exit_codes_in_help() -> None:
     assert v.exit_code == 0 and v.stdout.startswith("crosslayer ")
     h = runner.invoke(app, ["-h"])
     assert h.exit_code == 0 and "Exit codes" in h.stdout and "130 interrupted" in h.stdout
+
+
+def test_validate_json_and_a_study_file() -> None:
+    one = runner.invoke(app, ["validate", str(ROOT / "studies" / "seed000-access-link.toml"), "--json"])
+    assert one.exit_code == 0 and json.loads(one.stdout)["flows"] == 9
+    matrix = runner.invoke(app, ["validate", str(ROOT / "studies" / "seed000-matrix.toml"), "--json"])
+    assert matrix.exit_code == 0, matrix.output
+    assert json.loads(matrix.stdout)["points"] == 72

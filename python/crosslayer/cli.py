@@ -306,10 +306,34 @@ def _plot(folder: Path, target: Path, draw: Callable[[Result], Figure]) -> None:
 
 
 @app.command()
-def validate(file: Annotated[Path, typer.Argument(help="Study file (TOML).")]) -> None:
-    """Check a study file without running it (exit 2 and list the problems if invalid)."""
+def validate(
+    file: Annotated[Path, typer.Argument(help="Study file (TOML).")],
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object and nothing else.")] = False,
+) -> None:
+    """Check a study file without running it (exit 2 and list the problems if invalid); a file
+    with a [study] table is checked point by point."""
+    from crosslayer.study import Study, StudyError
+
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        _fail(f"cannot read {file}: {exc.strerror or exc}", 2)
+    if b"[study" in raw:
+        try:
+            study = Study.from_toml(file)
+        except (StudyError, ScenarioError) as exc:
+            _fail(str(exc), 2)
+        points = study.points()
+        if json_output:
+            typer.echo(dumps_json({"file": str(file), "valid": True, "study": study.name, "points": len(points), "columns": list(study.columns.values())}))
+        else:
+            typer.echo(f"ok: {file}: study {study.name!r}, {len(points)} points over {', '.join(study.columns.values())}")
+        return
     scenario = _load(file, {})
     flows = len(scenario.expand_flows())
+    if json_output:
+        typer.echo(dumps_json({"file": str(file), "valid": True, "scenario": scenario.name, "flows": flows, "duration_s": scenario.duration / 1e9, "warmup_s": scenario.warmup / 1e9, "seed": scenario.seed}))
+        return
     typer.echo(
         f"ok: {file}: scenario {scenario.name!r}, {flows} flow{'s' if flows != 1 else ''}, "
         f"{format_duration(scenario.duration)} (warm-up {format_duration(scenario.warmup)}), seed {scenario.seed}"
