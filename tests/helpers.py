@@ -136,6 +136,7 @@ def fake_engine_result(spec: dict[str, Any]) -> dict[str, Any]:
         "flow": [f["name"] for _ in range(samples) for f in flows][:rows],
         "cwnd_bytes": [14480] * rows,
         "ssthresh_bytes": [float("nan")] * rows,
+        "acked_bytes": [1448 * i for i in range(rows)],
     })  # fmt: skip
     return {
         "summary": {

@@ -287,6 +287,21 @@ def plot_cwnd(
     _plot(folder, out or folder / "cwnd.png", lambda result: cwnd_figure(result, flows=flow or (), state=state or ()))
 
 
+@app.command("plot-goodput")
+def plot_goodput(
+    folder: Annotated[Path, typer.Argument(help="Result folder written by `crosslayer run` (the study needs cwnd_trace = true).")],
+    flow: Annotated[list[str] | None, typer.Option("--flow", "-f", help="A flow name to draw (repeatable; default: up to 12).")] = None,
+    every: Annotated[float, typer.Option("--every", help="Averaging bin, seconds.")] = 1.0,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <folder>/goodput.png; .pdf and .svg work too).")] = None,
+) -> None:
+    """Draw chosen flows' goodput over time."""
+    from .plots import goodput_figure
+
+    if not every > 0:
+        _fail("--every must be positive, e.g. 0.5", 2)
+    _plot(folder, out or folder / "goodput.png", lambda result: goodput_figure(result, flows=flow or (), every=every))
+
+
 def _plot(folder: Path, target: Path, draw: Callable[[Result], Figure]) -> None:
     """Load the result in ``folder``, draw it and save the figure to ``target`` (exit 2 for a bad
     folder or figure request, 1 when the file cannot be written)."""

@@ -20,7 +20,7 @@ from .result import Result
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["cwnd_figure", "queue_figure"]
+__all__ = ["cwnd_figure", "goodput_figure", "queue_figure"]
 
 
 def queue_figure(result: Result, state: Sequence[str] = (), *, title: str | None = None, width: float = 7.0) -> Figure:
@@ -110,7 +110,7 @@ def cwnd_figure(
     if unknown:
         raise ValueError(f"no flow {unknown}; flows: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}")
     ccs = dict(zip(result.flows["name"], result.flows["cc"], strict=True))
-    fixed = {"t_s", "flow", "cwnd_bytes", "ssthresh_bytes", "in_flight_bytes", "srtt_s", "pacing_rate_bps"}
+    fixed = {"t_s", "flow", "cwnd_bytes", "ssthresh_bytes", "in_flight_bytes", "acked_bytes", "srtt_s", "pacing_rate_bps"}
     recorded = [col for col in c.columns if col not in fixed]
     columns = []
     for name in state:
@@ -158,5 +158,45 @@ def cwnd_figure(
     ax[-1].set_xlabel("time (s)")
     ax[-1].set_xlim(float(c["t_s"].min()), float(c["t_s"].max()))
     fig.suptitle(title or f"{result.scenario.name}: congestion window", fontsize="medium")
+    fig.tight_layout()
+    return fig
+
+
+def goodput_figure(result: Result, flows: Sequence[str] = (), *, every: float = 1.0, title: str | None = None, width: float = 7.0) -> Figure:
+    """Goodput (Mb/s) of each flow in ``flows`` (default: every flow, up to 12) over the run,
+    averaged over ``every`` seconds, from the cwnd trace's ``acked_bytes`` (bytes acknowledged
+    in order). The warm-up is shaded.
+
+    Raises ``ValueError`` when the run recorded no cwnd trace or for an unknown flow.
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    c = result.cwnd
+    if c.empty or "acked_bytes" not in c.columns:
+        raise ValueError("the run recorded no cwnd trace with acked bytes: set cwnd_trace = true and sample_interval in the scenario")
+    names = list(result.flows["name"])
+    chosen = list(flows) or names[:12]
+    unknown = [f for f in chosen if f not in names]
+    if unknown:
+        raise ValueError(f"no flow {unknown}; flows: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}")
+    fig, ax = plt.subplots(figsize=(width, 3.4))
+    for k, f in enumerate(chosen):
+        r = c[c["flow"] == f]
+        t = r["t_s"].to_numpy(dtype=float)
+        acked = r["acked_bytes"].to_numpy(dtype=float)
+        if len(t) < 2:
+            continue
+        edges = np.arange(0.0, t[-1] + every, every)
+        at = np.interp(edges, t, acked)
+        rate = np.diff(at) * 8 / every / 1e6
+        ax.step(edges[1:], rate, where="pre", lw=0.9, color=f"C{k % 10}", label=f)
+    warmup_s = result.scenario.warmup / 1e9
+    if warmup_s > 0:
+        ax.axvspan(0, warmup_s, color="0.9", zorder=0)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(f"goodput (Mb/s, {every:g} s bins)")
+    ax.legend(loc="upper right", fontsize="x-small", frameon=False, ncol=2)
+    ax.set_title(title or f"{result.scenario.name}: per-flow goodput", fontsize=10)
     fig.tight_layout()
     return fig

@@ -369,6 +369,7 @@ pub fn cwnd_columns() -> Vec<ColumnSpec> {
         ("cwnd_bytes", "bytes", "congestion window", DType::U64),
         ("ssthresh_bytes", "bytes", "slow-start threshold (NaN = not yet set)", DType::F64),
         ("in_flight_bytes", "bytes", "bytes in flight (RFC 6675 pipe)", DType::U64),
+        ("acked_bytes", "bytes", "bytes acknowledged cumulatively since the start (snd_una): its increase per sample interval is the flow's goodput then", DType::U64),
         ("srtt_s", "s", "smoothed RTT (RFC 6298; NaN before the first sample)", DType::F64),
         ("pacing_rate_bps", "bps", "pacing rate the congestion control asks for (NaN: not paced)", DType::F64),
     ])

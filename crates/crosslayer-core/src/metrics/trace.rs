@@ -81,7 +81,8 @@ impl QueueSeries {
     }
 }
 
-/// Every started flow's cwnd, ssthresh, bytes in flight, smoothed RTT and pacing rate, plus its
+/// Every started flow's cwnd, ssthresh, bytes in flight, bytes acknowledged, smoothed RTT and
+/// pacing rate, plus its
 /// congestion control's state in columns `<algorithm>_<field>` (NaN for flows of other
 /// algorithms).
 #[derive(Debug, Default)]
@@ -92,6 +93,8 @@ pub struct CwndTrace {
     /// NaN while ssthresh is not set ("arbitrarily high", RFC 5681).
     ssthresh: Vec<f64>,
     in_flight: Vec<u64>,
+    /// snd_una: bytes the receiver has in order (its differences give goodput over time).
+    acked: Vec<u64>,
     srtt_s: Vec<f64>,
     pacing_bps: Vec<f64>,
     /// Column names of algorithm state, in first-seen order.
@@ -127,6 +130,7 @@ impl CwndTrace {
         reserve(&mut t.cwnd, rows)?;
         reserve(&mut t.ssthresh, rows)?;
         reserve(&mut t.in_flight, rows)?;
+        reserve(&mut t.acked, rows)?;
         reserve(&mut t.srtt_s, rows)?;
         reserve(&mut t.pacing_bps, rows)?;
         for col in &mut t.values {
@@ -142,6 +146,7 @@ impl CwndTrace {
         self.cwnd.push(w.cwnd);
         self.ssthresh.push(if w.ssthresh == u64::MAX { f64::NAN } else { w.ssthresh as f64 });
         self.in_flight.push(sender.pipe_bytes());
+        self.acked.push(sender.snd_una());
         self.srtt_s.push(sender.rtt.srtt.map_or(f64::NAN, |d| d.secs_f64()));
         self.pacing_bps.push(cc.pacing_rate(w).map_or(f64::NAN, |r| r.bps() as f64));
         if self.values.is_empty() {
@@ -167,6 +172,7 @@ impl CwndTrace {
         t.push("cwnd_bytes", Column::U64(std::mem::take(&mut self.cwnd)));
         t.push("ssthresh_bytes", Column::F64(std::mem::take(&mut self.ssthresh)));
         t.push("in_flight_bytes", Column::U64(std::mem::take(&mut self.in_flight)));
+        t.push("acked_bytes", Column::U64(std::mem::take(&mut self.acked)));
         t.push("srtt_s", Column::F64(std::mem::take(&mut self.srtt_s)));
         t.push("pacing_rate_bps", Column::F64(std::mem::take(&mut self.pacing_bps)));
         for (name, col) in self.names.iter().zip(&mut self.values) {
