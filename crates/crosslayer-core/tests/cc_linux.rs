@@ -46,7 +46,7 @@ fn bic_illinois_and_yeah_fill_a_long_fat_path_where_reno_does_not() {
 /// A lossy access path (20 Mb/s, 40 ms, a BDP buffer of 67 packets, 0.5 % random loss, as a
 /// wireless hop): Reno's window stays near 1.22 / sqrt(p) = 17 packets (Mathis et al.), a
 /// quarter of the path (utilization 0.298). Westwood+ sets its window after a loss to the
-/// bandwidth it measured times the least RTT (0.547), and Veno cuts by only 1/5 when fewer than
+/// bandwidth it measured times the least RTT (0.545), and Veno cuts by only 1/5 when fewer than
 /// 3 of its packets are queued, taking the loss as random (0.372). Veno gains less than
 /// AIMD(1, 1/5) would (sqrt(3) x Reno): each ACK releases two or three segments at the access
 /// rate, the bottleneck queues them briefly, and Veno's per-ACK backlog estimate is at or above

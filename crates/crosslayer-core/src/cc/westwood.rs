@@ -1,4 +1,4 @@
-//! TCP Westwood+: Reno growth; after a loss the window is set to the estimated bandwidth times
+//! TCP Westwood+: Reno growth (counted as the TCP profile counts it); after a loss the window is set to the estimated bandwidth times
 //! the least RTT (the pipe the path held), rather than halved.
 //!
 //! Sources: Mascolo, Casetti, Gerla, Sanadidi, Wang, "TCP Westwood: bandwidth estimation for
@@ -20,10 +20,8 @@
 //! duplicate ACK and takes it back from the cumulative ACK that follows - the same total with
 //! SACK's precision. Times in nanoseconds (Linux: jiffies, so the 50 ms floor is 12 or 13 ticks).
 
-use super::{
-    cong_avoid_ai, slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind,
-    SsRule, Window,
-};
+use super::reno::{Reno, RenoConfig};
+use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Dur, Time};
 
@@ -38,7 +36,9 @@ crate::params! {
 #[derive(Clone, Debug)]
 pub struct Westwood {
     floor: Dur,
-    ss: SsRule,
+    /// Growth: Reno's, as the TCP profile counts it (Linux bytes; ns-3's TcpWestwoodPlus, a
+    /// TcpNewReno, ACKs).
+    reno: Reno,
     /// Bandwidth estimates, bytes/s (bw_ns: the first filter's output).
     bw_ns: f64,
     bw: f64,
@@ -50,8 +50,6 @@ pub struct Westwood {
     rtt_min: Option<Dur>,
     reset_rtt_min: bool,
     last_delivered: u64,
-    /// Segments acknowledged toward the next increment (Linux snd_cwnd_cnt).
-    acc: u64,
 }
 
 impl Algorithm for Westwood {
@@ -70,7 +68,7 @@ impl Algorithm for Westwood {
     fn new(cfg: &WestwoodConfig, env: &CcEnv) -> Westwood {
         Westwood {
             floor: cfg.rtt_min_sample,
-            ss: env.slow_start.rule(SsRule::PerAck),
+            reno: Reno::new(&RenoConfig::default(), env),
             bw_ns: 0.0,
             bw: 0.0,
             bk: 0,
@@ -79,7 +77,6 @@ impl Algorithm for Westwood {
             rtt_min: None,
             reset_rtt_min: true,
             last_delivered: 0,
-            acc: 0,
         }
     }
 }
@@ -147,14 +144,8 @@ impl CongestionControl for Westwood {
             });
             self.reset_rtt_min = false;
         }
-        // Linux tcp_reno_cong_avoid
-        if !a.may_grow() {
-            return;
-        }
-        let left = slow_start(w, a.growth_bytes, self.ss);
-        if left > 0 {
-            cong_avoid_ai(w, &mut self.acc, w.cwnd / w.mss as u64, left);
-        }
+        // Linux tcp_reno_cong_avoid (ns-3: TcpNewReno::IncreaseWindow)
+        self.reno.on_ack(w, a);
     }
 
     fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
