@@ -109,12 +109,12 @@ fn access_cc(n: usize, qdisc: QdiscConfig, reno: bool) -> (f64, f64, f64) {
 
 /// SRED's claim (Ott et al. 1999): the buffer occupation is stabilized at a level independent
 /// of the number of active flows, since p_zap grows as the square of the estimated number. On the
-/// seed 000 Access Link (B = 900) it does not hold from 9 to 90 flows. With 90 flows both variants
-/// hold the queue in p_max's band [B/3, B) well below DropTail's (CUBIC: simple 381, full 294
-/// packets; DropTail 854; Reno, simple: 505). With 9 flows p_zap is at most
-/// 0.15 (9/256)^2 = 1.9e-4, too small to hold the queue: simple SRED's queue is 724 packets with
-/// CUBIC (DropTail: 735) and 900 (full) with Reno, the paper's TCP; full SRED's, which adds the
-/// hit term, 436. (Seed 1, 40 s.)
+/// seed 000 Access Link (B = 900) it does not hold from 9 to 90 CUBIC flows. With 90 flows both
+/// variants hold the queue in p_max's band [B/3, B) well below DropTail's (CUBIC: simple 381,
+/// full 294 packets; DropTail 854). With 9 flows p_zap is at most 0.15 (9/256)^2 = 1.9e-4, too
+/// small to hold CUBIC's queue: simple SRED's is 724 packets (DropTail: 735); full SRED's, which
+/// adds the hit term, 436. Reno (the paper's TCP) needs a lower loss rate, and simple SRED holds
+/// it in the band with 9 flows and 90 alike (441 and 400 packets). (Seed 1, 40 s.)
 #[test]
 fn sred_queue_is_not_independent_of_the_number_of_flows_on_the_access_link() {
     let mut q = std::collections::HashMap::new();
@@ -139,7 +139,9 @@ fn sred_queue_is_not_independent_of_the_number_of_flows_on_the_access_link() {
         assert!(q90 >= 150.0 && q90 < 0.7 * dt90, "full {full}: 90 flows, queue {q90} (DropTail {dt90})");
     }
     assert!(q[&(false, 9)] > 1.5 * q[&(false, 90)], "simple SRED: 9 flows {} vs 90 flows {}", q[&(false, 9)], q[&(false, 90)]);
-    assert!(reno[0] > 1.5 * reno[1], "simple SRED, Reno: 9 flows {} vs 90 flows {}", reno[0], reno[1]);
+    for (k, n) in [9, 90].into_iter().enumerate() {
+        assert!(reno[k] >= 300.0 && reno[k] < 900.0, "simple SRED, {n} Reno flows: queue {} outside [B/3, B)", reno[k]);
+    }
 }
 
 /// WRED with AF drop precedence (RFC 2597) and Cisco's DSCP-based profiles (AFx1 min_th 32,

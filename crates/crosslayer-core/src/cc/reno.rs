@@ -12,9 +12,14 @@
 //! this grows about half as fast). Slow start follows `[tcp] slow_start` (ns-3: one segment per
 //! ACK).
 //!
-//! Deviations: ssthresh = max(FlightSize / 2, 2 MSS) per RFC 5681 eq. (4) (Linux halves cwnd
-//! instead; for a cwnd-limited bulk sender the two coincide). Slow start hands the bytes left over
-//! at ssthresh to congestion avoidance (Linux `tcp_slow_start`), which RFC 5681 leaves open.
+//! ssthresh after a loss (`halve`): half of cwnd (Linux `tcp_reno_ssthresh`; the Linux profile's
+//! default) or half of FlightSize (RFC 5681 eq. (4); the ns3 profile, where the sender passes
+//! ns-3's BytesInFlight). The two coincide for a cwnd-limited sender without loss, but not under
+//! heavy loss with SACK: FlightSize counts every SACKed and lost segment still outstanding, so it
+//! can be several times cwnd, and halving it leaves ssthresh above cwnd after the recovery - the
+//! flow slow-starts straight back into the losses (at 17 % PIE drops one NewReno flow took 76 of
+//! 100 Mb/s that way). Slow start hands the bytes left over at ssthresh to congestion avoidance
+//! (Linux `tcp_slow_start`), which RFC 5681 leaves open.
 
 use super::{slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, SsRule, Window};
 use crate::registry::{Algorithm, Info};
@@ -30,11 +35,23 @@ crate::choice! {
     }
 }
 
+crate::choice! {
+    /// What a loss halves for the new ssthresh.
+    pub enum Halve {
+        /// cwnd (Linux tcp_reno_ssthresh).
+        Cwnd = "cwnd",
+        /// FlightSize, the data outstanding (RFC 5681 eq. (4); ns-3 TcpNewReno::GetSsThresh).
+        FlightSize = "flight_size",
+    }
+}
+
 crate::params! {
-    /// Reno: AIMD(1, 1/2) is the standard; only how congestion avoidance counts differs between stacks.
+    /// Reno: AIMD(1, 1/2) is the standard; how congestion avoidance counts and what a loss halves differ between stacks.
     pub struct RenoConfig {
         /// What congestion avoidance counts: "bytes" or "acks"; unset: the TCP profile's (linux: bytes, ns3: acks).
         counting: Option<Counting> = None, Choice, range(), "linux: tcp_cong_avoid_ai (bytes); ns3: TcpNewReno::CongestionAvoidance (acks)";
+        /// What a loss halves: "cwnd" or "flight_size"; unset: the TCP profile's (linux: cwnd, ns3: flight_size).
+        halve: Option<Halve> = None, Choice, range(), "linux: tcp_reno_ssthresh (cwnd / 2); ns3: TcpNewReno::GetSsThresh (BytesInFlight / 2); RFC 5681 eq. (4) (FlightSize / 2)";
     }
 }
 
@@ -43,12 +60,13 @@ pub struct Reno {
     /// Bytes acknowledged since cwnd last grew in congestion avoidance (RFC 3465 `bytes_acked`).
     bytes_acked: u64,
     counting: Counting,
+    halve: Halve,
     ss: SsRule,
 }
 
 impl Default for Reno {
     fn default() -> Reno {
-        Reno { bytes_acked: 0, counting: Counting::Bytes, ss: SsRule::Linux }
+        Reno { bytes_acked: 0, counting: Counting::Bytes, halve: Halve::Cwnd, ss: SsRule::Linux }
     }
 }
 
@@ -56,7 +74,11 @@ impl Reno {
     /// ns-3's `TcpLinuxReno` (the base of ns-3's `TcpDctcp`): byte counting and Linux's slow
     /// start in every profile (under `[tcp] slow_start = "ns3"` too).
     pub fn linux_reno(env: &CcEnv) -> Reno {
-        Reno { bytes_acked: 0, counting: Counting::Bytes, ss: env.slow_start.rule(SsRule::Linux) }
+        let halve = match env.profile {
+            Profile::Linux => Halve::Cwnd,
+            Profile::Ns3 => Halve::FlightSize,
+        };
+        Reno { bytes_acked: 0, counting: Counting::Bytes, halve, ss: env.slow_start.rule(SsRule::Linux) }
     }
 }
 
@@ -74,7 +96,11 @@ impl Algorithm for Reno {
             Profile::Linux => Counting::Bytes,
             Profile::Ns3 => Counting::Acks,
         });
-        Reno { bytes_acked: 0, counting, ss: env.slow_start.rule(SsRule::PerAck) }
+        let halve = cfg.halve.unwrap_or(match env.profile {
+            Profile::Linux => Halve::Cwnd,
+            Profile::Ns3 => Halve::FlightSize,
+        });
+        Reno { bytes_acked: 0, counting, halve, ss: env.slow_start.rule(SsRule::PerAck) }
     }
 }
 
@@ -104,7 +130,11 @@ impl CongestionControl for Reno {
 
     fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
         self.bytes_acked = 0;
-        (e.flight_size / 2).max(2 * w.mss as u64)
+        let base = match self.halve {
+            Halve::Cwnd => w.cwnd,
+            Halve::FlightSize => e.flight_size,
+        };
+        (base / 2).max(2 * w.mss as u64)
     }
 }
 
@@ -196,12 +226,21 @@ pub(crate) mod tests {
         assert_eq!(w.cwnd, 20_000);
     }
 
+    /// Linux halves cwnd, RFC 5681 and ns-3 halve FlightSize (floor 2 segments). With SACKed
+    /// and lost data outstanding FlightSize is larger than cwnd: 60 segments outstanding at cwnd
+    /// 20 give ssthresh 10 (Linux) or 30 (RFC 5681), above the window the recovery leaves.
     #[test]
-    fn ssthresh_is_half_flight_with_floor() {
-        let mut w = Window { cwnd: 20_000, ssthresh: u64::MAX, mss: 1000 };
-        let mut r = Reno::default();
+    fn ssthresh_halves_cwnd_or_flight_size_with_a_floor() {
         let ev = |flight| CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: flight, new_episode: true };
-        assert_eq!(r.on_congestion(&mut w, &ev(20_000)), 10_000);
-        assert_eq!(r.on_congestion(&mut w, &ev(3_000)), 2_000);
+        let mut w = Window { cwnd: 20_000, ssthresh: u64::MAX, mss: 1000 };
+        let mut linux = Reno::new(&RenoConfig::default(), &CcEnv::linux(1000, 10));
+        assert_eq!(linux.on_congestion(&mut w, &ev(60_000)), 10_000);
+        let mut rfc = Reno::new(&RenoConfig { halve: Some(Halve::FlightSize), ..Default::default() }, &CcEnv::linux(1000, 10));
+        assert_eq!(rfc.on_congestion(&mut w, &ev(60_000)), 30_000);
+        assert_eq!(rfc.on_congestion(&mut w, &ev(3_000)), 2_000);
+        let ns3 = CcEnv { profile: Profile::Ns3, ..CcEnv::linux(1000, 10) };
+        assert_eq!(Reno::new(&RenoConfig::default(), &ns3).on_congestion(&mut w, &ev(60_000)), 30_000);
+        let mut small = Window { cwnd: 3_000, ..w };
+        assert_eq!(linux.on_congestion(&mut small, &ev(3_000)), 2_000);
     }
 }
