@@ -301,7 +301,7 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
             },
             {
                 "name": "S2-R1.0", "src": 1, "dst": 0,
-                "cc": {"kind": "reno", "counting": None},
+                "cc": {"kind": "reno", "counting": None, "halve": None},
                 "tcp": {**tcp, "sack": False, "rwnd": 1_048_576},
                 "start": {"kind": "fixed", "at": 0},
                 "stop": None,
