@@ -18,7 +18,7 @@ per point (and group).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -33,22 +33,23 @@ def jain(values: Iterable[float]) -> float:
     return jain_index(values)
 
 
-def _by(point: Sequence[str]) -> list[str]:
-    return list(point)
-
-
-def _per_point(flows: pd.DataFrame, point: Sequence[str]):  # type: ignore[no-untyped-def]
-    return flows.groupby(_by(point), sort=True, dropna=False) if point else [((), flows)]
+def _per_point(flows: pd.DataFrame, point: Sequence[str]) -> Iterator[tuple[dict[str, object], pd.DataFrame]]:
+    """Each point's labels (column -> value) and its rows."""
+    if not point:
+        yield {}, flows
+        return
+    for key, g in flows.groupby(list(point), sort=True, dropna=False):
+        yield dict(zip(point, key if isinstance(key, tuple) else (key,))), g
 
 
 def quartiles(flows: pd.DataFrame, point: Sequence[str] = (), value: str = "goodput_bps") -> pd.DataFrame:
     """Min, Q1, median, Q3 and max of ``value`` over the flows of each point (Mb/s for rates)."""
     scale = 1e-6 if value.endswith("_bps") else 1.0
     rows = []
-    for key, g in _per_point(flows, point):
+    for labels, g in _per_point(flows, point):
         x = g[value].to_numpy(dtype=float) * scale
         q = np.percentile(x, [0, 25, 50, 75, 100]) if len(x) else [np.nan] * 5
-        rows.append({**dict(zip(point, key if isinstance(key, tuple) else (key,))), "min": q[0], "q1": q[1], "median": q[2], "q3": q[3], "max": q[4], "mean": float(np.mean(x)) if len(x) else np.nan})
+        rows.append({**labels, "min": q[0], "q1": q[1], "median": q[2], "q3": q[3], "max": q[4], "mean": float(np.mean(x)) if len(x) else np.nan})
     return pd.DataFrame(rows)
 
 
@@ -56,8 +57,7 @@ def groups(flows: pd.DataFrame, point: Sequence[str] = (), group: str = "cc", va
     """Per point and group: flows, average and SD of ``value`` (Mb/s), BD % (the group's share
     of the point's total) and inter-fairness (Jain's index within the group)."""
     rows = []
-    for key, g in _per_point(flows, point):
-        labels = dict(zip(point, key if isinstance(key, tuple) else (key,)))
+    for labels, g in _per_point(flows, point):
         total = float(g[value].sum())
         for name, gg in g.groupby(group, sort=True):
             x = gg[value].to_numpy(dtype=float)
@@ -79,17 +79,8 @@ def fairness(flows: pd.DataFrame, point: Sequence[str] = (), group: str = "cc", 
     """Per point: intra-fairness (Jain over all flows), the least and the mean inter-fairness
     over the groups, and RTT-class fairness (:func:`rtt_fairness`)."""
     rows = []
-    per_group = groups(flows, point, group, value)
-    rtt = rtt_fairness(flows, point, value)
-    for key, g in _per_point(flows, point):
-        labels = dict(zip(point, key if isinstance(key, tuple) else (key,)))
-        mask = np.ones(len(per_group), dtype=bool)
-        for c, v in labels.items():
-            mask &= (per_group[c] == v).to_numpy()
-        inter = per_group.loc[mask, "jain_inter"] if len(per_group) else pd.Series(dtype=float)
-        rmask = np.ones(len(rtt), dtype=bool)
-        for c, v in labels.items():
-            rmask &= (rtt[c] == v).to_numpy()
+    for labels, g in _per_point(flows, point):
+        inter = groups(g, (), group, value)["jain_inter"] if len(g) else pd.Series(dtype=float)
         rows.append(
             {
                 **labels,
@@ -97,7 +88,7 @@ def fairness(flows: pd.DataFrame, point: Sequence[str] = (), group: str = "cc", 
                 "jain_intra": jain(g[value]),
                 "jain_inter_min": float(inter.min()) if len(inter) else np.nan,
                 "jain_inter_mean": float(inter.mean()) if len(inter) else np.nan,
-                "jain_rtt_classes": float(rtt.loc[rmask, "jain_rtt_classes"].iloc[0]) if rmask.any() else np.nan,
+                "jain_rtt_classes": float(rtt_fairness(g, (), value)["jain_rtt_classes"].iloc[0]) if len(g) else np.nan,
             }
         )
     return pd.DataFrame(rows)
@@ -108,8 +99,7 @@ def rtt_fairness(flows: pd.DataFrame, point: Sequence[str] = (), value: str = "g
     propagation RTT, to the microsecond) - 1 when every RTT class gets the same per-flow
     share - and the number of classes."""
     rows = []
-    for key, g in _per_point(flows, point):
-        labels = dict(zip(point, key if isinstance(key, tuple) else (key,)))
+    for labels, g in _per_point(flows, point):
         means = g.groupby(g[rtt].round(6))[value].mean()
         rows.append({**labels, "rtt_classes": len(means), "jain_rtt_classes": jain(means)})
     return pd.DataFrame(rows)
@@ -119,8 +109,7 @@ def system(flows: pd.DataFrame, point: Sequence[str] = ()) -> pd.DataFrame:
     """Per point: system goodput and system throughput (Mb/s, summed over flows) and their
     ratio (seed 002's efficiency)."""
     rows = []
-    for key, g in _per_point(flows, point):
-        labels = dict(zip(point, key if isinstance(key, tuple) else (key,)))
+    for labels, g in _per_point(flows, point):
         gp, tp = float(g["goodput_bps"].sum()) / 1e6, float(g["throughput_bps"].sum()) / 1e6
         rows.append({**labels, "goodput_mbps": gp, "throughput_mbps": tp, "goodput_over_throughput": gp / tp if tp > 0 else np.nan})
     return pd.DataFrame(rows)

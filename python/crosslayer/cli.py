@@ -646,26 +646,18 @@ def results_table(
 ) -> None:
     """A metric laid out as the seed papers' tables: rows the other swept columns, columns the
     queue discipline; the mean over seeds, with its 95 % confidence half-width when there are several."""
-    import json as _json
-
-    from crosslayer.report import METRICS, in_study_order, paper_table, summary
+    from crosslayer.report import METRICS, layout, paper_table, summary
     from crosslayer.store import Store
 
-    st = Store(store)
-    runs = st.runs()
-    if runs.empty:
-        _fail(f"{store} holds no stored run", 2)
-    if metric not in runs.columns:
-        _fail(f"--metric {metric!r}: the runs table has {', '.join(c for c in runs.columns if c in METRICS)}", 2)
-    meta = _json.loads((store / "study.json").read_text()) if (store / "study.json").exists() else {}
-    cols = [c for c in meta.get("columns", {}).values() if c in runs.columns]
-    point = [c for c in cols if c != "seed"]
-    if not point:
+    try:
+        lay = layout(Store(store))
+    except ValueError as exc:
+        _fail(str(exc), 2)
+    if metric not in lay.runs.columns:
+        _fail(f"--metric {metric!r}: the runs table has {', '.join(c for c in lay.runs.columns if c in METRICS)}", 2)
+    if not lay.point or lay.aqm is None:
         _fail("the store has no swept columns to lay out", 2)
-    aqm = next((c for p, c in meta.get("columns", {}).items() if "qdisc" in p and c in point), point[-1])
-    rows = [c for c in point if c != aqm] or [aqm]
-    runs = in_study_order(runs, meta.get("levels", {}))
-    table = paper_table(summary(runs, cols), metric, rows, aqm)
+    table = paper_table(summary(lay.runs, lay.columns), metric, lay.others or [lay.aqm], lay.aqm)
     if output == "latex":
         typer.echo(table.to_latex())
     elif output in ("csv", "markdown", "table"):

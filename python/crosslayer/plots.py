@@ -23,6 +23,16 @@ if TYPE_CHECKING:
 __all__ = ["cwnd_figure", "goodput_figure", "queue_figure"]
 
 
+def _chosen_flows(result: Result, flows: Sequence[str], default: int) -> list[str]:
+    """``flows``, or the first ``default`` flows; ``ValueError`` naming the flows for an unknown one."""
+    names = list(result.flows["name"])
+    chosen = list(flows) or names[:default]
+    unknown = [f for f in chosen if f not in names]
+    if unknown:
+        raise ValueError(f"no flow {unknown}; flows: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}")
+    return chosen
+
+
 def queue_figure(result: Result, state: Sequence[str] = (), *, title: str | None = None, width: float = 7.0) -> Figure:
     """Queue length (packets) and sojourn time (ms; mean and largest per sample interval) over
     the run, with one more panel per ``state`` column of the discipline.
@@ -104,11 +114,7 @@ def cwnd_figure(
     c = result.cwnd
     if c.empty:
         raise ValueError("the run recorded no cwnd trace: set cwnd_trace = true and sample_interval in the scenario")
-    names = list(result.flows["name"])
-    chosen = list(flows) or names[:4]
-    unknown = [f for f in chosen if f not in names]
-    if unknown:
-        raise ValueError(f"no flow {unknown}; flows: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}")
+    chosen = _chosen_flows(result, flows, 4)
     ccs = dict(zip(result.flows["name"], result.flows["cc"], strict=True))
     fixed = {"t_s", "flow", "cwnd_bytes", "ssthresh_bytes", "in_flight_bytes", "acked_bytes", "srtt_s", "pacing_rate_bps"}
     recorded = [col for col in c.columns if col not in fixed]
@@ -175,11 +181,7 @@ def goodput_figure(result: Result, flows: Sequence[str] = (), *, every: float = 
     c = result.cwnd
     if c.empty or "acked_bytes" not in c.columns:
         raise ValueError("the run recorded no cwnd trace with acked bytes: set cwnd_trace = true and sample_interval in the scenario")
-    names = list(result.flows["name"])
-    chosen = list(flows) or names[:12]
-    unknown = [f for f in chosen if f not in names]
-    if unknown:
-        raise ValueError(f"no flow {unknown}; flows: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}")
+    chosen = _chosen_flows(result, flows, 12)
     fig, ax = plt.subplots(figsize=(width, 3.4))
     for k, f in enumerate(chosen):
         r = c[c["flow"] == f]

@@ -19,6 +19,7 @@ import io
 import json
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -31,7 +32,7 @@ from crosslayer.store import Store
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["DEFAULT_WEIGHTS", "METRICS", "delay_goodput_ellipses", "goodput_boxes", "heatmap", "in_study_order", "paper_table", "queue_grid", "ranking", "summary", "write_report"]
+__all__ = ["DEFAULT_WEIGHTS", "METRICS", "Layout", "layout", "delay_goodput_ellipses", "goodput_boxes", "heatmap", "in_study_order", "paper_table", "queue_grid", "ranking", "summary", "write_report"]
 
 METRICS: Final[dict[str, tuple[str, float, str]]] = {
     # column: (label, scale, format)
@@ -294,23 +295,39 @@ def delay_goodput_ellipses(flows: pd.DataFrame, group: str, fixed: Mapping[str, 
 # -- the report -------------------------------------------------------------------------------
 
 
-def _meta(store: Store) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Layout:
+    """How a store's runs are laid out: its stored runs in the study's order, the swept columns
+    (``seed`` last), the point columns, the discipline column (``aqm``: the swept path naming a
+    qdisc, else the last point column) and the others (the tables' rows)."""
+
+    meta: dict[str, Any]
+    runs: pd.DataFrame
+    columns: list[str]
+    point: list[str]
+    aqm: str | None
+    others: list[str]
+
+
+def layout(store: Store) -> Layout:
+    """The :class:`Layout` of ``store``; ``ValueError`` if it holds no run."""
+    runs = store.runs()
+    if runs.empty:
+        raise ValueError(f"{store.root} holds no stored run")
     path = store.root / "study.json"
-    return json.loads(path.read_text()) if path.exists() else {}
+    meta = json.loads(path.read_text()) if path.exists() else {}
+    runs = in_study_order(runs, meta.get("levels", {}))
+    columns = [c for c in meta.get("columns", {}).values() if c in runs.columns] or ["seed"]
+    point = [c for c in columns if c != "seed"]
+    aqm = _aqm_column(point, meta.get("columns", {})) or (point[-1] if point else None)
+    return Layout(meta, runs, columns, point, aqm, [c for c in point if c != aqm])
 
 
 def write_report(root: str | Path, out: str | Path | None = None, weights: Mapping[str, float] | None = None) -> Path:
     """Write ``index.html`` and ``report.md`` (default: ``<store>/report/``); returns the folder."""
     store = Store(root)
-    runs = store.runs()
-    if runs.empty:
-        raise ValueError(f"{store.root} holds no stored run")
-    meta = _meta(store)
-    runs = in_study_order(runs, meta.get("levels", {}))
-    columns: list[str] = [c for c in meta.get("columns", {}).values() if c in runs.columns] or ["seed"]
-    point = [c for c in columns if c != "seed"]
-    aqm = _aqm_column(point, meta.get("columns", {})) or (point[-1] if point else None)
-    others = [c for c in point if c != aqm]
+    lay = layout(store)
+    meta, runs, columns, point, aqm, others = lay.meta, lay.runs, lay.columns, lay.point, lay.aqm, lay.others
     summ = summary(runs, columns)
     folder = Path(out) if out else store.root / "report"
     folder.mkdir(parents=True, exist_ok=True)

@@ -20,6 +20,7 @@ opens the datasets: ``pandas.read_parquet(STORE / "flows")``, DuckDB's
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import tempfile
@@ -76,8 +77,6 @@ class Store:
     def write_meta(self, meta: Mapping[str, Any]) -> None:
         """``study.json``: the study's name, its swept columns (path -> column) and the command
         that ran it (read by the report)."""
-        import json
-
         self._atomic_write_text(self.root / "study.json", json.dumps(meta, indent=2))  # keeps axis order
 
     def keys(self) -> set[str]:
@@ -178,7 +177,7 @@ def frames_for(key: str, labels: Mapping[str, Any], result: Any, config: Mapping
             "sim_s": agg["sim_s"],
             "events": agg["events"],
             **extra,
-            "config": __import__("json").dumps(config, sort_keys=True),
+            "config": json.dumps(config, sort_keys=True),
         }
     )
 

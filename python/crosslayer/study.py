@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from crosslayer.catalog import catalog
-from crosslayer.scenario import Scenario, ScenarioError
+from crosslayer.scenario import Scenario
 
 __all__ = ["Axis", "Point", "Study", "StudyError", "apply_overrides", "column_names", "engine_version", "parse_cli_value", "set_path"]
 
@@ -274,10 +274,7 @@ class Study:
                 # one value fixes the field, replacing an axis over it
                 axes_spec.pop(path, None)
                 set_path(data, path, value[0] if isinstance(value, list) else value)
-        try:
-            base = Scenario.from_dict(data, source=label)
-        except ScenarioError:
-            raise
+        base = Scenario.from_dict(data, source=label)
         mode = spec.get("mode", "product" if not spec.get("points") else "points")
         if mode not in ("product", "points"):
             raise StudyError(f"{label}: study.mode must be \"product\" or \"points\", not {mode!r}")

@@ -231,21 +231,11 @@ mod tests {
         Bic::new(&BicConfig::default(), &CcEnv::linux(MSS as u32, 10))
     }
 
-    fn loss(b: &mut Bic, cwnd: u64) -> u64 {
-        let mut w = Window {
-            cwnd: cwnd * MSS,
-            ssthresh: u64::MAX,
-            mss: MSS as u32,
-        };
-        b.on_congestion(
-            &mut w,
-            &CongestionEvent {
-                now: Time::ZERO,
-                kind: CongestionKind::Loss,
-                flight_size: cwnd * MSS,
-                new_episode: true,
-            },
-        ) / MSS
+    /// A congestion event of `kind` at `cwnd` segments: the new ssthresh, segments.
+    fn event(b: &mut Bic, cwnd: u64, kind: CongestionKind) -> u64 {
+        let mut w = Window { cwnd: cwnd * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+        let ev = CongestionEvent { now: Time::ZERO, kind, flight_size: cwnd * MSS, new_episode: true };
+        b.on_congestion(&mut w, &ev) / MSS
     }
 
     /// The table in the module docs with one segment per ACK (delayed_ack = 16, the ratio of
@@ -319,31 +309,18 @@ mod tests {
     #[test]
     fn loss_cuts_to_beta_with_fast_convergence() {
         let mut b = bic();
-        assert_eq!(loss(&mut b, 1000), 799);
+        assert_eq!(event(&mut b, 1000, CongestionKind::Loss), 799);
         assert_eq!(b.last_max_cwnd, 1000);
         // a loss short of W_max: W_max = cwnd (1 + beta) / 2
-        assert_eq!(loss(&mut b, 900), 719);
+        assert_eq!(event(&mut b, 900, CongestionKind::Loss), 719);
         assert_eq!(
             b.last_max_cwnd,
             (900.0 * (1.0 + 819.0 / 1024.0) / 2.0) as u64
         );
         // small windows halve
-        assert_eq!(loss(&mut b, 10), 5);
+        assert_eq!(event(&mut b, 10, CongestionKind::Loss), 5);
         // a timeout starts over
-        let mut w = Window {
-            cwnd: 500 * MSS,
-            ssthresh: u64::MAX,
-            mss: MSS as u32,
-        };
-        b.on_congestion(
-            &mut w,
-            &CongestionEvent {
-                now: Time::ZERO,
-                kind: CongestionKind::Timeout,
-                flight_size: 0,
-                new_episode: true,
-            },
-        );
+        event(&mut b, 500, CongestionKind::Timeout);
         assert_eq!(b.last_max_cwnd, 0);
     }
 }
