@@ -326,7 +326,7 @@ impl Sim {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn arm_qdisc_timer(&mut self, l: usize) {
         let q = &mut self.topo.links[l].queue;
         q.timer.arm(&mut self.sched, q.next_timer(), Event::QdiscTimer(l as u32));
