@@ -19,6 +19,10 @@
 //! delay, and the next lower sample pulls owd_min back down: with a short base delay, a few
 //! milliseconds of queue trigger the next indication (see docs/models/lp.md).
 //!
+//! Linux sets cwnd only at an indication, so after the inference window the flow slow-starts
+//! again; `set_ssthresh = true` also sets ssthresh to the new window (the paper's additive
+//! growth after the inference time-out).
+//!
 //! Linux's rule fires on the first sample (a zero range puts the threshold at the sample); the
 //! range then starts at `[owd, 2 owd]`, so a flow halves once at its start. Kept.
 //!
