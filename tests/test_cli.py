@@ -149,3 +149,58 @@ def test_validate_json_and_a_study_file() -> None:
     matrix = runner.invoke(app, ["validate", str(ROOT / "studies" / "seed000-matrix.toml"), "--json"])
     assert matrix.exit_code == 0, matrix.output
     assert json.loads(matrix.stdout)["points"] == 72
+
+
+def test_bench_json_prints_one_object_per_case_and_nothing_else(fake_core: types.ModuleType) -> None:
+    result = runner.invoke(app, ["bench", "--quick", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["case"] for r in rows] == ["access-link-9", "access-link-90", "data-center-9"]
+    assert [r["flows"] for r in rows] == [9, 90, 9]
+    assert all(r["wall_s_per_sim_s"] == r["wall_s"] / r["sim_s"] for r in rows)
+    assert rows[0]["ns3_reference"]["wall_s_per_sim_s"] == 0.5
+    quiet = runner.invoke(app, ["bench", "--quick", "-q"])
+    assert quiet.exit_code == 0 and "done in" not in quiet.output and "ns-3 reference" not in quiet.stdout
+    assert "Access Link, 90 CUBIC flows" in quiet.stdout
+
+
+def test_tables_are_never_cut_when_piped() -> None:
+    # CliRunner's output is not a terminal, as in `crosslayer ... | less` or `> file`
+    result = runner.invoke(app, ["study", "points", str(ROOT / "studies" / "seed000-matrix.toml")])
+    assert result.exit_code == 0, result.output
+    keys = runner.invoke(app, ["study", "points", str(ROOT / "studies" / "seed000-matrix.toml"), "-q"]).stdout.split()
+    assert len(keys) == 72 and all(len(k) == 20 for k in keys)
+    assert all(k in result.stdout for k in keys)
+    assert "…" not in result.stdout
+    listing = runner.invoke(app, ["list", "tcp"])
+    assert listing.exit_code == 0 and "…" not in listing.stdout
+
+
+def test_large_numbers_print_whole_in_query_tables() -> None:
+    from crosslayer.cli import _cell
+
+    assert _cell(123456789.0) == "123456789"
+    assert _cell(0.918765432) == "0.918765"
+    assert _cell(float("nan")) == "nan"
+
+
+def test_quiet_and_verbose() -> None:
+    study = str(ROOT / "studies" / "seed000-access-link.toml")
+    q = runner.invoke(app, ["validate", study, "-q"])
+    assert q.exit_code == 0 and q.output == ""
+    v = runner.invoke(app, ["validate", study, "-v"])
+    assert v.exit_code == 0 and "N3-N6.0" in v.stdout
+    names = runner.invoke(app, ["list", "cc", "-q"]).stdout.split()
+    assert {"reno", "cubic", "bbr3", "ledbat"} <= set(names) and "sources:" not in names
+    assert "validation: docs/models/cubic.md" in runner.invoke(app, ["list", "cc", "-v"]).stdout
+    for name in names + runner.invoke(app, ["list", "aqm", "-q"]).stdout.split():  # -v's pages exist
+        assert (ROOT / "docs" / "models" / f"{name}.md").is_file(), name
+
+
+def test_run_quiet_prints_only_the_result_folder_and_verbose_every_queue(tmp_path: Path) -> None:
+    study = str(ROOT / "studies" / "seed000-access-link.toml")
+    args = ["run", study, "--duration", "5s", "--warmup", "4s"]
+    q = runner.invoke(app, [*args, "-o", str(tmp_path / "q"), "-q"])
+    assert q.exit_code == 0 and q.output.strip() == str(tmp_path / "q")
+    v = runner.invoke(app, [*args, "-o", str(tmp_path / "v"), "-v"])
+    assert v.exit_code == 0 and "Queues (every link" in v.stdout and "B->N6" in v.stdout

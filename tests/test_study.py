@@ -3,6 +3,7 @@ Dask LocalCluster), resume after a kill, Ctrl-C, the analysis functions and SQL 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -18,7 +19,7 @@ from crosslayer import Scenario
 from crosslayer.analysis import fairness, groups, jain, quartiles, rtt_fairness, system
 from crosslayer.store import Store
 from crosslayer.study import Study, StudyError, apply_overrides, column_names, set_path
-from crosslayer.sweep import run_study
+from crosslayer.sweep import RunEvent, run_study
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "crosslayer.cli"]
@@ -175,6 +176,50 @@ def test_local_and_dask_runs_store_identical_results_and_a_second_run_runs_nothi
     assert set(flows.loc[flows["flows_cc"] == "reno", "cc"]) == {"reno"}
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_run_of_a_sweep_reports_its_simulated_time_then_its_end(tmp_path: Path, workers: int) -> None:
+    # runs of a few wall-seconds each, so that every one reports progress (about 5 times a
+    # second) on a worker process or in this one
+    study = Study.from_toml(_long_study(tmp_path, 400), overrides={"flows[*].cc": "cubic", "flows[*].per_pair": 1})
+    events: list[RunEvent] = []
+    report = run_study(study, Store(tmp_path / "store"), workers=workers, on_run=events.append)
+    assert report.ran == 2 and not report.failed
+    for key in {p.key for p in study.points()}:
+        mine = [e for e in events if e.key == key]
+        assert mine, "no event for a run"
+        *during, last = mine
+        assert last.done and last.error is None and last.wall_s is not None and last.wall_s > 0
+        assert last.sim_s == last.total_s == 400.0
+        assert during, "no progress before the run ended"
+        assert all(not e.done for e in during)
+        sims = [e.sim_s for e in during]
+        assert sims == sorted(sims) and 0 < sims[0] and sims[-1] <= 400.0
+        assert last.labels == mine[0].labels and "bottleneck_qdisc" in last.labels
+
+
+def test_an_override_of_an_axis_narrows_it_and_keeps_its_column() -> None:
+    study = Study.from_toml(SMALL, overrides={"topology.bottleneck.qdisc": "droptail", "flows[*].per_pair": [1, 3]})
+    points = study.points()
+    assert len(points) == 2 * 1 * 2
+    assert {p.labels["bottleneck_qdisc"] for p in points} == {"droptail"}
+    # the name picks the axis's table (limit 100), not droptail's defaults
+    assert {p.scenario.topology.bottleneck.qdisc.limit_pkts for p in points} == {100}
+    full = {p.key for p in Study.from_toml(SMALL).points()}
+    assert {p.key for p in points} <= full  # the same runs as the file's: a store skips them
+
+
+def test_a_store_whose_runs_differ_outside_the_columns_refuses_to_be_tabulated(tmp_path: Path) -> None:
+    from crosslayer.report import layout
+
+    store = Store(tmp_path / "store")
+    one = {"flows[*].cc": "cubic", "topology.bottleneck.qdisc": "codel", "flows[*].per_pair": 1}
+    run_study(Study.from_toml(SMALL, overrides=one), store, workers=1)
+    run_study(Study.from_toml(SMALL, overrides={**one, "tcp.min_rto": 1.0}), store, workers=1)
+    assert len(store.keys()) == 2
+    with pytest.raises(ValueError, match="1 points with several different runs"):
+        layout(store)
+
+
 def _wait_for(predicate, timeout: float) -> bool:  # type: ignore[no-untyped-def]
     end = time.time() + timeout
     while time.time() < end:
@@ -255,6 +300,20 @@ def test_cli_study_run_and_sql_query(tmp_path: Path) -> None:
     assert q.stdout.splitlines() == ["flows_cc,bottleneck_qdisc,n", "cubic,codel,2", "cubic,droptail,2", "reno,codel,2", "reno,droptail,2"]
     bad = subprocess.run([*CLI, "results", "query", "select nope from runs", "-s", str(store)], env=env, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "query failed" in bad.stderr
+    # -v: a line per finished run, on stderr; the data commands print data only on stdout
+    more = subprocess.run([*CLI, "study", "run", str(study_file), "-o", str(store), "--set", "flows[*].per_pair=3", "-j", "1", "-v"], env=env, capture_output=True, text=True, timeout=300)
+    assert more.returncode == 0, more.stderr
+    lines = [line for line in more.stderr.splitlines() if "flows_cc=" in line]
+    assert len(lines) == 4 and all(line.rstrip().endswith(" s") for line in lines), more.stderr
+    assert "4 run, 0 already stored, 0 failed of 4 points" in more.stderr and more.stdout == ""
+    table = subprocess.run([*CLI, "results", "table", str(store), "-m", "jain", "--format", "json", "-v"], env=env, capture_output=True, text=True, timeout=60)
+    assert table.returncode == 0, table.stderr
+    rows = json.loads(table.stdout)
+    assert len(rows) == 4 and {"flows_cc", "per_pair"} <= set(rows[0]) and "8 runs" in table.stderr
+    report = subprocess.run([*CLI, "study", "report", str(store), "--json"], env=env, capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    written = json.loads(report.stdout)
+    assert Path(written["html"]).is_file() and Path(written["markdown"]).is_file() and written["html"] in written["files"]
 
 
 def test_report_renders_in_headless_chromium_with_every_figure_and_no_console_error(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ them. Speed is what the engine reports in its summary (wall time measured inside
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -119,7 +119,11 @@ class BenchRow:
         )
 
 
-def run_bench(studies_dir: Path, quick: bool = False) -> Iterator[BenchRow]:
-    """Run every case in order, yielding its row as soon as it finishes."""
+def run_bench(studies_dir: Path, quick: bool = False, on_start: Callable[[BenchCase, Scenario], None] | None = None) -> Iterator[BenchRow]:
+    """Run every case in order, yielding its row as soon as it finishes; ``on_start(case,
+    scenario)`` is called before each."""
     for case in CASES:
-        yield BenchRow.from_result(case, run(bench_scenario(case, studies_dir, quick)))
+        scenario = bench_scenario(case, studies_dir, quick)
+        if on_start is not None:
+            on_start(case, scenario)
+        yield BenchRow.from_result(case, run(scenario))

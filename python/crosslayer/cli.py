@@ -91,6 +91,27 @@ class TableFormat(StrEnum):
     json = "json"
 
 
+PIPE_WIDTH = 2000
+"""Console width when output is not a terminal: tables take their natural width, so no number is
+ever cut short in a file or a pipe."""
+
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only results: no progress and no messages (errors still go to stderr).")]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Say more (what each command adds is in its help).")]
+
+
+def _console(stderr: bool = False) -> Console:
+    """A console for stdout (data) or stderr (progress, messages); wide when not a terminal."""
+    console = Console(stderr=stderr)
+    return console if console.is_terminal else Console(stderr=stderr, width=PIPE_WIDTH)
+
+
+def _print_table(console: Console, table: Table) -> None:
+    """Print a table whose cells wrap instead of being cut with an ellipsis."""
+    for column in table.columns:
+        column.overflow = "fold"
+    console.print(table)
+
+
 def _fail(message: str, code: int) -> NoReturn:
     typer.echo(message, err=True)
     raise typer.Exit(code)
@@ -144,6 +165,19 @@ def _flow_table(result: Result) -> Table:
             str(row.name), str(row.cc), _num(row.start_s, 3), _num(row.goodput_bps, 2, 1e-6),
             _num(row.throughput_bps, 2, 1e-6), str(row.retransmits), str(row.timeouts),
             _num(row.rtt_mean_s, 1, 1e3),
+        )  # fmt: skip
+    return table
+
+
+def _queues_table(result: Result) -> Table:
+    table = Table(title="Queues (every link, measured after warm-up)")
+    headers = ("link", "role", "qdisc", "qlen mean pkts", "qlen SD pkts", "sojourn mean ms", "drops", "drop ratio %", "utilization %")
+    for header in headers:
+        table.add_column(header, justify="left" if header in ("link", "role", "qdisc") else "right")
+    for row in result.queues.itertuples(index=False):
+        table.add_row(
+            str(row.link), str(row.role), str(row.qdisc), _num(row.qlen_mean_pkts, 1), _num(row.qlen_sd_pkts, 1),
+            _num(row.sojourn_mean_s, 3, 1e3), f"{row.drops:,}", _num(row.drop_ratio, 3, 100), _num(row.utilization, 2, 100),
         )  # fmt: skip
     return table
 
@@ -214,9 +248,11 @@ def run(
     warmup: Annotated[str | None, typer.Option(help='Override the warm-up, e.g. "3s".')] = None,
     sets: Annotated[list[str] | None, typer.Option("--set", help="path=value override, e.g. --set tcp.min_rto=1s (repeatable).")] = None,
     force: Annotated[bool, typer.Option("--force", "-f", help="Replace an existing result folder.")] = False,
+    quiet: Quiet = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Print the flow table however many flows, and every link's queue.")] = False,
 ) -> None:
     """Run a study file, print a summary and write the result folder (never over an earlier one
-    unless --force)."""
+    unless --force). With -q, print only the result folder."""
     overrides = {k: v for k, v in {"seed": seed, "duration": duration, "warmup": warmup}.items() if v is not None}
     for path, value in _parse_sets(sets).items():
         if isinstance(value, list):
@@ -234,7 +270,7 @@ def run(
 
     err = Console(stderr=True)
     total_s = scenario.duration / 1e9
-    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[sim]}"), TimeRemainingColumn(), console=err, transient=True, disable=not err.is_terminal)
+    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[sim]}"), TimeRemainingColumn(), console=err, transient=True, disable=quiet or json_output or not err.is_terminal)
     task = bar.add_task(scenario.name, total=total_s, sim="")
 
     def tick(sim_s: float) -> None:
@@ -252,10 +288,15 @@ def run(
     if json_output:
         typer.echo(dumps_json({"out": str(folder), **agg, "summary": result.summary}))
         return
-    console = Console()
-    if len(result.flows) <= FLOW_TABLE_MAX_ROWS:
-        console.print(_flow_table(result))
-    console.print(_summary_table(agg, folder))
+    if quiet:
+        typer.echo(str(folder))
+        return
+    console = _console()
+    if verbose or len(result.flows) <= FLOW_TABLE_MAX_ROWS:
+        _print_table(console, _flow_table(result))
+    if verbose:
+        _print_table(console, _queues_table(result))
+    _print_table(console, _summary_table(agg, folder))
 
 
 @app.command("plot-queue")
@@ -265,11 +306,13 @@ def plot_queue(
         list[str] | None, typer.Option("--state", "-s", help="A state column of the discipline to add as a panel (repeatable); see `crosslayer list aqm`.")
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <folder>/queue.png; .pdf and .svg work too).")] = None,
+    quiet: Quiet = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list the panels drawn.")] = False,
 ) -> None:
     """Draw the sampled queue's length, sojourn time and chosen discipline state over time."""
     from .plots import queue_figure
 
-    _plot(folder, out or folder / "queue.png", lambda result: queue_figure(result, state=state or ()))
+    _plot(folder, out or folder / "queue.png", lambda result: queue_figure(result, state=state or ()), quiet, verbose)
 
 
 @app.command("plot-cwnd")
@@ -280,11 +323,13 @@ def plot_cwnd(
         list[str] | None, typer.Option("--state", "-s", help="A state column of the flows' algorithm to add as a panel (repeatable); see `crosslayer list cc`.")
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <folder>/cwnd.png; .pdf and .svg work too).")] = None,
+    quiet: Quiet = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list the panels drawn.")] = False,
 ) -> None:
     """Draw chosen flows' congestion window, ssthresh, pacing rate and algorithm state over time."""
     from .plots import cwnd_figure
 
-    _plot(folder, out or folder / "cwnd.png", lambda result: cwnd_figure(result, flows=flow or (), state=state or ()))
+    _plot(folder, out or folder / "cwnd.png", lambda result: cwnd_figure(result, flows=flow or (), state=state or ()), quiet, verbose)
 
 
 @app.command("plot-goodput")
@@ -293,16 +338,18 @@ def plot_goodput(
     flow: Annotated[list[str] | None, typer.Option("--flow", "-f", help="A flow name to draw (repeatable; default: up to 12).")] = None,
     every: Annotated[float, typer.Option("--every", help="Averaging bin, seconds.")] = 1.0,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <folder>/goodput.png; .pdf and .svg work too).")] = None,
+    quiet: Quiet = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list the panels drawn.")] = False,
 ) -> None:
     """Draw chosen flows' goodput over time."""
     from .plots import goodput_figure
 
     if not every > 0:
         _fail("--every must be positive, e.g. 0.5", 2)
-    _plot(folder, out or folder / "goodput.png", lambda result: goodput_figure(result, flows=flow or (), every=every))
+    _plot(folder, out or folder / "goodput.png", lambda result: goodput_figure(result, flows=flow or (), every=every), quiet, verbose)
 
 
-def _plot(folder: Path, target: Path, draw: Callable[[Result], Figure]) -> None:
+def _plot(folder: Path, target: Path, draw: Callable[[Result], Figure], quiet: bool = False, verbose: bool = False) -> None:
     """Load the result in ``folder``, draw it and save the figure to ``target`` (exit 2 for a bad
     folder or figure request, 1 when the file cannot be written)."""
     try:
@@ -317,13 +364,20 @@ def _plot(folder: Path, target: Path, draw: Callable[[Result], Figure]) -> None:
         fig.savefig(target, dpi=150)
     except (OSError, ValueError) as exc:
         _fail(f"cannot write {target}: {exc}", 1)
-    typer.echo(f"wrote {target}")
+    if not quiet:
+        typer.echo(f"wrote {target}")
+        if verbose:
+            for ax in fig.axes:
+                lines = [str(line.get_label()) for line in ax.get_lines() if not str(line.get_label()).startswith("_")]
+                typer.echo(f"  panel {ax.get_ylabel() or ax.get_title()!r}" + (f": {', '.join(lines)}" if lines else ""))
 
 
 @app.command()
 def validate(
     file: Annotated[Path, typer.Argument(help="Study file (TOML).")],
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object and nothing else.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing: the exit code says (0 valid, 2 invalid, with the problems on stderr).")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list the flows (or the study's points).")] = False,
 ) -> None:
     """Check a study file without running it (exit 2 and list the problems if invalid); a file
     with a [study] table is checked point by point."""
@@ -339,20 +393,36 @@ def validate(
         except (StudyError, ScenarioError) as exc:
             _fail(str(exc), 2)
         points = study.points()
+        if quiet:
+            return
         if json_output:
-            typer.echo(dumps_json({"file": str(file), "valid": True, "study": study.name, "points": len(points), "columns": list(study.columns.values())}))
-        else:
-            typer.echo(f"ok: {file}: study {study.name!r}, {len(points)} points over {', '.join(study.columns.values())}")
+            extra = {"point_labels": [{"key": p.key, **p.labels} for p in points]} if verbose else {}
+            typer.echo(dumps_json({"file": str(file), "valid": True, "study": study.name, "points": len(points), "columns": list(study.columns.values()), **extra}))
+            return
+        typer.echo(f"ok: {file}: study {study.name!r}, {len(points)} points over {', '.join(study.columns.values())}")
+        if verbose:
+            _print_table(_console(), _points_table(study.name, study.columns.values(), points))
         return
     scenario = _load(file, {})
-    flows = len(scenario.expand_flows())
+    expanded = scenario.expand_flows()
+    flows = len(expanded)
+    if quiet:
+        return
     if json_output:
-        typer.echo(dumps_json({"file": str(file), "valid": True, "scenario": scenario.name, "flows": flows, "duration_s": scenario.duration / 1e9, "warmup_s": scenario.warmup / 1e9, "seed": scenario.seed}))
+        extra = {"flow_names": [f.name for f in expanded]} if verbose else {}
+        typer.echo(dumps_json({"file": str(file), "valid": True, "scenario": scenario.name, "flows": flows, "duration_s": scenario.duration / 1e9, "warmup_s": scenario.warmup / 1e9, "seed": scenario.seed, **extra}))
         return
     typer.echo(
         f"ok: {file}: scenario {scenario.name!r}, {flows} flow{'s' if flows != 1 else ''}, "
         f"{format_duration(scenario.duration)} (warm-up {format_duration(scenario.warmup)}), seed {scenario.seed}"
     )
+    if verbose:
+        table = Table(title="Flows")
+        for header in ("flow", "group", "src", "dst"):
+            table.add_column(header)
+        for f in expanded:
+            table.add_row(f.name, str(f.group), str(f.src), str(f.dst))
+        _print_table(_console(), table)
 
 
 @app.command()
@@ -361,9 +431,13 @@ def bench(
     studies: Annotated[
         Path | None, typer.Option(help="Folder of the study files (default: ./studies, else the source tree's).")
     ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print JSON lines, one object per case, and nothing else.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the table (no per-case lines, no ns-3 reference).")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print each case's study file, flows and simulated time as it starts.")] = False,
 ) -> None:
     """Speed on the seed-paper scenarios, compared with ns-3."""
-    console = Console()
+    console = _console()
+    err = _console(stderr=True)
     table = Table(title="crosslayer speed" + (" (--quick)" if quick else ""))
     for header in BENCH_COLUMNS:
         table.add_column(header, justify="left" if header == "scenario" else "right")
@@ -372,18 +446,44 @@ def bench(
         _load(studies_dir / case.study, {})
 
     def bench_all() -> None:
-        for row in run_bench(studies_dir, quick):
+        for row in run_bench(studies_dir, quick, on_start=_bench_start(err) if verbose and not json_output else None):
+            if json_output:
+                typer.echo(dumps_json(_bench_json(row)))
+                continue
             table.add_row(*_bench_cells(row))
-            console.print(f"{row.case.title}: done in {row.wall_s:.2f} s")
+            if not quiet:
+                err.print(f"{row.case.title}: done in {row.wall_s:.2f} s", highlight=False)
 
     _engine_guard(bench_all)
-    console.print(table)
+    if json_output:
+        return
+    _print_table(console, table)
+    if quiet:
+        return
     console.print("ns-3 reference (ns-3 3.44 on this machine class):", highlight=False)
     for key, ref in NS3_REFERENCE.items():
         line = f"  {key}: {ref.wall_s_per_sim_s} wall-s per sim-s"
         if ref.delivered_segments_per_wall_s is not None:
             line += f", {ref.delivered_segments_per_wall_s:,.0f} delivered segments per wall-s"
         console.print(line, highlight=False)
+
+
+def _bench_start(err: Console) -> Callable[[Any, Scenario], None]:
+    def start(case: Any, scenario: Scenario) -> None:
+        err.print(f"{case.title}: {case.study}, {len(scenario.expand_flows())} flows, {scenario.duration / 1e9:g} s simulated", highlight=False)
+
+    return start
+
+
+def _bench_json(row: BenchRow) -> dict[str, Any]:
+    ref = NS3_REFERENCE.get(row.case.key)
+    return {
+        "case": row.case.key, "title": row.case.title, "study": row.case.study, "flows": row.flows, "sim_s": row.sim_s,
+        "wall_s": row.wall_s, "wall_s_per_sim_s": row.wall_s_per_sim_s, "events": row.events,
+        "delivered_segments": row.delivered_segments, "delivered_segments_per_wall_s": row.delivered_segments_per_wall_s,
+        "events_per_wall_s": row.events_per_wall_s, "speedup_vs_ns3": row.speedup_vs_ns3,
+        "segments_rate_vs_ns3": row.segments_rate_vs_ns3, "ns3_reference": None if ref is None else asdict(ref),
+    }  # fmt: skip
 
 
 def _times(ratio: float | None) -> str:
@@ -409,9 +509,15 @@ def _params_table(params: tuple[Param, ...], title: str | None = None, profiles:
     return table
 
 
-def _print_algorithm(console: Console, a: Algorithm) -> None:
+MODELS_DOCS = "docs/models"
+"""Where each algorithm's page (source, deviations, validation) lives in the source tree."""
+
+
+def _print_algorithm(console: Console, a: Algorithm, verbose: bool = False) -> None:
     aliases = f"  (aliases: {', '.join(a.aliases)})" if a.aliases else ""
     console.print(f"[bold]{a.name}[/bold]{aliases}: {a.summary}", highlight=False)
+    if verbose:
+        console.print(f"  validation: {MODELS_DOCS}/{a.name}.md", highlight=False)
     console.print(f"  sources: {'; '.join(a.sources)}", highlight=False, soft_wrap=True)
     for key, label in (("reasons", "drop/mark reasons"), ("stats", "counters"), ("state", "state in traces")):
         items = a.extras.get(key) or []
@@ -421,7 +527,7 @@ def _print_algorithm(console: Console, a: Algorithm) -> None:
     if flags:
         console.print(f"  declares: {', '.join(flags)}", highlight=False)
     if a.params:
-        console.print(_params_table(a.params))
+        _print_table(console, _params_table(a.params))
     else:
         console.print("  no parameters")
     console.print()
@@ -433,48 +539,61 @@ def list_(
         Listing, typer.Argument(help="cc, aqm, tcp (the \\[tcp] options), limits (fixed and \\[limits]) or tables (result columns).")
     ],
     json_output: Annotated[bool, typer.Option("--json", help="Print the catalog entries as JSON.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the names, one per line.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also name each algorithm's validation page (docs/models/<name>.md).")] = False,
 ) -> None:
     """List every congestion control or queue discipline with its sources and parameters."""
     cat = catalog()
+    if quiet:
+        if what in (Listing.cc, Listing.aqm):
+            names = list(cat.family(what.value))
+        elif what is Listing.tcp:
+            names = [p.name for p in cat.tcp]
+        elif what is Listing.limits:
+            names = [*cat.bounds, *(p.name for p in cat.limits)]
+        else:
+            names = list(cat.tables)
+        typer.echo("\n".join(names))
+        return
     if what in (Listing.cc, Listing.aqm):
         algorithms = list(cat.family(what.value).values())
         if json_output:
             typer.echo(dumps_json([{**asdict(a), "params": [asdict(p) for p in a.params]} for a in algorithms], indent=2))
             return
-        console = Console()
+        console = _console()
         for a in algorithms:
-            _print_algorithm(console, a)
+            _print_algorithm(console, a, verbose)
     elif what is Listing.tcp:
         if json_output:
             typer.echo(dumps_json({"params": [asdict(p) for p in cat.tcp], "profiles": cat.tcp_profiles}, indent=2))
             return
-        Console().print(_params_table(cat.tcp, title="\\[tcp] options (also per flow group: tcp = { ... })", profiles=cat.tcp_profiles))
+        _print_table(_console(), _params_table(cat.tcp, title="\\[tcp] options (also per flow group: tcp = { ... })", profiles=cat.tcp_profiles))
     elif what is Listing.limits:
         if json_output:
             bounds = {name: asdict(b) for name, b in cat.bounds.items()}
             typer.echo(dumps_json({"bounds": bounds, "limits": [asdict(p) for p in cat.limits]}, indent=2))
             return
-        console = Console()
+        console = _console()
         table = Table(title="Fixed limits, checked before every run", title_justify="left")
         for header in ("limit", "value", "description"):
             table.add_column(header, overflow="fold")
         for b in cat.bounds.values():
             shown = format_value(Param(b.name, "", b.unit, "", "int", False, (), None, False, None, False, "", b.value, "", None), b.value)
             table.add_row(b.name, shown, b.doc)
-        console.print(table)
-        console.print(_params_table(cat.limits, title="\\[limits] of a study (settable)"))
+        _print_table(console, table)
+        _print_table(console, _params_table(cat.limits, title="\\[limits] of a study (settable)"))
     else:
         if json_output:
             typer.echo(dumps_json({name: asdict(t) for name, t in cat.tables.items()}, indent=2))
             return
-        console = Console()
+        console = _console()
         for t in cat.tables.values():
             table = Table(title=f"{t.name}: {t.doc}", title_justify="left")
             for header in ("column", "unit", "type", "description"):
                 table.add_column(header, overflow="fold")
             for c in t.columns:
                 table.add_row(c.name, c.unit, c.dtype, c.doc)
-            console.print(table)
+            _print_table(console, table)
             if t.dynamic:
                 console.print(f"  {t.dynamic}", highlight=False)
             console.print()
@@ -503,6 +622,10 @@ def _parse_sets(sets: list[str] | None) -> dict[str, Any]:
     return out
 
 
+def _labels_text(labels: Any) -> str:
+    return " ".join(f"{k}={v}" for k, v in labels.items())
+
+
 def _load_study(file: Path, sets: list[str] | None) -> Any:
     from crosslayer.study import Study, StudyError
 
@@ -519,21 +642,38 @@ def study_points(
     file: Annotated[Path, typer.Argument(help="Study file (TOML) with a [study] table.")],
     sets: Annotated[list[str] | None, typer.Option("--set", help="path=value, or path=v1,v2 to sweep (repeatable).")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the keys, one per line.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also say whether a store (-o) holds each point.")] = False,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Result store to check with -v (default: results/<study name>).")] = None,
 ) -> None:
     """List the study's points: their swept values and keys (nothing runs)."""
     study = _load_study(file, sets)
     points = study.points()
+    stored: dict[str, bool] = {}
+    if verbose:
+        from crosslayer.store import Store
+
+        st = Store(out or Path("results") / study.name)
+        stored = {p.key: st.has(p.key) for p in points}
+    if quiet:
+        for p in points:
+            typer.echo(p.key)
+        return
     if json_output:
         for p in points:
-            typer.echo(dumps_json({"key": p.key, **p.labels}))
+            typer.echo(dumps_json({"key": p.key, **p.labels, **({"stored": stored[p.key]} if verbose else {})}))
         return
-    table = Table(title=f"{study.name}: {len(points)} points")
-    cols = list(study.columns.values())
-    for c in ["key", *cols]:
+    _print_table(_console(), _points_table(study.name, study.columns.values(), points, stored))
+
+
+def _points_table(name: str, columns: Any, points: list[Any], stored: dict[str, bool] | None = None) -> Table:
+    table = Table(title=f"{name}: {len(points)} points")
+    cols = list(columns)
+    for c in ["key", *cols, *(["stored"] if stored else [])]:
         table.add_column(c)
     for p in points:
-        table.add_row(p.key, *(str(p.labels.get(c, "")) for c in cols))
-    Console().print(table)
+        table.add_row(p.key, *(str(p.labels.get(c, "")) for c in cols), *(["yes" if stored[p.key] else "no"] if stored else []))
+    return table
 
 
 @study_app.command("run")
@@ -544,7 +684,8 @@ def study_run(
     workers: Annotated[int | None, typer.Option("--workers", "-j", help="Local worker processes (default: every core).")] = None,
     scheduler: Annotated[str | None, typer.Option("--scheduler", help="Address of a Dask distributed scheduler to run on.")] = None,
     dask_local: Annotated[int | None, typer.Option("--dask-local", help="Start a local Dask cluster with N workers and run on it.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars and no summary line (failures are still reported).")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print a line per finished run: its swept values, key and wall time.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object (what ran) and nothing else.")] = False,
 ) -> None:
     """Run every point of a study that the store does not hold yet (resumable: runs are keyed
@@ -552,7 +693,7 @@ def study_run(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from crosslayer.store import Store
-    from crosslayer.sweep import run_study
+    from crosslayer.sweep import RunEvent, run_study
 
     study = _load_study(file, sets)
     store = Store(out or Path("results") / study.name)
@@ -572,20 +713,33 @@ def study_run(
             client = Client(cluster)
         else:
             client = Client(scheduler)
-    err = Console(stderr=True)
+    err = _console(stderr=True)
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[state]}"),
         TimeElapsedColumn(), TimeRemainingColumn(), console=err, disable=quiet or json_output,
     )  # fmt: skip
     task = progress.add_task(study.name, total=None, state="")
+    runs: dict[str, Any] = {}  # key -> the progress task of a run in flight
 
     def update(done: int, running: int, failed: int, total: int) -> None:
         progress.update(task, completed=done, total=total, state=f"running {running}, failed {failed}")
 
+    def on_run(ev: RunEvent) -> None:
+        if ev.done:
+            if ev.key in runs:
+                progress.remove_task(runs.pop(ev.key))
+            if verbose and not json_output:
+                outcome = f"failed: {ev.error}" if ev.error else f"{ev.wall_s:.2f} s" if ev.wall_s is not None else "done"
+                progress.console.print(f"{_labels_text(ev.labels)}  {ev.key[:12]}  {outcome}", highlight=False)
+            return
+        if ev.key not in runs:
+            runs[ev.key] = progress.add_task(f"  {_labels_text(ev.labels)}", total=ev.total_s, state="")
+        progress.update(runs[ev.key], completed=ev.sim_s, state=f"{ev.sim_s:.1f} of {ev.total_s:g} simulated s")
+
     try:
         with progress:
             command = "crosslayer " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-            report = _engine_guard(lambda: run_study(study, store, workers=workers, client=client, on_progress=update, command=command))
+            report = _engine_guard(lambda: run_study(study, store, workers=workers, client=client, on_progress=update, on_run=on_run, command=command))
     finally:
         if client is not None:
             client.close()
@@ -597,6 +751,7 @@ def study_run(
     else:
         for key, labels, error in report.failed:
             err.print(f"failed {key} {labels}: {error}", highlight=False)
+    if not json_output and (not quiet or report.interrupted):  # an interruption is said even with -q
         err.print(
             f"{report.ran} run, {report.skipped} already stored, {len(report.failed)} failed of {report.total} points "
             f"in {report.wall_s:.1f} s; store: {store.root}" + (" (interrupted: run again to resume)" if report.interrupted else ""),
@@ -613,6 +768,9 @@ def study_report(
     store: Annotated[Path, typer.Argument(help="Result store written by `crosslayer study run`.")],
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Report folder (default: <store>/report).")] = None,
     weights: Annotated[str | None, typer.Option("--weights", help="Ranking weights, e.g. fairness=2,delay=1,loss=1.")] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object (the files written) and nothing else.")] = False,
+    quiet: Quiet = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list every file written.")] = False,
 ) -> None:
     """Write a self-contained HTML report (index.html) and report.md: the papers' tables, fairness,
     a ranking of AQM x TCP pairs, figures, the study file and the command that reproduces it."""
@@ -635,14 +793,21 @@ def study_report(
         folder = write_report(store, out, w)
     except ValueError as exc:
         _fail(str(exc), 2)
-    typer.echo(f"wrote {folder / 'index.html'} and {folder / 'report.md'}")
+    files = sorted(str(f) for f in folder.rglob("*") if f.is_file())
+    if json_output:
+        typer.echo(dumps_json({"html": str(folder / "index.html"), "markdown": str(folder / "report.md"), "files": files}))
+    elif not quiet:
+        typer.echo(f"wrote {folder / 'index.html'} and {folder / 'report.md'}")
+        if verbose:
+            typer.echo("\n".join(f"  {f}" for f in files))
 
 
 @results_app.command("table")
 def results_table(
     store: Annotated[Path, typer.Argument(help="Result store.")],
     metric: Annotated[str, typer.Option("--metric", "-m", help="A runs column: utilization, jain, qlen_mean_pkts, qlen_sd_pkts, sojourn_mean_s, drop_ratio, ...")] = "jain",
-    output: Annotated[str, typer.Option("--format", help="table, markdown, csv or latex.")] = "table",
+    output: Annotated[str, typer.Option("--format", help="table, markdown, csv, json or latex.")] = "table",
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also say on stderr how many runs the table summarizes.")] = False,
 ) -> None:
     """A metric laid out as the seed papers' tables: rows the other swept columns, columns the
     queue discipline; the mean over seeds, with its 95 % confidence half-width when there are several."""
@@ -657,14 +822,15 @@ def results_table(
         _fail(f"--metric {metric!r}: the runs table has {', '.join(c for c in lay.runs.columns if c in METRICS)}", 2)
     if not lay.point or lay.aqm is None:
         _fail("the store has no swept columns to lay out", 2)
+    if output not in ("latex", "csv", "markdown", "table", "json"):
+        _fail(f"--format {output!r}: use table, markdown, csv, json or latex", 2)
     table = paper_table(summary(lay.runs, lay.columns), metric, lay.others or [lay.aqm], lay.aqm)
+    if verbose:
+        typer.echo(f"{metric}: {len(lay.runs)} runs of {store}, rows {', '.join(lay.others or [lay.aqm])}, columns {lay.aqm}", err=True)
     if output == "latex":
         typer.echo(table.to_latex())
-    elif output in ("csv", "markdown", "table"):
-        flat = table.reset_index()
-        _print_frame(flat, output)
     else:
-        _fail(f"--format {output!r}: use table, markdown, csv or latex", 2)
+        _print_frame(table.reset_index(), output)
 
 
 @results_app.command("query")
@@ -672,6 +838,7 @@ def results_query(
     sql: Annotated[str, typer.Argument(help="SQL over the views runs, flows, queues, series (DuckDB).")],
     store: Annotated[Path, typer.Option("--store", "-s", help="Result store folder.")] = Path("results"),
     output: Annotated[str, typer.Option("--format", help="table, csv, json or markdown.")] = "table",
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also say on stderr how many rows the query returned.")] = False,
 ) -> None:
     """Run SQL over a result store, e.g. `crosslayer results query "select bottleneck_qdisc, avg(jain) from runs group by 1" -s STORE`."""
     from crosslayer.store import Store
@@ -683,7 +850,17 @@ def results_query(
         df = st.query(sql)
     except Exception as exc:  # noqa: BLE001 - DuckDB's parser and binder errors
         _fail(f"query failed: {exc}", 2)
+    if verbose:
+        typer.echo(f"{len(df)} rows, {len(df.columns)} columns from {store}", err=True)
     _print_frame(df, output)
+
+
+def _cell(v: Any) -> str:
+    """A value for a terminal table: floats to 6 significant digits, but never fewer than their
+    integer digits (123456789.0 prints whole, not as 1.23457e+08)."""
+    if isinstance(v, float):
+        return f"{v:.0f}" if abs(v) >= 1e6 and v == v and abs(v) != float("inf") else f"{v:.6g}"
+    return str(v)
 
 
 def _print_frame(df: Any, output: str) -> None:
@@ -698,8 +875,8 @@ def _print_frame(df: Any, output: str) -> None:
         for c in df.columns:
             table.add_column(str(c), overflow="fold")
         for row in df.itertuples(index=False):
-            table.add_row(*(f"{v:.6g}" if isinstance(v, float) else str(v) for v in row))
-        Console(width=max(80, 20 * len(df.columns))).print(table)
+            table.add_row(*(_cell(v) for v in row))
+        _print_table(_console(), table)
     else:
         _fail(f"--format {output!r}: use table, csv, json or markdown", 2)
 

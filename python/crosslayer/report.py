@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -309,15 +308,41 @@ class Layout:
     others: list[str]
 
 
+BASE_LABEL = "base"
+"""The label of a swept column in runs stored before that axis existed (they ran at the base
+file's value)."""
+
+
+def with_base_labels(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``frame`` with :data:`BASE_LABEL` where a swept column is missing (runs stored before an
+    axis existed ran at the base file's value)."""
+    frame = frame.copy()
+    for c in columns:
+        if c not in frame.columns:
+            frame[c] = BASE_LABEL
+        elif frame[c].isna().any():
+            frame[c] = frame[c].astype(object).where(frame[c].notna(), BASE_LABEL)
+    return frame
+
+
 def layout(store: Store) -> Layout:
     """The :class:`Layout` of ``store``; ``ValueError`` if it holds no run."""
     runs = store.runs()
     if runs.empty:
         raise ValueError(f"{store.root} holds no stored run")
-    path = store.root / "study.json"
-    meta = json.loads(path.read_text()) if path.exists() else {}
-    runs = in_study_order(runs, meta.get("levels", {}))
+    meta = store.meta()
     columns = [c for c in meta.get("columns", {}).values() if c in runs.columns] or ["seed"]
+    runs = with_base_labels(runs, columns)
+    twins = runs.groupby(columns, dropna=False, sort=False)["key"].nunique()
+    if (twins > 1).any():
+        point = dict(zip(columns, twins[twins > 1].index[0] if len(columns) > 1 else (twins[twins > 1].index[0],)))
+        raise ValueError(
+            f"{store.root} holds {int((twins > 1).sum())} points with several different runs at the same swept values "
+            f"(e.g. {point}): they differ in a setting that is not a column (a --set of a field no axis sweeps, or an edited "
+            "study file), and a table would average them as one; write such runs to another store (-o), or make the "
+            "setting an axis of the study"
+        )
+    runs = in_study_order(runs, meta.get("levels", {}))
     point = [c for c in columns if c != "seed"]
     aqm = _aqm_column(point, meta.get("columns", {})) or (point[-1] if point else None)
     return Layout(meta, runs, columns, point, aqm, [c for c in point if c != aqm])
@@ -331,7 +356,7 @@ def write_report(root: str | Path, out: str | Path | None = None, weights: Mappi
     summ = summary(runs, columns)
     folder = Path(out) if out else store.root / "report"
     folder.mkdir(parents=True, exist_ok=True)
-    flows = in_study_order(store.flows(), meta.get("levels", {}))
+    flows = in_study_order(with_base_labels(store.flows(), columns), meta.get("levels", {}))
 
     sections: list[tuple[str, str, str]] = []  # (title, html, markdown)
 

@@ -74,10 +74,28 @@ class Store:
             self._atomic_write_text(self.root / "study.toml", study_text)
         return self
 
+    def meta(self) -> dict[str, Any]:
+        """``study.json`` as a dict (empty if absent)."""
+        path = self.root / "study.json"
+        return json.loads(path.read_text()) if path.exists() else {}
+
     def write_meta(self, meta: Mapping[str, Any]) -> None:
-        """``study.json``: the study's name, its swept columns (path -> column) and the command
-        that ran it (read by the report)."""
-        self._atomic_write_text(self.root / "study.json", json.dumps(meta, indent=2))  # keeps axis order
+        """``study.json``: the study's name, its swept columns (path -> column), their levels and
+        the commands that ran it (read by the report). A store filled by several invocations
+        keeps every column and level any of them swept, in first-seen order, and every command."""
+        old = self.meta()
+        merged = {**old, **meta}
+        merged["columns"] = {**old.get("columns", {}), **meta.get("columns", {})}
+        levels = {k: list(v) for k, v in old.get("levels", {}).items()}
+        for column, values in meta.get("levels", {}).items():
+            have = levels.setdefault(column, [])
+            have += [v for v in values if v not in have]
+        merged["levels"] = levels
+        commands = list(old.get("commands", [old["command"]] if "command" in old else []))
+        if meta.get("command") and meta["command"] not in commands:
+            commands.append(meta["command"])
+        merged["commands"] = commands
+        self._atomic_write_text(self.root / "study.json", json.dumps(merged, indent=2))  # keeps axis order
 
     def keys(self) -> set[str]:
         """Keys of the runs stored completely."""

@@ -268,12 +268,20 @@ class Study:
             raise StudyError(f"{label}: study.columns maps a path to a column name (letters, digits, _), e.g. \"flows\" = \"tcp\"")
         axes_spec = dict(spec.get("axes", {}))
         for path, value in (overrides or {}).items():
-            if isinstance(value, list) and len(value) > 1:
-                axes_spec[path] = value
+            values = value if isinstance(value, list) else [value]
+            axis = axes_spec.get(path)
+            if axis is not None:
+                # an override of an axis narrows it (one value or several) and keeps its column,
+                # so that a store's runs from several invocations stay distinguishable; the
+                # names of a table of named values pick those values
+                if isinstance(axis, dict) and all(isinstance(v, str) and v in axis for v in values):
+                    axes_spec[path] = {v: axis[v] for v in values}
+                else:
+                    axes_spec[path] = values
+            elif len(values) > 1:
+                axes_spec[path] = values
             else:
-                # one value fixes the field, replacing an axis over it
-                axes_spec.pop(path, None)
-                set_path(data, path, value[0] if isinstance(value, list) else value)
+                set_path(data, path, values[0])  # a field no axis sweeps: set in the base
         base = Scenario.from_dict(data, source=label)
         mode = spec.get("mode", "product" if not spec.get("points") else "points")
         if mode not in ("product", "points"):
