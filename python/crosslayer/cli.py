@@ -690,7 +690,7 @@ def study_run(
 ) -> None:
     """Run every point of a study that the store does not hold yet (resumable: runs are keyed
     by a hash of their configuration and the engine version)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from crosslayer.store import Store
     from crosslayer.sweep import RunEvent, run_study
@@ -715,14 +715,14 @@ def study_run(
             client = Client(scheduler)
     err = _console(stderr=True)
     progress = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[state]}"),
+        TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"), TextColumn("{task.fields[state]}"),
         TimeElapsedColumn(), TimeRemainingColumn(), console=err, disable=quiet or json_output,
     )  # fmt: skip
-    task = progress.add_task(study.name, total=None, state="")
+    task = progress.add_task(study.name, total=None, state="", count="")
     runs: dict[str, Any] = {}  # key -> the progress task of a run in flight
 
     def update(done: int, running: int, failed: int, total: int) -> None:
-        progress.update(task, completed=done, total=total, state=f"running {running}, failed {failed}")
+        progress.update(task, completed=done, total=total, count=f"{done}/{total}", state=f"running {running}, failed {failed}")
 
     def on_run(ev: RunEvent) -> None:
         if ev.done:
@@ -733,7 +733,7 @@ def study_run(
                 progress.console.print(f"{_labels_text(ev.labels)}  {ev.key[:12]}  {outcome}", highlight=False)
             return
         if ev.key not in runs:
-            runs[ev.key] = progress.add_task(f"  {_labels_text(ev.labels)}", total=ev.total_s, state="")
+            runs[ev.key] = progress.add_task(f"  {_labels_text(ev.labels)}", total=ev.total_s, state="", count="")
         progress.update(runs[ev.key], completed=ev.sim_s, state=f"{ev.sim_s:.1f} of {ev.total_s:g} simulated s")
 
     try:
