@@ -314,6 +314,15 @@ def test_cli_study_run_and_sql_query(tmp_path: Path) -> None:
     assert report.returncode == 0, report.stderr
     written = json.loads(report.stdout)
     assert Path(written["html"]).is_file() and Path(written["markdown"]).is_file() and written["html"] in written["files"]
+    # any figure, for any metric and axes
+    for kind, extra in [("heatmap", ["-m", "drop_ratio"]), ("queues", ["--where", "per_pair=3"]), ("goodput", []), ("ellipses", ["--where", "flows_cc=reno"])]:
+        target = tmp_path / f"{kind}.svg"
+        fig = subprocess.run([*CLI, "results", "plot", str(store), kind, *extra, "-o", str(target)], env=env, capture_output=True, text=True, timeout=120)
+        assert fig.returncode == 0, fig.stderr
+        assert target.read_text().lstrip().startswith("<?xml") and "<svg" in target.read_text()
+    for bad, message in [(["heatmap", "-m", "nope"], "unknown metric 'nope'"), (["goodput", "--where", "aqm=pie"], "'aqm' is not a swept column"), (["pie-chart"], "unknown figure")]:
+        fail = subprocess.run([*CLI, "results", "plot", str(store), *bad], env=env, capture_output=True, text=True, timeout=120)
+        assert fail.returncode == 2 and message in fail.stderr, fail.stderr
 
 
 def test_report_renders_in_headless_chromium_with_every_figure_and_no_console_error(tmp_path: Path) -> None:

@@ -833,6 +833,41 @@ def results_table(
         _print_frame(table.reset_index(), output)
 
 
+@results_app.command("plot")
+def results_plot(
+    store: Annotated[Path, typer.Argument(help="Result store.")],
+    kind: Annotated[str, typer.Argument(help="heatmap, queues (queue length over time, a grid), goodput (per-flow boxes) or ellipses (RFC 7928 delay vs goodput).")],
+    metric: Annotated[str, typer.Option("--metric", "-m", help="heatmap: a runs column (jain, sojourn_mean_s, drop_ratio, utilization, ...).")] = "jain",
+    rows: Annotated[str | None, typer.Option("--rows", help="Comma-separated swept columns for the rows (default: every column but --cols).")] = None,
+    cols: Annotated[str | None, typer.Option("--cols", help="The swept column across (default: the queue discipline).")] = None,
+    where: Annotated[list[str] | None, typer.Option("--where", help="column=value: keep only those points (repeatable).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <store>/<kind>.png; .pdf and .svg work too).")] = None,
+    quiet: Quiet = False,
+) -> None:
+    """Draw one figure from a store, for any metric and axes (the report draws a fixed set)."""
+    from crosslayer.report import figure
+
+    if not (store / "runs").is_dir():
+        _fail(f"{store} is not a result store (no runs/ folder); write one with `crosslayer study run`", 2)
+    fixed: dict[str, str] = {}
+    for item in where or []:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            _fail(f"--where {item!r}: write column=value, e.g. --where load=mild", 2)
+        fixed[name.strip()] = value.strip()
+    target = out or store / f"{kind}.png"
+    try:
+        fig = figure(store, kind, metric=metric, rows=[r.strip() for r in rows.split(",")] if rows else None, col=cols, where=fixed)
+    except ValueError as exc:
+        _fail(str(exc), 2)
+    try:
+        fig.savefig(target, dpi=150, bbox_inches="tight")
+    except (OSError, ValueError) as exc:
+        _fail(f"cannot write {target}: {exc}", 1)
+    if not quiet:
+        typer.echo(f"wrote {target}")
+
+
 @results_app.command("query")
 def results_query(
     sql: Annotated[str, typer.Argument(help="SQL over the views runs, flows, queues, series (DuckDB).")],

@@ -43,6 +43,8 @@ METRICS: Final[dict[str, tuple[str, float, str]]] = {
     "drop_ratio": ("drop ratio (%)", 100.0, "{:.3f}"),
     "goodput_total_mbps": ("system goodput (Mb/s)", 1.0, "{:.2f}"),
     "throughput_total_mbps": ("system throughput (Mb/s)", 1.0, "{:.2f}"),
+    "active_flows": ("flows with goodput > 0", 1.0, "{:.0f}"),
+    "max_host_goodput_share": ("largest sender host's goodput share (lock-out)", 1.0, "{:.3f}"),
 }
 """The headline metrics of the ``runs`` table: label, scale for display, format."""
 
@@ -169,8 +171,9 @@ def _png(fig: Figure) -> str:
     return base64.b64encode(buf.getvalue()).decode()
 
 
-def heatmap(summ: pd.DataFrame, metric: str, row: Sequence[str], col: str) -> Figure:
-    """``metric`` over two axes (rows: the combinations of ``row``), viridis, values printed."""
+def heatmap(summ: pd.DataFrame, metric: str, row: Sequence[str], col: str, fixed: Mapping[str, Any] | None = None) -> Figure:
+    """``metric`` over two axes (rows: the combinations of ``row``), viridis, values printed;
+    ``fixed`` (column -> value) names the points' other values in the title."""
     import matplotlib.pyplot as plt
 
     label, scale, fmt = METRICS.get(metric, (metric, 1.0, "{:.3g}"))
@@ -190,7 +193,8 @@ def heatmap(summ: pd.DataFrame, metric: str, row: Sequence[str], col: str) -> Fi
             if np.isfinite(v):
                 ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=7, color="white" if v < mid else "black")
     fig.colorbar(im, ax=ax, label=label)
-    ax.set_title(label)
+    where = ", ".join(f"{k} = {v}" for k, v in (fixed or {}).items())
+    ax.set_title(label + (f"\n{where}" if where else ""), fontsize=10)
     return fig
 
 
@@ -348,6 +352,52 @@ def layout(store: Store) -> Layout:
     return Layout(meta, runs, columns, point, aqm, [c for c in point if c != aqm])
 
 
+FIGURES: Final = ("heatmap", "queues", "goodput", "ellipses")
+"""The figures :func:`figure` draws from a store."""
+
+
+def figure(
+    root: str | Path, kind: str, *, metric: str = "jain", rows: Sequence[str] | None = None, col: str | None = None, where: Mapping[str, str] | None = None
+) -> Figure:
+    """One of the report's figures for any metric and axes: ``heatmap`` (``metric`` over
+    ``rows`` x ``col``), ``queues`` (the queue-length grid), ``goodput`` (per-flow goodput
+    boxes per point) or ``ellipses`` (RFC 7928 delay vs goodput, one colour per ``col`` value).
+    ``rows`` and ``col`` default to the store's layout (columns: the queue discipline); ``where``
+    keeps the points whose columns have those values (compared as text). ``ValueError`` names a
+    bad request."""
+    lay = layout(Store(root))
+    if kind not in FIGURES:
+        raise ValueError(f"unknown figure {kind!r}: use {', '.join(FIGURES)}")
+    col = col or lay.aqm
+    if col is None:
+        raise ValueError("the store has no swept column to lay out; name one with --cols")
+    rows = list(rows) if rows else [c for c in lay.point if c != col and c not in (where or {})]
+    for c in [*rows, col, *(where or {})]:
+        if c not in lay.columns:
+            raise ValueError(f"{c!r} is not a swept column of this store: its columns are {', '.join(lay.columns)}")
+    runs = lay.runs
+    for c, v in (where or {}).items():
+        runs = runs[runs[c].astype(str) == str(v)]
+        if runs.empty:
+            raise ValueError(f"no run has {c} = {v}: its values are {', '.join(map(str, dict.fromkeys(lay.runs[c])))}")
+    fixed = {c: runs[c].iloc[0] for c in (where or {})}
+    if kind == "heatmap":
+        if metric not in runs.columns:
+            raise ValueError(f"unknown metric {metric!r}: the runs table has {', '.join(c for c in runs.columns if c in METRICS)}")
+        if not rows:
+            raise ValueError("a heatmap needs a row column besides the column axis; name one with --rows")
+        return heatmap(summary(runs, lay.columns), metric, rows, col, fixed)
+    if kind == "queues":
+        fig = queue_grid(Store(root).series(), runs, rows, col, fixed)
+    else:
+        flows = in_study_order(with_base_labels(Store(root).flows(), lay.columns), lay.meta.get("levels", {}))
+        flows = flows[flows["key"].isin(runs["key"])]
+        fig = goodput_boxes(flows, lay.point, fixed) if kind == "goodput" else delay_goodput_ellipses(flows, col, fixed)
+    if fig is None:
+        raise ValueError(f"nothing to draw for {kind} (no {'queue series' if kind == 'queues' else 'flows'} in the selected runs)")
+    return fig
+
+
 def write_report(root: str | Path, out: str | Path | None = None, weights: Mapping[str, float] | None = None) -> Path:
     """Write ``index.html`` and ``report.md`` (default: ``<store>/report/``); returns the folder."""
     store = Store(root)
@@ -416,7 +466,7 @@ def write_report(root: str | Path, out: str | Path | None = None, weights: Mappi
 
     from crosslayer import __version__
 
-    command = meta.get("command") or f"crosslayer study run {store.root / 'study.toml'} -o {store.root}"
+    command = " ; ".join(meta.get("commands") or [meta.get("command") or f"crosslayer study run {store.root / 'study.toml'} -o {store.root}"])
     study_text = (store.root / "study.toml").read_text() if (store.root / "study.toml").exists() else ""
     commits = sorted({str(c) for c in runs.get("git_commit", pd.Series(dtype=str)).dropna()})
     head = [
