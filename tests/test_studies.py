@@ -79,3 +79,15 @@ def test_readme_example_is_valid() -> None:
     assert [u["name"] for u in scenario.to_engine_spec()["udp"]] == ["N1-N4.udp0"]
     n2 = scenario.to_engine_spec()["topology"]["senders"][1]
     assert (n2["up"]["rate"], n2["down"]["rate"], n2["up"]["loss"]) == (10_000_000, 100_000_000, 0.001)
+
+
+@pytest.mark.parametrize("path", sorted(STUDIES.glob("*.toml")), ids=lambda p: p.name)
+def test_every_study_file_is_valid_and_listed_in_the_readme(path: Path) -> None:
+    from crosslayer.study import Study
+
+    text = path.read_text()
+    if "[study" in text:
+        assert Study.from_toml(path).points()  # every point validated
+    else:
+        assert Scenario.from_toml(path).expand_flows()
+    assert f"`{path.name}`" in (STUDIES / "README.md").read_text(), f"add {path.name} to the table in studies/README.md"
