@@ -3,6 +3,7 @@ Dask LocalCluster), resume after a kill, Ctrl-C, the analysis functions and SQL 
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -310,6 +311,15 @@ def test_cli_study_run_and_sql_query(tmp_path: Path) -> None:
     assert table.returncode == 0, table.stderr
     rows = json.loads(table.stdout)
     assert len(rows) == 4 and {"flows_cc", "per_pair"} <= set(rows[0]) and "8 runs" in table.stderr
+    # flow-level metrics: per run (RTT-fairness) and per TCP group (BD %, rows gain cc)
+    bd = subprocess.run([*CLI, "results", "table", str(store), "-m", "bd_pct", "--format", "csv"], env=env, capture_output=True, text=True, timeout=60)
+    assert bd.returncode == 0, bd.stderr
+    frame = pd.read_csv(io.StringIO(bd.stdout))
+    assert list(frame.columns) == ["flows_cc", "per_pair", "cc", "droptail", "codel"]
+    assert (frame["flows_cc"] == frame["cc"].replace({"reno": "reno", "cubic": "cubic"})).all()
+    assert np.allclose(frame[["droptail", "codel"]].astype(float), 100.0)  # one TCP per point: all of it
+    rtt = subprocess.run([*CLI, "results", "table", str(store), "-m", "jain_rtt_classes", "--format", "json"], env=env, capture_output=True, text=True, timeout=60)
+    assert rtt.returncode == 0 and all(0 < float(r["codel"]) <= 1 for r in json.loads(rtt.stdout)), rtt.stderr
     report = subprocess.run([*CLI, "study", "report", str(store), "--json"], env=env, capture_output=True, text=True, timeout=300)
     assert report.returncode == 0, report.stderr
     written = json.loads(report.stdout)

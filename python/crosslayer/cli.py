@@ -805,28 +805,32 @@ def study_report(
 @results_app.command("table")
 def results_table(
     store: Annotated[Path, typer.Argument(help="Result store.")],
-    metric: Annotated[str, typer.Option("--metric", "-m", help="A runs column: utilization, jain, qlen_mean_pkts, qlen_sd_pkts, sojourn_mean_s, drop_ratio, ...")] = "jain",
+    metric: Annotated[str, typer.Option("--metric", "-m", help="A runs column (utilization, jain, qlen_mean_pkts, qlen_sd_pkts, sojourn_mean_s, drop_ratio, active_flows, ...), a per-run flow metric (jain_inter_min, jain_rtt_classes, goodput_over_throughput, goodput_median_mbps, ...) or a per-TCP one (bd_pct, avg_mbps, sd_mbps, jain_inter: rows by cc).")] = "jain",
     output: Annotated[str, typer.Option("--format", help="table, markdown, csv, json or latex.")] = "table",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also say on stderr how many runs the table summarizes.")] = False,
 ) -> None:
     """A metric laid out as the seed papers' tables: rows the other swept columns, columns the
     queue discipline; the mean over seeds, with its 95 % confidence half-width when there are several."""
-    from crosslayer.report import METRICS, layout, paper_table, summary
+    from crosslayer.report import GROUP_DERIVED, RUN_DERIVED, layout, paper_table, summary, with_base_labels, with_metric
     from crosslayer.store import Store
 
     try:
         lay = layout(Store(store))
     except ValueError as exc:
         _fail(str(exc), 2)
-    if metric not in lay.runs.columns:
-        _fail(f"--metric {metric!r}: the runs table has {', '.join(c for c in lay.runs.columns if c in METRICS)}", 2)
     if not lay.point or lay.aqm is None:
         _fail("the store has no swept columns to lay out", 2)
     if output not in ("latex", "csv", "markdown", "table", "json"):
         _fail(f"--format {output!r}: use table, markdown, csv, json or latex", 2)
-    table = paper_table(summary(lay.runs, lay.columns), metric, lay.others or [lay.aqm], lay.aqm)
+    flows = with_base_labels(Store(store).flows(), lay.columns) if metric in RUN_DERIVED or metric in GROUP_DERIVED else None
+    try:
+        runs, columns = with_metric(lay.runs, flows if flows is not None else lay.runs.iloc[0:0], lay.columns, metric)
+    except ValueError as exc:
+        _fail(f"--metric: {exc}", 2)
+    rows = (lay.others or [lay.aqm]) + (["cc"] if metric in GROUP_DERIVED else [])
+    table = paper_table(summary(runs, columns), metric, rows, lay.aqm)
     if verbose:
-        typer.echo(f"{metric}: {len(lay.runs)} runs of {store}, rows {', '.join(lay.others or [lay.aqm])}, columns {lay.aqm}", err=True)
+        typer.echo(f"{metric}: {len(lay.runs)} runs of {store}, rows {', '.join(rows)}, columns {lay.aqm}", err=True)
     if output == "latex":
         typer.echo(table.to_latex())
     else:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 import pandas as pd
 
-from crosslayer.analysis import fairness, quartiles
+from crosslayer.analysis import fairness, groups, quartiles, system
 from crosslayer.store import Store
 
 if TYPE_CHECKING:
@@ -47,6 +47,28 @@ METRICS: Final[dict[str, tuple[str, float, str]]] = {
     "max_host_goodput_share": ("largest sender host's goodput share (lock-out)", 1.0, "{:.3f}"),
 }
 """The headline metrics of the ``runs`` table: label, scale for display, format."""
+
+RUN_DERIVED: Final[dict[str, tuple[str, float, str]]] = {
+    # computed per run from its flows (analysis.py)
+    "jain_inter_min": ("least inter-fairness (Jain within a TCP group)", 1.0, "{:.3f}"),
+    "jain_inter_mean": ("mean inter-fairness (Jain within a TCP group)", 1.0, "{:.3f}"),
+    "jain_rtt_classes": ("RTT-fairness (Jain over RTT classes)", 1.0, "{:.3f}"),
+    "goodput_over_throughput": ("system goodput / throughput", 1.0, "{:.4f}"),
+    "goodput_q1_mbps": ("per-flow goodput Q1 (Mb/s)", 1.0, "{:.2f}"),
+    "goodput_median_mbps": ("per-flow goodput median (Mb/s)", 1.0, "{:.2f}"),
+    "goodput_q3_mbps": ("per-flow goodput Q3 (Mb/s)", 1.0, "{:.2f}"),
+}
+"""Metrics computed per run from the ``flows`` table (``crosslayer results table -m``)."""
+
+GROUP_DERIVED: Final[dict[str, tuple[str, float, str]]] = {
+    "bd_pct": ("bandwidth share per TCP, BD (%)", 1.0, "{:.1f}"),
+    "avg_mbps": ("average goodput per flow of a TCP (Mb/s)", 1.0, "{:.2f}"),
+    "sd_mbps": ("goodput SD within a TCP (Mb/s)", 1.0, "{:.2f}"),
+    "jain_inter": ("inter-fairness (Jain within a TCP)", 1.0, "{:.3f}"),
+}
+"""Metrics per run and congestion-control group (rows gain the ``cc`` column)."""
+
+ALL_METRICS: Final = {**METRICS, **RUN_DERIVED, **GROUP_DERIVED}
 
 DEFAULT_WEIGHTS: Final = {"fairness": 1.0, "delay": 1.0, "loss": 1.0}
 """Ranking weights: Jain's index (higher is better), mean queuing delay and drop ratio (lower
@@ -83,7 +105,7 @@ def summary(runs: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     n > 1, ``<metric>_ci95`` (the half-width of its 95 % confidence interval). Points keep the
     order of ``runs`` (see :func:`in_study_order`)."""
     point = [c for c in columns if c != "seed"]
-    metrics = [m for m in METRICS if m in runs.columns]
+    metrics = [m for m in ALL_METRICS if m in runs.columns]
     rows = []
     groups = runs.groupby(point, sort=False, dropna=False) if point else [((), runs)]
     for key, g in groups:
@@ -97,6 +119,26 @@ def summary(runs: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def with_metric(runs: pd.DataFrame, flows: pd.DataFrame, columns: Sequence[str], metric: str, group: str = "cc") -> tuple[pd.DataFrame, list[str]]:
+    """``runs`` carrying ``metric`` and the columns to lay it out by. A runs column comes as
+    it is; a :data:`RUN_DERIVED` metric is computed per run from ``flows``; a
+    :data:`GROUP_DERIVED` one gives a row per run and ``group`` value, and ``group`` joins the
+    columns (before ``seed``). ``ValueError`` for an unknown metric."""
+    if metric in runs.columns and metric not in GROUP_DERIVED:
+        return runs, list(columns)
+    if metric in RUN_DERIVED:
+        per = fairness(flows, ["key"], group).merge(system(flows, ["key"]), on="key")
+        q = quartiles(flows, ["key"]).rename(columns={"q1": "goodput_q1_mbps", "median": "goodput_median_mbps", "q3": "goodput_q3_mbps"})
+        per = per.merge(q[["key", "goodput_q1_mbps", "goodput_median_mbps", "goodput_q3_mbps"]], on="key")
+        return runs.merge(per[["key", metric]], on="key", how="left"), list(columns)
+    if metric in GROUP_DERIVED:
+        per = groups(flows, ["key"], group)
+        cols = [c for c in columns if c != "seed"] + [group] + [c for c in columns if c == "seed"]
+        return runs.drop(columns=[group], errors="ignore").merge(per[["key", group, metric]], on="key", how="inner"), cols
+    known = [m for m in ALL_METRICS if m in runs.columns or m in RUN_DERIVED or m in GROUP_DERIVED]
+    raise ValueError(f"unknown metric {metric!r}: use one of {', '.join(known)}")
+
+
 def _aqm_column(columns: Sequence[str], paths: Mapping[str, str]) -> str | None:
     for path, col in paths.items():
         if "qdisc" in path and col in columns:
@@ -106,7 +148,7 @@ def _aqm_column(columns: Sequence[str], paths: Mapping[str, str]) -> str | None:
 
 def paper_table(summ: pd.DataFrame, metric: str, rows: Sequence[str], col: str, *, with_ci: bool = True) -> pd.DataFrame:
     """``metric`` as text, rows by ``rows``, columns by ``col`` (in their order of appearance)."""
-    label, scale, fmt = METRICS.get(metric, (metric, 1.0, "{:.4g}"))
+    label, scale, fmt = ALL_METRICS.get(metric, (metric, 1.0, "{:.4g}"))
     out = summ.copy()
 
     def cell(r: pd.Series) -> str:
@@ -431,6 +473,11 @@ def write_report(root: str | Path, out: str | Path | None = None, weights: Mappi
                 add_table(METRICS[metric][0], t)
     else:
         add_table("Runs", summ)
+    mixed_keys = set(flows.groupby("key")["cc"].nunique().loc[lambda n: n > 1].index) if not flows.empty else set()
+    if aqm is not None and mixed_keys:  # the points that mix congestion controls (seed 000's Tables 8-13)
+        for metric in ("bd_pct", "jain_inter"):
+            by_cc, cols = with_metric(runs[runs["key"].isin(mixed_keys)], flows, columns, metric)
+            add_table(GROUP_DERIVED[metric][0] + ", points mixing TCPs", paper_table(summary(by_cc, cols), metric, [*(others or []), "cc"], aqm))
     # fairness and quartiles per point
     if not flows.empty:
         fq = in_study_order(quartiles(flows, point), meta.get("levels", {})).round(3)
