@@ -380,7 +380,7 @@ def validate(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list the flows (or the study's points).")] = False,
 ) -> None:
     """Check a study file without running it (exit 2 and list the problems if invalid); a file
-    with a [study] table is checked point by point."""
+    with a \\[study] table is checked point by point."""
     from crosslayer.study import Study, StudyError
 
     try:
@@ -600,7 +600,7 @@ def list_(
 
 
 study_app = typer.Typer(help="Studies: sweeps over a base scenario, run into a result store.", no_args_is_help=True)
-results_app = typer.Typer(help="Query and tabulate a result store.", no_args_is_help=True)
+results_app = typer.Typer(help="Query, tabulate and plot a result store.", no_args_is_help=True)
 app.add_typer(study_app, name="study")
 app.add_typer(results_app, name="results")
 
@@ -639,7 +639,7 @@ def _load_study(file: Path, sets: list[str] | None) -> Any:
 
 @study_app.command("points")
 def study_points(
-    file: Annotated[Path, typer.Argument(help="Study file (TOML) with a [study] table.")],
+    file: Annotated[Path, typer.Argument(help="Study file (TOML) with a \\[study] table.")],
     sets: Annotated[list[str] | None, typer.Option("--set", help="path=value, or path=v1,v2 to sweep (repeatable).")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the keys, one per line.")] = False,
@@ -678,7 +678,7 @@ def _points_table(name: str, columns: Any, points: list[Any], stored: dict[str, 
 
 @study_app.command("run")
 def study_run(
-    file: Annotated[Path, typer.Argument(help="Study file (TOML) with a [study] table.")],
+    file: Annotated[Path, typer.Argument(help="Study file (TOML) with a \\[study] table.")],
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Result store (default: results/<study name>).")] = None,
     sets: Annotated[list[str] | None, typer.Option("--set", help="path=value, or path=v1,v2 to sweep (repeatable).")] = None,
     workers: Annotated[int | None, typer.Option("--workers", "-j", help="Local worker processes (default: every core).")] = None,
@@ -707,7 +707,7 @@ def study_run(
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            _fail("Dask is not installed: pip install 'crosslayer[cluster]' (dask.distributed)", 2)
+            _fail("Dask is not installed: pip install distributed (a dependency of crosslayer; the environment lacks it)", 2)
         if dask_local:
             cluster = LocalCluster(n_workers=dask_local, threads_per_worker=1, processes=True)
             client = Client(cluster)
