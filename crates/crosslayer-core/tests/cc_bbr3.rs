@@ -105,10 +105,14 @@ fn jain(x: &[f64]) -> f64 {
 }
 
 /// Two BBRv3 flows, the second starting 5 s after the first, on 100 Mb/s, 40 ms with a 1-BDP
-/// buffer (333 packets): measured from 15 s to 45 s they share the link evenly.
+/// buffer (333 packets): measured from 45 s to 90 s they share the link evenly (Jain 0.9997).
+/// They converge more slowly since PROBE_RTT marks the connection app-limited (draft-06
+/// MarkConnectionAppLimited, Linux): probably because the round after it carries an
+/// app-limited sample, so the bw_hi window does not advance there and the first flow keeps its
+/// larger estimate for another cycle (not traced). From 15 s to 45 s: 62.0 / 33.1 Mb/s, Jain 0.916 (0.998 without the marking).
 #[test]
 fn two_bbr3_flows_started_apart_share_evenly() {
-    let mut spec = dumbbell(100, 40, 333, vec![bbr3(), bbr3()], 45, 15);
+    let mut spec = dumbbell(100, 40, 333, vec![bbr3(), bbr3()], 90, 45);
     spec.flows[1].start = StartSpec::Fixed { at: Time::from_secs(5) };
     let r = run(spec).expect("run");
     let g = r.flows.f64s("goodput_bps").to_vec();

@@ -19,7 +19,9 @@
 //!   starting at a random phase other than 3/4; cwnd gain 2.
 //! * PROBE_RTT: entered when the min RTT is 10 s old: cwnd 4 packets until 200 ms and a round
 //!   have passed at that level, then the min RTT's timestamp is renewed and the previous cwnd
-//!   restored (back to PROBE_BW, or STARTUP if the pipe was never full).
+//!   restored (back to PROBE_BW, or STARTUP if the pipe was never full). Every ACK in it marks
+//!   the connection app-limited (`take_app_limited`), so its low rate samples do not enter the
+//!   bandwidth filter: at short RTTs 200 ms is most of the 10-round window.
 //! * cwnd: `gain x BDP + 3 x send quantum` (even, + 2 in the 5/4 phase), approached by adding
 //!   what each ACK delivers once the pipe is full, at least 4 packets. Losses reported by an ACK
 //!   take that much off; the first round of a fast recovery is packet-conserving (cwnd = in
@@ -96,10 +98,15 @@ impl RoundMaxFilter {
         }
     }
 
-    /// Recompute the max for the window ending at `round` (when a round starts).
+    /// Recompute the max for the window ending at `round` (when a round starts). A window
+    /// with no sample keeps the max it had: as Linux's `minmax` filter, the estimate changes
+    /// only when a sample is taken (rounds without one, e.g. app-limited ones, age nothing).
     pub(crate) fn advance(&mut self, round: u64) {
         let n = self.slots.len() as u64;
-        self.max = self.slots.iter().filter(|(r, _)| *r != u64::MAX && *r + n > round).map(|&(_, b)| b).fold(0.0, f64::max);
+        let mut live = self.slots.iter().filter(|(r, _)| *r != u64::MAX && *r + n > round).peekable();
+        if live.peek().is_some() {
+            self.max = live.map(|&(_, b)| b).fold(0.0, f64::max);
+        }
     }
 
     /// Take `v` as a sample of `round`.
@@ -155,6 +162,8 @@ pub struct Bbr {
     cycle_stamp: Time,
     probe_rtt_done: Option<Time>,
     probe_rtt_round_done: bool,
+    /// Set on every ACK in PROBE_RTT; the sender reads and clears it (`take_app_limited`).
+    mark_app_limited: bool,
     prior_cwnd: u64,
     /// Restore prior_cwnd at the next ACK (leaving PROBE_RTT).
     restore_cwnd: bool,
@@ -196,6 +205,7 @@ impl Algorithm for Bbr {
             cycle_stamp: Time::ZERO,
             probe_rtt_done: None,
             probe_rtt_round_done: false,
+            mark_app_limited: false,
             prior_cwnd: 0,
             restore_cwnd: false,
             packet_conservation: false,
@@ -324,6 +334,9 @@ impl Bbr {
             self.probe_rtt_done = None;
         }
         if self.mode == Mode::ProbeRtt {
+            // Linux: ignore the low rate samples of this mode (the connection is marked
+            // app-limited until what is in flight now is delivered)
+            self.mark_app_limited = true;
             let inflight_after = a.prior_in_flight.saturating_sub(a.acked_bytes + a.sacked_bytes);
             match self.probe_rtt_done {
                 None if inflight_after <= MIN_CWND_PKTS * self.mss => {
@@ -369,6 +382,10 @@ impl CongestionControl for Bbr {
         Field { name: "round", unit: "count", doc: "round trips counted" },
         Field { name: "full_bw_reached", unit: "flag", doc: "1 once STARTUP found the pipe full" },
     ];
+
+    fn take_app_limited(&mut self) -> bool {
+        std::mem::take(&mut self.mark_app_limited)
+    }
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
         // Linux bbr_update_bw

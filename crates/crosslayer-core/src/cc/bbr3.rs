@@ -59,9 +59,10 @@
 //! * With the classic RFC 3168 echo (NEEDS_ECN false), ECE stays set on every ACK until CWR, so
 //!   one CE mark counts as up to a round of marked data: alpha and the 50 % test over-count.
 //! * Not modelled: ECN re-probing (Linux bbr_ecn_reprobe_gain) and PLB; the undo of spurious
-//!   recoveries; idle restart (a bulk flow does not idle); marking the connection app-limited in
-//!   PROBE_RTT; Linux's EDT in-network adjustment of in flight. The send quantum is v1's (1 ms at
-//!   the pacing rate, 2..44 segments).
+//!   recoveries; idle restart (a bulk flow does not idle); Linux's EDT in-network adjustment of
+//!   in flight. The send quantum is v1's (1 ms at the pacing rate, 2..44 segments).
+//! * PROBE_RTT marks the connection app-limited on every ACK (draft-06
+//!   MarkConnectionAppLimited, through `take_app_limited`), as v1 does.
 //! * Defaults follow the draft where it and Linux differ: DRAIN gain 0.5 (Linux 1/2.885), DOWN
 //!   0.90 (Linux 0.91), extra_acked window 10 rounds (Linux 5-10), cwnd restored on leaving fast
 //!   recovery (Linux v3 only after a timeout), cwnd gain 0.5 in PROBE_RTT (Linux 1, same cap).
@@ -238,6 +239,8 @@ pub struct Bbr3 {
     probe_rtt_min_stamp: Time,
     probe_rtt_done: Option<Time>,
     probe_rtt_round_done: bool,
+    /// Set on every ACK in PROBE_RTT; the sender reads and clears it (`take_app_limited`).
+    mark_app_limited: bool,
     // --- control ---
     pub pacing_gain: f64,
     cwnd_gain: f64,
@@ -332,6 +335,7 @@ impl Algorithm for Bbr3 {
             probe_rtt_min_stamp: Time::ZERO,
             probe_rtt_done: None,
             probe_rtt_round_done: false,
+            mark_app_limited: false,
             pacing_gain: cfg.startup_pacing_gain,
             cwnd_gain: cfg.cwnd_gain,
             pacing_bps: init_rate * 8.0 * PACING_MARGIN,
@@ -815,6 +819,8 @@ impl Bbr3 {
             self.start_round();
         }
         if self.mode == Mode::ProbeRtt {
+            // draft-06 BBRHandleProbeRTT: MarkConnectionAppLimited() (Linux: tp->app_limited)
+            self.mark_app_limited = true;
             match self.probe_rtt_done {
                 None if inflight_now <= self.probe_rtt_cwnd() => {
                     self.probe_rtt_done = Some(now + self.cfg.probe_rtt_time);
@@ -906,6 +912,10 @@ impl CongestionControl for Bbr3 {
         Field { name: "ecn_alpha", unit: "ratio", doc: "EWMA of the fraction of delivered bytes echoed CE, per round" },
         Field { name: "round", unit: "count", doc: "round trips counted" },
     ];
+
+    fn take_app_limited(&mut self) -> bool {
+        std::mem::take(&mut self.mark_app_limited)
+    }
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
         let now = a.now;

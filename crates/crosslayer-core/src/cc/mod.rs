@@ -277,6 +277,13 @@ pub trait CongestionControl {
     }
     /// Write `STATE.len()` values into `out`.
     fn state(&self, _w: &Window, _out: &mut [f64]) {}
+    /// Asked after every `on_ack` of an algorithm with `RATE_SAMPLE`: true marks the connection
+    /// application-limited until what is in flight now is delivered, so that the rate samples
+    /// of that time carry `is_app_limited` (Linux BBR sets `tp->app_limited` on every ACK in
+    /// PROBE_RTT: "ignore low rate samples during this mode"). Reading it clears it.
+    fn take_app_limited(&mut self) -> bool {
+        false
+    }
 }
 
 /// Catalog extras of a congestion control.
@@ -303,6 +310,10 @@ macro_rules! cc_dispatch {
             }
             pub fn state(&self, w: &Window, out: &mut [f64]) {
                 match self { $( $(#[$m])* Cc::$V(c) => c.state(w, out), )+ }
+            }
+            #[inline]
+            pub fn take_app_limited(&mut self) -> bool {
+                match self { $( $(#[$m])* Cc::$V(c) => c.take_app_limited(), )+ }
             }
             pub fn needs_ecn(&self) -> bool {
                 match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::NEEDS_ECN, )+ }

@@ -776,6 +776,10 @@ impl Sender {
             rate,
         };
         self.cc.on_ack(&mut self.window, &ev);
+        if self.rate_sampling && self.cc.take_app_limited() {
+            // Linux tcp_bbr.c in PROBE_RTT: tp->app_limited = delivered + in flight
+            self.rate.app_limited = (self.rate.delivered + self.pipe_bytes()).max(1);
+        }
 
         let full = self.cc.full_control();
         match self.state {
