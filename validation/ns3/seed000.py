@@ -13,7 +13,8 @@ bottleneck; receivers N4, N5, N6 each on its own link from router B. Every link 
 * ``datacenter``: every link 1 Gbps; A-B delay 0; sender delays N1 10 us, N2 10 us, N3 100 us;
   receiver delays N4 10 us, N5 100 us, N6 100 us (RTT 40 ... 400 us).
 
-Queues (all explicit): the A -> B egress has a ``FifoQueueDisc`` of 900 packets (DropTail); every
+Queues (all explicit): the A -> B egress has a ``FifoQueueDisc`` of 900 packets (DropTail; with
+``--qdisc pie`` or ``--qdisc codel`` ns-3's PIE or CoDel, their defaults and the same limit); every
 other egress (host NICs, B -> A, routers towards hosts) a ``FifoQueueDisc`` of 1000 packets. The
 queue discs are installed before ``Ipv4AddressHelper::Assign`` so no pfifo_fast is added, and every
 device's own transmit queue (``DropTailQueue<Packet>``) holds 1 packet so the backlog sits in the
@@ -119,7 +120,9 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "receivers": [("N4", "10us"), ("N5", "100us"), ("N6", "100us")],
     },
 }
-BOTTLENECK_LIMIT = 900      # packets, A -> B FifoQueueDisc
+BOTTLENECK_LIMIT = 900      # packets, A -> B queue disc
+BOTTLENECK_QDISCS = {"fifo": "ns3::FifoQueueDisc", "pie": "ns3::PieQueueDisc",
+                     "codel": "ns3::CoDelQueueDisc"}
 DEFAULT_LIMIT = 1000        # packets, every other FifoQueueDisc
 DEVICE_QUEUE = "1p"         # PointToPointNetDevice transmit queue
 SEGMENT_SIZE = 1448
@@ -467,8 +470,16 @@ def _qstats(ns, cppyy, qd) -> dict[str, int]:
 
 
 def run(scenario: str, per_pair: int, run: int, starts: Optional[Sequence[float]] = None,
-        duration: float = 100.0, warmup: float = 30.0) -> dict:
-    """Build and run one scenario; return the metrics as a JSON-serializable dict."""
+        duration: float = 100.0, warmup: float = 30.0, bottleneck_qdisc: str = "fifo") -> dict:
+    """Build and run one scenario; return the metrics as a JSON-serializable dict.
+
+    ``bottleneck_qdisc``: the A -> B queue disc, ``fifo`` (DropTail), ``pie`` (PieQueueDisc) or
+    ``codel`` (CoDelQueueDisc), each with ns-3 3.44's default parameters (PIE: target 15 ms,
+    tupdate 15 ms, burst 150 ms, no derandomization; CoDel: target 5 ms, interval 100 ms) and
+    the same 900-packet limit, as crosslayer's ``{ kind = "pie", limit_pkts = 900 }`` and
+    ``{ kind = "codel", limit_pkts = 900 }`` in studies/seed000-matrix.toml."""
+    if bottleneck_qdisc not in BOTTLENECK_QDISCS:
+        raise ValueError(f"bottleneck_qdisc must be one of {sorted(BOTTLENECK_QDISCS)}")
     if scenario not in SCENARIOS:
         raise ValueError(f"scenario must be one of {sorted(SCENARIOS)}")
     if per_pair < 1 or run < 1:
@@ -510,11 +521,11 @@ def run(scenario: str, per_pair: int, run: int, starts: Optional[Sequence[float]
     p2p.SetDeviceAttribute("DataRate", ns.StringValue(sc["rate"]))
     p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", ns.StringValue(DEVICE_QUEUE))
 
-    def fifo(dev, limit):
-        ns.Config.SetDefault("ns3::FifoQueueDisc::MaxSize",
+    def fifo(dev, limit, type_id="ns3::FifoQueueDisc"):
+        ns.Config.SetDefault(f"{type_id}::MaxSize",
                              ns.QueueSizeValue(ns.QueueSize(f"{limit}p")))
         tch = ns.TrafficControlHelper()
-        tch.SetRootQueueDisc("ns3::FifoQueueDisc")
+        tch.SetRootQueueDisc(type_id)
         return tch.Install(dev).Get(0)
 
     links = []  # (a, b, delay): device 0 on a, device 1 on b
@@ -532,7 +543,10 @@ def run(scenario: str, per_pair: int, run: int, starts: Optional[Sequence[float]
         p2p.SetChannelAttribute("Delay", ns.StringValue(delay))
         devs = p2p.Install(node[a], node[b])
         # queue discs before addresses, so Ipv4AddressHelper adds no pfifo_fast
-        qdiscs[f"{a}->{b}"] = fifo(devs.Get(0), BOTTLENECK_LIMIT if (a, b) == ("A", "B") else DEFAULT_LIMIT)
+        if (a, b) == ("A", "B"):
+            qdiscs[f"{a}->{b}"] = fifo(devs.Get(0), BOTTLENECK_LIMIT, BOTTLENECK_QDISCS[bottleneck_qdisc])
+        else:
+            qdiscs[f"{a}->{b}"] = fifo(devs.Get(0), DEFAULT_LIMIT)
         qdiscs[f"{b}->{a}"] = fifo(devs.Get(1), DEFAULT_LIMIT)
         devices[f"{a}->{b}"], devices[f"{b}->{a}"] = devs.Get(0), devs.Get(1)
         addr.SetBase(ns.Ipv4Address(f"10.0.{i + 1}.0"), ns.Ipv4Mask("255.255.255.0"))
@@ -659,6 +673,7 @@ def run(scenario: str, per_pair: int, run: int, starts: Optional[Sequence[float]
     result = {
         "simulator": "ns-3 3.44 (PyPI ns3 wheel, cppyy bindings)",
         "scenario": scenario, "per_pair": per_pair, "run": run, "n_flows": len(flows),
+        "bottleneck_qdisc": BOTTLENECK_QDISCS[bottleneck_qdisc],
         "duration_s": duration, "warmup_s": warmup, "sim_end_s": now,
         "start_source": start_source,
         "aggregate": {
@@ -702,13 +717,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--duration", type=float, default=100.0)
     ap.add_argument("--warmup", type=float, default=30.0)
     ap.add_argument("--out", help="write JSON here instead of stdout")
+    ap.add_argument("--qdisc", choices=sorted(BOTTLENECK_QDISCS), default="fifo",
+                    help="A -> B queue disc (ns-3 defaults, 900 packets); default fifo")
     ap.add_argument("--no-config", action="store_true",
                     help="omit the TCP attribute dump from the output")
     args = ap.parse_args(argv)
     starts = None
     if args.starts:
         starts = load_starts(args.starts, [n for n, _, _ in flow_names(args.per_pair)])
-    res = run(args.scenario, args.per_pair, args.run, starts, args.duration, args.warmup)
+    res = run(args.scenario, args.per_pair, args.run, starts, args.duration, args.warmup,
+              args.qdisc)
     if args.no_config:
         res.pop("tcp_configuration", None)
     text = json.dumps(res, indent=1, sort_keys=False)
