@@ -5,6 +5,7 @@ checks of docs/validation/seed000.md.
 
     crosslayer study run studies/seed000-matrix.toml -o results/seed000-matrix -j 2
     python validation/seed000_tables.py tables results/seed000-matrix        # Tables 2-13
+    python validation/seed000_tables.py tables results/seed000-paper-aqm T3,T7   # a subset
     python validation/seed000_tables.py jain results/seed000-matrix          # Jain variants
     python validation/seed000_tables.py rtt results/seed000-matrix           # goodput vs RTT
     crosslayer study run studies/seed000-access-fairness.toml -o results/seed000-access-fairness -j 2
@@ -251,10 +252,13 @@ def ours_mixed(runs: pd.DataFrame, flows: pd.DataFrame, topo: str, load: str, ro
     return f"{_fmt_thr(mbps.mean())} ({_fmt_thr(mbps.std(ddof=0))}), {bd:.0f}, {jain(g.goodput_bps):.2f}"
 
 
-def tables(store: str) -> None:
+def tables(store: str, only: str = "") -> None:
+    """The paper's tables (``only``: a comma-separated subset such as ``T3,T7``)."""
     s = Store(store)
     runs, flows = s.runs(), s.flows()
     for t, (topo, title) in TITLES.items():
+        if only and t not in only.split(","):
+            continue
         print(f"\n#### {title}\n")
         print("| load | TCP | " + " | ".join(f"{AQM_NAME[a]} paper | {AQM_NAME[a]} crosslayer" for a in AQMS) + " |")
         print("|---|---|" + "---|---|" * len(AQMS))
@@ -291,10 +295,18 @@ def jain_variants(store: str) -> None:
             }
         )
     d = pd.DataFrame(rows)
-    d["o"] = d.load.map(LOADS.index)
-    d["a"] = d.aqm.map(AQMS.index)
-    d = d.sort_values(["topology", "tcp", "o", "a"]).drop(columns=["o", "a"])
-    print(d.round(3).to_markdown(index=False))
+    ways = ["flows, goodput", "flows, sender throughput", "host pairs (mean per flow)", "sender nodes (sum)"]
+    for topo in ("access_link", "data_center"):
+        print(f"\n{topo}: Jain's index DT / PIE / CoDel, four ways\n")
+        print("| TCP | load | " + " | ".join(ways) + " |")
+        print("|---|---|" + "---|" * len(ways))
+        for tcp in [*TCPS, "mixed"]:
+            for load in LOADS:
+                g = d[(d.topology == topo) & (d.tcp == tcp) & (d.load == load)].set_index("aqm")
+                if g.empty:
+                    continue
+                cells = [" / ".join(f"{g.loc[a, w]:.2f}" for a in AQMS) for w in ways]
+                print(f"| {TCP_NAME[tcp]} | {load} | " + " | ".join(cells) + " |")
 
 
 def rtt(store: str, topo: str = "access_link") -> None:
@@ -357,5 +369,5 @@ def fairness(store: str) -> None:
 
 
 if __name__ == "__main__":
-    cmd, store = sys.argv[1], sys.argv[2]
-    {"tables": tables, "jain": jain_variants, "rtt": rtt, "fairness": fairness}[cmd](store)
+    cmd, store, *rest = sys.argv[1:]
+    {"tables": tables, "jain": jain_variants, "rtt": rtt, "fairness": fairness}[cmd](store, *rest)
