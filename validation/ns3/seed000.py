@@ -470,16 +470,20 @@ def _qstats(ns, cppyy, qd) -> dict[str, int]:
 
 
 def run(scenario: str, per_pair: int, run: int, starts: Optional[Sequence[float]] = None,
-        duration: float = 100.0, warmup: float = 30.0, bottleneck_qdisc: str = "fifo") -> dict:
+        duration: float = 100.0, warmup: float = 30.0, bottleneck_qdisc: str = "fifo",
+        qdisc_target: Optional[str] = None) -> dict:
     """Build and run one scenario; return the metrics as a JSON-serializable dict.
 
     ``bottleneck_qdisc``: the A -> B queue disc, ``fifo`` (DropTail), ``pie`` (PieQueueDisc) or
     ``codel`` (CoDelQueueDisc), each with ns-3 3.44's default parameters (PIE: target 15 ms,
     tupdate 15 ms, burst 150 ms, no derandomization; CoDel: target 5 ms, interval 100 ms) and
     the same 900-packet limit, as crosslayer's ``{ kind = "pie", limit_pkts = 900 }`` and
-    ``{ kind = "codel", limit_pkts = 900 }`` in studies/seed000-matrix.toml."""
+    ``{ kind = "codel", limit_pkts = 900 }`` in studies/seed000-matrix.toml. ``qdisc_target``
+    (an ns-3 time string such as "5ms") sets PIE's QueueDelayReference or CoDel's Target."""
     if bottleneck_qdisc not in BOTTLENECK_QDISCS:
         raise ValueError(f"bottleneck_qdisc must be one of {sorted(BOTTLENECK_QDISCS)}")
+    if qdisc_target is not None and bottleneck_qdisc == "fifo":
+        raise ValueError("qdisc_target needs bottleneck_qdisc pie or codel")
     if scenario not in SCENARIOS:
         raise ValueError(f"scenario must be one of {sorted(SCENARIOS)}")
     if per_pair < 1 or run < 1:
@@ -503,6 +507,11 @@ def run(scenario: str, per_pair: int, run: int, starts: Optional[Sequence[float]
         if len(starts) != len(flows):
             raise ValueError(f"{len(starts)} start times for {len(flows)} flows")
         start_source = "given"
+
+    if qdisc_target is not None:
+        attr = "QueueDelayReference" if bottleneck_qdisc == "pie" else "Target"
+        ns.Config.SetDefault(f"{BOTTLENECK_QDISCS[bottleneck_qdisc]}::{attr}",
+                             ns.TimeValue(ns.Time(qdisc_target)))
 
     # TCP: CUBIC (default socket type), 1448-byte segments, 32 MiB buffers, the rest default.
     ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TcpCubic.GetTypeId()))
@@ -673,7 +682,7 @@ def run(scenario: str, per_pair: int, run: int, starts: Optional[Sequence[float]
     result = {
         "simulator": "ns-3 3.44 (PyPI ns3 wheel, cppyy bindings)",
         "scenario": scenario, "per_pair": per_pair, "run": run, "n_flows": len(flows),
-        "bottleneck_qdisc": BOTTLENECK_QDISCS[bottleneck_qdisc],
+        "bottleneck_qdisc": BOTTLENECK_QDISCS[bottleneck_qdisc], "qdisc_target": qdisc_target,
         "duration_s": duration, "warmup_s": warmup, "sim_end_s": now,
         "start_source": start_source,
         "aggregate": {
@@ -719,6 +728,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--out", help="write JSON here instead of stdout")
     ap.add_argument("--qdisc", choices=sorted(BOTTLENECK_QDISCS), default="fifo",
                     help="A -> B queue disc (ns-3 defaults, 900 packets); default fifo")
+    ap.add_argument("--qdisc-target", help="PIE QueueDelayReference or CoDel Target, e.g. 5ms")
     ap.add_argument("--no-config", action="store_true",
                     help="omit the TCP attribute dump from the output")
     args = ap.parse_args(argv)
@@ -726,7 +736,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.starts:
         starts = load_starts(args.starts, [n for n, _, _ in flow_names(args.per_pair)])
     res = run(args.scenario, args.per_pair, args.run, starts, args.duration, args.warmup,
-              args.qdisc)
+              args.qdisc, args.qdisc_target)
     if args.no_config:
         res.pop("tcp_configuration", None)
     text = json.dumps(res, indent=1, sort_keys=False)
