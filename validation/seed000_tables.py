@@ -10,6 +10,7 @@ checks of docs/validation/seed000.md.
     python validation/seed000_tables.py rtt results/seed000-matrix           # goodput vs RTT
     crosslayer study run studies/seed000-access-fairness.toml -o results/seed000-access-fairness -j 2
     python validation/seed000_tables.py fairness results/seed000-access-fairness
+    python validation/seed000_tables.py ns3pairs results/seed000-access-fairness  # ns-3 per pair
 
 How the paper's metrics are computed here (section 5 of the paper):
 
@@ -368,6 +369,36 @@ def fairness(store: str) -> None:
                     print(f"| {prof} | {cc} | {load} | " + " | ".join(cells) + " |")
 
 
+def ns3pairs(store: str, results: str = "validation/results") -> None:
+    """Access Link, 90 Cubic flows, run/seed 1: mean goodput per flow of each host pair in ns-3
+    3.44 (``results``/access-pp10-run1.ns3.json and aqm/access-pp10-run1.ns3-<aqm>.json) and in
+    crosslayer's ns3 profile (the seed000-access-fairness store)."""
+    import collections
+    import json
+    from pathlib import Path
+
+    def ns3(path: Path) -> dict[str, float]:
+        acc: dict[str, list[float]] = collections.defaultdict(list)
+        for r in json.loads(path.read_text())["flows"]:
+            acc[r["name"].split(".")[0]].append(r["goodput_bps"] / 1e6)
+        return {k: float(np.mean(v)) for k, v in acc.items()}
+
+    d = Path(results)
+    cols = {"ns-3 DT": ns3(d / "access-pp10-run1.ns3.json")}
+    for a, name in (("pie", "PIE"), ("pie5ms", "PIE 5 ms"), ("codel", "CoDel")):
+        cols[f"ns-3 {name}"] = ns3(d / "aqm" / f"access-pp10-run1.ns3-{a}.json")
+    f = Store(store).flows()
+    f = f[(f.profile == "ns3") & (f.tcp_cc == "cubic") & (f.load == "mild") & (f.seed == 1)]
+    for a, name in (("droptail", "DT"), ("pie", "PIE"), ("pie_5ms", "PIE 5 ms"), ("codel", "CoDel")):
+        g = f[f.aqm == a]
+        cols[f"crosslayer ns3 {name}"] = (g.groupby(g.src + "-" + g.dst).goodput_bps.mean() / 1e6).to_dict()
+    rtt = {"N1-N4": 8, "N2-N4": 32, "N3-N4": 58, "N1-N5": 78, "N2-N5": 102, "N3-N5": 128, "N1-N6": 154, "N2-N6": 178, "N3-N6": 204}
+    print("| pair (base RTT) | " + " | ".join(cols) + " |")
+    print("|---" * (len(cols) + 1) + "|")
+    for k, ms in rtt.items():
+        print(f"| {k} ({ms} ms) | " + " | ".join(f"{c[k]:.2f}" for c in cols.values()) + " |")
+
+
 if __name__ == "__main__":
     cmd, store, *rest = sys.argv[1:]
-    {"tables": tables, "jain": jain_variants, "rtt": rtt, "fairness": fairness}[cmd](store, *rest)
+    {"tables": tables, "jain": jain_variants, "rtt": rtt, "fairness": fairness, "ns3pairs": ns3pairs}[cmd](store, *rest)
