@@ -112,12 +112,12 @@ fn blue_learns_a_probability_that_avoids_overflow() {
 
 /// SFB with Linux's defaults (8 x 16 bins, bin_size 20, max 25, increment 0.001, decrement
 /// 1/6000, limit 1000) and CUBIC and Reno flows alternating over RTTs of 8-204 ms. The queue
-/// stays bounded (26.7 and 98.8 packets where DropTail's 900 holds 732 and 840) and the link
-/// busy. Fairness: with 9 flows Jain's index is above DropTail's (0.783 against 0.711); with 90
-/// flows it is well below it (0.533 against 0.911): the bins are crowded (90 flows in 16 bins
-/// per level), SFB is a FIFO with no scheduler, and a short queue leaves the RTT unfairness of
-/// 8-204 ms to TCP, which DropTail's 100 ms of queueing dilutes. Against RED (gentle, 30/90),
-/// another short FIFO, SFB is fairer with both loads (RED: 0.123 and 0.391). No flow is sent
+/// stays bounded (34.5 and 95.1 packets where DropTail's 900 holds 660 and 827) and the link
+/// busy. Fairness: with 9 flows Jain's index is barely above DropTail's (0.890 against 0.887);
+/// with 90 flows it is well below it (0.518 against 0.909): the bins are crowded (90 flows in 16
+/// bins per level), SFB is a FIFO with no scheduler, and a short queue leaves the RTT unfairness
+/// of 8-204 ms to TCP, which DropTail's 100 ms of queueing dilutes. Against RED (gentle, 30/90),
+/// another short FIFO, SFB is fairer with both loads (RED: 0.330 and 0.404). No flow is sent
 /// to the penalty box.
 #[test]
 fn sfb_bounds_the_queue_and_its_fairness_against_droptail() {
