@@ -198,6 +198,21 @@ def test_each_run_of_a_sweep_reports_its_simulated_time_then_its_end(tmp_path: P
         assert last.labels == mine[0].labels and "bottleneck_qdisc" in last.labels
 
 
+def test_an_axis_value_is_never_edited_by_a_later_axis() -> None:
+    # a named topology carrying PIE's tupdate, then an axis over the qdisc's kind: the codel
+    # point drops `tupdate` (CoDel has none) from its copy, never from the axis value the pie
+    # points reuse
+    text = SMALL.replace(
+        '"topology.bottleneck.qdisc" = { droptail = { kind = "droptail", limit_pkts = 100 }, codel = { kind = "codel" } }',
+        '"topology.bottleneck" = { slow = { rate = "20Mbps", delay = "5ms", qdisc = { kind = "pie", tupdate = "30ms" } } }\n'
+        '"topology.bottleneck.qdisc.kind" = ["pie", "codel"]',
+    )
+    study = Study.from_toml(text)
+    for _ in range(2):  # validation walks the points once, the run again
+        tupdates = {(p.labels["qdisc_kind"], p.scenario.topology.bottleneck.qdisc.model_dump().get("tupdate")) for p in study.points()}
+        assert tupdates == {("pie", "30ms"), ("codel", None)}, tupdates
+
+
 def test_an_override_of_an_axis_narrows_it_and_keeps_its_column() -> None:
     study = Study.from_toml(SMALL, overrides={"topology.bottleneck.qdisc": "droptail", "flows[*].per_pair": [1, 3]})
     points = study.points()

@@ -26,6 +26,7 @@ version, so a point is the same run wherever and whenever it is computed; a stor
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import itertools
 import json
@@ -110,8 +111,14 @@ def _assign(container: Any, key: str | int, value: Any, path: str) -> None:
 
 
 def set_path(data: dict[str, Any], path: str, value: Any) -> None:
-    """Set ``path`` in a TOML-shaped mapping (in place); ``[*]`` sets every element."""
+    """Set ``path`` in a TOML-shaped mapping (in place); ``[*]`` sets every element. Each place
+    gets its own copy of ``value``: a later path that edits inside it (e.g. a ``kind`` that
+    drops parameters) must never change the value itself, which other points reuse."""
     tokens = _tokens(path)
+    original = value
+
+    def fresh() -> Any:
+        return copy.deepcopy(original)
 
     def walk(node: Any, rest: list[str | int | None], where: str) -> None:
         head, tail = rest[0], rest[1:]
@@ -122,7 +129,7 @@ def set_path(data: dict[str, Any], path: str, value: Any) -> None:
                 if tail:
                     walk(node[i], tail, f"{where}[{i}]")
                 else:
-                    node[i] = value
+                    node[i] = fresh()
             return
         if isinstance(head, int):
             if not isinstance(node, list):
@@ -135,7 +142,7 @@ def set_path(data: dict[str, Any], path: str, value: Any) -> None:
                 raise StudyError(f"{path!r}: {where} is the name {node!r}; set {where} to a table {{kind = {node!r}, ...}} first")
             raise StudyError(f"{path!r}: {where or 'the scenario'} has no field {head!r}")
         if not tail:
-            _assign(node, head, value, path)
+            _assign(node, head, fresh(), path)
             return
         child = node[head] if isinstance(head, int) else node.get(head)
         if child is None:
