@@ -256,7 +256,7 @@ def queue_grid(series: pd.DataFrame, runs: pd.DataFrame, row: Sequence[str], col
         return None
     rows = list(dict.fromkeys(tuple(r) for r in sel[list(row)].itertuples(index=False)))
     cols = list(dict.fromkeys(sel[col]))
-    fig, axes = plt.subplots(len(rows), len(cols), figsize=(2.6 * len(cols) + 0.8, 1.6 * len(rows) + 0.8), sharex=True, sharey=True, squeeze=False)
+    fig, axes = plt.subplots(len(rows), len(cols), figsize=(2.6 * len(cols) + 0.8, 1.6 * len(rows) + 0.8), sharex=True, sharey=True, squeeze=False, layout="constrained")
     for i, r in enumerate(rows):
         for j, c in enumerate(cols):
             ax = axes[i][j]
@@ -353,6 +353,10 @@ class Layout:
     aqm: str | None
     others: list[str]
 
+
+MAX_GRIDS: Final = 6
+"""At most this many queue grids (and goodput box plots) in a report: one per value of the first
+row column, when there are three or more."""
 
 BASE_LABEL = "base"
 """The label of a swept column in runs stored before that axis existed (they ran at the base
@@ -505,9 +509,15 @@ def write_report(root: str | Path, out: str | Path | None = None, weights: Mappi
         for metric in ("jain", "sojourn_mean_s"):
             add_figure(f"Heatmap: {METRICS[metric][0]}", heatmap(summ, metric, others, aqm), f"heatmap of {metric}")
         series = store.series()
-        first = {c: runs[c].iloc[0] for c in others[:1]} if len(others) > 2 else {}
-        add_figure("Bottleneck queue over time", queue_grid(series, runs, [c for c in others if c not in first], aqm, first), "queue length grid")
-        add_figure("Per-flow goodput", goodput_boxes(flows, point, first), "per-flow goodput box plots")
+        # with three or more row columns, one grid per value of the first (seed 000: a grid per
+        # scenario, its Figures 2-4 and 5-9), up to MAX_GRIDS
+        splits = [{others[0]: v} for v in dict.fromkeys(runs[others[0]])][:MAX_GRIDS] if len(others) > 2 else [{}]
+        for fixed in splits:
+            suffix = f" ({', '.join(f'{k} = {v}' for k, v in fixed.items())})" if fixed else ""
+            add_figure("Bottleneck queue over time" + suffix, queue_grid(series, runs, [c for c in others if c not in fixed], aqm, fixed), "queue length grid")
+        for fixed in splits:
+            suffix = f" ({', '.join(f'{k} = {v}' for k, v in fixed.items())})" if fixed else ""
+            add_figure("Per-flow goodput" + suffix, goodput_boxes(flows, point, fixed), "per-flow goodput box plots")
         one = {c: runs[c].iloc[0] for c in others}
         add_figure("Delay vs goodput (RFC 7928 section 2.7)", delay_goodput_ellipses(flows, aqm, one), "delay-goodput ellipses")
 
