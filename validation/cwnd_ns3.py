@@ -13,9 +13,9 @@ axes (``docs/validation/cwnd/<name>.png``) and writes the table of
 ``docs/validation/cwnd_ns3.md`` (between its ``<!-- table -->`` markers).
 
     # all algorithms (ns-3 results are cached in validation/results/cwnd/; --force reruns them)
-    /work/main/.venv/bin/python validation/cwnd_ns3.py --ns3-python /work/ns3env/bin/python
+    .venv/bin/python validation/cwnd_ns3.py --ns3-python ~/ns3env/bin/python
     # some
-    /work/main/.venv/bin/python validation/cwnd_ns3.py --ns3-python /work/ns3env/bin/python --only cubic,reno
+    .venv/bin/python validation/cwnd_ns3.py --ns3-python ~/ns3env/bin/python --only cubic,reno
 
 Metrics (each simulator's cwnd sampled every 1 ms; ns-3's trace is a step function of its
 ``CongestionWindow`` changes, read at the same instants; cwnd in 1448-byte segments):
