@@ -47,7 +47,7 @@ Output
 
 How to run
 ----------
-    /work/ns3env/bin/python validation/ns3/cwnd_single.py --tcp TcpCubic --csv cubic.csv --out cubic.json
+    ~/ns3env/bin/python validation/ns3/cwnd_single.py --tcp TcpCubic --csv cubic.csv --out cubic.json
 """
 from __future__ import annotations
 

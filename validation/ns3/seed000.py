@@ -66,8 +66,8 @@ is possible but practically never happens). ``loss_entries`` counts entries into
 
 How to run
 ----------
-    /work/ns3env/bin/python seed000.py --scenario access --per-pair 1 --run 1 --out r.json
-    /work/ns3env/bin/python seed000.py --scenario datacenter --per-pair 1 --run 1 \
+    ~/ns3env/bin/python seed000.py --scenario access --per-pair 1 --run 1 --out r.json
+    ~/ns3env/bin/python seed000.py --scenario datacenter --per-pair 1 --run 1 \
         --starts starts.json --duration 100 --warmup 30 --out r.json
 
 or from Python (once per process: ns-3's simulator is global; ``run`` calls
