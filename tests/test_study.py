@@ -198,6 +198,19 @@ def test_each_run_of_a_sweep_reports_its_simulated_time_then_its_end(tmp_path: P
         assert last.labels == mine[0].labels and "bottleneck_qdisc" in last.labels
 
 
+def test_the_python_api_runs_a_study_into_a_store_and_returns_it(tmp_path: Path) -> None:
+    import crosslayer
+
+    store = crosslayer.run_study(SMALL, tmp_path / "s", overrides={"flows[*].per_pair": 1, "flows[*].cc": "reno"}, workers=1)
+    assert isinstance(store, Store) and len(store.keys()) == 2
+    runs = store.runs()
+    assert set(runs["bottleneck_qdisc"]) == {"droptail", "codel"} and set(runs["flows_cc"]) == {"reno"}
+    again = crosslayer.run_study(Study.from_toml(SMALL, overrides={"flows[*].per_pair": 1, "flows[*].cc": "reno"}), store, workers=1)
+    assert again.keys() == store.keys()
+    with pytest.raises(ValueError, match="overrides apply when loading"):
+        crosslayer.run_study(Study.from_toml(SMALL), store, overrides={"seed": 2})
+
+
 def test_an_axis_value_is_never_edited_by_a_later_axis() -> None:
     # a named topology carrying PIE's tupdate, then an axis over the qdisc's kind: the codel
     # point drops `tupdate` (CoDel has none) from its copy, never from the axis value the pie

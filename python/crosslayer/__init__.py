@@ -3,6 +3,8 @@
 >>> import crosslayer
 >>> result = crosslayer.run("studies/seed000-access-link.toml")   # doctest: +SKIP
 >>> result.flows[["name", "goodput_bps"]]                          # doctest: +SKIP
+>>> store = crosslayer.run_study("studies/seed000-matrix.toml", "results/m")   # doctest: +SKIP
+>>> store.runs()[["topology", "tcp", "load", "aqm", "jain"]]                    # doctest: +SKIP
 
 The compiled engine (``crosslayer._core``) declares every algorithm and its parameters; the
 scenario models and their validation are built from its catalog (:mod:`crosslayer.catalog`), so
@@ -19,11 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from crosslayer.result import Result
 from crosslayer.scenario import Scenario, ScenarioError
+from crosslayer.store import Store
+from crosslayer.study import Study
 
 if TYPE_CHECKING:
     from crosslayer._core import EngineError
 
-__all__ = ["EngineError", "Result", "Scenario", "ScenarioError", "__version__", "run"]
+__all__ = ["EngineError", "Result", "Scenario", "ScenarioError", "Store", "Study", "__version__", "run", "run_study"]
 
 try:
     __version__ = metadata.version("crosslayer")
@@ -52,6 +56,39 @@ def run(scenario: Scenario | Mapping[str, Any] | str | Path, progress: Callable[
             "out of memory while building the result tables: sample less often (sample_interval) "
             "or turn cwnd_trace off"
         ) from None
+
+
+def run_study(
+    study: Study | str | Path,
+    store: Store | str | Path | None = None,
+    *,
+    overrides: Mapping[str, Any] | None = None,
+    workers: int | None = None,
+    client: Any = None,
+) -> Store:
+    """Run every point of a study that ``store`` does not hold yet; returns the store.
+
+    ``study`` is a :class:`Study`, a path to a study file or its TOML text; ``overrides`` (path
+    -> value, or a list of values to sweep) as ``crosslayer study run --set``. ``store``
+    defaults to ``results/<study name>``. ``workers`` local processes (default: every core),
+    or ``client``, a ``dask.distributed.Client``. Failed points raise :class:`RuntimeError`
+    naming them after the others are stored; Ctrl-C raises ``KeyboardInterrupt`` with the
+    finished runs kept (the next call resumes).
+    """
+    from crosslayer.sweep import run_study as sweep
+
+    if not isinstance(study, Study):
+        study = Study.from_toml(study, overrides=overrides)
+    elif overrides:
+        raise ValueError("overrides apply when loading a study file; pass the path or text instead of a Study")
+    target = store if isinstance(store, Store) else Store(store if store is not None else Path("results") / study.name)
+    report = sweep(study, target, workers=workers, client=client)
+    if report.interrupted:
+        raise KeyboardInterrupt(f"interrupted: {report.ran} runs stored in {target.root}; run again to resume")
+    if report.failed:
+        lines = "; ".join(f"{k} {labels}: {err}" for k, labels, err in report.failed[:5])
+        raise RuntimeError(f"{len(report.failed)} of {report.total} points failed ({lines})")
+    return target
 
 
 def __getattr__(name: str) -> Any:
