@@ -166,7 +166,15 @@ def test_local_and_dask_runs_store_identical_results_and_a_second_run_runs_nothi
     assert (again.ran, again.skipped) == (0, 8)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         remote = Store(tmp_path / "dask")
-        assert run_study(study, remote, client=client).ran == 8
+        events: list[RunEvent] = []
+        assert run_study(study, remote, client=client, on_run=events.append).ran == 8
+        assert {e.key for e in events if e.done} == remote.keys()
+        # a longer run reports its simulated time from the worker too
+        long = Study.from_toml(_long_study(tmp_path, 400), overrides={"flows[*].cc": "cubic", "flows[*].per_pair": 1, "topology.bottleneck.qdisc": "codel"})
+        events.clear()
+        assert run_study(long, Store(tmp_path / "dask-long"), client=client, on_run=events.append).ran == 1
+        sims = [e.sim_s for e in events if not e.done]
+        assert sims and sims == sorted(sims) and 0 < sims[0] < 400.0 and events[-1].done
     assert local.keys() == remote.keys()
     for table in ("flows", "queues"):
         pd.testing.assert_frame_equal(local.table(table), remote.table(table))

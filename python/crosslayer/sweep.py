@@ -8,9 +8,9 @@ the runs in flight. The engine is deterministic, so a point gives the same table
 runs.
 
 Progress comes at two levels: ``on_progress(done, running, failed, total)`` counts runs, and
-``on_run(RunEvent)`` follows each run's simulated time (local workers send it through a
-``multiprocessing`` queue, about five times a second per run; on a Dask cluster only the end of
-each run is reported, its dashboard shows the rest).
+``on_run(RunEvent)`` follows each run's simulated time, about five times a second per run: local
+workers send it through a ``multiprocessing`` queue, Dask workers through a distributed
+``Queue`` (best effort: a lost message never fails a run).
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def run_study(
     items = list(todo.values())
     try:
         if client is not None:
-            _run_dask(client, items, finished, progress)
+            _run_dask(client, items, finished, progress, event if on_run is not None else None)
         elif (workers or os.cpu_count() or 1) <= 1 or len(items) <= 1:
             for p in items:
                 progress(1)
@@ -222,25 +222,67 @@ def _run_local(
     runs_q.close()
 
 
-def _run_dask(client: Any, items: Iterable[Point], finished: Callable[..., None], progress: Callable[[int], None]) -> None:
-    from distributed import as_completed
+def execute_on_dask(key: str, labels: Mapping[str, Any], scenario: Mapping[str, Any], queue_name: str) -> dict[str, pd.DataFrame]:
+    """:func:`execute` on a Dask worker, sending ``(key, sim_s)`` progress to the driver through
+    the distributed queue ``queue_name`` (best effort)."""
+    from distributed import Queue, get_client
 
+    q = Queue(queue_name, client=get_client())
+
+    def send(sim_s: float) -> None:
+        try:
+            q.put((key, sim_s), timeout=1)
+        except Exception:  # noqa: BLE001 - progress is best effort; never fail a run for it
+            pass
+
+    return execute(key, labels, scenario, progress=send)
+
+
+def _run_dask(
+    client: Any, items: Iterable[Point], finished: Callable[..., None], progress: Callable[[int], None], event: Callable[[str, float], None] | None = None
+) -> None:
+    import uuid
+
+    from distributed import Queue, as_completed
+
+    runs_q = Queue(f"crosslayer-progress-{uuid.uuid4().hex}", client=client) if event is not None else None
     futures = {}
     for p in items:
-        fut = client.submit(execute, *_payload(p), key=f"crosslayer-{p.key}", pure=False)
+        if runs_q is not None:
+            fut = client.submit(execute_on_dask, *_payload(p), runs_q.name, key=f"crosslayer-{p.key}", pure=False)
+        else:
+            fut = client.submit(execute, *_payload(p), key=f"crosslayer-{p.key}", pure=False)
         futures[fut] = p.key
     n_workers = max(1, len(client.scheduler_info().get("workers", {})))
     remaining = len(futures)
     progress(min(n_workers, remaining))
+
+    def drain() -> None:
+        if runs_q is None or event is None:
+            return
+        try:
+            got = runs_q.get(batch=True)
+        except Exception:  # noqa: BLE001 - progress is best effort
+            return
+        for key, sim_s in got:
+            event(key, sim_s)
+
+    pending = as_completed(list(futures))
     try:
-        for fut in as_completed(list(futures)):
-            remaining -= 1
-            try:
-                frames = fut.result()
-            except Exception as exc:  # noqa: BLE001 - a failed point is reported, the sweep goes on
-                finished(futures[fut], None, f"{type(exc).__name__}: {exc}")
-            else:
-                finished(futures[fut], frames, None)
+        while not pending.is_empty():
+            batch = pending.next_batch(block=False)
+            drain()
+            if not batch:
+                time.sleep(POLL_S)
+                continue
+            for fut in batch:
+                remaining -= 1
+                try:
+                    frames = fut.result()
+                except Exception as exc:  # noqa: BLE001 - a failed point is reported, the sweep goes on
+                    finished(futures[fut], None, f"{type(exc).__name__}: {exc}")
+                else:
+                    finished(futures[fut], frames, None)
             progress(min(n_workers, remaining))
     except KeyboardInterrupt:
         client.cancel(list(futures))
