@@ -113,7 +113,7 @@ fn blue_learns_a_probability_that_avoids_overflow() {
 /// SFB with Linux's defaults (8 x 16 bins, bin_size 20, max 25, increment 0.001, decrement
 /// 1/6000, limit 1000) and CUBIC and Reno flows alternating over RTTs of 8-204 ms. The queue
 /// stays bounded (34.5 and 95.1 packets where DropTail's 900 holds 660 and 827) and the link
-/// busy. Fairness: with 9 flows Jain's index is barely above DropTail's (0.890 against 0.887);
+/// busy. Fairness: with 9 flows Jain's index is level with DropTail's (0.890 against 0.887);
 /// with 90 flows it is well below it (0.518 against 0.909): the bins are crowded (90 flows in 16
 /// bins per level), SFB is a FIFO with no scheduler, and a short queue leaves the RTT unfairness
 /// of 8-204 ms to TCP, which DropTail's 100 ms of queueing dilutes. Against RED (gentle, 30/90),
@@ -146,7 +146,9 @@ fn sfb_bounds_the_queue_and_its_fairness_against_droptail() {
         assert_eq!(drops(&r, "overflow") + drops(&r, "penalty"), 0);
         assert!(j > jain(&red), "{n} flows: Jain {j}, RED {}", jain(&red));
         if n == 9 {
-            assert!(j > jd, "{n} flows: Jain {j}, DropTail {jd}");
+            // as fair as DropTail (0.890 against 0.887); before Reno's ssthresh fix SFB was
+            // clearly fairer (0.783 against 0.711), now the two are level
+            assert!((j - jd).abs() < 0.02, "{n} flows: Jain {j}, DropTail {jd}");
         }
     }
 }
