@@ -219,6 +219,22 @@ def test_the_python_api_runs_a_study_into_a_store_and_returns_it(tmp_path: Path)
         crosslayer.run_study(Study.from_toml(SMALL), store, overrides={"seed": 2})
 
 
+def test_a_store_keeps_udp_flows_and_cwnd_traces_when_the_scenario_has_them(tmp_path: Path) -> None:
+    text = SMALL.replace('seed = 1', 'seed = 1\ncwnd_trace = true\nsample_interval = "100ms"') + """
+[[udp]]
+src = "S1"
+dst = "R1"
+rate = "2Mbps"
+"""
+    store = Store(tmp_path / "s")
+    run_study(Study.from_toml(text, overrides={"flows[*].per_pair": 1, "flows[*].cc": "cubic"}), store, workers=1)
+    udp, cwnd = store.udp(), store.cwnd()
+    assert len(udp) == 2 and set(udp["bottleneck_qdisc"]) == {"droptail", "codel"}
+    assert set(cwnd["flow"].astype(str)) == {"S1-R1.0", "S2-R1.0"} and len(cwnd) == 2 * 2 * 31  # 0 to 3 s every 100 ms
+    counts = store.query("select bottleneck_qdisc, count(*) as n from cwnd group by 1 order by 1")
+    assert counts["n"].tolist() == [62, 62]
+
+
 def test_an_axis_value_is_never_edited_by_a_later_axis() -> None:
     # a named topology carrying PIE's tupdate, then an axis over the qdisc's kind: the codel
     # point drops `tupdate` (CoDel has none) from its copy, never from the axis value the pie

@@ -874,7 +874,7 @@ def results_plot(
 
 @results_app.command("query")
 def results_query(
-    sql: Annotated[str, typer.Argument(help="SQL over the views runs, flows, queues, series (DuckDB).")],
+    sql: Annotated[str, typer.Argument(help="SQL over the views runs, flows, queues, series, udp, cwnd (DuckDB).")],
     store: Annotated[Path, typer.Option("--store", "-s", help="Result store folder.")] = Path("results"),
     output: Annotated[str, typer.Option("--format", help="table, csv, json or markdown.")] = "table",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also say on stderr how many rows the query returned.")] = False,

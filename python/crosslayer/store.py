@@ -10,6 +10,8 @@ Layout::
       flows/<key>.parquet     one row per flow, with the point's swept values and key
       queues/<key>.parquet    one row per link
       series/<key>.parquet    the bottleneck queue over time (when the scenario samples it)
+      udp/<key>.parquet       one row per UDP flow (when the scenario has [[udp]] groups)
+      cwnd/<key>.parquet      each flow's cwnd trace (when the scenario sets cwnd_trace)
 
 Each file is written to a temporary name and renamed into place; ``runs/<key>.parquet`` is
 written last and is what marks a run as stored, so a run interrupted at any moment is either
@@ -33,7 +35,7 @@ import pandas as pd
 
 __all__ = ["TABLES", "Store", "git_commit"]
 
-TABLES: Final = ("runs", "flows", "queues", "series")
+TABLES: Final = ("runs", "flows", "queues", "series", "udp", "cwnd")
 """The datasets of a store; ``runs`` marks a stored run."""
 
 
@@ -136,9 +138,15 @@ class Store:
     def series(self) -> pd.DataFrame:
         return self.table("series")
 
+    def udp(self) -> pd.DataFrame:
+        return self.table("udp")
+
+    def cwnd(self) -> pd.DataFrame:
+        return self.table("cwnd")
+
     def query(self, sql: str) -> pd.DataFrame:
         """Run SQL over the store with DuckDB: the tables are views ``runs``, ``flows``,
-        ``queues`` and ``series`` (only of completely stored runs)."""
+        ``queues``, ``series``, ``udp`` and ``cwnd`` (only of completely stored runs)."""
         import duckdb
 
         con = duckdb.connect()
@@ -209,6 +217,8 @@ def frames_for(key: str, labels: Mapping[str, Any], result: Any, config: Mapping
         return out
 
     tables = {"runs": pd.DataFrame([row]), "flows": tag(result.flows), "queues": tag(result.queues)}
-    if len(result.series):
-        tables["series"] = tag(result.series)
+    for name in ("series", "udp", "cwnd"):
+        frame = getattr(result, name)
+        if len(frame):
+            tables[name] = tag(frame)
     return tables
