@@ -24,6 +24,9 @@ def check_config(section: Literal["cc", "aqm", "tcp"], config: str, what: Litera
     """The engine's checks of one configuration (JSON text, engine units; cc and aqm with their
     "kind"): (field, message) pairs, empty if valid."""
 
+def engine_fingerprint() -> str:
+    """FNV-1a over the engine crate's sources (16 hex digits): which engine computed a result."""
+
 def version() -> str:
     """Version of the engine crate."""
 

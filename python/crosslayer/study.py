@@ -50,10 +50,12 @@ class StudyError(ValueError):
 
 
 def engine_version() -> str:
-    """The crosslayer version that keys runs (a different engine gives a different key)."""
-    from crosslayer import __version__
+    """What keys runs: the package version and the engine's source fingerprint,
+    ``0.1.0+e3b0c44298fc1c14`` (any change to the engine's sources gives other keys, so a store
+    never serves a run an older engine computed)."""
+    from crosslayer import __version__, _core
 
-    return __version__
+    return f"{__version__}+{_core.engine_fingerprint()}"
 
 
 def _tokens(path: str) -> list[str | int | None]:

@@ -175,6 +175,12 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// The engine's source fingerprint (`crosslayer_core::ENGINE_FINGERPRINT`, 16 hex digits).
+#[pyfunction]
+fn engine_fingerprint() -> &'static str {
+    crosslayer_core::ENGINE_FINGERPRINT
+}
+
 /// Panic inside Rust on purpose: proves panics arrive as `EngineError` (used by the tests).
 #[pyfunction]
 fn _trigger_panic(py: Python<'_>) -> PyResult<()> {
@@ -202,6 +208,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(check_config, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(engine_fingerprint, m)?)?;
     m.add_function(wrap_pyfunction!(_trigger_panic, m)?)?;
     Ok(())
 }
