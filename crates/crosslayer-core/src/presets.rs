@@ -49,6 +49,7 @@ fn three_by_three(rate_bps: u64, bottleneck_delay_ns: u64, sender_delays: [u64; 
                 name: format!("N{}-N{}.{}", src + 1, dst + 4, i / 9),
                 src,
                 dst,
+                reverse: false,
                 cc: cc.clone(),
                 tcp: TcpConfig::default(),
                 start: StartSpec::Uniform { from: Time::ZERO, to: Time::from_secs(3) },
@@ -105,7 +106,7 @@ pub fn single_bottleneck(rate_bps: u64, rtt_ns: u64, buffer_pkts: u32, flows: Ve
         flows: flows
             .into_iter()
             .enumerate()
-            .map(|(i, (cc, tcp))| FlowSpec { name: format!("f{i}"), src: 0, dst: 0, cc, tcp, start: StartSpec::Fixed { at: Time::ZERO }, stop: None, dscp: 0, port: 0 })
+            .map(|(i, (cc, tcp))| FlowSpec { name: format!("f{i}"), src: 0, dst: 0, reverse: false, cc, tcp, start: StartSpec::Fixed { at: Time::ZERO }, stop: None, dscp: 0, port: 0 })
             .collect(),
         udp: vec![],
     }

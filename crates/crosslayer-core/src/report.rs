@@ -105,11 +105,23 @@ fn nan_or(v: Option<f64>) -> f64 {
     v.unwrap_or(f64::NAN)
 }
 
+/// Doc of the `direction` column of the flow tables.
+const DIRECTION_DOC: &str = "forward: data from a sender host to a receiver host over A->B (the bottleneck); reverse: from a receiver host to a sender host over B->A";
+
+fn direction(reverse: bool) -> &'static str {
+    if reverse {
+        "reverse"
+    } else {
+        "forward"
+    }
+}
+
 /// One flow, measured over the window.
 pub struct FlowRow {
     name: String,
     src: String,
     dst: String,
+    reverse: bool,
     cc: &'static str,
     start_s: f64,
     stop_s: f64,
@@ -132,8 +144,9 @@ pub struct FlowRow {
 pub fn flow_columns() -> Vec<Col<FlowRow>> {
     let mut c = vec![
         Col::str("name", "flow name: <src>-<dst>.<k>", |r: &FlowRow| r.name.clone()),
-        Col::str("src", "sender host", |r: &FlowRow| r.src.clone()),
-        Col::str("dst", "receiver host", |r: &FlowRow| r.dst.clone()),
+        Col::str("src", "the host sending the data: a sender host, or a receiver host for a reverse flow", |r: &FlowRow| r.src.clone()),
+        Col::str("dst", "the host receiving the data: a receiver host, or a sender host for a reverse flow", |r: &FlowRow| r.dst.clone()),
+        Col::str("direction", DIRECTION_DOC, |r: &FlowRow| direction(r.reverse).to_string()),
         Col::str("cc", "congestion control (canonical name)", |r: &FlowRow| r.cc.to_string()),
         Col::f64("start_s", "s", "start time (whole run)", |r: &FlowRow| r.start_s),
         Col::f64("stop_s", "s", "time the sender stopped sending new data; NaN = ran to the end", |r: &FlowRow| r.stop_s),
@@ -166,6 +179,7 @@ pub struct UdpRow {
     name: String,
     src: String,
     dst: String,
+    reverse: bool,
     rate_bps: u64,
     packet_bytes: u64,
     start_s: f64,
@@ -183,8 +197,9 @@ pub struct UdpRow {
 pub fn udp_columns() -> Vec<Col<UdpRow>> {
     let mut c = vec![
         Col::str("name", "flow name: <src>-<dst>.udp<k>", |r: &UdpRow| r.name.clone()),
-        Col::str("src", "sender host", |r: &UdpRow| r.src.clone()),
-        Col::str("dst", "receiver host", |r: &UdpRow| r.dst.clone()),
+        Col::str("src", "the source host: a sender host, or a receiver host for a reverse flow", |r: &UdpRow| r.src.clone()),
+        Col::str("dst", "the sink host: a receiver host, or a sender host for a reverse flow", |r: &UdpRow| r.dst.clone()),
+        Col::str("direction", DIRECTION_DOC, |r: &UdpRow| direction(r.reverse).to_string()),
         Col::u64("rate_bps", "bps", &["configured sending rate (wire bytes)"], |r: &UdpRow| r.rate_bps),
         Col::u64("packet_bytes", "bytes", &["wire size of each datagram"], |r: &UdpRow| r.packet_bytes),
         Col::f64("start_s", "s", "first datagram (whole run)", |r: &UdpRow| r.start_s),
@@ -266,9 +281,11 @@ pub fn queue_columns() -> Vec<Col<LinkRow>> {
     c
 }
 
-/// One sender host: how its flows fared at the bottleneck (the lock-out indicators).
+/// One host that sends TCP data: how its flows fared at the queue between the routers they
+/// cross (the lock-out indicators).
 pub struct HostRow {
     host: String,
+    reverse: bool,
     flows: u64,
     goodput_bps: f64,
     total_goodput_bps: f64,
@@ -280,10 +297,11 @@ pub struct HostRow {
 /// Columns of the `hosts` table.
 pub fn host_columns() -> Vec<Col<HostRow>> {
     let mut c = vec![
-        Col::str("host", "sender host", |r: &HostRow| r.host.clone()),
-        Col::u64("flows", "count", &["flows from this host"], |r: &HostRow| r.flows),
+        Col::str("host", "a sender host, or a receiver host that sends reverse flows", |r: &HostRow| r.host.clone()),
+        Col::str("direction", "forward (a sender host: its flows cross A->B) or reverse (a receiver host: its reverse flows cross B->A)", |r: &HostRow| direction(r.reverse).to_string()),
+        Col::u64("flows", "count", &["TCP flows sending data from this host"], |r: &HostRow| r.flows),
         Col::f64("goodput_bps", "bps", "sum of its flows' goodput", |r: &HostRow| r.goodput_bps),
-        Col::f64("goodput_share", "ratio", "its share of all flows' goodput: near 1 for one host and 0 for the others is a lock-out", |r: &HostRow| {
+        Col::f64("goodput_share", "ratio", "its share of the goodput of all flows in its direction (those that share its router link): near 1 for one host and 0 for the others is a lock-out", |r: &HostRow| {
             if r.total_goodput_bps > 0.0 {
                 r.goodput_bps / r.total_goodput_bps
             } else {
@@ -294,7 +312,7 @@ pub fn host_columns() -> Vec<Col<HostRow>> {
         Col::u64("never_connected_flows", "count", &["its flows whose every SYN timed out"], |r: &HostRow| r.never_connected_flows),
     ];
     c.extend(BottleneckCounters::columns(|r: &HostRow| r.bottleneck));
-    c.push(Col::f64("bottleneck_drop_share", "ratio", "bottleneck_drops / bottleneck_arrivals: how often its packets found the bottleneck queue full (or were dropped early)", |r: &HostRow| {
+    c.push(Col::f64("bottleneck_drop_share", "ratio", "bottleneck_drops / bottleneck_arrivals: how often its packets found the queue between the routers (A->B, or B->A for a receiver host's reverse flows) full (or were dropped early)", |r: &HostRow| {
         if r.bottleneck.bottleneck_arrivals > 0 {
             r.bottleneck.bottleneck_drops as f64 / r.bottleneck.bottleneck_arrivals as f64
         } else {
@@ -386,7 +404,7 @@ pub fn tables_json() -> Json {
         "flows": {"doc": "one row per flow", "columns": specs(flow_columns())},
         "udp": {"doc": "one row per unresponsive constant-bit-rate (UDP) flow", "columns": specs(udp_columns())},
         "queues": {"doc": "one row per simplex link", "columns": specs(queue_columns())},
-        "hosts": {"doc": "one row per sender host: its share of the bottleneck (lock-out indicators)", "columns": specs(host_columns())},
+        "hosts": {"doc": "one row per sender host, then one per receiver host that sends reverse flows: its share of the router link its data crosses (lock-out indicators)", "columns": specs(host_columns())},
         "drops": {"doc": "one row per link and drop/mark reason its discipline declares", "columns": specs(drop_columns())},
         "qdisc_stats": {"doc": "one row per link and counter its discipline declares", "columns": specs(stat_columns())},
         "series": {"doc": "the queue named by series_queue (the bottleneck unless told otherwise) every sample_interval", "columns": fixed(series_columns()),
@@ -414,6 +432,7 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
                 name: fl.name.clone(),
                 src: topo.node_names[s.node as usize].clone(),
                 dst: topo.node_names[r.node as usize].clone(),
+                reverse: fs.reverse,
                 cc: fs.cc.name(),
                 start_s: s.start_at().secs_f64(),
                 stop_s: fs.stop.map_or(f64::NAN, |t| t.secs_f64()),
@@ -445,6 +464,7 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
                 name: u.name.clone(),
                 src: topo.node_names[s.node as usize].clone(),
                 dst: topo.node_names[s.peer as usize].clone(),
+                reverse: us.reverse,
                 rate_bps: s.rate().bps(),
                 packet_bytes: s.size_bytes() as u64,
                 start_s: s.start_at().secs_f64(),
@@ -461,11 +481,16 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
         .collect();
 
     let goodput = |f: &FlowRow| f.receiver.received_bytes as f64 * 8.0 / span.secs_f64();
-    let total_goodput: f64 = flow_rows.iter().map(goodput).sum();
+    let total_goodput = |reverse: bool| -> f64 { flow_rows.iter().filter(|f| f.reverse == reverse).map(goodput).sum() };
+    let (forward_total, reverse_total) = (total_goodput(false), total_goodput(true));
+    // Every sender host (as before two-way traffic existed), then the receiver hosts that send.
+    let reverse_sources = topo.receivers.iter().filter(|&&node| flow_rows.iter().any(|f| f.reverse && f.src == topo.node_names[node as usize]));
     let host_rows: Vec<HostRow> = topo
         .senders
         .iter()
-        .map(|&node| {
+        .map(|&node| (node, false))
+        .chain(reverse_sources.map(|&node| (node, true)))
+        .map(|(node, reverse)| {
             let name = &topo.node_names[node as usize];
             let mine: Vec<&FlowRow> = flow_rows.iter().filter(|f| &f.src == name).collect();
             let mut b = BottleneckCounters::default();
@@ -475,9 +500,10 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
             }
             HostRow {
                 host: name.clone(),
+                reverse,
                 flows: mine.len() as u64,
                 goodput_bps: mine.iter().map(|f| goodput(f)).sum(),
-                total_goodput_bps: total_goodput,
+                total_goodput_bps: if reverse { reverse_total } else { forward_total },
                 zero_goodput_flows: mine.iter().filter(|f| f.receiver.received_bytes == 0).count() as u64,
                 never_connected_flows: mine.iter().filter(|f| f.connection == "never_connected").count() as u64,
                 bottleneck: b,

@@ -9,6 +9,7 @@
 use crate::cc::{Cc, CcEnv};
 use crate::metrics::trace::{CwndTrace, QueueSeries};
 use crate::packet::{PacketArena, PacketId, PktKind};
+use crate::net::topology::CORE_LINKS;
 use crate::net::{Topology, TxStart};
 use crate::result::RunResult;
 use crate::rng::{Rng, StreamKind};
@@ -31,9 +32,10 @@ pub struct PktAccount {
 }
 
 crate::counters! {
-    /// What the flow's data met at the bottleneck queue (the lock-out indicators).
+    /// What the flow's data met at the queue between the routers it crosses (the lock-out
+    /// indicators): the bottleneck A -> B for a forward flow, B -> A for a reverse flow.
     pub struct BottleneckCounters {
-        /// Data packets of this flow arriving at the bottleneck queue.
+        /// Data packets of this flow arriving at the queue between the routers on its data path: A->B (the bottleneck) for a forward flow, B->A for a reverse flow.
         bottleneck_arrivals: "pkts",
         /// Of those, dropped on arrival (the queue was full, or an AQM's early drop).
         bottleneck_drops: "pkts",
@@ -110,8 +112,7 @@ impl Sim {
                 StartSpec::Uniform { from, to } => Time::from_ns(rng.range_inclusive(from.ns(), to.ns())),
             };
             let stop = f.stop.unwrap_or(Time::NEVER);
-            let src = topo.senders[f.src as usize];
-            let dst = topo.receivers[f.dst as usize];
+            let (src, dst) = topo.endpoints(f.src, f.dst, f.reverse);
             let env = CcEnv { rng_seed: Rng::stream(spec.seed, StreamKind::Flow, i as u64 | 1 << 40).next_u64(), ..Sender::cc_env(&f.tcp) };
             let cc = Cc::new(&f.cc, &env);
             let mut sender = Sender::new(i as u32, src, dst, &f.tcp, cc, start, stop);
@@ -136,7 +137,7 @@ impl Sim {
             .iter()
             .enumerate()
             .map(|(j, u)| {
-                let (src, dst) = (topo.senders[u.src as usize], topo.receivers[u.dst as usize]);
+                let (src, dst) = topo.endpoints(u.src, u.dst, u.reverse);
                 let ecn = if u.ecn { Ecn::Ect0 } else { Ecn::NotEct };
                 let source = CbrSource::new(n_tcp + j as u32, src, dst, u.rate, u.packet_size.get() as u32, u.start, u.stop.unwrap_or(Time::NEVER), ecn, u.dscp, u.port);
                 UdpFlow {
@@ -402,7 +403,9 @@ impl Sim {
         debug_assert!(l != u32::MAX as usize, "no route from {node} to {dst}");
         let link = &mut self.topo.links[l];
         let accepted = link.queue.enqueue(id, now, &mut self.arena, &mut self.dropped);
-        if l == self.topo.forward && matches!(kind, PktKind::Data | PktKind::Datagram) {
+        // A flow's data crosses one of the two router links, A->B (forward flows) or B->A
+        // (reverse flows), and never the other, so one test counts both directions.
+        if l < CORE_LINKS && matches!(kind, PktKind::Data | PktKind::Datagram) {
             let b = match kind {
                 PktKind::Data => &mut self.flows[flow].bottleneck,
                 _ => &mut self.udp[flow - self.flows.len()].bottleneck,

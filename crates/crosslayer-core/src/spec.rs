@@ -167,10 +167,15 @@ pub enum StartSpec {
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
     pub name: String,
-    /// Index into the senders.
+    /// The data source: an index into the senders, or into the receivers when `reverse`.
     pub src: u32,
-    /// Index into the receivers.
+    /// The data sink: an index into the receivers, or into the senders when `reverse`.
     pub dst: u32,
+    /// Direction of the data. `false` (the default): from `senders[src]` to `receivers[dst]`,
+    /// over A -> B (`forward`), the ACKs over B -> A. `true`: from `receivers[src]` to
+    /// `senders[dst]`, over B -> A (`reverse`), the ACKs over A -> B (two-way traffic).
+    #[serde(default)]
+    pub reverse: bool,
     pub cc: CcConfig,
     #[serde(default)]
     pub tcp: TcpConfig,
@@ -195,10 +200,14 @@ fn default_series_queue() -> String {
 #[serde(deny_unknown_fields)]
 pub struct UdpFlowSpec {
     pub name: String,
-    /// Index into the senders.
+    /// The source: an index into the senders, or into the receivers when `reverse`.
     pub src: u32,
-    /// Index into the receivers.
+    /// The sink: an index into the receivers, or into the senders when `reverse`.
     pub dst: u32,
+    /// Direction, as [`FlowSpec::reverse`]: `true` sends from `receivers[src]` to `senders[dst]`
+    /// over B -> A.
+    #[serde(default)]
+    pub reverse: bool,
     /// Sending rate (wire bytes, headers included).
     pub rate: Rate,
     /// Wire size of each datagram.
@@ -249,6 +258,21 @@ pub struct ScenarioSpec {
     /// Unresponsive constant-bit-rate flows; their engine flow ids follow the TCP flows'.
     #[serde(default)]
     pub udp: Vec<UdpFlowSpec>,
+}
+
+/// Range checks of a flow's `src` and `dst`, each an index into its side's hosts.
+fn endpoint_problems(path: &str, src: u32, dst: u32, reverse: bool, senders: usize, receivers: usize, out: &mut Vec<Problem>) {
+    let ((src_side, n_src), (dst_side, n_dst)) = match reverse {
+        false => (("sender", senders), ("receiver", receivers)),
+        true => (("receiver", receivers), ("sender", senders)),
+    };
+    let flow = if reverse { "a reverse flow's" } else { "a flow's" };
+    if src as usize >= n_src {
+        out.push(Problem::new(format!("{path}.src"), format!("{flow} src is a {src_side} index: {src} out of range (0..{n_src})")));
+    }
+    if dst as usize >= n_dst {
+        out.push(Problem::new(format!("{path}.dst"), format!("{flow} dst is a {dst_side} index: {dst} out of range (0..{n_dst})")));
+    }
 }
 
 impl ScenarioSpec {
@@ -306,12 +330,7 @@ impl ScenarioSpec {
         let end = Time::ZERO + self.duration;
         for (i, u) in self.udp.iter().enumerate() {
             let path = format!("udp[{i}]");
-            if u.src as usize >= senders.len() {
-                out.push(Problem::new(format!("{path}.src"), format!("sender index {} out of range (0..{})", u.src, senders.len())));
-            }
-            if u.dst as usize >= receivers.len() {
-                out.push(Problem::new(format!("{path}.dst"), format!("receiver index {} out of range (0..{})", u.dst, receivers.len())));
-            }
+            endpoint_problems(&path, u.src, u.dst, u.reverse, senders.len(), receivers.len(), &mut out);
             if u.rate == Rate::from_bps(0) || u.rate > MAX_RATE {
                 out.push(Problem::new(format!("{path}.rate"), format!("must be in (0, {MAX_RATE}]")));
             }
@@ -330,12 +349,7 @@ impl ScenarioSpec {
         }
         for (i, f) in self.flows.iter().enumerate() {
             let path = format!("flows[{i}]");
-            if f.src as usize >= senders.len() {
-                out.push(Problem::new(format!("{path}.src"), format!("sender index {} out of range (0..{})", f.src, senders.len())));
-            }
-            if f.dst as usize >= receivers.len() {
-                out.push(Problem::new(format!("{path}.dst"), format!("receiver index {} out of range (0..{})", f.dst, receivers.len())));
-            }
+            endpoint_problems(&path, f.src, f.dst, f.reverse, senders.len(), receivers.len(), &mut out);
             if f.dscp > 63 {
                 out.push(Problem::new(format!("{path}.dscp"), "a DiffServ codepoint is 6 bits: 0-63"));
             }

@@ -152,6 +152,7 @@ fn with_udp_at(qdisc: QdiscConfig, seconds: u64, mbps: u64) -> (f64, f64, RunRes
         name: "udp".into(),
         src: 0,
         dst: 0,
+        reverse: false,
         rate: Rate::from_mbps(mbps),
         packet_size: Bytes::new(1500),
         start: Time::ZERO,

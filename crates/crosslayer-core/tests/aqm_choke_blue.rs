@@ -187,6 +187,7 @@ fn choke_squeezes_a_faster_udp_flow_harder_in_pan_et_al_s_setting() {
             name: "udp".into(),
             src: 0,
             dst: 0,
+            reverse: false,
             rate: Rate::from_mbps(udp_mbps),
             packet_size: Bytes::new(1000),
             start: Time::ZERO,

@@ -53,6 +53,7 @@ fn seed003_rtt(qdisc: QdiscConfig, seconds: u64, rtt_ms: u64) -> ScenarioSpec {
             name: format!("{}{}", if i < 10 { "cubic" } else { "compound" }, i % 10),
             src: (i / 10) as u32,
             dst: 0,
+            reverse: false,
             cc: if i < 10 { presets::cubic() } else { CcConfig::Compound(Default::default()) },
             tcp: TcpConfig::default(),
             start: StartSpec::Uniform { from: Time::ZERO, to: Time::from_secs(1) },

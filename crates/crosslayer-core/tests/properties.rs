@@ -87,13 +87,17 @@ prop_compose! {
 }
 
 prop_compose! {
-    fn arb_flow(n_s: u32, n_r: u32)(src in 0..n_s, dst in 0..n_r, cc in any::<usize>(), tcp in arb_tcp(),
+    /// A TCP flow; one in four goes the other way (from a receiver host to a sender host).
+    fn arb_flow(n_s: u32, n_r: u32)(a in any::<u32>(), b in any::<u32>(), dir in 0u8..4, cc in any::<usize>(), tcp in arb_tcp(),
                   start in 0u64..500, stop in prop::option::of(1000u64..3000)) -> FlowSpec {
         let all = cc::all_defaults();
+        let reverse = dir == 0;
+        let (n_src, n_dst) = if reverse { (n_r, n_s) } else { (n_s, n_r) };
         FlowSpec {
             name: String::new(),
-            src,
-            dst,
+            src: a % n_src,
+            dst: b % n_dst,
+            reverse,
             cc: all[cc % all.len()].clone(),
             tcp,
             start: StartSpec::Uniform { from: Time::ZERO, to: Time::from_ns(start * MS) },
@@ -106,12 +110,15 @@ prop_compose! {
 
 prop_compose! {
     /// An unresponsive CBR flow from 1 to 60 Mb/s, 100-1500-byte datagrams.
-    fn arb_udp(n_s: u32, n_r: u32)(src in 0..n_s, dst in 0..n_r, mbps in 1u64..60, size in 100u64..1500,
+    fn arb_udp(n_s: u32, n_r: u32)(a in any::<u32>(), b in any::<u32>(), dir in 0u8..4, mbps in 1u64..60, size in 100u64..1500,
                   start in 0u64..2000, ecn in any::<bool>()) -> UdpFlowSpec {
+        let reverse = dir == 0;
+        let (n_src, n_dst) = if reverse { (n_r, n_s) } else { (n_s, n_r) };
         UdpFlowSpec {
             name: String::new(),
-            src,
-            dst,
+            src: a % n_src,
+            dst: b % n_dst,
+            reverse,
             rate: Rate::from_mbps(mbps),
             packet_size: Bytes::new(size),
             start: Time::from_ns(start * MS),
@@ -191,11 +198,17 @@ proptest! {
         for &g in r.flows.f64s("goodput_bps") {
             prop_assert!(g.is_finite() && g >= 0.0);
         }
-        // Goodput counts bytes when they first arrive and utilization is busy time: all data
-        // crosses the bottleneck, so the flows' goodput cannot sum above its rate, and no link is
-        // busy more than the whole window.
-        let total: f64 = r.flows.f64s("goodput_bps").iter().sum();
-        prop_assert!(total <= q.u64s("rate_bps")[0] as f64, "goodput {total} above the bottleneck rate");
+        // Goodput counts bytes when they first arrive and utilization is busy time: a forward
+        // flow's data crosses A->B (row 0) and a reverse flow's B->A (row 1), so each
+        // direction's goodput cannot sum above its link's rate, and no link is busy more than
+        // the whole window. Each flow's data is counted at that link and nowhere else.
+        for (k, dir) in ["forward", "reverse"].iter().enumerate() {
+            let total: f64 = (0..r.flows.rows()).filter(|&i| r.flows.strs("direction")[i] == *dir).map(|i| r.flows.f64s("goodput_bps")[i]).sum();
+            prop_assert!(total <= q.u64s("rate_bps")[k] as f64, "{dir} goodput {total} above the rate of {}", q.strs("link")[k]);
+            let data: u64 = (0..r.flows.rows()).filter(|&i| r.flows.strs("direction")[i] == *dir).map(|i| r.flows.u64s("bottleneck_arrivals")[i]).sum::<u64>()
+                + (0..r.udp.rows()).filter(|&i| r.udp.strs("direction")[i] == *dir).map(|i| r.udp.u64s("bottleneck_arrivals")[i]).sum::<u64>();
+            prop_assert!(data <= q.u64s("arrivals")[k], "{dir}: {data} data packets counted, {} arrivals at {}", q.u64s("arrivals")[k], q.strs("link")[k]);
+        }
         for &u in q.f64s("utilization") {
             prop_assert!((0.0..=1.0).contains(&u), "utilization {u}");
         }

@@ -2,7 +2,8 @@
 //!
 //! Dumbbell layout (node ids): senders `0..S`, router A = `S`, router B = `S + 1`, receivers
 //! `S + 2 ..`. Each host edge is two simplex links with their own rate, delay, queue and loss; the
-//! A-B bottleneck likewise (`forward` A -> B carries data, `reverse` B -> A carries ACKs).
+//! A-B bottleneck likewise (`forward` A -> B carries the data of forward flows, `reverse` B -> A
+//! their ACKs; a reverse flow, from a receiver host to a sender host, uses them the other way).
 
 use super::link::Link;
 use crate::aqm::{QdiscEnv, Queue};
@@ -36,7 +37,20 @@ pub fn link_names(senders: &[HostSpec], receivers: &[HostSpec]) -> Vec<String> {
     out
 }
 
+/// The links between the routers are the first two `Topology::build` creates: A -> B
+/// (`forward`, index 0) and B -> A (`reverse`, index 1), so "is `l` one of them" is `l < CORE_LINKS`.
+pub const CORE_LINKS: usize = 2;
+
 impl Topology {
+    /// The (source, sink) nodes of a flow whose spec gives `src` and `dst` as host indices: a
+    /// sender and a receiver, or a receiver and a sender when `reverse`.
+    pub fn endpoints(&self, src: u32, dst: u32, reverse: bool) -> (u32, u32) {
+        match reverse {
+            false => (self.senders[src as usize], self.receivers[dst as usize]),
+            true => (self.receivers[src as usize], self.senders[dst as usize]),
+        }
+    }
+
     /// Index of the link a `series_queue` names (`forward`, `reverse` or a link name).
     pub fn link_index(&self, name: &str) -> Option<usize> {
         match name {
@@ -76,6 +90,7 @@ impl Topology {
         };
         let fwd = add(a, b, "forward", forward);
         let rev = add(b, a, "reverse", reverse);
+        debug_assert!((fwd as usize, rev as usize) == (0, 1) && CORE_LINKS == 2);
         let mut host_links = |hosts: &[HostSpec], first: u32, router: u32, up: &'static str, down: &'static str| {
             hosts
                 .iter()
