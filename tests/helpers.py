@@ -55,8 +55,9 @@ def fake_engine_result(spec: dict[str, Any]) -> dict[str, Any]:
     goodput = [0.9 * rate / n * (1 + 0.1 * (i % 3 - 1)) for i in range(n)]
     flow_rows = _fill("flows", n, {
         "name": [f["name"] for f in flows],
-        "src": [topo["senders"][f["src"]]["name"] for f in flows],
-        "dst": [topo["receivers"][f["dst"]]["name"] for f in flows],
+        "src": [topo["receivers" if f.get("reverse") else "senders"][f["src"]]["name"] for f in flows],
+        "dst": [topo["senders" if f.get("reverse") else "receivers"][f["dst"]]["name"] for f in flows],
+        "direction": ["reverse" if f.get("reverse") else "forward" for f in flows],
         "cc": [f["cc"]["kind"] for f in flows],
         "start_s": [f["start"].get("at", f["start"].get("from", 0)) / 1e9 + 0.001 * i for i, f in enumerate(flows)],
         "stop_s": [spec["duration"] / 1e9] * n,
@@ -107,7 +108,8 @@ def fake_engine_result(spec: dict[str, Any]) -> dict[str, Any]:
     senders = [h["name"] for h in topo["senders"]]
     hosts = _fill("hosts", len(senders), {
         "host": senders,
-        "flows": [sum(1 for f in flows if topo["senders"][f["src"]]["name"] == h) for h in senders],
+        "direction": ["forward"] * len(senders),
+        "flows": [sum(1 for f in flows if not f.get("reverse") and topo["senders"][f["src"]]["name"] == h) for h in senders],
         "goodput_share": [1 / len(senders)] * len(senders),
         "bottleneck_drop_share": [0.01] * len(senders),
     })  # fmt: skip

@@ -157,6 +157,33 @@ def test_udp_flows_run_and_report_sent_delivered_dropped_and_delay(core: Any, mi
     assert u["throughput_bps"] < 10e6
 
 
+def test_a_reverse_group_runs_against_a_forward_one(core: Any, minimal: dict[str, Any]) -> None:
+    # Two-way traffic on the minimal dumbbell (10 Mb/s both ways between the routers): S1 -> R1
+    # over A->B, R1 -> S2 over B->A (a reverse group: its src is a receiver, its dst a sender),
+    # and a reverse UDP flow. Each router link carries one direction's data and the other's ACKs.
+    minimal["flows"].append({"src": "R1", "dst": "S2", "cc": "cubic"})
+    minimal["udp"] = [{"src": "R1", "dst": "S1", "rate": "1Mbps"}]
+    result = crosslayer.run(Scenario.from_dict(minimal))
+    f = result.flows.set_index("name")
+    assert list(f.index) == ["S1-R1.0", "R1-S2.0"]
+    assert f.loc["R1-S2.0", ["src", "dst", "direction"]].tolist() == ["R1", "S2", "reverse"]
+    assert f.loc["S1-R1.0", "direction"] == "forward"
+    assert (f["goodput_bps"] > 3e6).all(), f["goodput_bps"]
+    q = result.queues.set_index("link")
+    for link, data_flow, ack_flow in (("A->B", "S1-R1.0", "R1-S2.0"), ("B->A", "R1-S2.0", "S1-R1.0")):
+        data, acks = f.loc[data_flow, "bottleneck_arrivals"], f.loc[ack_flow, "acks_sent"]
+        udp = result.udp["bottleneck_arrivals"].iloc[0] if link == "B->A" else 0
+        assert abs(int(q.loc[link, "arrivals"]) - int(data + acks + udp)) <= 20, (link, q.loc[link, "arrivals"], data, acks, udp)
+        assert q.loc[link, "utilization"] > 0.5
+    u = result.udp.iloc[0]
+    assert (u["src"], u["dst"], u["direction"]) == ("R1", "S1", "reverse")
+    h = result.hosts.set_index("host")
+    assert list(h.index) == ["S1", "S2", "R1"]
+    assert h["direction"].tolist() == ["forward", "forward", "reverse"]
+    assert h.loc["S1", "goodput_share"] == 1.0 and h.loc["R1", "goodput_share"] == 1.0
+    assert h.loc["S2", "flows"] == 0
+
+
 @pytest.mark.parametrize(
     ("udp", "path", "words"),
     [

@@ -72,7 +72,37 @@ BAD_CASES: list[tuple[str, Mutation, str]] = [
     (
         "receiver used as source",
         _set("flows.0.src", ["S1", "R1"]),
-        'flows[0].src[1]: "R1" is one of the receivers; src must be one of: S1, S2',
+        'flows[0].src[1]: "R1" is one of the receivers, but "S1" (the first) is one of the senders: a group\'s src '
+        "hosts must all be senders (data towards the receivers) or all receivers (a reverse group, data towards the "
+        'senders); put "R1" in a group of its own',
+    ),
+    (
+        "sender as the destination of senders",
+        _set("flows.0.dst", ["R1", "S2"]),
+        'flows[0].dst[1]: "S2" is one of the senders, as src is: data crosses between the routers, so dst must be '
+        "one of the receivers: R1",
+    ),
+    (
+        "reverse group with a sender among its sources",
+        _set("flows.0.src", ["R1", "S1"]),
+        'flows[0].src[1]: "S1" is one of the senders, but "R1" (the first) is one of the receivers: a group\'s src '
+        "hosts must all be senders",
+    ),
+    (
+        "reverse group sending to a receiver",
+        lambda d: d["flows"][0].update(src="R1", dst="R1"),
+        'flows[0].dst[0]: "R1" is one of the receivers, as src is: data crosses between the routers, so dst must be '
+        "one of the senders: S1, S2",
+    ),
+    (
+        "reverse UDP group sending to a receiver",
+        lambda d: d.update(udp=[{"src": "R1", "dst": ["S1", "R1"], "rate": "1Mbps"}]),
+        'udp[0].dst[1]: "R1" is one of the receivers, as src is',
+    ),
+    (
+        "unknown destination of a reverse group",
+        lambda d: d["flows"][0].update(src="R1", dst="R2"),
+        'flows[0].dst[0]: unknown node "R2"; senders are: S1, S2',
     ),
     (
         "unknown destination node",
@@ -289,7 +319,7 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
         },
         "flows": [
             {
-                "name": "S1-R1.0", "src": 0, "dst": 0,
+                "name": "S1-R1.0", "src": 0, "dst": 0, "reverse": False,
                 "cc": {
                     "kind": "cubic", "c": 0.4, "beta": 0.7, "fast_convergence": True, "tcp_friendliness": True,
                     "rtt": "min_rtt", "increase": "linux", "hystart": None, "hystart_low_window": 16, "hystart_ack_delta": 2_000_000,
@@ -300,7 +330,7 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
                 "dscp": 0, "port": 0,
             },
             {
-                "name": "S2-R1.0", "src": 1, "dst": 0,
+                "name": "S2-R1.0", "src": 1, "dst": 0, "reverse": False,
                 "cc": {"kind": "reno", "counting": None, "halve": None},
                 "tcp": {**tcp, "sack": False, "rwnd": 1_048_576},
                 "start": {"kind": "fixed", "at": 0},
@@ -310,7 +340,7 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
         ],
         "udp": [
             {
-                "name": f"{src}-R1.udp0", "src": i, "dst": 0, "rate": 20_000_000, "packet_size": 1000,
+                "name": f"{src}-R1.udp0", "src": i, "dst": 0, "reverse": False, "rate": 20_000_000, "packet_size": 1000,
                 "start": 1_000_000_000, "stop": 9_000_000_000, "ecn": True, "dscp": 0, "port": 0,
             }
             for i, src in enumerate(["S1", "S2"])
@@ -332,6 +362,25 @@ def test_flow_expansion_order_and_names(minimal: dict[str, Any]) -> None:
     ]  # fmt: skip
     assert [(f.group, f.src, f.dst) for f in flows][:3] == [(0, 1, 0), (0, 1, 0), (0, 1, 1)]
     assert flows[-1].group == 1
+
+
+def test_reverse_groups_send_from_receivers_to_senders(minimal: dict[str, Any]) -> None:
+    minimal["topology"]["receivers"].append({"name": "R2", "rate": "1Gbps", "delay": 0})
+    minimal["flows"] = [
+        {"src": "S1", "dst": "R2", "cc": "cubic"},
+        {"src": ["R2", "R1"], "dst": "S2", "per_pair": 2, "cc": "reno", "start": "5s"},
+    ]
+    minimal["udp"] = [{"src": "R1", "dst": ["S1", "S2"], "rate": "1Mbps"}]
+    scenario = Scenario.from_dict(minimal)
+    flows = scenario.expand_flows()
+    assert [(f.name, f.src, f.dst, f.reverse) for f in flows] == [
+        ("S1-R2.0", 0, 1, False),
+        ("R2-S2.0", 1, 1, True), ("R2-S2.1", 1, 1, True),
+        ("R1-S2.0", 0, 1, True), ("R1-S2.1", 0, 1, True),
+    ]  # fmt: skip
+    spec = scenario.to_engine_spec()
+    assert [(f["name"], f["src"], f["dst"], f["reverse"]) for f in spec["flows"]][:2] == [("S1-R2.0", 0, 1, False), ("R2-S2.0", 1, 1, True)]
+    assert [(u["name"], u["src"], u["dst"], u["reverse"]) for u in spec["udp"]] == [("R1-S1.udp0", 0, 0, True), ("R1-S2.udp0", 0, 1, True)]
 
 
 def test_group_tcp_overrides_only_the_fields_given(minimal: dict[str, Any]) -> None:

@@ -81,6 +81,13 @@ def test_readme_example_is_valid() -> None:
     assert (n2["up"]["rate"], n2["down"]["rate"], n2["up"]["loss"]) == (10_000_000, 100_000_000, 0.001)
 
 
+def test_readme_two_way_example_is_valid() -> None:
+    readme = (STUDIES / "README.md").read_text()
+    example = next(block.split("```", 1)[0] for block in readme.split("```toml\n")[1:] if "(a reverse group)" in block)
+    scenario = Scenario.from_toml('name = "two-way"\nduration = "100s"\n' + example)
+    assert [(f.name, f.reverse) for f in scenario.expand_flows()] == [("S1-R1.0", False), ("R1-S1.0", True)]
+
+
 @pytest.mark.parametrize("path", sorted(STUDIES.glob("*.toml")), ids=lambda p: p.name)
 def test_every_study_file_is_valid_and_listed_in_the_readme(path: Path) -> None:
     from crosslayer.study import Study

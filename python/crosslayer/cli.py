@@ -225,7 +225,7 @@ def _lockout_rows(agg: dict[str, Any]) -> list[tuple[str, str]]:
     if share is not None and share > LOCKOUT_SHARE and lock.get("zero_goodput_flows", 0) > 0:
         rows.append((
             "[bold red]lock-out?[/bold red]",
-            f"one sender host carries {100 * share:.1f} % of the goodput and {lock['zero_goodput_flows']} flows got "
+            f"one host carries {100 * share:.1f} % of its direction's goodput and {lock['zero_goodput_flows']} flows got "
             "nothing: a phase effect? (docs/phase-effects.md; try jitter on the host links)",
         ))
     elif lock.get("zero_goodput_flows"):
@@ -418,10 +418,10 @@ def validate(
     )
     if verbose:
         table = Table(title="Flows")
-        for header in ("flow", "group", "src", "dst"):
+        for header in ("flow", "group", "src", "dst", "direction"):
             table.add_column(header)
         for f in expanded:
-            table.add_row(f.name, str(f.group), str(f.src), str(f.dst))
+            table.add_row(f.name, str(f.group), str(f.src), str(f.dst), "reverse" if f.reverse else "forward")
         _print_table(_console(), table)
 
 

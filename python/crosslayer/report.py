@@ -44,7 +44,7 @@ METRICS: Final[dict[str, tuple[str, float, str]]] = {
     "goodput_total_mbps": ("system goodput (Mb/s)", 1.0, "{:.2f}"),
     "throughput_total_mbps": ("system throughput (Mb/s)", 1.0, "{:.2f}"),
     "active_flows": ("flows with goodput > 0", 1.0, "{:.0f}"),
-    "max_host_goodput_share": ("largest sender host's goodput share (lock-out)", 1.0, "{:.3f}"),
+    "max_host_goodput_share": ("largest host's goodput share in its direction (lock-out)", 1.0, "{:.3f}"),
 }
 """The headline metrics of the ``runs`` table: label, scale for display, format."""
 

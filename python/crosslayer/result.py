@@ -157,7 +157,9 @@ class Result:
     queues: pd.DataFrame
     """One row per simplex link."""
     hosts: pd.DataFrame
-    """One row per sender host: its share of the bottleneck (lock-out indicators)."""
+    """One row per sender host, then one per receiver host that sends reverse flows: its share
+    of its direction's goodput and drops at the router link its data crosses (lock-out
+    indicators)."""
     drops: pd.DataFrame
     """Drops and marks per link and reason its discipline declares."""
     qdisc_stats: pd.DataFrame

@@ -756,12 +756,17 @@ Start = Annotated[
 
 
 class FlowGroup(_Model):
-    """Bulk TCP flows: ``per_pair`` flows for every (src, dst) in src x dst."""
+    """Bulk TCP flows: ``per_pair`` flows for every (src, dst) in src x dst.
+
+    Data goes from ``src`` to ``dst``: senders to receivers over A -> B, or, when every ``src``
+    is a receiver and every ``dst`` a sender, receivers to senders over B -> A (a reverse group:
+    two-way traffic).
+    """
 
     src: NodeList
-    """Sender name(s)."""
+    """Where the data comes from: sender name(s), or receiver name(s) for a reverse group."""
     dst: NodeList
-    """Receiver name(s)."""
+    """Where it goes: receiver name(s), or sender name(s) for a reverse group."""
     per_pair: FlowCount = 1
     cc: CcConfig
     start: Start = FixedStart(at=0)
@@ -789,9 +794,9 @@ class UdpGroup(_Model):
     """
 
     src: NodeList
-    """Sender name(s)."""
+    """Source name(s): senders, or receivers for a reverse group (as in a flow group)."""
     dst: NodeList
-    """Receiver name(s)."""
+    """Sink name(s): receivers, or senders for a reverse group."""
     per_pair: FlowCount = 1
     rate: Rate
     """Sending rate, wire bytes (e.g. "20Mbps")."""
@@ -814,9 +819,11 @@ class ExpandedFlow(NamedTuple):
     group: int
     """Index of its flow group."""
     src: int
-    """Index into topology.senders."""
+    """Index into topology.senders (topology.receivers when ``reverse``)."""
     dst: int
-    """Index into topology.receivers."""
+    """Index into topology.receivers (topology.senders when ``reverse``)."""
+    reverse: bool = False
+    """Data from a receiver host to a sender host, over B -> A."""
 
 
 # -- scenario ---------------------------------------------------------------------------------
@@ -931,18 +938,41 @@ class Scenario(_Model):
             out.append((("packet_size",), f"must be in [28B, 65535B]: IPv4 and UDP headers at least, IPv4's limit at most (got {show(format_size(group.packet_size))})"))
         return out
 
+    def is_reverse(self, group: FlowGroup | UdpGroup) -> bool:
+        """Whether a group sends from receivers to senders (over B -> A): its first src host that
+        is a node of the dumbbell is a receiver. Validation requires every src on that side and
+        every dst on the other."""
+        receivers = {h.name for h in self.topology.receivers}
+        senders = {h.name for h in self.topology.senders}
+        first = next((name for name in group.src if name in receivers or name in senders), None)
+        return first in receivers
+
     def _endpoint_problems(self, group: FlowGroup | UdpGroup) -> list[tuple[Loc, str]]:
         out: list[tuple[Loc, str]] = []
-        for field, role, other in (("src", "senders", "receivers"), ("dst", "receivers", "senders")):
+        sides = {"senders": [h.name for h in self.topology.senders], "receivers": [h.name for h in self.topology.receivers]}
+        reverse = self.is_reverse(group)
+        roles = (("src", "receivers", "senders"), ("dst", "senders", "receivers")) if reverse else (("src", "senders", "receivers"), ("dst", "receivers", "senders"))
+        first_src = next((n for n in group.src if n in sides["senders"] or n in sides["receivers"]), "")
+        for field, role, other in roles:
             names: list[str] = getattr(group, field)
-            defined = ", ".join(h.name for h in getattr(self.topology, role))
-            wrong_side = {h.name for h in getattr(self.topology, other)}
+            defined = ", ".join(sides[role])
             if not names:
                 out.append(((field,), f"needs at least one of the {role}: {defined}"))
             for j, name in enumerate(names):
-                if name in wrong_side:
-                    out.append(((field, j), f"{show(name)} is one of the {other}; {field} must be one of: {defined}"))
-                elif name not in {h.name for h in getattr(self.topology, role)}:
+                if name in sides[other]:
+                    if field == "src":
+                        problem = (
+                            f"{show(name)} is one of the {other}, but {show(first_src)} (the first) is one of the {role}: "
+                            f"a group's src hosts must all be senders (data towards the receivers) or all receivers "
+                            f"(a reverse group, data towards the senders); put {show(name)} in a group of its own"
+                        )
+                    else:
+                        problem = (
+                            f"{show(name)} is one of the {other}, as src is: data crosses between the routers, "
+                            f"so dst must be one of the {role}: {defined}"
+                        )
+                    out.append(((field, j), problem))
+                elif name not in sides[role]:
                     out.append(((field, j), f"unknown node {show(name)}; {role} are: {defined}"))
                 elif name in names[:j]:
                     out.append(((field, j), f"{show(name)} is listed twice; use per_pair for several flows per pair"))
@@ -1063,12 +1093,14 @@ class Scenario(_Model):
         per_pair_count: dict[tuple[str, str], int] = {}
         flows: list[ExpandedFlow] = []
         for g, group in enumerate(self.flows):
+            reverse = self.is_reverse(group)
+            src_index, dst_index = (receivers, senders) if reverse else (senders, receivers)
             for src in group.src:
                 for dst in group.dst:
                     for _ in range(group.per_pair):
                         k = per_pair_count.get((src, dst), 0)
                         per_pair_count[(src, dst)] = k + 1
-                        flows.append(ExpandedFlow(f"{src}-{dst}.{k}", g, senders[src], receivers[dst]))
+                        flows.append(ExpandedFlow(f"{src}-{dst}.{k}", g, src_index[src], dst_index[dst], reverse))
         return flows
 
     def to_engine_spec(self) -> dict[str, Any]:
@@ -1081,6 +1113,7 @@ class Scenario(_Model):
                     "name": flow.name,
                     "src": flow.src,
                     "dst": flow.dst,
+                    "reverse": flow.reverse,
                     "cc": group.cc.engine_spec(),
                     "tcp": self.tcp_for(group).engine_spec(),
                     "start": group.start.engine_spec(),
@@ -1094,6 +1127,8 @@ class Scenario(_Model):
         udp: list[dict[str, Any]] = []
         per_pair: dict[tuple[str, str], int] = {}
         for group in self.udp:
+            reverse = self.is_reverse(group)
+            src_index, dst_index = (receivers, senders) if reverse else (senders, receivers)
             for src in group.src:
                 for dst in group.dst:
                     for _ in range(group.per_pair):
@@ -1102,8 +1137,9 @@ class Scenario(_Model):
                         udp.append(
                             {
                                 "name": f"{src}-{dst}.udp{k}",
-                                "src": senders[src],
-                                "dst": receivers[dst],
+                                "src": src_index[src],
+                                "dst": dst_index[dst],
+                                "reverse": reverse,
                                 "rate": group.rate,
                                 "packet_size": group.packet_size,
                                 "start": group.start,
