@@ -205,3 +205,13 @@ def test_run_quiet_prints_only_the_result_folder_and_verbose_every_queue(tmp_pat
     assert q.exit_code == 0 and q.output.strip() == str(tmp_path / "q")
     v = runner.invoke(app, [*args, "-o", str(tmp_path / "v"), "-v"])
     assert v.exit_code == 0 and "Queues (every link" in v.stdout and "B->N6" in v.stdout
+
+
+def test_markdown_tables_print_large_numbers_whole_and_align_them_right(capsys: pytest.CaptureFixture[str]) -> None:
+    import pandas as pd
+    from crosslayer.cli import _print_frame
+
+    _print_frame(pd.DataFrame({"load": ["heavy"], "events": [735512863.0], "jain": ["0.93 ± 0.01"]}), "markdown")
+    out = capsys.readouterr().out
+    assert "735512863" in out and "e+08" not in out
+    assert out.splitlines()[1] == "|:-------|----------:|------------:|"

@@ -902,13 +902,25 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
+def _numeric(column: Any) -> bool:
+    """A column of numbers, or of numbers as text (the paper tables' cells, "0.93 ± 0.01")."""
+    import pandas as pd
+
+    if pd.api.types.is_numeric_dtype(column):
+        return True
+    text = column.dropna().astype(str)
+    return len(text) > 0 and bool(text.str.match(r"^[-+]?[\d.]+(e[-+]?\d+)?( ± [\d.]+)?$|^-$").all())
+
+
 def _print_frame(df: Any, output: str) -> None:
     if output == "csv":
         typer.echo(df.to_csv(index=False), nl=False)
     elif output == "json":
         typer.echo(dumps_json(df.to_dict(orient="records")))
     elif output == "markdown":
-        typer.echo(df.to_markdown(index=False) if hasattr(df, "to_markdown") else df.to_string(index=False))
+        cells = df.astype(object).map(_cell) if len(df) else df  # the same number rule as the terminal table
+        align = ["right" if _numeric(df[c]) else "left" for c in df.columns]
+        typer.echo(cells.to_markdown(index=False, disable_numparse=True, colalign=align))
     elif output == "table":
         table = Table()
         for c in df.columns:
