@@ -383,6 +383,30 @@ def test_reverse_groups_send_from_receivers_to_senders(minimal: dict[str, Any]) 
     assert [(u["name"], u["src"], u["dst"], u["reverse"]) for u in spec["udp"]] == [("R1-S1.udp0", 0, 0, True), ("R1-S2.udp0", 0, 1, True)]
 
 
+def test_zip_pairs_give_one_flow_per_src_dst_position(minimal: dict[str, Any]) -> None:
+    minimal["topology"]["receivers"].append({"name": "R2", "rate": "1Gbps", "delay": 0})
+    minimal["flows"] = [{"src": ["S1", "S2"], "dst": ["R2", "R1"], "pairs": "zip", "per_pair": 2, "cc": "reno"}]
+    minimal["udp"] = [{"src": ["S1", "S2"], "dst": ["R1", "R1"], "pairs": "zip", "rate": "1Mbps"}]
+    scenario = Scenario.from_dict(minimal)
+    assert [f.name for f in scenario.expand_flows()] == ["S1-R2.0", "S1-R2.1", "S2-R1.0", "S2-R1.1"]
+    assert scenario.flow_count() == 4 + 2
+    assert [u["name"] for u in scenario.to_engine_spec()["udp"]] == ["S1-R1.udp0", "S2-R1.udp0"]
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "message"),
+    [
+        (["S1", "S2"], ["R1"], 'flows[0].dst: pairs = "zip" pairs src[i] with dst[i], but src has 2 hosts and dst 1'),
+        (["S1", "S1"], ["R1", "R1"], 'flows[0].dst[1]: the pair "S1" -> "R1" is listed twice'),
+    ],
+)
+def test_zip_pairs_errors_name_the_field_and_the_fix(minimal: dict[str, Any], src: list[str], dst: list[str], message: str) -> None:
+    minimal["flows"] = [{"src": src, "dst": dst, "pairs": "zip", "cc": "reno"}]
+    with pytest.raises(ScenarioError) as err:
+        Scenario.from_dict(minimal)
+    assert message in str(err.value)
+
+
 def test_group_tcp_overrides_only_the_fields_given(minimal: dict[str, Any]) -> None:
     minimal["tcp"] = {"initial_cwnd": 4, "mss": 1000}
     minimal["flows"][0]["tcp"] = {"mss": "1448B"}

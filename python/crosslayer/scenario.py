@@ -755,6 +755,23 @@ Start = Annotated[
 # -- flows ------------------------------------------------------------------------------------
 
 
+Pairs = Literal["all", "zip"]
+"""How a group pairs its src and dst hosts."""
+
+
+def _pair_count(group: FlowGroup | UdpGroup) -> int:
+    """How many (src, dst) pairs ``group`` has, without listing them."""
+    return min(len(group.src), len(group.dst)) if group.pairs == "zip" else len(group.src) * len(group.dst)
+
+
+def group_pairs(group: FlowGroup | UdpGroup) -> list[tuple[str, str]]:
+    """The (src, dst) pairs a group's flows run between, in order: src x dst, or src[i] with
+    dst[i] when ``pairs = "zip"``."""
+    if group.pairs == "zip":
+        return list(zip(group.src, group.dst))
+    return [(src, dst) for src in group.src for dst in group.dst]
+
+
 class FlowGroup(_Model):
     """Bulk TCP flows: ``per_pair`` flows for every (src, dst) in src x dst.
 
@@ -767,6 +784,9 @@ class FlowGroup(_Model):
     """Where the data comes from: sender name(s), or receiver name(s) for a reverse group."""
     dst: NodeList
     """Where it goes: receiver name(s), or sender name(s) for a reverse group."""
+    pairs: Pairs = "all"
+    """Which (src, dst) pairs get flows: "all" of src x dst, or "zip": src[i] with dst[i] (equal
+    lengths; e.g. one receiver per sender)."""
     per_pair: FlowCount = 1
     cc: CcConfig
     start: Start = FixedStart(at=0)
@@ -797,6 +817,8 @@ class UdpGroup(_Model):
     """Source name(s): senders, or receivers for a reverse group (as in a flow group)."""
     dst: NodeList
     """Sink name(s): receivers, or senders for a reverse group."""
+    pairs: Pairs = "all"
+    """Which (src, dst) pairs get flows: "all" of src x dst, or "zip": src[i] with dst[i]."""
     per_pair: FlowCount = 1
     rate: Rate
     """Sending rate, wire bytes (e.g. "20Mbps")."""
@@ -867,14 +889,14 @@ class Scenario(_Model):
 
     def flow_count(self) -> int:
         """How many flows the groups expand to (computed without expanding them)."""
-        return sum(len(g.src) * len(g.dst) * g.per_pair for g in [*self.flows, *self.udp])
+        return sum(_pair_count(g) * g.per_pair for g in [*self.flows, *self.udp])
 
     def trace_rows(self) -> int:
         """Rows the series and (with cwnd_trace) the cwnd trace will hold at most."""
         if self.sample_interval == 0:
             return 0
         samples = self.duration // self.sample_interval + 1
-        tcp_flows = sum(len(g.src) * len(g.dst) * g.per_pair for g in self.flows)
+        tcp_flows = sum(_pair_count(g) * g.per_pair for g in self.flows)
         return samples * (1 + tcp_flows if self.cwnd_trace else 1)
 
     def _problems(self) -> list[tuple[Loc, str]]:
@@ -907,7 +929,7 @@ class Scenario(_Model):
             out.append((("flows",), 'needs at least one [[flows]] group, e.g. src = "N1", dst = "N4", cc = "cubic" (or a [[udp]] group)'))
         flows = self.flow_count()
         if flows > MAX_FLOWS:
-            counts = " + ".join(f"{len(g.src)} x {len(g.dst)} x {g.per_pair}" for g in [*self.flows, *self.udp])
+            counts = " + ".join(f"{len(g.src)} x {len(g.dst)} x {g.per_pair}" if g.pairs == "all" else f"{_pair_count(g)} pairs x {g.per_pair}" for g in [*self.flows, *self.udp])
             out.append((("flows",), f"expand to {flows} flows ({counts}), more than {MAX_FLOWS}; lower per_pair"))
             return out  # the per-group checks below would walk every one of them
         for i, group in enumerate(self.flows):
@@ -974,8 +996,18 @@ class Scenario(_Model):
                     out.append(((field, j), problem))
                 elif name not in sides[role]:
                     out.append(((field, j), f"unknown node {show(name)}; {role} are: {defined}"))
-                elif name in names[:j]:
+                elif name in names[:j] and group.pairs == "all":
                     out.append(((field, j), f"{show(name)} is listed twice; use per_pair for several flows per pair"))
+        if group.pairs == "zip":
+            if len(group.src) != len(group.dst):
+                out.append(((
+                    "dst",
+                ), f'pairs = "zip" pairs src[i] with dst[i], but src has {len(group.src)} hosts and dst {len(group.dst)}: list as many of each, or use pairs = "all" (src x dst)'))
+            seen: set[tuple[str, str]] = set()
+            for j, pair in enumerate(zip(group.src, group.dst)):
+                if pair in seen:
+                    out.append((("dst", j), f"the pair {show(pair[0])} -> {show(pair[1])} is listed twice; use per_pair for several flows per pair"))
+                seen.add(pair)
         return out
 
     def _group_problems(self, group: FlowGroup) -> list[tuple[Loc, str]]:
@@ -1095,12 +1127,11 @@ class Scenario(_Model):
         for g, group in enumerate(self.flows):
             reverse = self.is_reverse(group)
             src_index, dst_index = (receivers, senders) if reverse else (senders, receivers)
-            for src in group.src:
-                for dst in group.dst:
-                    for _ in range(group.per_pair):
-                        k = per_pair_count.get((src, dst), 0)
-                        per_pair_count[(src, dst)] = k + 1
-                        flows.append(ExpandedFlow(f"{src}-{dst}.{k}", g, src_index[src], dst_index[dst], reverse))
+            for src, dst in group_pairs(group):
+                for _ in range(group.per_pair):
+                    k = per_pair_count.get((src, dst), 0)
+                    per_pair_count[(src, dst)] = k + 1
+                    flows.append(ExpandedFlow(f"{src}-{dst}.{k}", g, src_index[src], dst_index[dst], reverse))
         return flows
 
     def to_engine_spec(self) -> dict[str, Any]:
@@ -1129,26 +1160,25 @@ class Scenario(_Model):
         for group in self.udp:
             reverse = self.is_reverse(group)
             src_index, dst_index = (receivers, senders) if reverse else (senders, receivers)
-            for src in group.src:
-                for dst in group.dst:
-                    for _ in range(group.per_pair):
-                        k = per_pair.get((src, dst), 0)
-                        per_pair[(src, dst)] = k + 1
-                        udp.append(
-                            {
-                                "name": f"{src}-{dst}.udp{k}",
-                                "src": src_index[src],
-                                "dst": dst_index[dst],
-                                "reverse": reverse,
-                                "rate": group.rate,
-                                "packet_size": group.packet_size,
-                                "start": group.start,
-                                "stop": group.stop,
-                                "ecn": group.ecn,
-                                "dscp": group.dscp,
-                                "port": group.port,
-                            }
-                        )
+            for src, dst in group_pairs(group):
+                for _ in range(group.per_pair):
+                    k = per_pair.get((src, dst), 0)
+                    per_pair[(src, dst)] = k + 1
+                    udp.append(
+                        {
+                            "name": f"{src}-{dst}.udp{k}",
+                            "src": src_index[src],
+                            "dst": dst_index[dst],
+                            "reverse": reverse,
+                            "rate": group.rate,
+                            "packet_size": group.packet_size,
+                            "start": group.start,
+                            "stop": group.stop,
+                            "ecn": group.ecn,
+                            "dscp": group.dscp,
+                            "port": group.port,
+                        }
+                    )
         return {
             "seed": self.seed,
             "duration": self.duration,
