@@ -14,7 +14,7 @@ install: $(PY)
 	$(PY) -m pip install -q -e ".[test]"
 
 demo: install
-	$(VENV)/bin/crosslayer run studies/seed000-access-link.toml
+	$(VENV)/bin/crosslayer run studies/seed000-access-link.toml --force   # the demo owns results/seed000-access-link/
 
 test: install
 	cargo test --release -p crosslayer-core
