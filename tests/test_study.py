@@ -377,7 +377,7 @@ def test_cli_study_run_and_sql_query(tmp_path: Path) -> None:
     written = json.loads(report.stdout)
     assert Path(written["html"]).is_file() and Path(written["markdown"]).is_file() and written["html"] in written["files"]
     # any figure, for any metric and axes
-    for kind, extra in [("heatmap", ["-m", "drop_ratio"]), ("queues", ["--where", "per_pair=3"]), ("goodput", []), ("ellipses", ["--where", "flows_cc=reno"])]:
+    for kind, extra in [("heatmap", ["-m", "drop_ratio"]), ("heatmap", ["-m", "bd_pct"]), ("queues", ["--where", "per_pair=3"]), ("goodput", []), ("ellipses", ["--where", "flows_cc=reno"])]:
         target = tmp_path / f"{kind}.svg"
         fig = subprocess.run([*CLI, "results", "plot", str(store), kind, *extra, "-o", str(target)], env=env, capture_output=True, text=True, timeout=120)
         assert fig.returncode == 0, fig.stderr

@@ -218,7 +218,7 @@ def heatmap(summ: pd.DataFrame, metric: str, row: Sequence[str], col: str, fixed
     ``fixed`` (column -> value) names the points' other values in the title."""
     import matplotlib.pyplot as plt
 
-    label, scale, fmt = METRICS.get(metric, (metric, 1.0, "{:.3g}"))
+    label, scale, fmt = ALL_METRICS.get(metric, (metric, 1.0, "{:.3g}"))
     t = summ.pivot_table(index=list(row), columns=col, values=metric, aggfunc="mean", sort=False) * scale
     t = t[[c for c in dict.fromkeys(summ[col]) if c in t.columns]]
     fig, ax = plt.subplots(figsize=(1.2 + 1.1 * t.shape[1], 0.8 + 0.32 * t.shape[0]))
@@ -428,11 +428,13 @@ def figure(
             raise ValueError(f"no run has {c} = {v}: its values are {', '.join(map(str, dict.fromkeys(lay.runs[c])))}")
     fixed = {c: runs[c].iloc[0] for c in (where or {})}
     if kind == "heatmap":
-        if metric not in runs.columns:
-            raise ValueError(f"unknown metric {metric!r}: the runs table has {', '.join(c for c in runs.columns if c in METRICS)}")
+        flows = with_base_labels(Store(root).flows(), lay.columns) if metric in RUN_DERIVED or metric in GROUP_DERIVED else runs.iloc[0:0]
+        runs, columns = with_metric(runs, flows[flows["key"].isin(runs["key"])] if len(flows) else flows, lay.columns, metric)
+        if metric in GROUP_DERIVED:
+            rows = [*rows, "cc"]
         if not rows:
             raise ValueError("a heatmap needs a row column besides the column axis; name one with --rows")
-        return heatmap(summary(runs, lay.columns), metric, rows, col, fixed)
+        return heatmap(summary(runs, columns), metric, rows, col, fixed)
     if kind == "queues":
         fig = queue_grid(Store(root).series(), runs, rows, col, fixed)
     else:
