@@ -22,7 +22,7 @@ import difflib
 import json
 import re
 import tomllib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Final, Literal, NamedTuple, Union
 
@@ -1118,21 +1118,24 @@ class Scenario(_Model):
                     return dict(h["down"]["qdisc"])
         raise LookupError(f"no queue {name!r}")
 
-    def expand_flows(self) -> list[ExpandedFlow]:
-        """All flows in engine order: group order, then src, then dst (as listed), then index."""
+    def _expand(self, groups: Sequence[FlowGroup | UdpGroup], suffix: str) -> Iterator[ExpandedFlow]:
+        """Every flow of ``groups`` in engine order (group, then pair as listed, then index),
+        named ``<src>-<dst>.<suffix><k>``, ``k`` counting that pair's flows over the groups."""
         senders = {h.name: i for i, h in enumerate(self.topology.senders)}
         receivers = {h.name: i for i, h in enumerate(self.topology.receivers)}
-        per_pair_count: dict[tuple[str, str], int] = {}
-        flows: list[ExpandedFlow] = []
-        for g, group in enumerate(self.flows):
+        count: dict[tuple[str, str], int] = {}
+        for g, group in enumerate(groups):
             reverse = self.is_reverse(group)
             src_index, dst_index = (receivers, senders) if reverse else (senders, receivers)
             for src, dst in group_pairs(group):
                 for _ in range(group.per_pair):
-                    k = per_pair_count.get((src, dst), 0)
-                    per_pair_count[(src, dst)] = k + 1
-                    flows.append(ExpandedFlow(f"{src}-{dst}.{k}", g, src_index[src], dst_index[dst], reverse))
-        return flows
+                    k = count.get((src, dst), 0)
+                    count[(src, dst)] = k + 1
+                    yield ExpandedFlow(f"{src}-{dst}.{suffix}{k}", g, src_index[src], dst_index[dst], reverse)
+
+    def expand_flows(self) -> list[ExpandedFlow]:
+        """All flows in engine order: group order, then src, then dst (as listed), then index."""
+        return list(self._expand(self.flows, ""))
 
     def to_engine_spec(self) -> dict[str, Any]:
         """The engine spec (docs/design.md "Engine interface"): JSON-ready, SI integers."""
@@ -1153,32 +1156,24 @@ class Scenario(_Model):
                     "port": group.port,
                 }
             )
-        senders = {h.name: i for i, h in enumerate(self.topology.senders)}
-        receivers = {h.name: i for i, h in enumerate(self.topology.receivers)}
         udp: list[dict[str, Any]] = []
-        per_pair: dict[tuple[str, str], int] = {}
-        for group in self.udp:
-            reverse = self.is_reverse(group)
-            src_index, dst_index = (receivers, senders) if reverse else (senders, receivers)
-            for src, dst in group_pairs(group):
-                for _ in range(group.per_pair):
-                    k = per_pair.get((src, dst), 0)
-                    per_pair[(src, dst)] = k + 1
-                    udp.append(
-                        {
-                            "name": f"{src}-{dst}.udp{k}",
-                            "src": src_index[src],
-                            "dst": dst_index[dst],
-                            "reverse": reverse,
-                            "rate": group.rate,
-                            "packet_size": group.packet_size,
-                            "start": group.start,
-                            "stop": group.stop,
-                            "ecn": group.ecn,
-                            "dscp": group.dscp,
-                            "port": group.port,
-                        }
-                    )
+        for u in self._expand(self.udp, "udp"):
+            group = self.udp[u.group]
+            udp.append(
+                {
+                    "name": u.name,
+                    "src": u.src,
+                    "dst": u.dst,
+                    "reverse": u.reverse,
+                    "rate": group.rate,
+                    "packet_size": group.packet_size,
+                    "start": group.start,
+                    "stop": group.stop,
+                    "ecn": group.ecn,
+                    "dscp": group.dscp,
+                    "port": group.port,
+                }
+            )
         return {
             "seed": self.seed,
             "duration": self.duration,
