@@ -11,7 +11,7 @@
 flows (``both``) and with the forward flow only (``alone``), and writes one JSON per run to
 validation/results/two_way/ in the shape validation/ns3/two_way.py writes (flows; queues A->B
 and B->A). ``table`` reads those and ns3-alone.json / ns3-both.json (written by
-``/work/ns3env/bin/python validation/ns3/two_way.py --case both --out
+``~/ns3env/bin/python validation/ns3/two_way.py --case both --out
 validation/results/two_way/ns3-both.json``, and ``--case alone``).
 """
 from __future__ import annotations

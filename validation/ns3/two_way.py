@@ -42,7 +42,7 @@ Metrics, over [warmup, duration] (default [10 s, 70 s])
 
 Run (one process per case; ns-3's simulator is global)::
 
-    /work/ns3env/bin/python validation/ns3/two_way.py --case both --out r.json
+    ~/ns3env/bin/python validation/ns3/two_way.py --case both --out r.json
 """
 from __future__ import annotations
 
