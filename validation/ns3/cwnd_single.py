@@ -56,7 +56,11 @@ import csv
 import json
 import sys
 import time
+import os
 from typing import Any, Optional, Sequence
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import seed000  # noqa: E402  (shared: _load, the xl000 C++ helpers, _attributes, _qstats)
 
 TCP_TYPES = ["TcpNewReno", "TcpCubic", "TcpVegas", "TcpHighSpeed", "TcpScalable", "TcpHtcp",
              "TcpBic", "TcpWestwoodPlus", "TcpVeno", "TcpHybla", "TcpIllinois", "TcpYeah",
@@ -134,70 +138,16 @@ class Probe
     }
 };
 
-inline uint64_t SinkRx(Ptr<Application> a) { return DynamicCast<PacketSink>(a)->GetTotalRx(); }
-
-struct QStats { uint64_t dropped, marked, enqueued, dropBefore; };
-inline QStats Stats(Ptr<QueueDisc> q)
-{
-    const QueueDisc::Stats& s = q->GetStats();
-    return {s.nTotalDroppedPackets, s.nTotalMarkedPackets, s.nTotalEnqueuedPackets,
-            s.nTotalDroppedPacketsBeforeEnqueue};
-}
-inline Ptr<QueueDisc> RootQueueDisc(Ptr<Node> n, Ptr<NetDevice> d)
-{
-    return n->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(d);
-}
-inline Ptr<Object> PointerTarget(Ptr<Object> obj, std::string name)
-{
-    PointerValue v;
-    if (!obj->GetAttributeFailSafe(name, v)) return nullptr;
-    return v.GetObject();
-}
-inline std::string AttributeString(Ptr<Object> obj, const TypeId::AttributeInformation& info)
-{
-    Ptr<AttributeValue> v = info.checker->Create();
-    if (!obj->GetAttributeFailSafe(info.name, *v))
-    {
-        return info.initialValue->SerializeToString(info.checker) + " (construction value; no getter)";
-    }
-    if (auto* pv = dynamic_cast<PointerValue*>(PeekPointer(v)))
-    {
-        Ptr<Object> o = pv->GetObject();
-        return o ? o->GetInstanceTypeId().GetName() : std::string("null");
-    }
-    if (auto* cv = dynamic_cast<ObjectPtrContainerValue*>(PeekPointer(v)))
-    {
-        return std::to_string(cv->GetN()) + " objects";
-    }
-    return v->SerializeToString(info.checker);
-}
 }  // namespace xlcwnd
 """
 
 
 def _load():
-    from ns import ns  # noqa: PLC0415  (heavy import, on demand)
-    import cppyy  # noqa: PLC0415
-
-    cppyy.cppdef(_CPP)
+    """ns-3 with seed000.py's C++ helpers (queue stats, attributes) and this script's probe."""
+    ns, cppyy = seed000._load()
+    if not hasattr(cppyy.gbl, "xlcwnd"):
+        cppyy.cppdef(_CPP)
     return ns, cppyy
-
-
-def _attributes(cppyy, obj) -> dict[str, str]:
-    out: dict[str, str] = {}
-    tid = obj.GetInstanceTypeId()
-    while True:
-        tname = str(tid.GetName())
-        for i in range(tid.GetAttributeN()):
-            info = tid.GetAttribute(i)
-            name = str(info.name)
-            if "Callback" in name:
-                continue
-            out[f"{tname}::{name}"] = str(cppyy.gbl.xlcwnd.AttributeString(obj, info))
-        if tname == "ns3::Object" or tid.GetParent() == tid:
-            break
-        tid = tid.GetParent()
-    return out
 
 
 def run(tcp: str, duration: float = 30.0, warmup: float = 10.0,
@@ -207,7 +157,7 @@ def run(tcp: str, duration: float = 30.0, warmup: float = 10.0,
     if tcp not in TCP_TYPES:
         raise ValueError(f"tcp must be one of {TCP_TYPES}")
     ns, cppyy = _load()
-    x = cppyy.gbl.xlcwnd
+    x, h = cppyy.gbl.xlcwnd, cppyy.gbl.xl000  # this script's probe, seed000.py's helpers
     dctcp = tcp == "TcpDctcp"
 
     ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType",
@@ -269,7 +219,7 @@ def run(tcp: str, duration: float = 30.0, warmup: float = 10.0,
         ifaces[(a, b)] = addr.Assign(devs)
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
     for key, qd in qdiscs.items():
-        assert x.RootQueueDisc(node[key.split("->")[0]], devices[key]) == qd, key
+        assert h.RootQueueDisc(node[key.split("->")[0]], devices[key]) == qd, key
 
     sink_apps = ns.PacketSinkHelper(
         "ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), PORT).ConvertTo()
@@ -291,24 +241,24 @@ def run(tcp: str, duration: float = 30.0, warmup: float = 10.0,
     t0 = time.perf_counter()
     ns.Simulator.Run()
     wall += time.perf_counter() - t0
-    rx0 = int(x.SinkRx(sink))
-    q0 = x.Stats(qdiscs["A->B"])
+    rx0 = int(h.SinkRx(sink))
+    q0 = seed000._qstats(ns, cppyy, qdiscs["A->B"])
     ns.Simulator.Stop(ns.Seconds(duration - warmup))
     t0 = time.perf_counter()
     ns.Simulator.Run()
     wall += time.perf_counter() - t0
-    rx1 = int(x.SinkRx(sink))
-    q1 = x.Stats(qdiscs["A->B"])
+    rx1 = int(h.SinkRx(sink))
+    q1 = seed000._qstats(ns, cppyy, qdiscs["A->B"])
     events = int(ns.Simulator.GetEventCount())
     assert probe.attached, "the BulkSend socket was not found"
 
-    cfg = {"socket": _attributes(cppyy, probe.sock)}
+    cfg = {"socket": seed000._attributes(ns, cppyy, probe.sock)}
     for attr in ("CongestionOps", "RecoveryOps"):
-        tgt = x.PointerTarget(probe.sock, attr)
-        cfg[attr] = ({"type": str(tgt.GetInstanceTypeId().GetName()), "attributes": _attributes(cppyy, tgt)}
+        tgt = h.PointerTarget(probe.sock, attr)
+        cfg[attr] = ({"type": str(tgt.GetInstanceTypeId().GetName()), "attributes": seed000._attributes(ns, cppyy, tgt)}
                      if tgt else None)
     cfg["bottleneck_qdisc"] = {"type": str(qdiscs["A->B"].GetInstanceTypeId().GetName()),
-                               "attributes": _attributes(cppyy, qdiscs["A->B"])}
+                               "attributes": seed000._attributes(ns, cppyy, qdiscs["A->B"])}
 
     window = duration - warmup
     res = {
@@ -318,9 +268,9 @@ def run(tcp: str, duration: float = 30.0, warmup: float = 10.0,
         "goodput_bps": (rx1 - rx0) * 8.0 / window,
         "goodput_total_bps": rx1 * 8.0 / duration,
         "bottleneck": {
-            "drops": int(q1.dropped - q0.dropped), "marks": int(q1.marked - q0.marked),
-            "drops_total": int(q1.dropped), "marks_total": int(q1.marked),
-            "enqueued": int(q1.enqueued - q0.enqueued),
+            "drops": q1["dropped"] - q0["dropped"], "marks": q1["marked"] - q0["marked"],
+            "drops_total": q1["dropped"], "marks_total": q1["marked"],
+            "enqueued": q1["enqueued"] - q0["enqueued"],
         },
         "recovery_times_s": [float(v) for v in probe.recT],
         "loss_times_s": [float(v) for v in probe.lossT],

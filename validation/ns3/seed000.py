@@ -464,6 +464,7 @@ def _qstats(ns, cppyy, qd) -> dict[str, int]:
         "received": int(st.nTotalReceivedPackets),
         "enqueued": int(st.nTotalEnqueuedPackets),
         "dropped": int(st.nTotalDroppedPackets),
+        "marked": int(st.nTotalMarkedPackets),
         "dropped_before_enqueue": int(st.nTotalDroppedPacketsBeforeEnqueue),
         "dequeued": int(st.nTotalDequeuedPackets),
     }
