@@ -96,7 +96,7 @@ PIPE_WIDTH = 2000
 ever cut short in a file or a pipe."""
 
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only results: no progress and no messages (errors still go to stderr).")]
-Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Say more (what each command adds is in its help).")]
+PanelsVerbose = Annotated[bool, typer.Option("--verbose", "-v", help="Also list the panels drawn.")]
 
 
 def _console(stderr: bool = False) -> Console:
@@ -307,7 +307,7 @@ def plot_queue(
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <folder>/queue.png; .pdf and .svg work too).")] = None,
     quiet: Quiet = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list the panels drawn.")] = False,
+    verbose: PanelsVerbose = False,
 ) -> None:
     """Draw the sampled queue's length, sojourn time and chosen discipline state over time."""
     from .plots import queue_figure
@@ -324,7 +324,7 @@ def plot_cwnd(
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <folder>/cwnd.png; .pdf and .svg work too).")] = None,
     quiet: Quiet = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list the panels drawn.")] = False,
+    verbose: PanelsVerbose = False,
 ) -> None:
     """Draw chosen flows' congestion window, ssthresh, pacing rate and algorithm state over time."""
     from .plots import cwnd_figure
@@ -339,7 +339,7 @@ def plot_goodput(
     every: Annotated[float, typer.Option("--every", help="Averaging bin, seconds.")] = 1.0,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <folder>/goodput.png; .pdf and .svg work too).")] = None,
     quiet: Quiet = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list the panels drawn.")] = False,
+    verbose: PanelsVerbose = False,
 ) -> None:
     """Draw chosen flows' goodput over time."""
     from .plots import goodput_figure
@@ -811,7 +811,7 @@ def results_table(
 ) -> None:
     """A metric laid out as the seed papers' tables: rows the other swept columns, columns the
     queue discipline; the mean over seeds, with its 95 % confidence half-width when there are several."""
-    from crosslayer.report import GROUP_DERIVED, RUN_DERIVED, layout, paper_table, summary, with_base_labels, with_metric
+    from crosslayer.report import layout, paper_table, store_metric, summary
     from crosslayer.store import Store
 
     try:
@@ -822,12 +822,11 @@ def results_table(
         _fail("the store has no swept columns to lay out", 2)
     if output not in ("latex", "csv", "markdown", "table", "json"):
         _fail(f"--format {output!r}: use table, markdown, csv, json or latex", 2)
-    flows = with_base_labels(Store(store).flows(), lay.columns) if metric in RUN_DERIVED or metric in GROUP_DERIVED else None
     try:
-        runs, columns = with_metric(lay.runs, flows if flows is not None else lay.runs.iloc[0:0], lay.columns, metric)
+        runs, columns, more_rows = store_metric(store, lay, metric)
     except ValueError as exc:
         _fail(f"--metric: {exc}", 2)
-    rows = (lay.others or [lay.aqm]) + (["cc"] if metric in GROUP_DERIVED else [])
+    rows = (lay.others or [lay.aqm]) + more_rows
     table = paper_table(summary(runs, columns), metric, rows, lay.aqm)
     if verbose:
         typer.echo(f"{metric}: {len(lay.runs)} runs of {store}, rows {', '.join(rows)}, columns {lay.aqm}", err=True)

@@ -139,6 +139,19 @@ def with_metric(runs: pd.DataFrame, flows: pd.DataFrame, columns: Sequence[str],
     raise ValueError(f"unknown metric {metric!r}: use one of {', '.join(known)}")
 
 
+def store_metric(root: str | Path, lay: Layout, metric: str, runs: pd.DataFrame | None = None) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """``runs`` (default: the layout's) carrying ``metric`` (:func:`with_metric`), the columns to
+    lay it out by, and the row columns it adds (``cc`` for a per-TCP metric). The store's flows
+    are read only for a flow-level metric."""
+    runs = lay.runs if runs is None else runs
+    flows = runs.iloc[0:0]
+    if metric in RUN_DERIVED or metric in GROUP_DERIVED:
+        flows = with_base_labels(Store(root).flows(), lay.columns)
+        flows = flows[flows["key"].isin(runs["key"])]
+    with_it, columns = with_metric(runs, flows, lay.columns, metric)
+    return with_it, columns, ["cc"] if metric in GROUP_DERIVED else []
+
+
 def _aqm_column(columns: Sequence[str], paths: Mapping[str, str]) -> str | None:
     for path, col in paths.items():
         if "qdisc" in path and col in columns:
@@ -428,10 +441,8 @@ def figure(
             raise ValueError(f"no run has {c} = {v}: its values are {', '.join(map(str, dict.fromkeys(lay.runs[c])))}")
     fixed = {c: runs[c].iloc[0] for c in (where or {})}
     if kind == "heatmap":
-        flows = with_base_labels(Store(root).flows(), lay.columns) if metric in RUN_DERIVED or metric in GROUP_DERIVED else runs.iloc[0:0]
-        runs, columns = with_metric(runs, flows[flows["key"].isin(runs["key"])] if len(flows) else flows, lay.columns, metric)
-        if metric in GROUP_DERIVED:
-            rows = [*rows, "cc"]
+        runs, columns, more_rows = store_metric(root, lay, metric, runs)
+        rows = [*rows, *more_rows]
         if not rows:
             raise ValueError("a heatmap needs a row column besides the column axis; name one with --rows")
         return heatmap(summary(runs, columns), metric, rows, col, fixed)
