@@ -45,7 +45,7 @@ EXPECTED: dict[str, tuple[int, str]] = {
     "non-utf8.toml": (2, "not UTF-8 text: byte 0xe9 at line 2, column 19"),
     "per-pair-1e12-hang.toml": (2, "flows[0].per_pair: must be at most 100000"),
     "rate-1e999999bps-slow-parse.toml": (2, 'topology.bottleneck.rate: must be below 1e20 bit/s (got "1e999999bps")'),
-    "rto-1ns-slow.toml": (2, 'tcp.min_rto: must be >= 1us (got "1ns")'),
+    "rto-1ns-slow.toml": (2, 'tcp.min_rto: must be in [1us, 1000000s] (got "1ns")'),
     "sample-at-u64max-hang.toml": (2, "duration: must be at most 1000000s"),
     "sample-interval-check-gap.toml": (2, "sample_interval: the series would hold 100,000,001 rows"),
     "series-50M-samples-memory.toml": (2, "sample_interval: the series would hold 50,000,001 rows"),
@@ -209,7 +209,7 @@ def test_a_bad_out_fails_before_the_run(tmp_path: Path) -> None:
     for out in (blocker, blocker / "sub"):
         result = CliRunner().invoke(app, ["run", str(ACCESS_LINK), "--out", str(out)])
         assert result.exit_code == 2, result.output
-        assert f"cannot write the results to {out}" in result.stderr
+        assert f"cannot write the results to {out}" in result.stderr or f"{out} exists and is not a folder" in result.stderr
 
 
 def test_unwritable_results_folder_fails_before_the_run(tmp_path: Path) -> None:

@@ -408,7 +408,7 @@ def test_zip_pairs_errors_name_the_field_and_the_fix(minimal: dict[str, Any], sr
 
 
 def test_group_tcp_overrides_only_the_fields_given(minimal: dict[str, Any]) -> None:
-    minimal["tcp"] = {"initial_cwnd": 4, "mss": 1000}
+    minimal["tcp"] = {"initial_cwnd": 4, "mss": "1000B"}
     minimal["flows"][0]["tcp"] = {"mss": "1448B"}
     scenario = Scenario.from_dict(minimal)
     effective = scenario.tcp_for(scenario.flows[0])

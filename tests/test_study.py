@@ -267,7 +267,7 @@ def test_a_store_whose_runs_differ_outside_the_columns_refuses_to_be_tabulated(t
     store = Store(tmp_path / "store")
     one = {"flows[*].cc": "cubic", "topology.bottleneck.qdisc": "codel", "flows[*].per_pair": 1}
     run_study(Study.from_toml(SMALL, overrides=one), store, workers=1)
-    run_study(Study.from_toml(SMALL, overrides={**one, "tcp.min_rto": 1.0}), store, workers=1)
+    run_study(Study.from_toml(SMALL, overrides={**one, "tcp.min_rto": "1s"}), store, workers=1)
     assert len(store.keys()) == 2
     with pytest.raises(ValueError, match="1 points with several different runs"):
         layout(store)
@@ -361,17 +361,18 @@ def test_cli_study_run_and_sql_query(tmp_path: Path) -> None:
     assert "4 run, 0 already stored, 0 failed of 4 points" in more.stderr and more.stdout == ""
     table = subprocess.run([*CLI, "results", "table", str(store), "-m", "jain", "--format", "json", "-v"], env=env, capture_output=True, text=True, timeout=60)
     assert table.returncode == 0, table.stderr
-    rows = json.loads(table.stdout)
-    assert len(rows) == 4 and {"flows_cc", "per_pair"} <= set(rows[0]) and "8 runs" in table.stderr
+    rows = json.loads(table.stdout)  # one row per cell, numbers in their own fields
+    assert len(rows) == 8 and {"flows_cc", "per_pair", "bottleneck_qdisc", "mean", "ci_low", "ci_high", "n"} <= set(rows[0]) and "8 runs" in table.stderr
+    assert all(isinstance(r["mean"], float) and r["n"] == 1 and r["ci_low"] is None for r in rows)  # one seed: no interval
     # flow-level metrics: per run (RTT-fairness) and per TCP group (BD %, rows gain cc)
     bd = subprocess.run([*CLI, "results", "table", str(store), "-m", "bd_pct", "--format", "csv"], env=env, capture_output=True, text=True, timeout=60)
     assert bd.returncode == 0, bd.stderr
     frame = pd.read_csv(io.StringIO(bd.stdout))
-    assert list(frame.columns) == ["flows_cc", "per_pair", "cc", "droptail", "codel"]
-    assert (frame["flows_cc"] == frame["cc"].replace({"reno": "reno", "cubic": "cubic"})).all()
-    assert np.allclose(frame[["droptail", "codel"]].astype(float), 100.0)  # one TCP per point: all of it
+    assert list(frame.columns) == ["flows_cc", "per_pair", "cc", "bottleneck_qdisc", "mean", "ci_low", "ci_high", "n", "metric", "unit"]
+    assert (frame["flows_cc"] == frame["cc"]).all() and set(frame["unit"]) == {"%"}
+    assert np.allclose(frame["mean"], 100.0)  # one TCP per point: all of it
     rtt = subprocess.run([*CLI, "results", "table", str(store), "-m", "jain_rtt_classes", "--format", "json"], env=env, capture_output=True, text=True, timeout=60)
-    assert rtt.returncode == 0 and all(0 < float(r["codel"]) <= 1 for r in json.loads(rtt.stdout)), rtt.stderr
+    assert rtt.returncode == 0 and all(0 < r["mean"] <= 1 for r in json.loads(rtt.stdout)), rtt.stderr
     report = subprocess.run([*CLI, "study", "report", str(store), "--json"], env=env, capture_output=True, text=True, timeout=300)
     assert report.returncode == 0, report.stderr
     written = json.loads(report.stdout)

@@ -30,9 +30,8 @@ from hypothesis import strategies as st
         ("1.5s", 1_500_000_000),
         ("0.25 ms", 250_000),
         ("1e-3s", 1_000_000),
-        (3, 3_000_000_000),
-        (0.1, 100_000_000),  # exact: 0.1 s is read as the decimal it prints as
-        (2.5, 2_500_000_000),
+        ("0.1s", 100_000_000),
+        (0, 0),  # a bare 0 is zero in every unit
     ],
 )
 def test_durations(text: str | float, ns: int) -> None:
@@ -48,8 +47,6 @@ def test_durations(text: str | float, ns: int) -> None:
         ("1.5Gbit/s", 1_500_000_000),
         ("100 mbps", 100_000_000),
         ("64bps", 64),
-        (9600, 9600),
-        (1e6, 1_000_000),
     ],
 )
 def test_rates(text: str | float, bps: int) -> None:
@@ -58,7 +55,7 @@ def test_rates(text: str | float, bps: int) -> None:
 
 @pytest.mark.parametrize(
     ("text", "size"),
-    [("1500B", 1500), ("64KiB", 65536), ("1MB", 1_000_000), ("1MiB", 1_048_576), ("2kB", 2000), (1448, 1448)],
+    [("1500B", 1500), ("64KiB", 65536), ("1MB", 1_000_000), ("1MiB", 1_048_576), ("2kB", 2000)],
 )
 def test_sizes(text: str | float, size: int) -> None:
     assert parse_size_bytes(text) == size
@@ -70,7 +67,7 @@ def test_sizes(text: str | float, size: int) -> None:
         (
             parse_duration_ns,
             "100",
-            'must be a duration like "100ms", "2s", "10us" or "500ns" (or a number of seconds) (got "100")',
+            'must be a duration like "100ms", "2s", "10us" or "500ns" (got "100")',
         ),
         (parse_duration_ns, "5 minutes", "must be a duration like"),
         (parse_duration_ns, "-1s", 'must be a non-negative duration like "100ms" (got "-1s")'),
@@ -83,13 +80,19 @@ def test_sizes(text: str | float, size: int) -> None:
         (
             parse_rate_bps,
             "100MBps",
-            'must be a rate like "100Mbps", "1Gbps", "10kbps" or "1.5Gbit/s" (or a number of bit/s)',
+            'must be a rate like "100Mbps", "1Gbps", "10kbps" or "1.5Gbit/s"',
         ),
         (parse_rate_bps, "fast", '(got "fast")'),
         (parse_rate_bps, "0.5bps", "whole number of bit/s"),
         (parse_size_bytes, "1.5B", "whole number of bytes"),
-        (parse_size_bytes, "10kb", 'must be a size like "1500B", "64KiB" or "1MB" (or a number of bytes) (got "10kb")'),
+        (parse_size_bytes, "10kb", 'must be a size like "1500B", "64KiB" or "1MB" (got "10kb")'),
         (parse_size_bytes, 0, "must be a positive size"),
+        # a bare number has no unit: an error that suggests one, never a guess
+        (parse_duration_ns, 10, 'give a unit, e.g. "10ms" or "10s" (got 10)'),
+        (parse_duration_ns, 2.5, 'give a unit, e.g. "2.5ms" or "2.5s" (got 2.5)'),
+        (parse_rate_bps, 9600, 'give a unit, e.g. "9600bps" or "9600Mbps" (got 9600)'),
+        (parse_size_bytes, 1448, 'give a unit, e.g. "1448B" or "1448KiB" (got 1448)'),
+        (parse_duration_ns, 1e300, "a number needs a unit"),
     ],
 )
 def test_errors_name_the_accepted_forms(parse: Callable[[Any], int], value: object, message: str) -> None:

@@ -9,30 +9,33 @@
 The compiled engine (``crosslayer._core``) declares every algorithm and its parameters; the
 scenario models and their validation are built from its catalog (:mod:`crosslayer.catalog`), so
 importing the package needs the built extension (``pip install -e .`` builds it with maturin).
+Importing it is cheap: the modules behind ``Result``, ``Scenario``, ``Store`` and ``Study`` (and
+pandas, NumPy, pydantic) load when first used, so ``crosslayer --version`` and ``-h`` start fast.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crosslayer.result import Result
-from crosslayer.scenario import Scenario, ScenarioError
-from crosslayer.store import Store
-from crosslayer.study import Study
-
 if TYPE_CHECKING:
     from crosslayer._core import EngineError
+    from crosslayer.result import Result
+    from crosslayer.scenario import Scenario, ScenarioError
+    from crosslayer.store import Store
+    from crosslayer.study import Study
 
 __all__ = ["EngineError", "Result", "Scenario", "ScenarioError", "Store", "Study", "__version__", "run", "run_study"]
 
-try:
-    __version__ = metadata.version("crosslayer")
-except metadata.PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0+unknown"
+
+def _package_version() -> str:
+    """The package version: the one maturin gives the wheel, from the bindings crate's
+    ``Cargo.toml`` (read from the compiled module, which is cheaper than the package metadata)."""
+    from crosslayer import _core
+
+    return str(_core.version())
 
 
 def run(scenario: Scenario | Mapping[str, Any] | str | Path, progress: Callable[[float], None] | None = None) -> Result:
@@ -44,8 +47,11 @@ def run(scenario: Scenario | Mapping[str, Any] | str | Path, progress: Callable[
     Raises :class:`ScenarioError` for an invalid scenario and :class:`EngineError` if the
     engine fails: out of memory, a limit of ``[limits]`` reached, or a simulator bug.
     """
-    validated = Scenario.coerce(scenario)
     from crosslayer import _core
+    from crosslayer.result import Result
+    from crosslayer.scenario import Scenario
+
+    validated = Scenario.coerce(scenario)
 
     try:
         spec = json.dumps(validated.to_engine_spec())
@@ -75,6 +81,8 @@ def run_study(
     naming them after the others are stored; Ctrl-C raises ``KeyboardInterrupt`` with the
     finished runs kept (the next call resumes).
     """
+    from crosslayer.store import Store
+    from crosslayer.study import Study
     from crosslayer.sweep import run_study as sweep
 
     if not isinstance(study, Study):
@@ -91,10 +99,26 @@ def run_study(
     return target
 
 
-def __getattr__(name: str) -> Any:
-    # EngineError lives in the compiled module; import it only when asked for.
-    if name == "EngineError":
-        from crosslayer._core import EngineError
+_LAZY: dict[str, str] = {
+    "EngineError": "crosslayer._core",
+    "Result": "crosslayer.result",
+    "Scenario": "crosslayer.scenario",
+    "ScenarioError": "crosslayer.scenario",
+    "Store": "crosslayer.store",
+    "Study": "crosslayer.study",
+}
 
-        return EngineError
+
+def __getattr__(name: str) -> Any:
+    # The public classes load with their modules when first asked for (cheap start-up).
+    if name == "__version__":
+        globals()["__version__"] = value = _package_version()
+        return value
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        if name != "EngineError":  # the compiled module's class is looked up each time (tests swap it)
+            globals()[name] = value
+        return value
     raise AttributeError(f"module 'crosslayer' has no attribute {name!r}")

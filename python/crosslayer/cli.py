@@ -8,6 +8,7 @@ cannot be written or already holds a result, checked before the run), 130 interr
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -22,15 +23,18 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-import crosslayer
-from crosslayer.bench import CASES, NS3_REFERENCE, BenchRow, default_studies_dir, run_bench
-from crosslayer.catalog import Algorithm, Param, catalog, default_text, format_value
-from crosslayer.result import Result, dumps_json, staging_folder
-from crosslayer.scenario import Scenario, ScenarioError
-from crosslayer.units import format_duration
+from crosslayer.output import dumps_json
+from crosslayer.units import format_duration, format_seconds
 
+# Everything heavy (pandas, NumPy, pydantic, the engine's catalog) is imported where it is used,
+# so that `crosslayer --version` and `crosslayer -h` start in a fraction of a second.
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+    from crosslayer.bench import BenchRow
+    from crosslayer.catalog import Algorithm, Param
+    from crosslayer.result import Result
+    from crosslayer.scenario import Scenario
 
 EXIT_CODES = (
     "Exit codes: 0 success; 1 engine failure (out of memory, a \\[limits] value reached, a simulator "
@@ -52,7 +56,7 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from crosslayer.study import engine_version
+        from crosslayer.version import engine_version
 
         typer.echo(f"crosslayer {engine_version()}")
         raise typer.Exit()
@@ -118,16 +122,35 @@ def _fail(message: str, code: int) -> NoReturn:
 
 
 def _load(file: Path, overrides: dict[str, Any]) -> Scenario:
-    """The study file with command-line overrides; exit 2 with the problems if invalid."""
+    """The study file with command-line overrides; exit 2 with the problems if invalid (a file
+    with a [study] table is pointed to `crosslayer study run`)."""
+    from crosslayer.scenario import Scenario, ScenarioError
     from crosslayer.study import StudyError
 
     try:
+        if _is_study(file):
+            _fail(
+                f"{file} is a study (it has a [study] table): run its points with `crosslayer study run {file}`, "
+                f"or list them with `crosslayer study points {file}`",
+                2,
+            )
         scenario = Scenario.from_toml(file)
         return scenario.with_overrides(**overrides) if overrides else scenario
     except (ScenarioError, StudyError) as exc:
         _fail(str(exc), 2)
     except OSError as exc:
         _fail(f"cannot read {file}: {exc.strerror or exc}", 2)
+
+
+def _is_study(file: Path) -> bool:
+    """Whether a study file has a [study] table (read as TOML; a file that is not valid TOML is
+    left to the scenario's reader to report)."""
+    import tomllib
+
+    try:
+        return "study" in tomllib.loads(file.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError, ValueError):
+        return False
 
 
 def _engine_guard(work: Callable[[], T]) -> T:
@@ -253,6 +276,10 @@ def run(
 ) -> None:
     """Run a study file, print a summary and write the result folder (never over an earlier one
     unless --force). With -q, print only the result folder."""
+    import crosslayer
+    from crosslayer.result import staging_folder
+    from crosslayer.store import disk_full, folder_kind
+
     overrides = {k: v for k, v in {"seed": seed, "duration": duration, "warmup": warmup}.items() if v is not None}
     for path, value in _parse_sets(sets).items():
         if isinstance(value, list):
@@ -260,7 +287,19 @@ def run(
         overrides[path] = value
     scenario = _load(file, overrides)
     folder = out or Path("results") / scenario.name
-    if folder.is_dir() and any(folder.iterdir()) and not force:
+    kind = folder_kind(folder)
+    if kind == "store":
+        _fail(
+            f"{folder} is a study's result store (from `crosslayer study run`), not the folder of a single run: "
+            "`crosslayer run` never replaces a store, even with --force; choose another --out"
+            + ("" if out else f" (the scenario {scenario.name!r} names results/{scenario.name}, like the study)"),
+            2,
+        )
+    if kind == "other":
+        _fail(f"{folder} holds files that are not a crosslayer result: choose another --out (--force replaces only the folder of an earlier run)", 2)
+    if kind == "file":
+        _fail(f"{folder} exists and is not a folder: choose another --out", 2)
+    if kind == "run" and not force:
         _fail(f"{folder} already holds a result: choose another --out, or --force to replace it", 2)
     try:  # before the run: a bad --out must not cost a whole simulation
         staging = staging_folder(folder)
@@ -281,6 +320,8 @@ def run(
             result = _engine_guard(lambda: crosslayer.run(scenario, progress=tick))
         result.save(folder, format=table_format.value, staging=staging)
     except OSError as exc:
+        if disk_full(exc):
+            _fail(f"the disk is full: cannot write the results to {folder} (nothing was left half-written); free some space and run again", 1)
         _fail(f"cannot write the results to {folder}: {exc.strerror or exc}", 1)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -299,77 +340,99 @@ def run(
     _print_table(console, _summary_table(agg, folder))
 
 
+Folder = Annotated[Path, typer.Argument(help="A result folder written by `crosslayer run`, or a study's store (then pick one run with --key or --where).")]
+Key = Annotated[str | None, typer.Option("--key", "-k", help="In a store: the run's key (or its first digits; `crosslayer results query \"select key, * from runs\" -s STORE` lists them).")]
+Where = Annotated[list[str] | None, typer.Option("--where", help="In a store: column=value choosing one run (repeatable), e.g. --where aqm=codel --where seed=1.")]
+
+
 @app.command("plot-queue")
 def plot_queue(
-    folder: Annotated[Path, typer.Argument(help="Result folder written by `crosslayer run`.")],
+    folder: Folder,
     state: Annotated[
         list[str] | None, typer.Option("--state", "-s", help="A state column of the discipline to add as a panel (repeatable); see `crosslayer list aqm`.")
     ] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <folder>/queue.png; .pdf and .svg work too).")] = None,
+    key: Key = None,
+    where: Where = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <folder>/queue.png, or <store>/queue-<key>.png; .pdf and .svg work too).")] = None,
     quiet: Quiet = False,
     verbose: PanelsVerbose = False,
 ) -> None:
     """Draw the sampled queue's length, sojourn time and chosen discipline state over time."""
     from .plots import queue_figure
 
-    _plot(folder, out or folder / "queue.png", lambda result: queue_figure(result, state=state or ()), quiet, verbose)
+    _plot(folder, out, "queue", key, where, lambda result: queue_figure(result, state=state or ()), quiet, verbose)
 
 
 @app.command("plot-cwnd")
 def plot_cwnd(
-    folder: Annotated[Path, typer.Argument(help="Result folder written by `crosslayer run` (the study needs cwnd_trace = true).")],
+    folder: Folder,
     flow: Annotated[list[str] | None, typer.Option("--flow", "-f", help="A flow name to draw (repeatable; default: the first four).")] = None,
     state: Annotated[
         list[str] | None, typer.Option("--state", "-s", help="A state column of the flows' algorithm to add as a panel (repeatable); see `crosslayer list cc`.")
     ] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <folder>/cwnd.png; .pdf and .svg work too).")] = None,
+    key: Key = None,
+    where: Where = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <folder>/cwnd.png, or <store>/cwnd-<key>.png; .pdf and .svg work too).")] = None,
     quiet: Quiet = False,
     verbose: PanelsVerbose = False,
 ) -> None:
-    """Draw chosen flows' congestion window, ssthresh, pacing rate and algorithm state over time."""
+    """Draw chosen flows' congestion window, ssthresh, pacing rate and algorithm state over time
+    (the scenario needs cwnd_trace = true)."""
     from .plots import cwnd_figure
 
-    _plot(folder, out or folder / "cwnd.png", lambda result: cwnd_figure(result, flows=flow or (), state=state or ()), quiet, verbose)
+    _plot(folder, out, "cwnd", key, where, lambda result: cwnd_figure(result, flows=flow or (), state=state or ()), quiet, verbose)
 
 
 @app.command("plot-goodput")
 def plot_goodput(
-    folder: Annotated[Path, typer.Argument(help="Result folder written by `crosslayer run` (the study needs cwnd_trace = true).")],
+    folder: Folder,
     flow: Annotated[list[str] | None, typer.Option("--flow", "-f", help="A flow name to draw (repeatable; default: up to 12).")] = None,
     every: Annotated[float, typer.Option("--every", help="Averaging bin, seconds.")] = 1.0,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <folder>/goodput.png; .pdf and .svg work too).")] = None,
+    key: Key = None,
+    where: Where = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <folder>/goodput.png, or <store>/goodput-<key>.png; .pdf and .svg work too).")] = None,
     quiet: Quiet = False,
     verbose: PanelsVerbose = False,
 ) -> None:
-    """Draw chosen flows' goodput over time."""
+    """Draw chosen flows' goodput over time (the scenario needs cwnd_trace = true)."""
     from .plots import goodput_figure
 
     if not every > 0:
         _fail("--every must be positive, e.g. 0.5", 2)
-    _plot(folder, out or folder / "goodput.png", lambda result: goodput_figure(result, flows=flow or (), every=every), quiet, verbose)
+    _plot(folder, out, "goodput", key, where, lambda result: goodput_figure(result, flows=flow or (), every=every), quiet, verbose)
 
 
-def _plot(folder: Path, target: Path, draw: Callable[[Result], Figure], quiet: bool = False, verbose: bool = False) -> None:
-    """Load the result in ``folder``, draw it and save the figure to ``target`` (exit 2 for a bad
-    folder or figure request, 1 when the file cannot be written)."""
-    try:
-        result = Result.load(folder)
-    except (OSError, ValueError) as exc:
-        _fail(f"cannot read a result from {folder}: {exc}", 2)
+def _plot(
+    folder: Path, out: Path | None, name: str, key: str | None, where: list[str] | None, draw: Callable[[Result], Figure], quiet: bool = False, verbose: bool = False
+) -> None:
+    """Load the result in ``folder`` (a run folder, or one run of a store chosen by ``key`` or
+    ``where``), draw it and save the figure (exit 2 for a bad folder or figure request, 1 when
+    the file cannot be written)."""
+    from crosslayer.result import Result
+    from crosslayer.store import Store, StoreError, folder_kind
+
+    kind = folder_kind(folder)
+    if kind == "store":
+        store = Store(folder)
+        try:
+            chosen = store.find(key, _where(where))
+            result = store.result(chosen)
+        except (StoreError, ValueError, LookupError) as exc:
+            _fail(str(exc), 2)
+        target = out or folder / f"{name}-{chosen[:12]}.png"
+    else:
+        if key is not None or where:
+            _fail(f"--key and --where choose a run of a study's store; {folder} is {'the folder of one run' if kind == 'run' else 'not a store'}", 2)
+        try:
+            result = Result.load(folder)
+        except (OSError, ValueError) as exc:
+            _fail(f"cannot read a result from {folder}: {exc}", 2)
+        target = out or folder / f"{name}.png"
     try:
         fig = draw(result)
     except ValueError as exc:
         _fail(str(exc), 2)
-    try:
-        fig.savefig(target, dpi=150)
-    except (OSError, ValueError) as exc:
-        _fail(f"cannot write {target}: {exc}", 1)
-    if not quiet:
-        typer.echo(f"wrote {target}")
-        if verbose:
-            for ax in fig.axes:
-                lines = [str(line.get_label()) for line in ax.get_lines() if not str(line.get_label()).startswith("_")]
-                typer.echo(f"  panel {ax.get_ylabel() or ax.get_title()!r}" + (f": {', '.join(lines)}" if lines else ""))
+    _save_figure(fig, target, quiet, verbose)
 
 
 @app.command()
@@ -381,6 +444,7 @@ def validate(
 ) -> None:
     """Check a study file without running it (exit 2 and list the problems if invalid); a file
     with a \\[study] table is checked point by point."""
+    from crosslayer.scenario import ScenarioError
     from crosslayer.study import Study, StudyError
 
     try:
@@ -436,6 +500,8 @@ def bench(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print each case's study file, flows and simulated time as it starts.")] = False,
 ) -> None:
     """Speed on the seed-paper scenarios, compared with ns-3."""
+    from crosslayer.bench import CASES, NS3_REFERENCE, default_studies_dir, run_bench
+
     console = _console()
     err = _console(stderr=True)
     table = Table(title="crosslayer speed" + (" (--quick)" if quick else ""))
@@ -476,6 +542,8 @@ def _bench_start(err: Console) -> Callable[[Any, Scenario], None]:
 
 
 def _bench_json(row: BenchRow) -> dict[str, Any]:
+    from crosslayer.bench import NS3_REFERENCE
+
     ref = NS3_REFERENCE.get(row.case.key)
     return {
         "case": row.case.key, "title": row.case.title, "study": row.case.study, "flows": row.flows, "sim_s": row.sim_s,
@@ -499,6 +567,8 @@ def _bench_cells(row: BenchRow) -> tuple[str, ...]:
 
 
 def _params_table(params: tuple[Param, ...], title: str | None = None, profiles: dict[str, dict[str, Any]] | None = None) -> Table:
+    from crosslayer.catalog import default_text
+
     table = Table(title=title, show_lines=False, title_justify="left")
     for header in ("parameter", "unit", "default", "valid", "description"):
         table.add_column(header, overflow="fold")
@@ -543,6 +613,8 @@ def list_(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also name each algorithm's validation page (docs/models/<name>.md).")] = False,
 ) -> None:
     """List every congestion control or queue discipline with its sources and parameters."""
+    from crosslayer.catalog import Param, catalog, format_value
+
     cat = catalog()
     if quiet:
         if what in (Listing.cc, Listing.aqm):
@@ -614,7 +686,7 @@ def _parse_sets(sets: list[str] | None) -> dict[str, Any]:
     for item in sets or []:
         path, eq, text = item.partition("=")
         if not eq or not path.strip():
-            _fail(f"--set {item!r}: write --set path=value, e.g. --set flows[*].cc=reno or --set tcp.min_rto=0.2", 2)
+            _fail(f"--set {item!r}: write --set path=value, e.g. --set flows[*].cc=reno or --set tcp.min_rto=1s", 2)
         value = parse_cli_value(text.strip())
         if isinstance(value, str) and "," in value and not text.strip().startswith(('"', "'")):
             value = [parse_cli_value(v.strip()) for v in value.split(",")]
@@ -627,6 +699,7 @@ def _labels_text(labels: Any) -> str:
 
 
 def _load_study(file: Path, sets: list[str] | None) -> Any:
+    from crosslayer.scenario import ScenarioError
     from crosslayer.study import Study, StudyError
 
     try:
@@ -684,21 +757,25 @@ def study_run(
     workers: Annotated[int | None, typer.Option("--workers", "-j", help="Local worker processes (default: every core).")] = None,
     scheduler: Annotated[str | None, typer.Option("--scheduler", help="Address of a Dask distributed scheduler to run on.")] = None,
     dask_local: Annotated[int | None, typer.Option("--dask-local", help="Start a local Dask cluster with N workers and run on it.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars and no summary line (failures are still reported).")] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="First remove the store's runs that are not points of this study as given (another duration, an edited file): one definition per store.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars and no summary line (failures and warnings are still reported).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print a line per finished run: its swept values, key and wall time.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object (what ran) and nothing else.")] = False,
 ) -> None:
     """Run every point of a study that the store does not hold yet (resumable: runs are keyed
-    by a hash of their configuration and the engine version)."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    by a hash of their configuration and the engine version). Several invocations may share a
+    store: each runs only the points no other has claimed, and waits for the rest."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from crosslayer.store import Store
-    from crosslayer.sweep import RunEvent, run_study
+    from crosslayer.store import Store, StoreError
+    from crosslayer.sweep import Eta, RunEvent, run_study
 
     study = _load_study(file, sets)
     store = Store(out or Path("results") / study.name)
     try:
         store.create(study.text or None)
+    except StoreError as exc:
+        _fail(str(exc), 2)
     except OSError as exc:
         _fail(f"cannot write the store {store.root}: {exc.strerror or exc}", 2)
     client = None
@@ -716,51 +793,99 @@ def study_run(
     err = _console(stderr=True)
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"), TextColumn("{task.fields[state]}"),
-        TimeElapsedColumn(), TimeRemainingColumn(), console=err, disable=quiet or json_output,
+        TimeElapsedColumn(), TextColumn("{task.fields[eta]}"), console=err, disable=quiet or json_output,
     )  # fmt: skip
-    task = progress.add_task(study.name, total=None, state="", count="")
+    task = progress.add_task(study.name, total=None, state="", count="", eta="")
     runs: dict[str, Any] = {}  # key -> the progress task of a run in flight
+    eta = Eta({p.key: p.scenario.duration / 1e9 for p in study.points() if not store.has(p.key)})
 
     def update(done: int, running: int, failed: int, total: int) -> None:
-        progress.update(task, completed=done, total=total, count=f"{done}/{total}", state=f"running {running}, failed {failed}")
+        left = eta.remaining_s()
+        progress.update(
+            task, completed=done, total=total, count=f"{done}/{total}", state=f"running {running}, failed {failed}",
+            eta="" if left is None else f"about {format_seconds(left)} left",
+        )  # fmt: skip
 
     def on_run(ev: RunEvent) -> None:
+        eta.update(ev)
         if ev.done:
             if ev.key in runs:
                 progress.remove_task(runs.pop(ev.key))
             if verbose and not json_output:
-                outcome = f"failed: {ev.error}" if ev.error else f"{ev.wall_s:.2f} s" if ev.wall_s is not None else "done"
+                outcome = f"failed: {ev.error}" if ev.error else f"{ev.wall_s:.2f} s" if ev.wall_s is not None else "stored by another invocation"
                 progress.console.print(f"{_labels_text(ev.labels)}  {ev.key[:12]}  {outcome}", highlight=False)
             return
         if ev.key not in runs:
-            runs[ev.key] = progress.add_task(f"  {_labels_text(ev.labels)}", total=ev.total_s, state="", count="")
+            runs[ev.key] = progress.add_task(f"  {_labels_text(ev.labels)}", total=ev.total_s, state="", count="", eta="")
         progress.update(runs[ev.key], completed=ev.sim_s, state=f"{ev.sim_s:.1f} of {ev.total_s:g} simulated s")
+
+    def on_wait(others: dict[int, int]) -> None:
+        if not json_output:
+            who = ", ".join(f"{n} point{'s' if n != 1 else ''} of pid {pid}" for pid, n in others.items())
+            progress.console.print(f"waiting for another `crosslayer study run` on this store to finish what it claimed ({who}); this one ran the rest", highlight=False)
 
     try:
         with progress:
             command = "crosslayer " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-            report = _engine_guard(lambda: run_study(study, store, workers=workers, client=client, on_progress=update, on_run=on_run, command=command))
+            report = _engine_guard(lambda: run_study(study, store, workers=workers, client=client, on_progress=update, on_run=on_run, on_wait=on_wait, command=command, fresh=fresh))
+    except StoreError as exc:
+        _fail(str(exc), 1)
     finally:
         if client is not None:
             client.close()
         if cluster is not None:
             cluster.close()
-    summary = {"store": str(store.root), "points": report.total, "skipped": report.skipped, "ran": report.ran, "failed": len(report.failed), "interrupted": report.interrupted, "wall_s": round(report.wall_s, 3)}
+    notes = _study_notes(report, store.root, file)
+    summary = {
+        "store": str(store.root), "points": report.total, "skipped": report.skipped, "ran": report.ran, "failed": len(report.failed),
+        "by_others": report.by_others, "rerun_unreadable": len(report.rerun_unreadable), "cleaned_temporary_files": report.cleaned,
+        "conflicting_runs": len(report.conflicts), "interrupted": report.interrupted, "disk_full": report.disk_full, "wall_s": round(report.wall_s, 3),
+    }  # fmt: skip
     if json_output:
-        typer.echo(dumps_json({**summary, "failures": [{"key": k, **lab, "error": e} for k, lab, e in report.failed]}))
+        typer.echo(dumps_json({**summary, "failures": [{"key": k, **lab, "error": e} for k, lab, e in report.failed], "notes": notes}))
     else:
         for key, labels, error in report.failed:
             err.print(f"failed {key} {labels}: {error}", highlight=False)
-    if not json_output and (not quiet or report.interrupted):  # an interruption is said even with -q
+        for note in notes:
+            err.print(note, highlight=False, soft_wrap=True)
+    if not json_output and (not quiet or report.interrupted or report.disk_full):  # an interruption is said even with -q
+        others = f", {report.by_others} by another invocation" if report.by_others else ""
         err.print(
-            f"{report.ran} run, {report.skipped} already stored, {len(report.failed)} failed of {report.total} points "
+            f"{report.ran} run, {report.skipped} already stored{others}, {len(report.failed)} failed of {report.total} points "
             f"in {report.wall_s:.1f} s; store: {store.root}" + (" (interrupted: run again to resume)" if report.interrupted else ""),
             highlight=False,
         )
     if report.interrupted:
         raise typer.Exit(130)
-    if report.failed:
+    if report.failed or report.disk_full:
         raise typer.Exit(1)
+
+
+def _study_notes(report: Any, root: Path, file: Path) -> list[str]:
+    """What a user must know about a sweep besides its counts: runs re-done because their files
+    did not read back, runs of another definition of the study, a full disk."""
+    notes = []
+    if report.cleaned:
+        notes.append(f"removed {report.cleaned} temporary files a killed invocation left in {root}")
+    for key, what in report.rerun_unreadable.items():
+        notes.append(f"stored run {key} did not read back ({what}): it ran again")
+    if report.conflicts:
+        c = report.conflicts[0]
+        shown = ", ".join(f"{k} = {v}" for k, v in c.labels.items())
+        diff = "; ".join(f"{path}: {_shown(old)} stored, {_shown(new)} now" for path, old, new in c.differences[:6]) or "their engine versions"
+        notes.append(
+            f"warning: {root} holds {len(report.conflicts)} runs of another definition of this study: at the same swept values "
+            f"as this study's points (e.g. {shown}) they differ in {diff}. Tables of this store would mix both; keep one "
+            f"definition with `crosslayer results prune {root} --study {file}` (or `crosslayer study run {file} --fresh`), "
+            "or write this study to another store (-o)"
+        )
+    if report.disk_full:
+        notes.append(f"{report.disk_full}: the sweep stopped; the runs stored so far are kept and nothing is half-written; free some space and run again to resume")
+    return notes
+
+
+def _shown(value: Any) -> str:
+    return "unset" if value is None else json.dumps(value) if isinstance(value, str) else str(value)
 
 
 @study_app.command("report")
@@ -802,73 +927,130 @@ def study_report(
             typer.echo("\n".join(f"  {f}" for f in files))
 
 
+def _metric_help() -> str:
+    from crosslayer.metrics import METRICS
+
+    by_level = {"run": [], "flows": [], "group": []}
+    for m in METRICS:
+        by_level[m.level].append(m.name)
+    return (
+        f"A run metric ({', '.join(by_level['run'])}), one computed per run from the flows ({', '.join(by_level['flows'])}) "
+        f"or per congestion control, rows by cc ({', '.join(by_level['group'])}); `crosslayer results table STORE -m x` lists them with their meaning."
+    )
+
+
+def _store_or_fail(store: Path) -> None:
+    if not (store / "runs").is_dir():
+        _fail(f"{store} is not a result store (no runs/ folder); write one with `crosslayer study run`", 2)
+
+
 @results_app.command("table")
 def results_table(
     store: Annotated[Path, typer.Argument(help="Result store.")],
-    metric: Annotated[str, typer.Option("--metric", "-m", help="A runs column (utilization, jain, qlen_mean_pkts, qlen_sd_pkts, sojourn_mean_s, drop_ratio, active_flows, ...), a per-run flow metric (jain_inter_min, jain_rtt_classes, goodput_over_throughput, goodput_median_mbps, ...) or a per-TCP one (bd_pct, avg_mbps, sd_mbps, jain_inter: rows by cc).")] = "jain",
-    output: Annotated[str, typer.Option("--format", help="table, markdown, csv, json or latex.")] = "table",
+    metric: Annotated[str, typer.Option("--metric", "-m", help=_metric_help())] = "jain",
+    output: Annotated[str, typer.Option("--format", help="table, markdown, csv, json or latex (csv and json: one row per cell with mean, ci_low, ci_high, n, metric and unit as numbers).")] = "table",
+    quiet: Quiet = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also say on stderr how many runs the table summarizes.")] = False,
 ) -> None:
     """A metric laid out as the seed papers' tables: rows the other swept columns, columns the
-    queue discipline; the mean over seeds, with its 95 % confidence half-width when there are several."""
-    from crosslayer.report import layout, paper_table, store_metric, summary
-    from crosslayer.store import Store
+    queue discipline; each cell the mean over seeds with its 95 % confidence interval (from 3
+    seeds on), in the metric's unit, with the number of seeds. -q prints the table without its
+    caption and notes."""
+    from crosslayer.metrics import lookup
+    from crosslayer.report import caption, cells, layout, paper_table, store_metric, summary
+    from crosslayer.store import Store, StoreError
 
-    try:
-        lay = layout(Store(store))
-    except ValueError as exc:
-        _fail(str(exc), 2)
-    if not lay.point or lay.aqm is None:
-        _fail("the store has no swept columns to lay out", 2)
     if output not in ("latex", "csv", "markdown", "table", "json"):
         _fail(f"--format {output!r}: use table, markdown, csv, json or latex", 2)
     try:
-        runs, columns, more_rows = store_metric(store, lay, metric)
+        lookup(metric)
     except ValueError as exc:
         _fail(f"--metric: {exc}", 2)
-    rows = (lay.others or [lay.aqm]) + more_rows
-    table = paper_table(summary(runs, columns), metric, rows, lay.aqm)
+    _store_or_fail(store)
+    try:
+        lay = layout(Store(store))
+        if not lay.point or lay.aqm is None:
+            _fail("the store has no swept columns to lay out", 2)
+        runs, columns, more_rows = store_metric(store, lay, metric)
+    except (ValueError, StoreError) as exc:
+        _fail(f"--metric {metric}: {exc}" if "metric" in str(exc) else str(exc), 2)
+    rows = [*lay.others, *more_rows] or [lay.aqm]
+    summ = summary(runs, columns)
+    title, note = caption(summ, metric)
     if verbose:
         typer.echo(f"{metric}: {len(lay.runs)} runs of {store}, rows {', '.join(rows)}, columns {lay.aqm}", err=True)
+    if output in ("csv", "json"):
+        _print_frame(cells(summ, metric, rows, lay.aqm), output)
+        return
+    table = paper_table(summ, metric, rows, lay.aqm)
     if output == "latex":
-        typer.echo(table.to_latex())
-    else:
+        typer.echo(table.to_latex(caption=None if quiet else f"{title}. {note}".strip()))
+    elif output == "markdown":
+        if not quiet:
+            typer.echo(f"**{title}**\n")
         _print_frame(table.reset_index(), output)
+        if note and not quiet:
+            typer.echo(f"\n{note}")
+    else:
+        from rich.markup import escape
+
+        console = _console()
+        if not quiet:
+            console.print(escape(title), highlight=False, soft_wrap=True)
+        _print_frame(table.reset_index(), output)
+        if note and not quiet:
+            console.print(escape(note), highlight=False, soft_wrap=True)
 
 
 @results_app.command("plot")
 def results_plot(
     store: Annotated[Path, typer.Argument(help="Result store.")],
     kind: Annotated[str, typer.Argument(help="heatmap, queues (queue length over time, a grid), goodput (per-flow boxes) or ellipses (RFC 7928 delay vs goodput).")],
-    metric: Annotated[str, typer.Option("--metric", "-m", help="heatmap: a runs column (jain, sojourn_mean_s, drop_ratio, utilization, ...).")] = "jain",
+    metric: Annotated[str, typer.Option("--metric", "-m", help="heatmap: " + _metric_help())] = "jain",
     rows: Annotated[str | None, typer.Option("--rows", help="Comma-separated swept columns for the rows (default: every column but --cols).")] = None,
     cols: Annotated[str | None, typer.Option("--cols", help="The swept column across (default: the queue discipline).")] = None,
     where: Annotated[list[str] | None, typer.Option("--where", help="column=value: keep only those points (repeatable).")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Image file (default: <store>/<kind>.png; .pdf and .svg work too).")] = None,
     quiet: Quiet = False,
+    verbose: PanelsVerbose = False,
 ) -> None:
     """Draw one figure from a store, for any metric and axes (the report draws a fixed set)."""
     from crosslayer.report import figure
+    from crosslayer.store import StoreError
 
-    if not (store / "runs").is_dir():
-        _fail(f"{store} is not a result store (no runs/ folder); write one with `crosslayer study run`", 2)
+    _store_or_fail(store)
+    target = out or store / f"{kind}.png"
+    try:
+        fig = figure(store, kind, metric=metric, rows=[r.strip() for r in rows.split(",")] if rows else None, col=cols, where=_where(where))
+    except (ValueError, StoreError) as exc:
+        _fail(str(exc), 2)
+    _save_figure(fig, target, quiet, verbose, bbox_inches="tight")
+
+
+def _where(where: list[str] | None) -> dict[str, str]:
     fixed: dict[str, str] = {}
     for item in where or []:
         name, eq, value = item.partition("=")
         if not eq or not name.strip():
             _fail(f"--where {item!r}: write column=value, e.g. --where load=mild", 2)
         fixed[name.strip()] = value.strip()
-    target = out or store / f"{kind}.png"
+    return fixed
+
+
+def _save_figure(fig: Any, target: Path, quiet: bool, verbose: bool, **kwargs: Any) -> None:
+    """Save a figure; with ``verbose`` list its panels and their lines."""
     try:
-        fig = figure(store, kind, metric=metric, rows=[r.strip() for r in rows.split(",")] if rows else None, col=cols, where=fixed)
-    except ValueError as exc:
-        _fail(str(exc), 2)
-    try:
-        fig.savefig(target, dpi=150, bbox_inches="tight")
+        fig.savefig(target, dpi=150, **kwargs)
     except (OSError, ValueError) as exc:
         _fail(f"cannot write {target}: {exc}", 1)
     if not quiet:
         typer.echo(f"wrote {target}")
+        if verbose:
+            for ax in fig.axes:
+                lines = [str(line.get_label()) for line in ax.get_lines() if not str(line.get_label()).startswith("_")]
+                label = ax.get_ylabel() or ax.get_title()
+                if label or lines:
+                    typer.echo(f"  panel {label!r}" + (f": {', '.join(lines)}" if lines else ""))
 
 
 @results_app.command("query")
@@ -876,21 +1058,64 @@ def results_query(
     sql: Annotated[str, typer.Argument(help="SQL over the views runs, flows, queues, series, udp, cwnd (DuckDB).")],
     store: Annotated[Path, typer.Option("--store", "-s", help="Result store folder.")] = Path("results"),
     output: Annotated[str, typer.Option("--format", help="table, csv, json or markdown.")] = "table",
+    json_output: Annotated[bool, typer.Option("--json", help="Print the rows as one JSON array (as --format json).")] = False,
+    write_dir: Annotated[Path | None, typer.Option("--allow-write", help="Let COPY ... TO write files inside this folder (otherwise the query can write nothing).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the rows (no count, even with -v).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also say on stderr how many rows the query returned.")] = False,
 ) -> None:
-    """Run SQL over a result store, e.g. `crosslayer results query "select bottleneck_qdisc, avg(jain) from runs group by 1" -s STORE`."""
+    """Run SQL over a result store, e.g. `crosslayer results query "select bottleneck_qdisc, avg(jain) from runs group by 1" -s STORE`.
+
+    The query sees the store's tables and nothing else: it cannot read other files (read_text,
+    read_csv of a path outside the store), write files (COPY ... TO, unless --allow-write DIR),
+    attach databases, or install or load DuckDB extensions."""
     from crosslayer.store import Store
 
-    st = Store(store)
-    if not (store / "runs").is_dir():
-        _fail(f"{store} is not a result store (no runs/ folder); write one with `crosslayer study run`", 2)
+    _store_or_fail(store)
     try:
-        df = st.query(sql)
-    except Exception as exc:  # noqa: BLE001 - DuckDB's parser and binder errors
-        _fail(f"query failed: {exc}", 2)
-    if verbose:
+        df = Store(store).query(sql, write_dir=write_dir)
+    except Exception as exc:  # noqa: BLE001 - DuckDB's parser, binder and permission errors
+        message = str(exc)
+        if "disabled by configuration" in message or "Permission Error" in message:
+            message += " (a query reads the store's tables only; --allow-write DIR lets COPY write inside DIR)"
+        _fail(f"query failed: {message}", 2)
+    if verbose and not quiet:
         typer.echo(f"{len(df)} rows, {len(df.columns)} columns from {store}", err=True)
-    _print_frame(df, output)
+    _print_frame(df, "json" if json_output else output)
+
+
+@results_app.command("prune")
+def results_prune(
+    store: Annotated[Path, typer.Argument(help="Result store.")],
+    study_file: Annotated[Path | None, typer.Option("--study", help="Keep only the runs that are points of this study file (with --set as in `study run`).")] = None,
+    sets: Annotated[list[str] | None, typer.Option("--set", help="path=value, as given to `study run` (repeatable).")] = None,
+    unreadable: Annotated[bool, typer.Option("--unreadable", help="Remove the runs whose files do not read back (each file is read whole).")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Only list what would be removed.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object (the keys removed) and nothing else.")] = False,
+    quiet: Quiet = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every key removed.")] = False,
+) -> None:
+    """Remove runs from a store: those that are not points of a study (after its file was
+    edited: one definition per store), and/or those whose files cannot be read."""
+    from crosslayer.store import Store
+
+    _store_or_fail(store)
+    if study_file is None and not unreadable:
+        _fail("say what to remove: --study STUDY.toml (runs that are not its points) and/or --unreadable", 2)
+    st = Store(store)
+    keep = {p.key for p in _load_study(study_file, sets).points()} if study_file is not None else None
+    if dry_run:
+        doomed = sorted((st.keys() - keep) if keep is not None else set())
+        if unreadable:
+            doomed = sorted(set(doomed) | set(st.unreadable()))
+    else:
+        doomed = st.prune(keep, unreadable=unreadable)
+    if json_output:
+        typer.echo(dumps_json({"store": str(store), "removed" if not dry_run else "would_remove": doomed, "kept": len(st.keys()) - (len(doomed) if dry_run else 0)}))
+        return
+    if not quiet:
+        typer.echo(f"{'would remove' if dry_run else 'removed'} {len(doomed)} runs from {store}; {len(st.keys()) - (len(doomed) if dry_run else 0)} kept")
+        if verbose:
+            typer.echo("\n".join(f"  {k}" for k in doomed))
 
 
 def _cell(v: Any) -> str:
@@ -931,9 +1156,19 @@ def _print_frame(df: Any, output: str) -> None:
         _fail(f"--format {output!r}: use table, csv, json or markdown", 2)
 
 
+def _terminate(signum: int, frame: Any) -> None:
+    """SIGTERM (``kill``, a job scheduler's time limit) stops the command as Ctrl-C does: a
+    sweep stops its workers and keeps what it stored."""
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """The ``crosslayer`` entry point: the app, with any unexpected exception reported in one
-    line (exit 1) instead of a traceback; ``CROSSLAYER_DEBUG=1`` shows the traceback."""
+    line (exit 1) instead of a traceback; ``CROSSLAYER_DEBUG=1`` shows the traceback. SIGTERM
+    is handled like SIGINT (Ctrl-C)."""
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         app()
     except KeyboardInterrupt:

@@ -26,49 +26,17 @@ import numpy as np
 import pandas as pd
 
 from crosslayer.analysis import fairness, groups, quartiles, system
-from crosslayer.store import Store
+from crosslayer.metrics import BY_NAME, GROUP_COLUMN, METRICS, Metric, lookup
+from crosslayer.store import Store, differences
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["DEFAULT_WEIGHTS", "METRICS", "Layout", "layout", "delay_goodput_ellipses", "goodput_boxes", "heatmap", "in_study_order", "paper_table", "queue_grid", "ranking", "summary", "write_report"]
+__all__ = ["DEFAULT_WEIGHTS", "MIN_SEEDS_FOR_CI", "Layout", "cells", "layout", "delay_goodput_ellipses", "goodput_boxes", "heatmap", "in_study_order", "paper_table", "queue_grid", "ranking", "summary", "write_report"]
 
-METRICS: Final[dict[str, tuple[str, float, str]]] = {
-    # column: (label, scale, format)
-    "utilization": ("utilization", 1.0, "{:.3f}"),
-    "jain": ("Jain's index (all flows)", 1.0, "{:.3f}"),
-    "qlen_mean_pkts": ("mean queue (pkts)", 1.0, "{:.1f}"),
-    "qlen_sd_pkts": ("queue SD (pkts)", 1.0, "{:.1f}"),
-    "sojourn_mean_s": ("mean queuing delay (ms)", 1e3, "{:.2f}"),
-    "drop_ratio": ("drop ratio (%)", 100.0, "{:.3f}"),
-    "goodput_total_mbps": ("system goodput (Mb/s)", 1.0, "{:.2f}"),
-    "throughput_total_mbps": ("system throughput (Mb/s)", 1.0, "{:.2f}"),
-    "active_flows": ("flows with goodput > 0", 1.0, "{:.0f}"),
-    "max_host_goodput_share": ("largest host's goodput share in its direction (lock-out)", 1.0, "{:.3f}"),
-}
-"""The headline metrics of the ``runs`` table: label, scale for display, format."""
-
-RUN_DERIVED: Final[dict[str, tuple[str, float, str]]] = {
-    # computed per run from its flows (analysis.py)
-    "jain_inter_min": ("least inter-fairness (Jain within a TCP group)", 1.0, "{:.3f}"),
-    "jain_inter_mean": ("mean inter-fairness (Jain within a TCP group)", 1.0, "{:.3f}"),
-    "jain_rtt_classes": ("RTT-fairness (Jain over RTT classes)", 1.0, "{:.3f}"),
-    "goodput_over_throughput": ("system goodput / throughput", 1.0, "{:.4f}"),
-    "goodput_q1_mbps": ("per-flow goodput Q1 (Mb/s)", 1.0, "{:.2f}"),
-    "goodput_median_mbps": ("per-flow goodput median (Mb/s)", 1.0, "{:.2f}"),
-    "goodput_q3_mbps": ("per-flow goodput Q3 (Mb/s)", 1.0, "{:.2f}"),
-}
-"""Metrics computed per run from the ``flows`` table (``crosslayer results table -m``)."""
-
-GROUP_DERIVED: Final[dict[str, tuple[str, float, str]]] = {
-    "bd_pct": ("bandwidth share per TCP, BD (%)", 1.0, "{:.1f}"),
-    "avg_mbps": ("average goodput per flow of a TCP (Mb/s)", 1.0, "{:.2f}"),
-    "sd_mbps": ("goodput SD within a TCP (Mb/s)", 1.0, "{:.2f}"),
-    "jain_inter": ("inter-fairness (Jain within a TCP)", 1.0, "{:.3f}"),
-}
-"""Metrics per run and congestion-control group (rows gain the ``cc`` column)."""
-
-ALL_METRICS: Final = {**METRICS, **RUN_DERIVED, **GROUP_DERIVED}
+MIN_SEEDS_FOR_CI: Final = 3
+"""The fewest seeds a cell needs for a confidence interval: from two runs a 95 % Student-t interval
+spans 12.7 standard errors on each side and leaves the range of most metrics, so it is not shown."""
 
 DEFAULT_WEIGHTS: Final = {"fairness": 1.0, "delay": 1.0, "loss": 1.0}
 """Ranking weights: Jain's index (higher is better), mean queuing delay and drop ratio (lower
@@ -101,55 +69,72 @@ def in_study_order(frame: pd.DataFrame, levels: Mapping[str, Sequence[Any]]) -> 
 
 
 def summary(runs: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """Per point (``columns`` without ``seed``): ``n`` seeds, each metric's mean and, with
-    n > 1, ``<metric>_ci95`` (the half-width of its 95 % confidence interval). Points keep the
-    order of ``runs`` (see :func:`in_study_order`)."""
+    """Per point (``columns`` without ``seed``): ``n`` seeds, each declared metric's mean and
+    ``<metric>_ci95``, the half-width of its 95 % confidence interval (Student's t; NaN with
+    fewer than :data:`MIN_SEEDS_FOR_CI` seeds). Points keep the order of ``runs`` (see
+    :func:`in_study_order`)."""
     point = [c for c in columns if c != "seed"]
-    metrics = [m for m in ALL_METRICS if m in runs.columns]
+    metrics = [m.name for m in METRICS if m.name in runs.columns]
     rows = []
     groups = runs.groupby(point, sort=False, dropna=False) if point else [((), runs)]
     for key, g in groups:
         row: dict[str, Any] = dict(zip(point, key if isinstance(key, tuple) else (key,)))
         row["n"] = len(g)
         for m in metrics:
-            x = g[m].astype(float).to_numpy()
-            row[m] = float(np.nanmean(x)) if len(x) else math.nan
-            row[f"{m}_ci95"] = float(_t95(len(x)) * np.nanstd(x, ddof=1) / math.sqrt(len(x))) if len(x) > 1 else math.nan
+            x = pd.to_numeric(g[m], errors="coerce").astype(float).to_numpy()
+            x = x[np.isfinite(x)]
+            row[m] = float(np.mean(x)) if len(x) else math.nan
+            row[f"{m}_ci95"] = float(_t95(len(x)) * np.std(x, ddof=1) / math.sqrt(len(x))) if len(x) >= MIN_SEEDS_FOR_CI else math.nan
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def with_metric(runs: pd.DataFrame, flows: pd.DataFrame, columns: Sequence[str], metric: str, group: str = "cc") -> tuple[pd.DataFrame, list[str]]:
-    """``runs`` carrying ``metric`` and the columns to lay it out by. A runs column comes as
-    it is; a :data:`RUN_DERIVED` metric is computed per run from ``flows``; a
-    :data:`GROUP_DERIVED` one gives a row per run and ``group`` value, and ``group`` joins the
-    columns (before ``seed``). ``ValueError`` for an unknown metric."""
-    if metric in runs.columns and metric not in GROUP_DERIVED:
+def interval(r: Mapping[str, Any], metric: Metric) -> tuple[float, float, float]:
+    """(mean, low, high) of a summary row in the metric's display unit; the interval is NaN with
+    fewer than :data:`MIN_SEEDS_FOR_CI` seeds and is clipped to the metric's range."""
+    mean = float(r[metric.name])
+    half = r.get(f"{metric.name}_ci95", math.nan)
+    half = float(half) if half is not None else math.nan
+    lo, hi = mean - half, mean + half
+    if metric.bounds is not None and math.isfinite(half):
+        lo, hi = max(lo, metric.bounds[0]), min(hi, metric.bounds[1])
+    return mean * metric.scale, lo * metric.scale, hi * metric.scale
+
+
+def with_metric(runs: pd.DataFrame, flows: pd.DataFrame, columns: Sequence[str], metric: str, group: str = GROUP_COLUMN) -> tuple[pd.DataFrame, list[str]]:
+    """``runs`` carrying ``metric`` and the columns to lay it out by. A ``run`` metric is a runs
+    column; a ``flows`` metric is computed per run from ``flows``; a ``group`` one gives a row
+    per run and ``group`` value, and ``group`` joins the columns (before ``seed``).
+    ``ValueError`` for an unknown metric, or one this store's runs lack."""
+    m = lookup(metric)
+    if m.level == "run":
+        if metric not in runs.columns:
+            raise ValueError(f"{metric!r}: this store's runs have no such column (stored by an older crosslayer); run the study again into a new store")
         return runs, list(columns)
-    if metric in RUN_DERIVED:
+    if m.level == "flows":
         per = fairness(flows, ["key"], group).merge(system(flows, ["key"]), on="key")
         q = quartiles(flows, ["key"]).rename(columns={"q1": "goodput_q1_mbps", "median": "goodput_median_mbps", "q3": "goodput_q3_mbps"})
         per = per.merge(q[["key", "goodput_q1_mbps", "goodput_median_mbps", "goodput_q3_mbps"]], on="key")
-        return runs.merge(per[["key", metric]], on="key", how="left"), list(columns)
-    if metric in GROUP_DERIVED:
-        per = groups(flows, ["key"], group)
-        cols = [c for c in columns if c != "seed"] + [group] + [c for c in columns if c == "seed"]
-        return runs.drop(columns=[group], errors="ignore").merge(per[["key", group, metric]], on="key", how="inner"), cols
-    known = [m for m in ALL_METRICS if m in runs.columns or m in RUN_DERIVED or m in GROUP_DERIVED]
-    raise ValueError(f"unknown metric {metric!r}: use one of {', '.join(known)}")
+        return runs.drop(columns=[metric], errors="ignore").merge(per[["key", metric]], on="key", how="left"), list(columns)
+    per = groups(flows, ["key"], group)
+    cols = [c for c in columns if c != "seed"] + [group] + [c for c in columns if c == "seed"]
+    return runs.drop(columns=[group, metric], errors="ignore").merge(per[["key", group, metric]], on="key", how="inner"), cols
 
 
 def store_metric(root: str | Path, lay: Layout, metric: str, runs: pd.DataFrame | None = None) -> tuple[pd.DataFrame, list[str], list[str]]:
     """``runs`` (default: the layout's) carrying ``metric`` (:func:`with_metric`), the columns to
     lay it out by, and the row columns it adds (``cc`` for a per-TCP metric). The store's flows
     are read only for a flow-level metric."""
+    m = lookup(metric)
     runs = lay.runs if runs is None else runs
     flows = runs.iloc[0:0]
-    if metric in RUN_DERIVED or metric in GROUP_DERIVED:
-        flows = with_base_labels(Store(root).flows(), lay.columns)
-        flows = flows[flows["key"].isin(runs["key"])]
+    if m.level != "run":
+        flows = with_base_labels(Store(root).table("flows", set(runs["key"])), lay.columns)
+        flows = flows[flows["key"].isin(runs["key"])] if not flows.empty else flows
+        if flows.empty:
+            raise ValueError(f"{metric!r} is computed from the flows table, and this store holds no flows for these runs")
     with_it, columns = with_metric(runs, flows, lay.columns, metric)
-    return with_it, columns, ["cc"] if metric in GROUP_DERIVED else []
+    return with_it, columns, [GROUP_COLUMN] if m.level == "group" else []
 
 
 def _aqm_column(columns: Sequence[str], paths: Mapping[str, str]) -> str | None:
@@ -159,27 +144,81 @@ def _aqm_column(columns: Sequence[str], paths: Mapping[str, str]) -> str | None:
     return None
 
 
+def _seeds_note(summ: pd.DataFrame) -> tuple[str, bool]:
+    """How many seeds the cells have (one phrase), and whether they differ between cells."""
+    counts = sorted({int(n) for n in summ["n"]}) if "n" in summ and len(summ) else [0]
+    if len(counts) == 1:
+        n = counts[0]
+        return f"{n} seed{'s' if n != 1 else ''} per cell", False
+    return f"{counts[0]} to {counts[-1]} seeds per cell (n in each cell)", True
+
+
+def caption(summ: pd.DataFrame, metric: str) -> tuple[str, str]:
+    """A table's title (the metric, its unit, what a cell shows and how many seeds) and its note
+    (why some cells have no interval, and that intervals are clipped to the metric's range)."""
+    m = lookup(metric)
+    seeds, _ = _seeds_note(summ)
+    ns = [int(n) for n in summ["n"]] if "n" in summ else []
+    title = f"{m.title}: mean" + (" ± 95 % confidence interval" if any(n >= MIN_SEEDS_FOR_CI for n in ns) else "") + f", {seeds}"
+    notes = []
+    if any(n < MIN_SEEDS_FOR_CI for n in ns):
+        notes.append(
+            f"Cells with fewer than {MIN_SEEDS_FOR_CI} seeds show no interval: from so few runs a 95 % interval is wider "
+            "than the metric's range (add seeds with [study] seeds = [...])."
+        )
+    if m.bounds is not None and any(n >= MIN_SEEDS_FOR_CI for n in ns):
+        lo, hi = (b * m.scale for b in m.bounds)
+        notes.append(f"Intervals are clipped to the metric's range [{lo:g}, {hi:g}] and then shown as [low, high].")
+    return title, " ".join(notes)
+
+
 def paper_table(summ: pd.DataFrame, metric: str, rows: Sequence[str], col: str, *, with_ci: bool = True) -> pd.DataFrame:
-    """``metric`` as text, rows by ``rows``, columns by ``col`` (in their order of appearance)."""
-    label, scale, fmt = ALL_METRICS.get(metric, (metric, 1.0, "{:.4g}"))
+    """``metric`` as text, rows by ``rows``, columns by ``col`` (in their order of appearance);
+    with only one swept column (``rows == [col]``), one column of values. A cell is the mean in
+    the metric's display unit, ``± half-width`` of its 95 % interval (none with fewer than
+    :data:`MIN_SEEDS_FOR_CI` seeds; ``[low, high]`` when clipped to the metric's range), and
+    ``(n=k)`` when the cells have different numbers of seeds."""
+    m = lookup(metric)
+    _, varies = _seeds_note(summ)
     out = summ.copy()
 
     def cell(r: pd.Series) -> str:
-        v = r[metric] * scale
-        if not np.isfinite(v):
+        mean, lo, hi = interval(r, m)
+        if not np.isfinite(mean):
             return "-"
-        text = fmt.format(v)
-        ci = r.get(f"{metric}_ci95", math.nan)
-        if with_ci and isinstance(ci, float) and np.isfinite(ci):
-            text += " ± " + fmt.format(ci * scale)
+        text = m.fmt.format(mean)
+        if with_ci and np.isfinite(lo):
+            half = (hi - lo) / 2
+            clipped = not math.isclose(mean - lo, hi - mean, rel_tol=1e-9, abs_tol=1e-12)
+            text += f" [{m.fmt.format(lo)}, {m.fmt.format(hi)}]" if clipped else " ± " + m.fmt.format(half)
+        if varies:
+            text += f" (n={int(r['n'])})"
         return text
 
-    out["_cell"] = out.apply(cell, axis=1)
+    out["_cell"] = out.apply(cell, axis=1) if len(out) else pd.Series(dtype=str)
+    if list(rows) == [col] or not rows:
+        table = out.set_index(col)[["_cell"]].rename(columns={"_cell": m.title})
+        table.columns.name = None
+        return table
     order = list(dict.fromkeys(out[col]))
     table = out.pivot_table(index=list(rows), columns=col, values="_cell", aggfunc="first", sort=False)
-    table = table[[c for c in order if c in table.columns]]
+    table = table[[c for c in order if c in table.columns]].fillna("")
     table.columns.name = col
     return table
+
+
+def cells(summ: pd.DataFrame, metric: str, rows: Sequence[str], col: str) -> pd.DataFrame:
+    """``metric`` as numbers, one row per cell: the point columns (``rows`` and ``col``), then
+    ``mean``, ``ci_low``, ``ci_high`` (NaN with fewer than :data:`MIN_SEEDS_FOR_CI` seeds;
+    clipped to the metric's range), ``n`` (seeds), ``metric`` and ``unit`` (the display unit
+    the numbers are in)."""
+    m = lookup(metric)
+    keys = list(dict.fromkeys([*rows, col]))
+    out = []
+    for r in summ.to_dict(orient="records"):
+        mean, lo, hi = interval(r, m)
+        out.append({**{k: r[k] for k in keys}, "mean": mean, "ci_low": lo, "ci_high": hi, "n": int(r["n"]), "metric": m.name, "unit": m.unit})
+    return pd.DataFrame(out, columns=[*keys, "mean", "ci_low", "ci_high", "n", "metric", "unit"])
 
 
 def ranking(summ: pd.DataFrame, scenario_cols: Sequence[str], pair_cols: Sequence[str], weights: Mapping[str, float] | None = None) -> pd.DataFrame:
@@ -228,28 +267,37 @@ def _png(fig: Figure) -> str:
 
 def heatmap(summ: pd.DataFrame, metric: str, row: Sequence[str], col: str, fixed: Mapping[str, Any] | None = None) -> Figure:
     """``metric`` over two axes (rows: the combinations of ``row``), viridis, values printed;
-    ``fixed`` (column -> value) names the points' other values in the title."""
+    ``fixed`` (column -> value) names the points' other values in the title. A bounded metric
+    (Jain's index, utilization, ratios) is coloured over its whole range, so two heatmaps of it
+    compare; others over the values shown (the colour bar says which)."""
     import matplotlib.pyplot as plt
 
-    label, scale, fmt = ALL_METRICS.get(metric, (metric, 1.0, "{:.3g}"))
-    t = summ.pivot_table(index=list(row), columns=col, values=metric, aggfunc="mean", sort=False) * scale
+    m = lookup(metric)
+    t = summ.pivot_table(index=list(row), columns=col, values=metric, aggfunc="mean", sort=False) * m.scale
     t = t[[c for c in dict.fromkeys(summ[col]) if c in t.columns]]
+    vals = t.to_numpy(dtype=float)
+    if m.bounds is not None:
+        vmin, vmax = (b * m.scale for b in m.bounds)
+        scale_note = f"colour: the metric's range [{vmin:g}, {vmax:g}]"
+    else:
+        finite = vals[np.isfinite(vals)]
+        vmin, vmax = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        scale_note = "colour: the values shown"
     fig, ax = plt.subplots(figsize=(1.2 + 1.1 * t.shape[1], 0.8 + 0.32 * t.shape[0]))
-    im = ax.imshow(t.to_numpy(dtype=float), aspect="auto", cmap="viridis")
+    im = ax.imshow(vals, aspect="auto", cmap="viridis", vmin=vmin, vmax=vmax)
     ax.set_xticks(range(t.shape[1]), [str(c) for c in t.columns])
     ax.set_yticks(range(t.shape[0]), [" / ".join(map(str, i)) if isinstance(i, tuple) else str(i) for i in t.index])
     ax.set_xlabel(col)
     ax.set_ylabel(" / ".join(row))
-    vals = t.to_numpy(dtype=float)
-    mid = np.nanmean(vals) if np.isfinite(vals).any() else 0
+    mid = (vmin + vmax) / 2
     for i in range(t.shape[0]):
         for j in range(t.shape[1]):
             v = vals[i, j]
             if np.isfinite(v):
-                ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=7, color="white" if v < mid else "black")
-    fig.colorbar(im, ax=ax, label=label)
+                ax.text(j, i, m.fmt.format(v), ha="center", va="center", fontsize=7, color="white" if v < mid else "black")
+    fig.colorbar(im, ax=ax, label=f"{m.title}\n({scale_note})")
     where = ", ".join(f"{k} = {v}" for k, v in (fixed or {}).items())
-    ax.set_title(label + (f"\n{where}" if where else ""), fontsize=10)
+    ax.set_title(m.title + (f"\n{where}" if where else ""), fontsize=10)
     return fig
 
 
@@ -388,6 +436,25 @@ def with_base_labels(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFram
     return frame
 
 
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (``1``, not ``np.int64(1)``)."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def _config_difference(runs: pd.DataFrame) -> str:
+    """What differs between the first two runs' scenarios, as a study file writes them."""
+    import json
+
+    if len(runs) < 2:
+        return ""
+    a, b = runs.iloc[0], runs.iloc[1]
+    col = "scenario_json" if "scenario_json" in runs and isinstance(a.get("scenario_json"), str) and isinstance(b.get("scenario_json"), str) else "config"
+    if col not in runs:
+        return ""
+    diff = differences(json.loads(a[col]), json.loads(b[col]))
+    return "they differ in " + "; ".join(f"{k}: {x!r} in one, {y!r} in the other" for k, x, y in diff[:4]) if diff else ""
+
+
 def layout(store: Store) -> Layout:
     """The :class:`Layout` of ``store``; ``ValueError`` if it holds no run."""
     runs = store.runs()
@@ -398,12 +465,20 @@ def layout(store: Store) -> Layout:
     runs = with_base_labels(runs, columns)
     twins = runs.groupby(columns, dropna=False, sort=False)["key"].nunique()
     if (twins > 1).any():
-        point = dict(zip(columns, twins[twins > 1].index[0] if len(columns) > 1 else (twins[twins > 1].index[0],)))
+        first = twins[twins > 1].index[0]
+        point = dict(zip(columns, first if len(columns) > 1 else (first,)))
+        shown = ", ".join(f"{k} = {_plain(v)}" for k, v in point.items())
+        same = runs
+        for k, v in point.items():
+            same = same[same[k] == v]
+        diff = _config_difference(same)
         raise ValueError(
             f"{store.root} holds {int((twins > 1).sum())} points with several different runs at the same swept values "
-            f"(e.g. {point}): they differ in a setting that is not a column (a --set of a field no axis sweeps, or an edited "
-            "study file), and a table would average them as one; write such runs to another store (-o), or make the "
-            "setting an axis of the study"
+            f"(e.g. {shown}{'; ' + diff if diff else ''}): they differ in a setting that is not a column (a --set of a "
+            "field no axis sweeps, or an edited study file), and a table would average them as one. Keep one "
+            f"definition: `crosslayer results prune {store.root} --study STUDY.toml` removes the runs that are not points "
+            "of STUDY.toml (or run it with `crosslayer study run STUDY.toml --fresh`); or write such runs to another "
+            "store (-o), or make the setting an axis of the study"
         )
     runs = in_study_order(runs, meta.get("levels", {}))
     point = [c for c in columns if c != "seed"]
@@ -443,9 +518,11 @@ def figure(
     if kind == "heatmap":
         runs, columns, more_rows = store_metric(root, lay, metric, runs)
         rows = [*rows, *more_rows]
-        if not rows:
-            raise ValueError("a heatmap needs a row column besides the column axis; name one with --rows")
-        return heatmap(summary(runs, columns), metric, rows, col, fixed)
+        summ = summary(runs, columns)
+        if not rows:  # one swept column: a single row
+            summ = summ.assign(**{"": lookup(metric).label})
+            rows = [""]
+        return heatmap(summ, metric, rows, col, fixed)
     if kind == "queues":
         fig = queue_grid(Store(root).series(), runs, rows, col, fixed)
     else:
@@ -484,17 +561,19 @@ def write_report(root: str | Path, out: str | Path | None = None, weights: Mappi
         sections.append((title, f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">', f"![{alt}]({name})"))
 
     if aqm is not None:
-        for metric in ["utilization", "jain", "qlen_mean_pkts", "qlen_sd_pkts", "sojourn_mean_s", "drop_ratio"]:
-            if metric in summ.columns:
-                t = paper_table(summ, metric, others or [aqm], aqm) if others else paper_table(summ, metric, [aqm], aqm)
-                add_table(METRICS[metric][0], t)
+        for m in METRICS:
+            if m.in_report and m.name in summ.columns:
+                title, note = caption(summ, m.name)
+                add_table(title, paper_table(summ, m.name, others or [aqm], aqm), note)
     else:
         add_table("Runs", summ)
     mixed_keys = set(flows.groupby("key")["cc"].nunique().loc[lambda n: n > 1].index) if not flows.empty else set()
     if aqm is not None and mixed_keys:  # the points that mix congestion controls (seed 000's Tables 8-13)
         for metric in ("bd_pct", "jain_inter"):
             by_cc, cols = with_metric(runs[runs["key"].isin(mixed_keys)], flows, columns, metric)
-            add_table(GROUP_DERIVED[metric][0] + ", points mixing TCPs", paper_table(summary(by_cc, cols), metric, [*(others or []), "cc"], aqm))
+            summ_cc = summary(by_cc, cols)
+            title, note = caption(summ_cc, metric)
+            add_table(title + ", points mixing TCPs", paper_table(summ_cc, metric, [*(others or []), GROUP_COLUMN], aqm), note)
     # fairness and quartiles per point
     if not flows.empty:
         fq = in_study_order(quartiles(flows, point), meta.get("levels", {})).round(3)
@@ -520,7 +599,7 @@ def write_report(root: str | Path, out: str | Path | None = None, weights: Mappi
             index=False,
         )
         for metric in ("jain", "sojourn_mean_s"):
-            add_figure(f"Heatmap: {METRICS[metric][0]}", heatmap(summ, metric, others, aqm), f"heatmap of {metric}")
+            add_figure(f"Heatmap: {BY_NAME[metric].title}", heatmap(summ, metric, others, aqm), f"heatmap of {metric}")
         series = store.series()
         # with three or more row columns, one grid per value of the first (seed 000: a grid per
         # scenario, its Figures 2-4 and 5-9), up to MAX_GRIDS

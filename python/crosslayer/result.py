@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from crosslayer.catalog import catalog
+from crosslayer.output import dumps_json, plain
 from crosslayer.scenario import Scenario
 
 __all__ = [
@@ -77,24 +78,6 @@ def jain_index(values: Iterable[float]) -> float:
         return math.nan
     x = x / peak  # the index is scale-free; normalizing avoids under/overflow in x^2
     return float(np.sum(x) ** 2 / (x.size * np.sum(x * x)))
-
-
-def _clean(value: Any) -> Any:
-    """Plain-JSON form: NaN/inf -> None, numpy scalars -> Python, recursively."""
-    if isinstance(value, Mapping):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def dumps_json(value: Any, *, indent: int | None = None) -> str:
-    """Standard JSON (NaN and infinities become null; numpy scalars become numbers)."""
-    return json.dumps(_clean(value), indent=indent, allow_nan=False)
 
 
 def _ratio(numerator: float, denominator: float) -> float | None:
@@ -229,7 +212,7 @@ class Result:
         events, segments = int(s["events"]), int(s["delivered_segments"])
         b = self.bottleneck
         drops = int(b["drops"])
-        aggregates: dict[str, Any] = _clean(
+        aggregates: dict[str, Any] = plain(
             {
                 "scenario": self.scenario.name,
                 "seed": self.scenario.seed,

@@ -214,18 +214,18 @@ MAX_NAME: Final = 100
 """Longest scenario name (it names the results folder)."""
 
 Duration = Annotated[int, BeforeValidator(parse_duration_ns), PlainSerializer(format_duration)]
-"""A time span: integer ns (>= 0); written "100ms", or a number of seconds."""
+"""A time span: integer ns (>= 0); written "100ms" (a bare number other than 0 is an error)."""
 Rate = Annotated[
     int,
     BeforeValidator(parse_rate_bps),
     PlainSerializer(format_rate),
     AfterValidator(lambda v: _at_most(v, MAX_RATE, format_rate)),
 ]
-"""A link rate: integer bit/s in (0, 1 Pbit/s]; written "100Mbps", or a number of bit/s."""
+"""A link rate: integer bit/s in (0, 1 Pbit/s]; written "100Mbps"."""
 Delay = Annotated[Duration, AfterValidator(lambda v: _at_most(v, MAX_DELAY, format_duration))]
 """A propagation delay: at most 10 s."""
 Size = Annotated[int, BeforeValidator(parse_size_bytes), PlainSerializer(format_size)]
-"""A size: integer bytes (> 0); written "1500B" or "64KiB", or a number of bytes."""
+"""A size: integer bytes (> 0); written "1500B" or "64KiB"."""
 Count = Annotated[int, Strict(), _require(lambda n: n >= 1, "must be a positive integer")]
 """A positive integer count (packets, segments, flows)."""
 FlowCount = Annotated[Count, _require(lambda n: n <= MAX_FLOWS, f"must be at most {MAX_FLOWS} (the most flows in a run)")]

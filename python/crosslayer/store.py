@@ -4,39 +4,100 @@ Layout::
 
     STORE/
       study.toml              the study file as given (the first run writes it)
-      study.json              its name, swept columns and the command that ran it
-      runs/<key>.parquet      one row: the point's swept values, headline numbers, the full
-                              configuration, engine version and git commit
+      study.json              its name, swept columns and the commands that ran it
+      runs/<key>.parquet      one row: the point's swept values, its metrics
+                              (:mod:`crosslayer.metrics`), the full configuration, the scenario
+                              as a study file writes it, engine version and git commit
       flows/<key>.parquet     one row per flow, with the point's swept values and key
       queues/<key>.parquet    one row per link
       series/<key>.parquet    the bottleneck queue over time (when the scenario samples it)
       udp/<key>.parquet       one row per UDP flow (when the scenario has [[udp]] groups)
       cwnd/<key>.parquet      each flow's cwnd trace (when the scenario sets cwnd_trace)
+      .lock                   taken while an invocation edits study.json or cleans up
+      .claims/<key>           held (flock) by the invocation running that point
 
-Each file is written to a temporary name and renamed into place; ``runs/<key>.parquet`` is
-written last and is what marks a run as stored, so a run interrupted at any moment is either
-complete or absent (files of an unfinished run are ignored and overwritten). Any Parquet reader
-opens the datasets: ``pandas.read_parquet(STORE / "flows")``, DuckDB's
-``read_parquet('STORE/flows/*.parquet')`` (:meth:`Store.query`).
+Each file is written to a temporary name, read back, and renamed into place;
+``runs/<key>.parquet`` is written last and is what marks a run as stored, so a run interrupted
+at any moment is either complete or absent. A run whose files do not read back (a disk error,
+a file edited by hand) is not stored: :meth:`Store.unreadable` finds it and ``study run`` runs
+it again. Temporary files of a killed invocation are removed by the next one. Files are created
+with the user's umask (0644 by default), so lab-mates can read a store on a shared server.
+
+Several invocations may work on one store at once: each point is claimed (an exclusive
+``flock`` on ``.claims/<key>``, released by the kernel if the process dies) before it runs, so
+a second ``study run`` runs only the points the first has not claimed and waits for the rest.
+
+Any Parquet reader opens the datasets: ``pandas.read_parquet(STORE / "flows")``; SQL goes
+through :meth:`Store.query` (DuckDB, read-only, with no file access beyond the store).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import json
 import os
+import re
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
-__all__ = ["TABLES", "Store", "git_commit"]
+__all__ = ["TABLES", "Claim", "DiskFullError", "Store", "StoreError", "differences", "folder_kind", "git_commit"]
 
 TABLES: Final = ("runs", "flows", "queues", "series", "udp", "cwnd")
 """The datasets of a store; ``runs`` marks a stored run."""
+
+_KEY: Final = re.compile(r"^[0-9a-f]{20}$")
+"""A run key: 20 hex digits (:meth:`crosslayer.study.Point.key_of`)."""
+
+
+def _read_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+UMASK: Final = _read_umask()
+"""The process's umask, read once: store files get ``0o666 & ~UMASK``, folders ``0o777 & ~UMASK``."""
+FILE_MODE: Final = 0o666 & ~UMASK
+DIR_MODE: Final = 0o777 & ~UMASK
+
+
+class StoreError(OSError):
+    """A store that cannot be used as asked: the message names the file and the fix."""
+
+
+class DiskFullError(StoreError):
+    """The disk (or the user's quota) is full: nothing half-written is left behind."""
+
+
+def disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` says the disk or the quota is full."""
+    return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+def folder_kind(path: str | Path) -> str:
+    """What a folder holds: ``absent``, ``empty``, ``store`` (a study's result store: ``runs/`` or
+    ``study.json``), ``run`` (one run's result folder: ``summary.json`` and ``scenario.json``),
+    ``file`` (not a folder) or ``other`` (files that are neither)."""
+    p = Path(path)
+    if not p.exists():
+        return "absent"
+    if not p.is_dir():
+        return "file"
+    if (p / "runs").is_dir() or (p / "study.json").is_file():
+        return "store"
+    if (p / "summary.json").is_file() and (p / "scenario.json").is_file():
+        return "run"
+    return "empty" if not any(p.iterdir()) else "other"
 
 
 @cache
@@ -54,6 +115,27 @@ def git_commit() -> str | None:
     return commit + ("-dirty" if dirty.stdout.strip() else "")
 
 
+@dataclass
+class Claim:
+    """The right to run one point of a store: an exclusive ``flock`` on ``.claims/<key>``, held
+    until :meth:`release` (or until the process dies: the kernel releases it)."""
+
+    key: str
+    path: Path
+    fd: int
+
+    def release(self, *, done: bool = False) -> None:
+        """Give the point up; ``done`` (the run is stored) also removes the claim file."""
+        if self.fd < 0:
+            return
+        if done:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+        with contextlib.suppress(OSError):
+            os.close(self.fd)  # closing the descriptor releases the lock
+        self.fd = -1
+
+
 class Store:
     """A folder of Parquet datasets (see the module docs)."""
 
@@ -63,18 +145,93 @@ class Store:
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r}, runs={len(self.keys())})"
 
+    # -- creating and locking -------------------------------------------------------------------
+
     def create(self, study_text: str | None = None) -> Store:
-        """Make the folders (checking that the location is writable before anything runs)."""
-        if self.root.exists() and not self.root.is_dir():
-            raise NotADirectoryError(f"{self.root} exists and is not a folder")
+        """Make the folders (checking that the location is writable before anything runs) and
+        write ``study.toml`` the first time. ``StoreError`` if the location holds something
+        that is not a store (a run folder of ``crosslayer run``, other files)."""
+        kind = folder_kind(self.root)
+        if kind == "file":
+            raise StoreError(f"{self.root} exists and is not a folder")
+        if kind == "run":
+            raise StoreError(
+                f"{self.root} holds the result of a single run (`crosslayer run`), not a study's store: "
+                "write the study to another folder (-o), or remove the run folder first"
+            )
+        if kind == "other":
+            raise StoreError(f"{self.root} holds files that are not a crosslayer store: write the study to another folder (-o)")
         for t in TABLES:
-            (self.root / t).mkdir(parents=True, exist_ok=True)
+            _mkdir(self.root / t)
+        _mkdir(self.root / ".claims")
         probe = self.root / ".write-test"
         probe.write_text("")
         probe.unlink()
         if study_text is not None and not (self.root / "study.toml").exists():
             self._atomic_write_text(self.root / "study.toml", study_text)
         return self
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the store's lock (an exclusive ``flock`` on ``.lock``): for edits of
+        ``study.json`` and for cleaning up, which several invocations must not do at once."""
+        fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, FILE_MODE)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def claim(self, key: str) -> Claim | None:
+        """Claim point ``key`` (non-blocking): a :class:`Claim`, or None if another live process
+        holds it."""
+        path = self.root / ".claims" / key
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        return Claim(key, path, fd)
+
+    def claimed_by(self, key: str) -> int | None:
+        """The process id that claimed ``key`` (as it wrote it), if any."""
+        try:
+            text = (self.root / ".claims" / key).read_text().strip()
+        except OSError:
+            return None
+        return int(text) if text.isdigit() else None
+
+    def clean(self) -> list[Path]:
+        """Remove what killed invocations left: temporary files of runs that nobody is writing
+        (their point is not claimed) and stale claim files. Returns the files removed."""
+        removed: list[Path] = []
+        with self.lock():
+            for t in TABLES:
+                folder = self.root / t
+                if not folder.is_dir():
+                    continue
+                for tmp in folder.glob(".*.tmp"):
+                    key = tmp.name[1:].split(".", 1)[0]
+                    claim = self.claim(key) if _KEY.match(key) else None
+                    if claim is None and _KEY.match(key):
+                        continue  # a live invocation is writing this run
+                    try:
+                        tmp.unlink()
+                        removed.append(tmp)
+                    except OSError:
+                        pass
+                    if claim is not None:
+                        claim.release()
+            for tmp in self.root.glob(".study.*.tmp"):
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+                    removed.append(tmp)
+        return removed
+
+    # -- study.json -------------------------------------------------------------------------------
 
     def meta(self) -> dict[str, Any]:
         """``study.json`` as a dict (empty if absent)."""
@@ -85,19 +242,22 @@ class Store:
         """``study.json``: the study's name, its swept columns (path -> column), their levels and
         the commands that ran it (read by the report). A store filled by several invocations
         keeps every column and level any of them swept, in first-seen order, and every command."""
-        old = self.meta()
-        merged = {**old, **meta}
-        merged["columns"] = {**old.get("columns", {}), **meta.get("columns", {})}
-        levels = {k: list(v) for k, v in old.get("levels", {}).items()}
-        for column, values in meta.get("levels", {}).items():
-            have = levels.setdefault(column, [])
-            have += [v for v in values if v not in have]
-        merged["levels"] = levels
-        commands = list(old.get("commands", [old["command"]] if "command" in old else []))
-        if meta.get("command") and meta["command"] not in commands:
-            commands.append(meta["command"])
-        merged["commands"] = commands
-        self._atomic_write_text(self.root / "study.json", json.dumps(merged, indent=2))  # keeps axis order
+        with self.lock():
+            old = self.meta()
+            merged = {**old, **meta}
+            merged["columns"] = {**old.get("columns", {}), **meta.get("columns", {})}
+            levels = {k: list(v) for k, v in old.get("levels", {}).items()}
+            for column, values in meta.get("levels", {}).items():
+                have = levels.setdefault(column, [])
+                have += [v for v in values if v not in have]
+            merged["levels"] = levels
+            commands = list(old.get("commands", [old["command"]] if "command" in old else []))
+            if meta.get("command") and meta["command"] not in commands:
+                commands.append(meta["command"])
+            merged["commands"] = commands
+            self._atomic_write_text(self.root / "study.json", json.dumps(merged, indent=2))  # keeps axis order
+
+    # -- runs -------------------------------------------------------------------------------------
 
     def keys(self) -> set[str]:
         """Keys of the runs stored completely."""
@@ -107,21 +267,75 @@ class Store:
     def has(self, key: str) -> bool:
         return (self.root / "runs" / f"{key}.parquet").exists()
 
-    def write(self, key: str, tables: Mapping[str, pd.DataFrame]) -> None:
-        """Store one run's tables (``runs`` last, which commits it)."""
-        for name in [t for t in TABLES if t != "runs"] + ["runs"]:
-            frame = tables.get(name)
-            if frame is None:
-                continue
-            self._atomic_write_parquet(self.root / name / f"{key}.parquet", frame)
+    def files(self, key: str) -> list[Path]:
+        """The files of run ``key`` that exist, ``runs`` first."""
+        return [p for t in TABLES if (p := self.root / t / f"{key}.parquet").exists()]
 
-    def table(self, name: str) -> pd.DataFrame:
-        """All stored runs' rows of ``name``, in key order (rows of unfinished runs left out)."""
+    def unreadable(self, keys: set[str] | None = None) -> dict[str, str]:
+        """Stored runs (of ``keys``, default all) whose files do not read back: key -> what is
+        wrong. The ``runs`` file is read whole, the others' Parquet footers are checked."""
+        import pyarrow.parquet as pq
+
+        bad: dict[str, str] = {}
+        for key in sorted(self.keys() if keys is None else keys & self.keys()):
+            for path in self.files(key):
+                try:
+                    if path.parent.name == "runs":
+                        pq.read_table(path)
+                    else:
+                        pq.read_metadata(path)
+                except Exception as exc:  # noqa: BLE001 - pyarrow raises several kinds for a bad file
+                    bad[key] = f"{path.relative_to(self.root)}: {str(exc).splitlines()[0][:200]}"
+                    break
+        return bad
+
+    def remove(self, key: str) -> None:
+        """Delete run ``key`` (its ``runs`` file first, so it is never half-stored)."""
+        for path in self.files(key):
+            path.unlink(missing_ok=True)
+
+    def write(self, key: str, tables: Mapping[str, pd.DataFrame]) -> None:
+        """Store one run's tables (``runs`` last, which commits it). Each file is read back
+        before it is renamed into place. ``DiskFullError`` if the disk is full (nothing of the
+        run is left behind); other ``OSError``s as they come."""
+        written: list[Path] = []
+        try:
+            for name in [t for t in TABLES if t != "runs"] + ["runs"]:
+                frame = tables.get(name)
+                if frame is None:
+                    continue
+                path = self.root / name / f"{key}.parquet"
+                self._atomic_write_parquet(path, frame)
+                written.append(path)
+        except OSError as exc:
+            for path in written:
+                path.unlink(missing_ok=True)
+            if disk_full(exc):
+                raise DiskFullError(exc.errno, f"the disk is full: cannot write run {key} into {self.root} ({exc.strerror})") from None
+            raise
+
+    def table(self, name: str, keys: set[str] | None = None) -> pd.DataFrame:
+        """All stored runs' rows of ``name`` (of ``keys``, default all), in key order.
+        ``StoreError`` names a file that cannot be read and the fix."""
+        import pandas as pd
+
         if name not in TABLES:
             raise KeyError(f"no table {name!r}; a store has {', '.join(TABLES)}")
-        keys = sorted(self.keys())
-        frames = [pd.read_parquet(p) for k in keys if (p := self.root / name / f"{k}.parquet").exists()]
-        frames = [f for f in frames if len(f)]
+        chosen = sorted(self.keys() if keys is None else keys & self.keys())
+        frames = []
+        for k in chosen:
+            p = self.root / name / f"{k}.parquet"
+            if not p.exists():
+                continue
+            try:
+                frame = pd.read_parquet(p)
+            except Exception as exc:  # noqa: BLE001 - pyarrow raises several kinds for a bad file
+                raise StoreError(
+                    f"{p} cannot be read ({str(exc).splitlines()[0][:200]}): remove the run with "
+                    f"`crosslayer results prune {self.root} --unreadable`, then `crosslayer study run` computes it again"
+                ) from None
+            if len(frame):
+                frames.append(frame)
         if not frames:
             return pd.DataFrame()
         return pd.concat(frames, ignore_index=True)
@@ -144,27 +358,117 @@ class Store:
     def cwnd(self) -> pd.DataFrame:
         return self.table("cwnd")
 
-    def query(self, sql: str) -> pd.DataFrame:
+    def find(self, key: str | None = None, where: Mapping[str, str] | None = None) -> str:
+        """The one stored run with this key (or key prefix) and these column values (compared
+        as text); ``LookupError`` says what matched instead."""
+        if not key and not where:
+            raise LookupError(f"{self.root} is a store of {len(self.keys())} runs: choose one with --key KEY or --where column=value")
+        runs = self.runs()
+        if runs.empty:
+            raise LookupError(f"{self.root} holds no stored run")
+        sel = runs
+        if key:
+            sel = sel[sel["key"].astype(str).str.startswith(key)]
+        for column, value in (where or {}).items():
+            if column not in runs.columns:
+                raise LookupError(f"--where {column}=...: the runs have no column {column!r}")
+            sel = sel[sel[column].astype(str) == str(value)]
+        if len(sel) == 1:
+            return str(sel["key"].iloc[0])
+        asked = " and ".join([*([f"key {key}"] if key else []), *(f"{c} = {v}" for c, v in (where or {}).items())])
+        if sel.empty:
+            raise LookupError(f"no stored run has {asked}")
+        shown = "; ".join(", ".join(f"{c}={r[c]}" for c in ["key", *[c for c in runs.columns if c == "seed"]]) for r in sel.head(5).to_dict(orient="records"))
+        raise LookupError(f"{len(sel)} stored runs have {asked} (e.g. {shown}): add --where column=value (or --key) to choose one")
+
+    def result(self, key: str) -> Any:
+        """Run ``key`` as a :class:`~crosslayer.result.Result` (its flows, queues, series, udp and
+        cwnd tables; its scenario from ``scenario_json``), for the single-run figures."""
+        import pandas as pd
+
+        from crosslayer.result import TABLES as RESULT_TABLES
+        from crosslayer.result import Result
+        from crosslayer.scenario import Scenario
+
+        run = self.table("runs", {key})
+        if run.empty:
+            raise LookupError(f"{self.root} holds no run {key}")
+        row = run.iloc[0]
+        if not isinstance(row.get("scenario_json"), str):
+            raise StoreError(f"run {key} was stored by an older crosslayer without its scenario: run the study again into a new store to draw it")
+        scenario = Scenario.from_dict(json.loads(row["scenario_json"]), f"{self.root}/runs/{key}.parquet")
+        cols = list(run.columns)
+        labels = cols[1 : cols.index("scenario")] if "scenario" in cols else []  # frames_for: key, swept values, then the rest
+        tables: dict[str, pd.DataFrame] = {}
+        for name, columns in RESULT_TABLES.items():
+            frame = self.table(name, {key}) if name in TABLES else pd.DataFrame()
+            frame = frame.drop(columns=[c for c in frame.columns if c in ("key", *labels) and c not in columns])
+            tables[name] = frame if len(frame.columns) else pd.DataFrame(columns=list(columns))
+        summary = {k: (row[k].item() if hasattr(row[k], "item") else row[k]) for k in ("wall_s", "sim_s", "events") if k in row}
+        summary.update({"seed": scenario.seed, "measured_s": (scenario.duration - scenario.warmup) / 1e9})
+        return Result(summary=summary, scenario=scenario, **tables)
+
+    def prune(self, keep: set[str] | None = None, *, unreadable: bool = False) -> list[str]:
+        """Delete the stored runs whose key is not in ``keep`` (when given) and, with
+        ``unreadable``, those whose files do not read back (a full read of every file).
+        Returns the keys removed."""
+        import pyarrow.parquet as pq
+
+        doomed = set() if keep is None else self.keys() - keep
+        if unreadable:
+            for key in self.keys() - doomed:
+                for path in self.files(key):
+                    try:
+                        pq.read_table(path)
+                    except Exception:  # noqa: BLE001 - any reading failure makes it unreadable
+                        doomed.add(key)
+                        break
+        with self.lock():
+            for key in sorted(doomed):
+                self.remove(key)
+        return sorted(doomed)
+
+    def query(self, sql: str, *, write_dir: str | Path | None = None) -> pd.DataFrame:
         """Run SQL over the store with DuckDB: the tables are views ``runs``, ``flows``,
-        ``queues``, ``series``, ``udp`` and ``cwnd`` (only of completely stored runs)."""
+        ``queues``, ``series``, ``udp`` and ``cwnd`` (only of completely stored runs).
+
+        The connection reads the store's files and nothing else: file access beyond them is
+        disabled (no ``read_text('/etc/passwd')``, no ``COPY ... TO``, no ``ATTACH``), extensions
+        are neither installed nor loaded, and the configuration is locked so the query cannot
+        change it. ``write_dir`` allows ``COPY ... TO`` files inside that folder. The store's
+        paths are bound as values, never pasted into SQL."""
         import duckdb
 
-        con = duckdb.connect()
+        con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
         keys = sorted(self.keys())
+        allowed: list[str] = []
         for name in TABLES:
-            files = [str(p) for k in keys if (p := self.root / name / f"{k}.parquet").exists()]
+            files = [str(p.resolve()) for k in keys if (p := self.root / name / f"{k}.parquet").exists()]
             if files:
-                con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet({files!r}, union_by_name = true)")
+                con.read_parquet(files, union_by_name=True).create_view(name)
+                allowed += files
             else:
                 con.execute(f"CREATE VIEW {name} AS SELECT NULL::VARCHAR AS key WHERE false")
+        con.execute("SET allowed_paths = $1", [allowed])
+        if write_dir is not None:
+            con.execute("SET allowed_directories = $1", [[str(Path(write_dir).resolve())]])
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
         return con.execute(sql).df()
+
+    # -- writing files --------------------------------------------------------------------------
 
     @staticmethod
     def _atomic_write_parquet(path: Path, frame: pd.DataFrame) -> None:
+        import pyarrow.parquet as pq
+
         fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
         os.close(fd)
         try:
             frame.to_parquet(tmp, index=False)
+            if pq.read_table(tmp).num_rows != len(frame):  # read back before it counts
+                raise StoreError(f"{tmp} did not read back with {len(frame)} rows")
+            os.chmod(tmp, FILE_MODE)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -173,42 +477,53 @@ class Store:
     @staticmethod
     def _atomic_write_text(path: Path, text: str) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.chmod(tmp, FILE_MODE)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    """A nested study-file mapping as {path: value} (``topology.bottleneck.delay``)."""
+    out: dict[str, Any] = {}
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+    elif isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+        for i, v in enumerate(value):
+            out.update(_flatten(v, f"{prefix}[{i}]"))
+    else:
+        out[prefix] = value
+    return out
+
+
+def differences(stored: Mapping[str, Any], current: Mapping[str, Any]) -> tuple[tuple[str, Any, Any], ...]:
+    """The settings (paths, ``seed`` left out) in which two scenarios differ: (path, value in
+    ``stored``, value in ``current``), values as the mappings hold them."""
+    a, b = _flatten(stored), _flatten(current)
+    return tuple((k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k) and k != "seed")
+
+
+def _mkdir(path: Path) -> None:
+    path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
 
 
 def frames_for(key: str, labels: Mapping[str, Any], result: Any, config: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """The tables a run contributes to a store: each row tagged with the key and the point's
-    swept values."""
-    agg = result.aggregates()
-    b = agg["bottleneck"]
-    row: dict[str, Any] = {"key": key, **labels}
-    row.update(
-        {
-            "scenario": agg["scenario"],
-            "flows": agg["flows"],
-            "utilization": b["utilization"],
-            "qlen_mean_pkts": b["qlen_mean_pkts"],
-            "qlen_sd_pkts": b["qlen_sd_pkts"],
-            "sojourn_mean_s": b["sojourn_mean_s"],
-            "sojourn_p99_s": b["sojourn_p99_s"],
-            "drop_ratio": b["drop_ratio"],
-            "jain": agg["jain"],
-            "goodput_mean_mbps": agg["goodput_mbps"]["mean"],
-            "goodput_total_mbps": float(result.flows["goodput_bps"].sum()) / 1e6,
-            "throughput_total_mbps": float(result.flows["throughput_bps"].sum()) / 1e6,
-            "zero_goodput_flows": agg["lockout"]["zero_goodput_flows"],
-            "active_flows": int((result.flows["goodput_bps"] > 0).sum()),
-            "max_host_goodput_share": agg["lockout"]["max_host_goodput_share"],
-            "max_host_bottleneck_drop_share": agg["lockout"]["max_host_bottleneck_drop_share"],
-            "wall_s": agg["wall_s"],
-            "sim_s": agg["sim_s"],
-            "events": agg["events"],
-            **extra,
-            "config": json.dumps(config, sort_keys=True),
-        }
-    )
+    swept values; the ``runs`` row holds the run metrics (:mod:`crosslayer.metrics`)."""
+    import pandas as pd
+
+    from crosslayer.metrics import run_row
+
+    row: dict[str, Any] = {"key": key, **labels, "scenario": result.scenario.name}
+    row.update(run_row(result))
+    row.update(extra)
+    row["config"] = json.dumps(config, sort_keys=True)
+    row["scenario_json"] = json.dumps(result.scenario.model_dump(mode="json"), sort_keys=True)
 
     def tag(frame: pd.DataFrame) -> pd.DataFrame:
         out = frame.copy()

@@ -27,9 +27,11 @@ version, so a point is the same run wherever and whenever it is computed; a stor
 from __future__ import annotations
 
 import copy
+import difflib
 import hashlib
 import itertools
 import json
+import math
 import re
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
@@ -38,7 +40,10 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from crosslayer.catalog import catalog
-from crosslayer.scenario import Scenario
+from crosslayer.metrics import RESERVED as METRIC_RESERVED
+from crosslayer.scenario import MAX_NAME, _SCENARIO_NAME, Scenario
+from crosslayer.units import show
+from crosslayer.version import engine_version
 
 __all__ = ["Axis", "Point", "Study", "StudyError", "apply_overrides", "column_names", "engine_version", "parse_cli_value", "set_path"]
 
@@ -47,15 +52,6 @@ _TOKEN: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[(\*|\d+)\]|(\.)")
 
 class StudyError(ValueError):
     """An invalid study file or override: the message names the field and the fix."""
-
-
-def engine_version() -> str:
-    """What keys runs: the package version and the engine's source fingerprint,
-    ``0.1.0+e3b0c44298fc1c14`` (any change to the engine's sources gives other keys, so a store
-    never serves a run an older engine computed)."""
-    from crosslayer import __version__, _core
-
-    return f"{__version__}+{_core.engine_fingerprint()}"
 
 
 def _tokens(path: str) -> list[str | int | None]:
@@ -169,8 +165,8 @@ def apply_overrides(scenario: Scenario, overrides: Mapping[str, Any], source: st
 
 def parse_cli_value(text: str) -> Any:
     """A ``--set`` value: TOML (numbers, booleans, quoted strings, arrays, inline tables), or
-    the text itself as a string (``--set flows[*].cc=reno``). Bare numbers follow the study
-    file's rule for the field (seconds, bit/s, bytes)."""
+    the text itself as a string (``--set flows[*].cc=reno``). A quantity needs its unit, as in
+    the study file (``--set tcp.min_rto=1s``)."""
     try:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
@@ -184,17 +180,21 @@ def _label(value: Any) -> Any:
     return json.dumps(value, sort_keys=True)
 
 
-RESERVED: Final = frozenset({"kind", "key", "scenario", "flows", "utilization", "jain", "config", "engine_version", "git_commit", "wall_s", "sim_s", "events"})
-"""Column names of the ``runs`` table that a swept value may not take."""
+RESERVED: Final = METRIC_RESERVED
+"""Column names of the ``runs`` table that a swept value may not take (its fixed columns and
+every metric's name, :mod:`crosslayer.metrics`)."""
+
+
+def _taken() -> set[str]:
+    """Names a swept column may not take: the runs table's and every result table's columns."""
+    return set(RESERVED) | {c.name for t in catalog().tables.values() for c in t.columns}
 
 
 def column_names(paths: Sequence[str]) -> dict[str, str]:
     """A short, SQL-friendly column name for each path: its last field name, lengthened with
     the fields before it (joined by ``_``) while it collides with another path's or with a
     result table's column (``flows[*].cc`` -> ``flows_cc``, since ``flows`` has a ``cc``)."""
-    from crosslayer.result import TABLES as RESULT_TABLES
-
-    taken = set(RESERVED) | {c for cols in RESULT_TABLES.values() for c in cols}
+    taken = _taken()
     names = {p: [t for t in _tokens(p) if isinstance(t, str)] for p in paths}
     out: dict[str, str] = {}
     for p, parts in names.items():
@@ -210,6 +210,157 @@ def column_names(paths: Sequence[str]) -> dict[str, str]:
             n += 1
         out[p] = cand
     return out
+
+
+DEFAULT_MAX_POINTS: Final = 10_000
+"""The most points a study may have unless its ``[study] max_points`` says more: every point is
+validated before anything runs (tens of milliseconds each), so a typo such as ``replicates =
+10_000_000`` fails at once instead of validating for hours."""
+
+STUDY_FIELDS: Final = ("name", "mode", "seeds", "replicates", "axes", "points", "columns", "max_points")
+"""The fields of a ``[study]`` table."""
+
+_SEED_MAX: Final = 2**64
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class _StudySpec:
+    """A checked ``[study]`` table (every problem is reported at once, by field)."""
+
+    raw: dict[str, Any]
+    name: str | None
+    mode: Literal["product", "points"]
+    seeds: tuple[int, ...] | int | None
+    """The listed seeds, or N for ``seeds = N`` (seeds 1..N)."""
+    replicates: int | None
+    axes: dict[str, Any]
+    points: tuple[dict[str, Any], ...]
+    columns: dict[str, str]
+    max_points: int
+
+    @classmethod
+    def parse(cls, spec: Any, label: str) -> _StudySpec:
+        problems: list[tuple[str, str]] = []
+
+        def bad(field: str, message: str) -> None:
+            problems.append((f"study.{field}" if field else "[study]", message))
+
+        if not isinstance(spec, dict):
+            raise StudyError(f"{label}: [study] must be a table, e.g. [study] with seeds = [1, 2, 3] (got {show(spec)})")
+        for key in spec:
+            if key not in STUDY_FIELDS:
+                close = difflib.get_close_matches(str(key), STUDY_FIELDS, n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                bad("", f"has no field {key!r}; {hint}its fields are {', '.join(STUDY_FIELDS)}")
+        name = spec.get("name")
+        if name is not None and not (isinstance(name, str) and _SCENARIO_NAME.match(name) and len(name) <= MAX_NAME):
+            bad("name", f"must be one safe folder name (it names the store results/<name>): letters, digits, '.', '_' and '-', "
+                f"starting with a letter or digit, at most {MAX_NAME} characters (got {show(name)})")
+        mode = spec.get("mode", "points" if spec.get("points") else "product")
+        if mode not in ("product", "points"):
+            bad("mode", f'must be "product" or "points" (got {show(mode)})')
+        seeds: tuple[int, ...] | int | None = None
+        raw_seeds = spec.get("seeds")
+        if "seeds" in spec:
+            if _is_int(raw_seeds):
+                if raw_seeds < 1:
+                    bad("seeds", f"must be a list of seeds, e.g. [1, 2, 3], or a count N >= 1 (seeds 1..N) (got {show(raw_seeds)})")
+                else:
+                    seeds = raw_seeds
+            elif isinstance(raw_seeds, list) and raw_seeds:
+                wrong = [v for v in raw_seeds if not (_is_int(v) and 0 <= v < _SEED_MAX)]
+                if wrong:
+                    bad("seeds", f"each seed must be an integer in [0, 2^64), e.g. [1, 2, 3] (got {show(wrong[0])})")
+                elif len(set(raw_seeds)) != len(raw_seeds):
+                    bad("seeds", f"lists a seed twice (got {show(raw_seeds)})")
+                else:
+                    seeds = tuple(raw_seeds)
+            else:
+                bad("seeds", f"must be a list of integer seeds, e.g. [1, 2, 3], or a count N (seeds 1..N) (got {show(raw_seeds)})")
+        replicates = spec.get("replicates")
+        if "replicates" in spec and not (_is_int(replicates) and replicates >= 1):
+            bad("replicates", f"must be a whole number of runs >= 1 (seeds seed, seed + 1, ...) (got {show(replicates)})")
+            replicates = None
+        if "seeds" in spec and "replicates" in spec:
+            bad("replicates", "give study.seeds or study.replicates, not both")
+        max_points = spec.get("max_points", DEFAULT_MAX_POINTS)
+        if not (_is_int(max_points) and max_points >= 1):
+            bad("max_points", f"must be a whole number >= 1 (got {show(max_points)})")
+            max_points = DEFAULT_MAX_POINTS
+        axes = spec.get("axes", {})
+        if not isinstance(axes, dict):
+            bad("axes", f'must be a table of path = [values], e.g. "flows[*].cc" = ["cubic", "reno"] (got {show(axes)})')
+            axes = {}
+        for path, values in axes.items():
+            try:
+                _tokens(path)
+            except StudyError as exc:
+                bad(f"axes.{path!r}", str(exc))
+            if isinstance(values, dict):
+                if not values:
+                    bad(f"axes.{path!r}", "has no values")
+            elif isinstance(values, list):
+                if not values:
+                    bad(f"axes.{path!r}", "has no values")
+            else:
+                bad(f"axes.{path!r}", f"must be a list of values or a table of named values (got {show(values)})")
+        points = spec.get("points", [])
+        if not isinstance(points, list):
+            bad("points", f"must be a list of tables of path = value ([[study.points]]) (got {show(points)})")
+            points = []
+        for i, p in enumerate(points):
+            if not isinstance(p, dict) or not p:
+                bad(f"points[{i}]", f"must be a table of path = value, e.g. {{ \"flows[*].cc\" = \"reno\" }} (got {show(p)})")
+                continue
+            for path in p:
+                try:
+                    _tokens(path)
+                except StudyError as exc:
+                    bad(f"points[{i}]", str(exc))
+        if mode == "points" and not points and not problems:
+            bad("mode", '"points" needs [[study.points]] tables of path = value')
+        if mode == "points" and axes:
+            bad("axes", 'are not used with mode = "points": list every point in [[study.points]], or use mode = "product"')
+        columns = spec.get("columns", {})
+        if not isinstance(columns, dict) or not all(isinstance(v, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v) for v in columns.values()):
+            bad("columns", 'maps a path to a column name (letters, digits, _), e.g. "flows" = "tcp"')
+            columns = {}
+        if problems:
+            lines = [f"{where}: {message}" for where, message in problems]
+            raise StudyError(f"{label}: " + lines[0] if len(lines) == 1 else f"{label}: {len(lines)} problems in [study]:\n" + "\n".join(f"  {line}" for line in lines))
+        return cls(dict(spec), name, mode, seeds, replicates, dict(axes), tuple(dict(p) for p in points), dict(columns), max_points)
+
+    def seed_count(self) -> int:
+        """How many seeds each assignment runs with (0: the base scenario's seed only)."""
+        if isinstance(self.seeds, int):
+            return self.seeds
+        if self.seeds is not None:
+            return len(self.seeds)
+        return self.replicates or 0
+
+    def seed_values(self, base_seed: int) -> tuple[int, ...]:
+        if isinstance(self.seeds, int):
+            return tuple(range(1, self.seeds + 1))
+        if self.seeds is not None:
+            return self.seeds
+        if self.replicates:
+            if base_seed + self.replicates > _SEED_MAX:
+                raise StudyError(f"study.replicates: seeds {base_seed} + 0..{self.replicates - 1} pass 2^64; lower the scenario's seed")
+            return tuple(base_seed + i for i in range(self.replicates))
+        return ()
+
+
+def _toml_ready(value: Any) -> Any:
+    """``value`` as TOML can write it: no None (a missing key), tuples as lists."""
+    if isinstance(value, Mapping):
+        return {str(k): _toml_ready(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_toml_ready(v) for v in value if v is not None]
+    return value
 
 
 @dataclass(frozen=True)
@@ -265,17 +416,12 @@ class Study:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], label: str = "<study>", overrides: Mapping[str, Any] | None = None, text: str = "") -> Study:
+        """A study from a TOML-shaped mapping (a scenario plus a ``[study]`` table). Every point is
+        validated now, so a bad value fails before anything runs; ``StudyError`` names the field.
+        Without ``text`` (a study built in Python), the store gets the mapping written as TOML."""
         data = dict(data)
-        spec = data.pop("study", {})
-        if not isinstance(spec, dict):
-            raise StudyError(f"{label}: [study] must be a table")
-        unknown = set(spec) - {"name", "mode", "seeds", "replicates", "axes", "points", "columns"}
-        if unknown:
-            raise StudyError(f"{label}: [study] has no field {sorted(unknown)[0]!r}; its fields are name, mode, seeds, replicates, axes, points, columns")
-        named_columns = spec.get("columns", {})
-        if not isinstance(named_columns, dict) or not all(isinstance(v, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v) for v in named_columns.values()):
-            raise StudyError(f"{label}: study.columns maps a path to a column name (letters, digits, _), e.g. \"flows\" = \"tcp\"")
-        axes_spec = dict(spec.get("axes", {}))
+        spec = _StudySpec.parse(data.pop("study", {}), label)
+        axes_spec = dict(spec.axes)
         for path, value in (overrides or {}).items():
             values = value if isinstance(value, list) else [value]
             axis = axes_spec.get(path)
@@ -292,38 +438,26 @@ class Study:
             else:
                 set_path(data, path, values[0])  # a field no axis sweeps: set in the base
         base = Scenario.from_dict(data, source=label)
-        mode = spec.get("mode", "product" if not spec.get("points") else "points")
-        if mode not in ("product", "points"):
-            raise StudyError(f"{label}: study.mode must be \"product\" or \"points\", not {mode!r}")
-        axes: list[Axis] = []
-        for path, values in axes_spec.items():
-            _tokens(path)
-            if isinstance(values, dict):
-                pairs = tuple((name, v) for name, v in values.items())
-            elif isinstance(values, list):
-                pairs = tuple((_label(v), v) for v in values)
-            else:
-                raise StudyError(f"{label}: study.axes.{path!r} must be a list of values or a table of named values")
-            if not pairs:
-                raise StudyError(f"{label}: study.axes.{path!r} has no values")
-            axes.append(Axis(path, pairs))
-        points = tuple(dict(p) for p in spec.get("points", []))
-        if mode == "points" and not points:
-            raise StudyError(f"{label}: study.mode = \"points\" needs [[study.points]] tables of path = value")
-        if "seeds" in spec and "replicates" in spec:
-            raise StudyError(f"{label}: give study.seeds or study.replicates, not both")
-        seeds: tuple[int, ...] = ()
-        if "seeds" in spec:
-            seeds = tuple(int(s) for s in spec["seeds"])
-        elif "replicates" in spec:
-            n = int(spec["replicates"])
-            if n < 1:
-                raise StudyError(f"{label}: study.replicates must be at least 1")
-            seeds = tuple(base.seed + i for i in range(n))
-        study = cls(spec.get("name", base.name), base, tuple(axes), mode, points, seeds, text, dict(named_columns))
-        # validate every point now: a bad value fails before anything runs
-        for _ in study.points():
-            pass
+        axes = tuple(Axis(path, tuple(values.items()) if isinstance(values, dict) else tuple((_label(v), v) for v in values)) for path, values in axes_spec.items())
+        mode = spec.mode
+        assignments = len(spec.points) if mode == "points" else math.prod(len(a.values) for a in axes)
+        n_seeds = spec.seed_count()
+        if assignments * max(n_seeds, 1) > spec.max_points:
+            shape = f"{len(spec.points)} points" if mode == "points" else " x ".join(str(len(a.values)) for a in axes) or "1 point"
+            raise StudyError(
+                f"{label}: study has {assignments * max(n_seeds, 1):,} points ({shape}"
+                + (f" x {n_seeds:,} seeds" if n_seeds else "")
+                + f"), more than study.max_points = {spec.max_points:,}: every point is validated before anything runs "
+                "(tens of milliseconds each) and is a run; sweep fewer values, or raise the cap with [study] max_points = N"
+            )
+        seeds = spec.seed_values(base.seed)
+        if not text:
+            import tomli_w
+
+            text = tomli_w.dumps(_toml_ready({**data, "study": spec.raw}))
+        study = cls(spec.name or base.name, base, axes, mode, spec.points, seeds, text, dict(spec.columns))
+        # validate every point now (and keep them): a bad value fails before anything runs
+        object.__setattr__(study, "_cached_points", study._expand())
         return study
 
     def _assignments(self) -> Iterator[dict[str, tuple[Any, Any]]]:
@@ -340,6 +474,10 @@ class Study:
 
     def points(self) -> list[Point]:
         """Every point: the product of the axes (or the explicit list), times the seeds."""
+        cached: list[Point] | None = getattr(self, "_cached_points", None)
+        return list(cached) if cached is not None else self._expand()
+
+    def _expand(self) -> list[Point]:
         out: list[Point] = []
         seeds: Sequence[int | None] = self.seeds or (None,)
         for assignment in self._assignments():
@@ -384,9 +522,7 @@ class Study:
         """Path -> column name of each swept field in result tables, then ``seed``."""
         auto = column_names(self.paths)
         cols = {p: self.names.get(p, auto[p]) for p in self.paths}
-        from crosslayer.result import TABLES as RESULT_TABLES
-
-        taken = set(RESERVED) | {c for t in RESULT_TABLES.values() for c in t}
+        taken = _taken()
         clash = [c for c in cols.values() if c in taken or list(cols.values()).count(c) > 1]
         if clash:
             raise StudyError(f"study {self.name!r}: the column name {clash[0]!r} is taken; name the axis in [study.columns], e.g. {next(p for p, c in cols.items() if c == clash[0])!r} = \"{clash[0]}_axis\"")

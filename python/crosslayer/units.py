@@ -3,17 +3,21 @@
 The engine counts time in nanoseconds, rates in bit/s and sizes in bytes, all as integers
 (docs/design.md, "Engine principles"). Study files use readable strings instead:
 
-* durations: ``"100s"``, ``"2ms"``, ``"10us"`` (or ``"10µs"``), ``"500ns"``; a bare int/float
-  is seconds. Result: ns (int, >= 0).
-* rates: ``"100Mbps"``, ``"1Gbps"``, ``"10kbps"``, ``"1.5Gbit/s"``; decimal (SI) prefixes; a
-  bare int/float is bit/s. Result: bit/s (int, > 0).
+* durations: ``"100s"``, ``"2ms"``, ``"10us"`` (or ``"10µs"``), ``"500ns"``. Result: ns (int,
+  >= 0).
+* rates: ``"100Mbps"``, ``"1Gbps"``, ``"10kbps"``, ``"1.5Gbit/s"``; decimal (SI) prefixes.
+  Result: bit/s (int, > 0).
 * sizes: ``"1500B"``, ``"64KiB"``, ``"1MB"``; SI (kB = 1000 B) and IEC (KiB = 1024 B)
-  prefixes; a bare int/float is bytes. Result: bytes (int, > 0).
+  prefixes. Result: bytes (int, > 0).
+
+A quantity always carries its unit: a bare number (``delay = 10``) is an error that suggests
+one (``give a unit, e.g. "10ms" or "10s"``), because ``10`` could mean 10 s or 10 ms and
+a guess would be silent nonsense. The one exception is a bare ``0``, which is zero in every
+unit.
 
 Parsing is exact (decimal arithmetic with enough precision for every accepted input, no binary
 floating point), so ``"1.5Gbit/s"`` is exactly 1_500_000_000 bit/s; a value that is not a whole
-number of base units is rejected rather than rounded. Strings must carry a unit; only real
-numbers may omit it. Inputs are bounded so that parsing is fast whatever the input: at most 64
+number of base units is rejected rather than rounded. Inputs are bounded so that parsing is fast whatever the input: at most 64
 characters, ASCII digits only, and a magnitude below 10^20 base units (``"1e999999s"`` is
 refused at once, not computed).
 
@@ -31,6 +35,7 @@ from typing import Final
 __all__ = [
     "format_duration",
     "format_rate",
+    "format_seconds",
     "format_size",
     "parse_duration_ns",
     "parse_rate_bps",
@@ -84,9 +89,12 @@ MAX_MAGNITUDE: Final = 20
 _EXACT: Final = Context(prec=200)
 """Enough digits for any accepted input (64 characters) times any multiplier: no rounding."""
 
-_DURATION_FORMS: Final = 'a duration like "100ms", "2s", "10us" or "500ns" (or a number of seconds)'
-_RATE_FORMS: Final = 'a rate like "100Mbps", "1Gbps", "10kbps" or "1.5Gbit/s" (or a number of bit/s)'
-_SIZE_FORMS: Final = 'a size like "1500B", "64KiB" or "1MB" (or a number of bytes)'
+_DURATION_FORMS: Final = 'a duration like "100ms", "2s", "10us" or "500ns"'
+_RATE_FORMS: Final = 'a rate like "100Mbps", "1Gbps", "10kbps" or "1.5Gbit/s"'
+_SIZE_FORMS: Final = 'a size like "1500B", "64KiB" or "1MB"'
+_DURATION_HINT: Final = ("ms", "s")
+_RATE_HINT: Final = ("bps", "Mbps")
+_SIZE_HINT: Final = ("B", "KiB")
 
 
 def show(value: object, _depth: int = 0) -> str:
@@ -117,29 +125,33 @@ def show(value: object, _depth: int = 0) -> str:
 def _parse(
     value: object,
     units: dict[str, int],
-    base_per_number: int,
+    hint: tuple[str, ...],
     forms: str,
     base_unit: str,
     *,
     case_insensitive: bool = False,
 ) -> int:
-    """Parse ``value`` into an integer count of the base unit; raise ValueError naming ``forms``."""
+    """Parse ``value`` into an integer count of the base unit; raise ValueError naming ``forms``
+    (a bare number other than 0 is refused with units from ``hint`` to suggest)."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise ValueError(f"must be {forms} (got {show(value)})")
-    if isinstance(value, int) and value.bit_length() > 128:
-        raise ValueError(f"must be below 1e{MAX_MAGNITUDE} {base_unit} (got {show(value)})")
-    if isinstance(value, str):
-        if len(value) > MAX_TEXT:
-            raise ValueError(f"must be {forms}, at most {MAX_TEXT} characters (got {show(value)})")
-        match = _QUANTITY.match(value)
-        unit = match["unit"] if match else ""
-        # Case-insensitive rates still keep "B" for bytes: "MBps" is not "Mbps".
-        key = unit.lower() if case_insensitive and not unit.endswith(("Bps", "B/s")) else unit
-        if match is None or key not in units:
-            raise ValueError(f"must be {forms} (got {show(value)})")
-        number_text, multiplier = match["number"], units[key]
-    else:
-        number_text, multiplier = repr(value), base_per_number
+    if not isinstance(value, str):
+        if value == 0:
+            return 0  # zero in every unit
+        shown = show(value)
+        if len(shown) > 20 or "e" in shown or "inf" in shown or "nan" in shown:
+            raise ValueError(f"must be {forms}: a number needs a unit (got {shown})")
+        examples = " or ".join(f'"{shown}{u}"' for u in hint)
+        raise ValueError(f"give a unit, e.g. {examples} (got {shown})")
+    if len(value) > MAX_TEXT:
+        raise ValueError(f"must be {forms}, at most {MAX_TEXT} characters (got {show(value)})")
+    match = _QUANTITY.match(value)
+    unit = match["unit"] if match else ""
+    # Case-insensitive rates still keep "B" for bytes: "MBps" is not "Mbps".
+    key = unit.lower() if case_insensitive and not unit.endswith(("Bps", "B/s")) else unit
+    if match is None or key not in units:
+        raise ValueError(f"must be {forms} (got {show(value)})")
+    number_text, multiplier = match["number"], units[key]
     try:
         number = Decimal(number_text)
     except InvalidOperation:  # nan/inf floats
@@ -162,24 +174,24 @@ def _parse(
 
 
 def parse_duration_ns(value: str | int | float) -> int:
-    """Parse a duration (``"2ms"``, or a number of seconds) into nanoseconds (>= 0)."""
-    ns = _parse(value, _DURATION_UNITS, NS_PER_S, _DURATION_FORMS, "nanoseconds")
+    """Parse a duration (``"2ms"``; a bare 0) into nanoseconds (>= 0)."""
+    ns = _parse(value, _DURATION_UNITS, _DURATION_HINT, _DURATION_FORMS, "nanoseconds")
     if ns < 0:
         raise ValueError(f'must be a non-negative duration like "100ms" (got {show(value)})')
     return ns
 
 
 def parse_rate_bps(value: str | int | float) -> int:
-    """Parse a rate (``"100Mbps"``, or a number of bit/s) into bit/s (> 0)."""
-    bps = _parse(value, _RATE_UNITS, 1, _RATE_FORMS, "bit/s", case_insensitive=True)
+    """Parse a rate (``"100Mbps"``) into bit/s (> 0)."""
+    bps = _parse(value, _RATE_UNITS, _RATE_HINT, _RATE_FORMS, "bit/s", case_insensitive=True)
     if bps <= 0:
         raise ValueError(f'must be a positive rate like "100Mbps" (got {show(value)})')
     return bps
 
 
 def parse_size_bytes(value: str | int | float) -> int:
-    """Parse a size (``"64KiB"``, or a number of bytes) into bytes (> 0)."""
-    size = _parse(value, _SIZE_UNITS, 1, _SIZE_FORMS, "bytes")
+    """Parse a size (``"64KiB"``) into bytes (> 0)."""
+    size = _parse(value, _SIZE_UNITS, _SIZE_HINT, _SIZE_FORMS, "bytes")
     if size <= 0:
         raise ValueError(f'must be a positive size like "1500B" (got {show(value)})')
     return size
@@ -211,3 +223,13 @@ def format_size(size_bytes: int) -> str:
         size_bytes,
         (("GiB", 2**30), ("GB", 10**9), ("MiB", 2**20), ("MB", 10**6), ("KiB", 2**10), ("kB", 10**3), ("B", 1)),
     )
+
+
+def format_seconds(seconds: float) -> str:
+    """A wall-clock span for people: ``"45 s"``, ``"3 min 20 s"``, ``"2 h 5 min"``."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    return f"{s // 3600} h {s % 3600 // 60} min"

@@ -240,7 +240,17 @@ pub fn format_limit(l: Limit, unit: Unit) -> String {
         (Limit::Int(v), Unit::Rate) => Rate::from_bps(v).to_string(),
         (Limit::Int(v), Unit::Size) => Bytes::new(v).to_string(),
         (Limit::Int(v), _) => v.to_string(),
-        (Limit::Float(v), _) => format!("{v}"),
+        (Limit::Float(v), _) => num(v),
+    }
+}
+
+/// A real number for a message: the shortest form that reads back exactly, in scientific
+/// notation when it is very large or very small (`1e-300`, not 300 zeros).
+pub fn num(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() || (1e-4..1e16).contains(&v.abs()) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
     }
 }
 

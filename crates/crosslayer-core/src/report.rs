@@ -15,7 +15,8 @@ use crate::aqm::QueueCounters;
 use crate::metrics::Counters;
 use crate::net::link::LinkCounters;
 use crate::result::{Column, RunResult, Summary, Table};
-use crate::sim::{BottleneckCounters, Sim};
+use crate::net::topology::CORE_LINKS;
+use crate::sim::{BottleneckCounters, CoreCounters, Sim};
 use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
 use crate::traffic::cbr::{CbrRecvCounters, CbrSentCounters};
@@ -312,7 +313,7 @@ pub fn host_columns() -> Vec<Col<HostRow>> {
         Col::u64("never_connected_flows", "count", &["its flows whose every SYN timed out"], |r: &HostRow| r.never_connected_flows),
     ];
     c.extend(BottleneckCounters::columns(|r: &HostRow| r.bottleneck));
-    c.push(Col::f64("bottleneck_drop_share", "ratio", "bottleneck_drops / bottleneck_arrivals: how often its packets found the queue between the routers (A->B, or B->A for a receiver host's reverse flows) full (or were dropped early)", |r: &HostRow| {
+    c.push(Col::f64("bottleneck_drop_share", "ratio", "bottleneck_drops / bottleneck_arrivals: how often its packets were dropped at the queue between the routers (A->B, or B->A for a receiver host's reverse flows), on arrival or from the queue", |r: &HostRow| {
         if r.bottleneck.bottleneck_arrivals > 0 {
             r.bottleneck.bottleneck_drops as f64 / r.bottleneck.bottleneck_arrivals as f64
         } else {
@@ -414,6 +415,11 @@ pub fn tables_json() -> Json {
     })
 }
 
+/// A flow's counts at the router links over the measurement window.
+fn window(now: &[CoreCounters; CORE_LINKS], at_warmup: &[CoreCounters; CORE_LINKS]) -> [CoreCounters; CORE_LINKS] {
+    std::array::from_fn(|l| now[l].minus(&at_warmup[l]))
+}
+
 /// Assemble the result tables of a finished run (the traces move into them).
 pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
     let span = sim.end() - sim.warmup();
@@ -443,7 +449,7 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
                 span,
                 sender: s.counters.minus(&fl.at_warmup.0),
                 receiver: r.counters.minus(&fl.at_warmup.1),
-                bottleneck: fl.bottleneck.minus(&fl.at_warmup.2),
+                bottleneck: BottleneckCounters::of(&window(&fl.core, &fl.at_warmup.2), fs.reverse as usize),
                 rtt_mean_s: h.mean().map(|v| v / 1e9),
                 rtt_min_s: h.min().map(|v| v as f64 / 1e9),
                 rtt_p99_s: h.quantile(0.99).map(|v| v / 1e9),
@@ -472,7 +478,7 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
                 base_owd: topo.path_delay(s.node, s.peer),
                 sent: s.counters.minus(&u.at_warmup.0),
                 recv: u.recv.minus(&u.at_warmup.1),
-                bottleneck: u.bottleneck.minus(&u.at_warmup.2),
+                bottleneck: BottleneckCounters::of(&window(&u.core, &u.at_warmup.2), us.reverse as usize),
                 dropped_pkts: u.data.dropped - u.at_warmup.3,
                 owd: [h.mean().map(|v| v / 1e9), h.min().map(|v| v as f64 / 1e9), h.quantile(0.5).map(|v| v / 1e9), h.quantile(0.99).map(|v| v / 1e9)],
                 span,
@@ -497,6 +503,8 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
             for f in &mine {
                 b.bottleneck_arrivals += f.bottleneck.bottleneck_arrivals;
                 b.bottleneck_drops += f.bottleneck.bottleneck_drops;
+                b.bottleneck_marks += f.bottleneck.bottleneck_marks;
+                b.bottleneck_ack_drops += f.bottleneck.bottleneck_ack_drops;
             }
             HostRow {
                 host: name.clone(),

@@ -32,13 +32,39 @@ pub struct PktAccount {
 }
 
 crate::counters! {
-    /// What the flow's data met at the queue between the routers it crosses (the lock-out
-    /// indicators): the bottleneck A -> B for a forward flow, B -> A for a reverse flow.
+    /// What one flow's packets met at the queue of one of the two router links (A->B, B->A),
+    /// whatever the discipline did and whenever it did it.
+    pub struct CoreCounters {
+        /// Packets of the flow offered to the queue.
+        arrivals: "pkts",
+        /// Of those, dropped by the discipline: on arrival (full, or an early AQM drop) or later from the queue (CoDel's head drops, push-outs, a class's AQM).
+        drops: "pkts",
+        /// Of those, CE-marked by the discipline (at enqueue or at dequeue).
+        marks: "pkts",
+    }
+}
+
+crate::counters! {
+    /// What the flow met at the queue between the routers it crosses (the lock-out indicators):
+    /// its data at the bottleneck A -> B for a forward flow (B -> A for a reverse flow), and its
+    /// ACKs at the other router link.
     pub struct BottleneckCounters {
-        /// Data packets of this flow arriving at the queue between the routers on its data path: A->B (the bottleneck) for a forward flow, B->A for a reverse flow.
+        /// Packets from this flow's sender (data, and the handshake's SYN and ACK) arriving at the queue between the routers on its data path: A->B (the bottleneck) for a forward flow, B->A for a reverse flow.
         bottleneck_arrivals: "pkts",
-        /// Of those, dropped on arrival (the queue was full, or an AQM's early drop).
+        /// Of those, dropped by the discipline, on arrival (full, or an early AQM drop) or later from the queue (e.g. CoDel's head drops).
         bottleneck_drops: "pkts",
+        /// Of those, CE-marked by the discipline.
+        bottleneck_marks: "pkts",
+        /// This flow's ACKs (and SYN-ACK) dropped at the queue between the routers on its ACK path (B->A for a forward flow).
+        bottleneck_ack_drops: "pkts",
+    }
+}
+
+impl BottleneckCounters {
+    /// From a flow's counts at the two router links; `data_link` is the one its data crosses.
+    pub fn of(core: &[CoreCounters; CORE_LINKS], data_link: usize) -> BottleneckCounters {
+        let (d, a) = (core[data_link], core[1 - data_link]);
+        BottleneckCounters { bottleneck_arrivals: d.arrivals, bottleneck_drops: d.drops, bottleneck_marks: d.marks, bottleneck_ack_drops: a.drops }
     }
 }
 
@@ -48,11 +74,12 @@ pub struct Flow {
     pub receiver: Receiver,
     pub data: PktAccount,
     pub acks: PktAccount,
-    pub bottleneck: BottleneckCounters,
+    /// Its packets at the queues of the router links A->B (0) and B->A (1).
+    pub core: [CoreCounters; CORE_LINKS],
     tx_timer: TimerSlot,
     rx_timer: TimerSlot,
     /// Counters at the start of the measurement window.
-    pub at_warmup: (SenderCounters, ReceiverCounters, BottleneckCounters),
+    pub at_warmup: (SenderCounters, ReceiverCounters, [CoreCounters; CORE_LINKS]),
 }
 
 /// An unresponsive constant-bit-rate flow: its source, what its sink received, and its
@@ -65,11 +92,11 @@ pub struct UdpFlow {
     /// One-way delay (arrival - departure) of datagrams received in the window, ns.
     pub owd: LogHistogram,
     pub data: PktAccount,
-    pub bottleneck: BottleneckCounters,
+    /// Its datagrams at the queues of the router links A->B (0) and B->A (1).
+    pub core: [CoreCounters; CORE_LINKS],
     timer: TimerSlot,
-    /// Counters at the start of the measurement window.
     /// Counters at the start of the measurement window (the last: datagrams dropped so far).
-    pub at_warmup: (CbrSentCounters, CbrRecvCounters, BottleneckCounters, u64),
+    pub at_warmup: (CbrSentCounters, CbrRecvCounters, [CoreCounters; CORE_LINKS], u64),
 }
 
 /// The time series a run records.
@@ -125,7 +152,7 @@ impl Sim {
                 receiver,
                 data: PktAccount::default(),
                 acks: PktAccount::default(),
-                bottleneck: BottleneckCounters::default(),
+                core: Default::default(),
                 tx_timer: TimerSlot::IDLE,
                 rx_timer: TimerSlot::IDLE,
                 at_warmup: Default::default(),
@@ -146,7 +173,7 @@ impl Sim {
                     recv: CbrRecvCounters::default(),
                     owd: LogHistogram::new(),
                     data: PktAccount::default(),
-                    bottleneck: BottleneckCounters::default(),
+                    core: Default::default(),
                     timer: TimerSlot::IDLE,
                     at_warmup: Default::default(),
                 }
@@ -302,7 +329,7 @@ impl Sim {
                 let l = l as usize;
                 if self.topo.links[l].queue.timer.fire(now) {
                     self.topo.links[l].queue.on_timer(now, &mut self.arena, &mut self.dropped);
-                    self.flush_drops();
+                    self.flush_drops(l);
                     self.arm_qdisc_timer(l);
                     // A timer may release packets a non-work-conserving discipline held.
                     let link = &self.topo.links[l];
@@ -348,7 +375,7 @@ impl Sim {
             TxStart::Lost(id) => self.discard(id),
             _ => {}
         }
-        self.flush_drops();
+        self.flush_drops(l);
         self.arm_qdisc_timer(l);
     }
 
@@ -403,20 +430,21 @@ impl Sim {
         debug_assert!(l != u32::MAX as usize, "no route from {node} to {dst}");
         let link = &mut self.topo.links[l];
         let accepted = link.queue.enqueue(id, now, &mut self.arena, &mut self.dropped);
-        // A flow's data crosses one of the two router links, A->B (forward flows) or B->A
-        // (reverse flows), and never the other, so one test counts both directions.
-        if l < CORE_LINKS && matches!(kind, PktKind::Data | PktKind::Datagram) {
-            let b = match kind {
-                PktKind::Data => &mut self.flows[flow].bottleneck,
-                _ => &mut self.udp[flow - self.flows.len()].bottleneck,
+        if l < CORE_LINKS {
+            // Every packet at a router link counts against its flow at that link (data of forward
+            // flows and ACKs of reverse flows at A->B, the others at B->A): with the drops and
+            // marks counted below, the flows' counts add up to the queue's.
+            let c = match kind {
+                PktKind::Datagram => &mut self.udp[flow - self.flows.len()].core[l],
+                _ => &mut self.flows[flow].core[l],
             };
-            b.bottleneck_arrivals += 1;
-            b.bottleneck_drops += !accepted as u64;
+            c.arrivals += 1;
+            c.drops += !accepted as u64;
         }
         if !accepted {
             self.discard(id);
         }
-        self.flush_drops();
+        self.flush_drops(l);
         let link = &mut self.topo.links[l];
         if !link.tx_done_pending {
             if now >= link.busy_until() {
@@ -478,8 +506,28 @@ impl Sim {
         self.arena.free(id);
     }
 
+    /// After a call into the queue of link `l`: count the queued packets its discipline
+    /// discarded and the packets it CE-marked against their flows (at the router links), and
+    /// free the discarded ones.
     #[inline]
-    fn flush_drops(&mut self) {
+    fn flush_drops(&mut self, l: usize) {
+        if l < CORE_LINKS {
+            let n_tcp = self.flows.len();
+            for id in self.topo.links[l].queue.drain_marks() {
+                let f = self.arena.get(id).flow as usize;
+                match f < n_tcp {
+                    true => self.flows[f].core[l].marks += 1,
+                    false => self.udp[f - n_tcp].core[l].marks += 1,
+                }
+            }
+            for &id in &self.dropped {
+                let f = self.arena.get(id).flow as usize;
+                match f < n_tcp {
+                    true => self.flows[f].core[l].drops += 1,
+                    false => self.udp[f - n_tcp].core[l].drops += 1,
+                }
+            }
+        }
         while let Some(id) = self.dropped.pop() {
             self.discard(id);
         }
@@ -505,20 +553,34 @@ impl Sim {
             l.start_window(now);
         }
         for fl in &mut self.flows {
-            fl.at_warmup = (fl.sender.counters, fl.receiver.counters, fl.bottleneck);
+            fl.at_warmup = (fl.sender.counters, fl.receiver.counters, fl.core);
             fl.sender.rtt_hist.clear();
         }
         for u in &mut self.udp {
-            u.at_warmup = (u.source.counters, u.recv, u.bottleneck, u.data.dropped);
+            u.at_warmup = (u.source.counters, u.recv, u.core, u.data.dropped);
             u.owd.clear();
         }
     }
 
-    /// Queue identities on every link and per-flow packet conservation:
-    /// sent = delivered + dropped + in flight, for data and for ACKs.
+    /// Queue identities on every link, per-flow packet conservation (sent = delivered +
+    /// dropped + in flight, for data and for ACKs), and the flows' counts at each router link
+    /// adding up to its queue's arrivals, drops and marks.
     pub fn check_invariants(&self) -> Result<(), String> {
         for l in &self.topo.links {
             l.queue.check_identities().map_err(|e| format!("queue identity violated on link {}: {e}", l.name))?;
+        }
+        for l in 0..CORE_LINKS {
+            let mut sum = CoreCounters::default();
+            for c in self.flows.iter().map(|f| &f.core[l]).chain(self.udp.iter().map(|u| &u.core[l])) {
+                (sum.arrivals, sum.drops, sum.marks) = (sum.arrivals + c.arrivals, sum.drops + c.drops, sum.marks + c.marks);
+            }
+            let q = self.topo.links[l].queue.counters();
+            if (sum.arrivals, sum.drops, sum.marks) != (q.arrivals, q.drops(), q.marks) {
+                return Err(format!(
+                    "per-flow counts at link {} (arrivals {}, drops {}, marks {}) differ from its queue's (arrivals {}, drops {}, marks {})",
+                    self.topo.links[l].name, sum.arrivals, sum.drops, sum.marks, q.arrivals, q.drops(), q.marks
+                ));
+            }
         }
         let mut in_flight = vec![(0u64, 0u64); self.flows.len() + self.udp.len()];
         for p in self.arena.iter_live() {

@@ -37,7 +37,7 @@ fn default_qdisc() -> QdiscConfig {
 
 /// Longest simulated duration (11.6 days): keeps every time the engine computes far from the
 /// 584-year end of its clock.
-pub const MAX_DURATION: Dur = Dur::from_secs(1_000_000);
+pub const MAX_DURATION: Dur = crate::units::MAX_SPAN;
 /// Longest propagation delay of a link.
 pub const MAX_DELAY: Dur = Dur::from_secs(10);
 /// Fastest link (1 Pbit/s).

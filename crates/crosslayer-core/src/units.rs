@@ -69,6 +69,11 @@ impl Time {
     }
 }
 
+/// Longest time span a scenario may name (11.6 days): a run's duration and every timer setting
+/// (RTOs), which keeps every time the engine computes far from the 584-year end of its clock and
+/// every cast of a span to a signed integer exact.
+pub const MAX_SPAN: Dur = Dur::from_secs(1_000_000);
+
 impl Dur {
     pub const ZERO: Dur = Dur(0);
     pub const MAX: Dur = Dur(u64::MAX);

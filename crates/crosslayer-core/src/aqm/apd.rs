@@ -54,7 +54,7 @@ crate::params! {
         /// Gentle RED between max_th and 2 max_th.
         gentle: bool = true, Flag, range(), "as red: Floyd 2000";
         /// Packet size for the idle-time correction.
-        mean_pkt_size: Bytes = Bytes::new(1500), Size, range(>= 1), "as red: 1500-byte packets";
+        mean_pkt_size: Bytes = Bytes::new(1500), Size, range(>= 1, <= Bytes::new(1 << 20)), "as red: 1500-byte packets; at most 1 MiB";
         /// RED's drop spacing: "linux", "paper" or "wait" (see red).
         spacing: RedSpacing = RedSpacing::Linux, Choice, range(), "as red: Linux red_action";
         /// CE-mark ECN-capable packets instead of dropping them.
@@ -84,11 +84,12 @@ crate::params! {
 impl ApdConfig {
     fn check(&self, out: &mut Vec<Problem>) {
         if self.min_th >= self.max_th {
-            out.push(Problem::new("min_th", format!("must be below max_th ({}); Floyd recommends max_th = 3 min_th", self.max_th)));
+            out.push(Problem::new("min_th", format!("must be below max_th ({}); Floyd recommends max_th = 3 min_th", crate::params::num(self.max_th))));
         }
         if self.mode == HeavyMode::Static && self.heavy_flow.is_none() {
             out.push(Problem::new("heavy_flow", "static mode needs the heaviest connection: give the index of one of its flows"));
         }
+        crate::aqm::heavy_hitter::check_cost(self.hist_len, self.stat_int, out);
     }
 }
 

@@ -32,7 +32,7 @@ crate::params! {
         /// Average queue delay the automatic min_th aims at.
         target_delay: Dur = Dur::from_ms(5), Time, range(> Dur::ZERO), "Floyd, Gummadi, Shenker 2001 section 5 (5 ms); ns-3 ARED TargetDelay 5 ms";
         /// Average queue (packets) below which nothing is dropped; unset: max(5, target_delay C / 2).
-        min_th: Option<f64> = None, Number("pkts"), range(>= 0.0), "Floyd, Gummadi, Shenker 2001 section 5";
+        min_th: Option<f64> = None, Number("pkts"), range(> 0.0), "Floyd, Gummadi, Shenker 2001 section 5";
         /// Average queue (packets) at which the drop probability reaches max_p; unset: 3 min_th.
         max_th: Option<f64> = None, Number("pkts"), range(> 0.0), "Floyd, Gummadi, Shenker 2001 section 5";
         /// Weight of the newest sample in the average; unset: 1 - exp(-1 / C) (C in packets/s).
@@ -40,11 +40,11 @@ crate::params! {
         /// Initial max_p (adapted within [0.01, 0.5]).
         max_p: f64 = 0.1, Ratio, range(>= 0.01, <= 0.5), "Floyd 1997 RED default; Floyd, Gummadi, Shenker 2001 keep max_p in [0.01, 0.5]";
         /// How often max_p is adapted.
-        interval: Dur = Dur::from_ms(500), Time, range(> Dur::ZERO), "Floyd, Gummadi, Shenker 2001 section 4 (0.5 s); Linux HZ/2 timer";
+        interval: Dur = Dur::from_ms(500), Time, range(>= Dur::from_us(100)), "Floyd, Gummadi, Shenker 2001 section 4 (0.5 s); Linux HZ/2 timer (at least 100 us, as PIE's tupdate: a shorter period is an event storm)";
         /// Multiplicative decrease of max_p when the average is below the band.
         beta: f64 = 0.9, Ratio, range(> 0.0, < 1.0), "Floyd, Gummadi, Shenker 2001 section 4";
         /// Packet size for C (packets/s), byte mode and the idle correction.
-        mean_pkt_size: Bytes = Bytes::new(1500), Size, range(>= 1), "1500-byte packets (ns-3 MeanPktSize 500)";
+        mean_pkt_size: Bytes = Bytes::new(1500), Size, range(>= 1, <= Bytes::new(1 << 20)), "1500-byte packets (ns-3 MeanPktSize 500); at most 1 MiB";
         /// Drop spacing, as RED's.
         spacing: RedSpacing = RedSpacing::Linux, Choice, range(), "Linux red_action";
         /// CE-mark ECN-capable packets instead of dropping them.
@@ -61,7 +61,7 @@ impl AredConfig {
     fn check(&self, out: &mut Vec<Problem>) {
         if let (Some(lo), Some(hi)) = (self.min_th, self.max_th) {
             if lo >= hi {
-                out.push(Problem::new("min_th", format!("must be below max_th ({hi})")));
+                out.push(Problem::new("min_th", format!("must be below max_th ({})", crate::params::num(hi))));
             }
         }
     }

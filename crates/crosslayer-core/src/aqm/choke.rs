@@ -62,7 +62,7 @@ crate::params! {
         /// How RED spaces its early drops (see red).
         spacing: RedSpacing = RedSpacing::Linux, Choice, range(), "Linux red_action, used by sch_choke.c";
         /// Packet size for RED's idle-time correction.
-        mean_pkt_size: Bytes = Bytes::new(1500), Size, range(>= 1), "1500-byte packets, as red";
+        mean_pkt_size: Bytes = Bytes::new(1500), Size, range(>= 1, <= Bytes::new(1 << 20)), "1500-byte packets, as red; at most 1 MiB";
         /// CE-mark ECN-capable packets instead of RED's drops (matched drops are always drops).
         ecn: bool = false, Flag, range(), "Linux TC_RED_ECN off unless asked";
         /// With ecn: still drop (not mark) above the marking range.
@@ -76,7 +76,7 @@ crate::params! {
 impl ChokeConfig {
     fn check(&self, out: &mut Vec<Problem>) {
         if self.min_th >= self.max_th {
-            out.push(Problem::new("min_th", format!("must be below max_th ({}); Floyd recommends max_th = 3 min_th", self.max_th)));
+            out.push(Problem::new("min_th", format!("must be below max_th ({}); Floyd recommends max_th = 3 min_th", crate::params::num(self.max_th))));
         }
     }
 }

@@ -81,7 +81,7 @@ crate::params! {
         /// CE-mark ECN-capable packets instead of dropping them (CoDel part only; BLUE always drops).
         ecn: bool = true, Flag, range(), "Linux sch_cake always marks ECT packets; ns-3 UseEcn false";
         /// Size of one MTU for the linux variant's mtu_time (one MTU at the link rate).
-        mtu: Bytes = Bytes::new(1514), Size, range(>= 1), "Linux psched_mtu: 1500 + 14";
+        mtu: Bytes = Bytes::new(1514), Size, range(>= 1, <= Bytes::new(1 << 20)), "Linux psched_mtu: 1500 + 14 (crosslayer: at most 1 MiB)";
         /// "linux" (CAKE) or "ns3" (CobaltQueueDisc).
         variant: CobaltVariant = CobaltVariant::Linux, Choice, range(), "Linux sch_cake; ns-3 cobalt-queue-disc.cc";
         /// ns3 variant: BLUE's p_drop also rises when a dequeued packet's sojourn exceeds this.

@@ -74,7 +74,7 @@ crate::params! {
         /// Hard limit of both queues together, packets.
         limit_pkts: u32 = 10000, Packets, range(>= 1), "Linux limit 10000";
         /// MTU for the two-MTU minimum backlog and the WRR credit.
-        mtu: Bytes = Bytes::new(1514), Size, range(>= 1), "Linux psched_mtu: 1500 + 14";
+        mtu: Bytes = Bytes::new(1514), Size, range(>= 1, <= Bytes::new(1 << 20)), "Linux psched_mtu: 1500 + 14 (crosslayer: at most 1 MiB)";
         /// "linux" (WRR, qdelay = max of the heads) or "rfc9332" (time-shifted FIFO, qdelay = C head).
         variant: DualPi2Variant = DualPi2Variant::Linux, Choice, range(), "Linux sch_dualpi2; RFC 9332 Appendix A";
     }

@@ -103,6 +103,7 @@ impl FairCodelConfig {
         if self.mode == HeavyMode::Static && self.heavy_flow.is_none() {
             out.push(Problem::new("heavy_flow", "static mode needs the heaviest connection: give the index of one of its flows"));
         }
+        crate::aqm::heavy_hitter::check_cost(self.hist_len, self.stat_int, out);
     }
 }
 

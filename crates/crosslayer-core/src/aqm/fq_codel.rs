@@ -37,7 +37,7 @@ crate::params! {
         /// Total packet limit; beyond it the fattest queue loses packets.
         limit_pkts: u32 = 10240, Packets, range(>= 1), "Linux fq_codel limit 10240";
         /// Bytes a queue may send per round.
-        quantum: Bytes = Bytes::new(1514), Size, range(>= 1), "RFC 8290 section 5.2.2; Linux quantum = device MTU + 14";
+        quantum: Bytes = Bytes::new(1514), Size, range(>= 1, <= Bytes::new(1 << 20)), "RFC 8290 section 5.2.2; Linux quantum = device MTU + 14 (Linux rejects more than FQ_CODEL_QUANTUM_MAX = 1 MiB)";
         /// CoDel target (each queue).
         target: Dur = Dur::from_ms(5), Time, range(> Dur::ZERO), "RFC 8290 section 5.2.3; Linux 5 ms";
         /// CoDel interval (each queue).
@@ -47,7 +47,7 @@ crate::params! {
         /// Most packets dropped from the fattest queue at one overflow.
         drop_batch: u32 = 64, Count, range(>= 1), "Linux fq_codel drop_batch_size 64";
         /// CoDel's minimum backlog before dropping (MAXPACKET).
-        mtu: Bytes = Bytes::new(1514), Size, range(>= 1), "Linux psched_mtu: 1500 + 14";
+        mtu: Bytes = Bytes::new(1514), Size, range(>= 1, <= Bytes::new(1 << 20)), "Linux psched_mtu: 1500 + 14 (crosslayer: at most 1 MiB, far above any link MTU)";
     }
 }
 

@@ -48,7 +48,7 @@ crate::params! {
         /// Total packet limit; arrivals beyond it are dropped.
         limit_pkts: u32 = 10240, Packets, range(>= 1), "Linux fq_pie limit 10 * 1024";
         /// Bytes a queue may send per round.
-        quantum: Bytes = Bytes::new(1514), Size, range(>= 1), "Linux fq_pie quantum = psched_mtu (1500 + 14)";
+        quantum: Bytes = Bytes::new(1514), Size, range(>= 1, <= Bytes::new(1 << 20)), "Linux fq_pie quantum = psched_mtu (1500 + 14); Linux accepts 1 to 1 MiB";
         /// PIE target queueing delay (each flow).
         target: Dur = Dur::from_ms(15), Time, range(> Dur::ZERO), "Linux pie_params_init target 15 ms (RFC 8033 QDELAY_REF)";
         /// Interval of the probability updates (all flows at once).
@@ -66,7 +66,7 @@ crate::params! {
         /// Accumulate the probability between drops (RFC 8033 section 5.1).
         derandomize: bool = true, Flag, range(), "Linux pie_drop_early accu_prob (since 5.1)";
         /// MTU for the two-packet minimum backlog of the early-drop test.
-        mtu: Bytes = Bytes::new(1514), Size, range(>= 1), "Linux pie_drop_early 2 * psched_mtu";
+        mtu: Bytes = Bytes::new(1514), Size, range(>= 1, <= Bytes::new(1 << 20)), "Linux pie_drop_early 2 * psched_mtu (crosslayer: at most 1 MiB)";
         /// Delay of the first probability update after the start.
         first_update: Dur = Dur::from_ms(500), Time, range(>= Dur::ZERO), "Linux fq_pie_init mod_timer(jiffies + HZ / 2)";
     }

@@ -79,6 +79,20 @@ pub struct HeavyHitter {
     pub share: f64,
 }
 
+/// Most records a recomputation may sort per record stored: each sorts `hist_len` records every
+/// `stat_int` records, so a larger ratio makes a run crawl (and an interrupt wait).
+pub const MAX_SORT_PER_RECORD: u32 = 1000;
+
+/// The relation between `hist_len` and `stat_int` every user of the estimator checks.
+pub fn check_cost(hist_len: u32, stat_int: u32, out: &mut Vec<crate::params::Problem>) {
+    if hist_len / stat_int.max(1) > MAX_SORT_PER_RECORD {
+        out.push(crate::params::Problem::new(
+            "stat_int",
+            format!("must be at least hist_len / {MAX_SORT_PER_RECORD} ({}): each recomputation sorts the {hist_len} records of the history", hist_len.div_ceil(MAX_SORT_PER_RECORD)),
+        ));
+    }
+}
+
 impl HeavyHitter {
     pub fn new(rec_int: u32, hist_len: u32, stat_int: u32) -> HeavyHitter {
         debug_assert!(rec_int >= 1 && hist_len >= 1 && stat_int >= 1);

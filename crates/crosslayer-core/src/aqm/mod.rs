@@ -143,6 +143,8 @@ pub struct Accounting {
     backlog_pkts: u32,
     /// Bytes queued, as the engine counts them.
     backlog_bytes: u64,
+    /// Packets CE-marked during the current call (the engine counts them against their flows).
+    marked: Vec<PacketId>,
 }
 
 /// What a discipline may touch while deciding.
@@ -181,6 +183,7 @@ impl QdiscCtx<'_> {
             p.ecn = Ecn::Ce;
             self.acct.counters.marks += 1;
             self.acct.reasons.marks[reason as usize] += 1;
+            self.acct.marked.push(id);
             true
         } else {
             false
@@ -350,7 +353,7 @@ impl Queue {
         Queue {
             uses_timer: qdisc.uses_timer(),
             qdisc,
-            acct: Accounting { rng, counters: QueueCounters::default(), reasons: ReasonCounts::default(), backlog_pkts: 0, backlog_bytes: 0 },
+            acct: Accounting { rng, counters: QueueCounters::default(), reasons: ReasonCounts::default(), backlog_pkts: 0, backlog_bytes: 0, marked: Vec::new() },
             at_warmup: (QueueCounters::default(), ReasonCounts::default(), vec![0; n_stats]),
             backlog_pkts: TimeAverage::new(Time::ZERO, 0),
             backlog_bytes: TimeAverage::new(Time::ZERO, 0),
@@ -363,6 +366,13 @@ impl Queue {
     /// Monotonic counters over the whole run.
     pub fn counters(&self) -> &QueueCounters {
         &self.acct.counters
+    }
+
+    /// The packets CE-marked by the last call (`enqueue`, `dequeue`, `on_timer`), taken once:
+    /// the engine counts them against their flows.
+    #[inline]
+    pub fn drain_marks(&mut self) -> std::vec::Drain<'_, PacketId> {
+        self.acct.marked.drain(..)
     }
 
     /// Drops and marks per reason over the whole run.
@@ -402,6 +412,7 @@ impl Queue {
     /// frees it). Queued packets discarded on the way are appended to `dropped`.
     #[inline]
     pub fn enqueue(&mut self, id: PacketId, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> bool {
+        self.acct.marked.clear();
         self.acct.counters.arrivals += 1;
         let p = arena.get_mut(id);
         p.enq_time = now;
@@ -428,6 +439,7 @@ impl Queue {
     /// Next packet to send, if any; head drops go to `dropped`.
     #[inline]
     pub fn dequeue(&mut self, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<PacketId> {
+        self.acct.marked.clear();
         let out = self.qdisc.dequeue(&mut QdiscCtx { now, arena: &mut *arena, acct: &mut self.acct, dropped });
         if let Some(id) = out {
             let p = arena.get(id);
@@ -447,6 +459,7 @@ impl Queue {
 
     /// The discipline's timer fired at `now` (the caller checked it is the live entry).
     pub fn on_timer(&mut self, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) {
+        self.acct.marked.clear();
         if now < self.qdisc.next_timer() {
             return; // re-armed later since the entry was scheduled
         }

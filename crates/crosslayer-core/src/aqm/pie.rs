@@ -74,7 +74,7 @@ crate::params! {
         /// Scale the probability by packet size / mean_pkt_size.
         bytemode: bool = false, Flag, range(), "Linux bytemode off";
         /// Packet size for the two-packet minimum backlog and for byte mode.
-        mean_pkt_size: Bytes = Bytes::new(1514), Size, range(>= 1), "Linux psched_mtu (1500 + 14); RFC 8033 MEAN_PKTSIZE";
+        mean_pkt_size: Bytes = Bytes::new(1514), Size, range(>= 1, <= Bytes::new(1 << 20)), "Linux psched_mtu (1500 + 14); RFC 8033 MEAN_PKTSIZE (crosslayer: at most 1 MiB)";
         /// rfc8033 variant: bytes over which the dequeue rate is measured.
         dq_threshold: Bytes = Bytes::new(16384), Size, range(>= 1), "RFC 8033 DQ_THRESHOLD 2^14 bytes; Linux QUEUE_THRESHOLD 16384";
         /// rfc8033 variant: weight of a new dequeue-rate measurement in its average.

@@ -85,7 +85,7 @@ crate::params! {
         /// "packet" or "byte" (probability scaled by packet size).
         mode: RedMode = RedMode::Packet, Choice, range(), "Floyd & Jacobson 1993 section 4 (both modes); ns-2 bytes_ false";
         /// Packet size for byte mode and for the idle-time correction.
-        mean_pkt_size: Bytes = Bytes::new(1500), Size, range(>= 1), "1500-byte packets (ns-2 mean_pktsize_ and ns-3 MeanPktSize are 500)";
+        mean_pkt_size: Bytes = Bytes::new(1500), Size, range(>= 1, <= Bytes::new(1 << 20)), "1500-byte packets (ns-2 mean_pktsize_ and ns-3 MeanPktSize are 500); at most 1 MiB";
         /// How drops are spaced: "linux" (uniform gaps of 1..1/p_b arrivals), "paper" (p_a = p_b / (1 - count p_b) as ns-2 and ns-3 without wait) or "wait" (ns-2 and ns-3 with wait, their default).
         spacing: RedSpacing = RedSpacing::Linux, Choice, range(), "Linux red_action / red_mark_probability; ns-2 wait_ and ns-3 Wait true give \"wait\"";
         /// CE-mark ECN-capable packets instead of dropping them (RFC 3168).
@@ -101,7 +101,7 @@ crate::params! {
 impl RedConfig {
     fn check(&self, out: &mut Vec<Problem>) {
         if self.min_th >= self.max_th {
-            out.push(Problem::new("min_th", format!("must be below max_th ({}); Floyd recommends max_th = 3 min_th", self.max_th)));
+            out.push(Problem::new("min_th", format!("must be below max_th ({}); Floyd recommends max_th = 3 min_th", crate::params::num(self.max_th))));
         }
     }
 }

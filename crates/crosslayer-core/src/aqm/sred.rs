@@ -47,7 +47,7 @@ crate::params! {
         /// Probability that a miss overwrites the compared zombie (p).
         overwrite_prob: f64 = 0.25, Ratio, range(> 0.0, <= 1.0), "Ott et al. 1999: p = 0.25";
         /// Weight of a new hit in the hit frequency P (alpha).
-        hit_weight: f64 = 0.00025, Ratio, range(> 0.0, <= 1.0), "alpha = p / M = 0.25 / 1000 (ns-2 sred.cc as ported to ns-3; the paper's order p/M, unverified against its text)";
+        hit_weight: f64 = 0.00025, Ratio, range(>= 1e-9, <= 1.0), "alpha = p / M = 0.25 / 1000 (ns-2 sred.cc as ported to ns-3; the paper's order p/M, unverified against its text)";
         /// p_max: the drop probability (before the flow term) with the queue in [B/3, B).
         p_max: f64 = 0.15, Ratio, range(>= 0.0, <= 1.0), "Ott et al. 1999: p_max = 0.15";
         /// "simple" or "full" SRED.

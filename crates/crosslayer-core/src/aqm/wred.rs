@@ -93,7 +93,7 @@ impl WredConfig {
     fn check(&self, out: &mut Vec<Problem>) {
         for (i, m) in self.min_ths().iter().enumerate() {
             if *m >= self.max_th {
-                out.push(Problem::new(format!("class{i}_min_th"), format!("must be below max_th ({})", self.max_th)));
+                out.push(Problem::new(format!("class{i}_min_th"), format!("must be below max_th ({})", crate::params::num(self.max_th))));
             }
         }
     }

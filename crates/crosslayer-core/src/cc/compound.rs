@@ -69,7 +69,7 @@ crate::params! {
 impl CompoundConfig {
     fn check(&self, out: &mut Vec<Problem>) {
         if self.gamma_low > self.gamma_high {
-            out.push(Problem::new("gamma_low", format!("must not exceed gamma_high ({})", self.gamma_high)));
+            out.push(Problem::new("gamma_low", format!("must not exceed gamma_high ({})", crate::params::num(self.gamma_high))));
         }
     }
 }

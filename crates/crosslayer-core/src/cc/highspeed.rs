@@ -19,8 +19,14 @@
 //! `md >> 8`). Here those steps are computed from the RFC's formulas (a rounded to the nearest
 //! integer, b to the nearest 1/256) rather than from Linux's 73-row table; the table's rows were
 //! not compared one by one. `rule = "rfc3649"` uses the formulas unrounded.
+//!
+//! Above High_Window, a(w) and b(w) keep their High_Window values, as Linux's table keeps its
+//! last row (RFC 3649 defines the function up to High_Window; extrapolated, b(w) falls below 0
+//! near 567,000 segments and a loss would raise the window). `low_window` must be below
+//! `high_window` (equal, b(w) is 0/0).
 
 use super::{grow_per_window, slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use crate::params::Problem;
 use crate::registry::{Algorithm, Field, Info};
 
 crate::choice! {
@@ -44,6 +50,15 @@ crate::params! {
         high_decrease: f64 = 0.1, Ratio, range(> 0.0, < 0.5), "RFC 3649 section 5 High_Decrease = 0.1";
         /// Steps of a(w) and b(w).
         rule: HighSpeedRule = HighSpeedRule::Linux, Choice, range(), "Linux tcp_highspeed.c (a table of the RFC's values)";
+    }
+    check = HighSpeedConfig::check;
+}
+
+impl HighSpeedConfig {
+    fn check(&self, out: &mut Vec<Problem>) {
+        if self.low_window >= self.high_window {
+            out.push(Problem::new("low_window", format!("must be below high_window ({}): b(w) falls from 0.5 at low_window to high_decrease at high_window", crate::params::num(self.high_window))));
+        }
     }
 }
 
@@ -76,6 +91,9 @@ impl HighSpeed {
         if w <= c.low_window {
             return (1.0, 0.5);
         }
+        // Above high_window a(w) and b(w) keep their values there, as Linux's table keeps its last
+        // row: extrapolated, b(w) would fall below 0 (a loss would raise the window).
+        let w = w.min(c.high_window);
         let b = (c.high_decrease - 0.5) * (w.ln() - c.low_window.ln()) / (c.high_window.ln() - c.low_window.ln()) + 0.5;
         let p = 0.078 / w.powf(1.2);
         let a = w * w * p * 2.0 * b / (2.0 - b);

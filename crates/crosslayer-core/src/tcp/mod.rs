@@ -16,7 +16,7 @@ pub mod sender;
 
 use crate::cc::SlowStart;
 use crate::params::{ParamType, Problem, Value};
-use crate::units::{Bytes, Dur};
+use crate::units::{Bytes, Dur, MAX_SPAN};
 
 crate::choice! {
     /// Whose defaults the TCP options left unset take: Linux's, or ns-3's (3.44), so that a
@@ -132,15 +132,15 @@ crate::params! {
         /// Initial window, segments.
         initial_cwnd: u32 = 10, Packets, range(>= 1, <= 1000), "RFC 6928 IW10; Linux TCP_INIT_CWND; ns-3 TcpSocket::InitialCwnd 10";
         /// Lower bound of the retransmission timeout (profile). At least 1 us: a timer firing every few nanoseconds makes a run take hours.
-        min_rto: Option<Dur> = None, Time, range(>= Dur::from_us(1)), "linux: TCP_RTO_MIN 200 ms; ns3: TcpSocketBase::MinRto 1 s (RFC 6298 2.4)";
+        min_rto: Option<Dur> = None, Time, range(>= Dur::from_us(1), <= MAX_SPAN), "linux: TCP_RTO_MIN 200 ms; ns3: TcpSocketBase::MinRto 1 s (RFC 6298 2.4)";
         /// Retransmission timeout before the first RTT sample (profile).
-        initial_rto: Option<Dur> = None, Time, range(>= Dur::from_us(1)), "linux: TCP_TIMEOUT_INIT 1 s; ns3: RttEstimator::InitialEstimation 1 s (RFC 6298 2.1)";
+        initial_rto: Option<Dur> = None, Time, range(>= Dur::from_us(1), <= MAX_SPAN), "linux: TCP_TIMEOUT_INIT 1 s; ns3: RttEstimator::InitialEstimation 1 s (RFC 6298 2.1)";
         /// Upper bound of the backed-off retransmission timeout (profile).
-        max_rto: Option<Dur> = None, Time, range(>= Dur::from_us(1)), "linux: TCP_RTO_MAX 120 s; ns3: 60 s in TcpSocketBase::ReTxTimeout";
+        max_rto: Option<Dur> = None, Time, range(>= Dur::from_us(1), <= MAX_SPAN), "linux: TCP_RTO_MAX 120 s; ns3: 60 s in TcpSocketBase::ReTxTimeout";
         /// How the RTO is computed, when its backoff clears and whether retransmitting the head re-arms it (profile): "linux" or "rfc6298".
         rto_rule: Option<RtoRule> = None, Choice, range(), "linux: tcp_rtt_estimator, tcp_set_rto; ns3: TcpSocketBase::NewAck / RttMeanDeviation";
         /// Clock granularity G of the RFC 6298 rule: RTO = SRTT + max(G, 4 RTTVAR) (profile).
-        rto_granularity: Option<Dur> = None, Time, range(), "linux: not used; ns3: TcpSocketBase::ClockGranularity 1 ms";
+        rto_granularity: Option<Dur> = None, Time, range(<= MAX_SPAN), "linux: not used; ns3: TcpSocketBase::ClockGranularity 1 ms";
         /// Tick of the timestamps clock: RTT samples taken from the echo are whole ticks (profile).
         ts_granularity: Option<Dur> = None, Time, range(<= Dur::from_secs(1)), "linux: 1 ms (TCP_TS_HZ 1000); ns3: 1 ms (TcpOptionTS::NowToTsValue: milliseconds)";
         /// Where RTT samples come from (profile): "karn_then_timestamps" or "timestamps".
@@ -150,7 +150,7 @@ crate::params! {
         /// Bytes of a SYN and of a SYN-ACK on the wire (profile).
         syn_size: Option<Bytes> = None, Size, range(>= 20, <= 120), "linux: IPv4 20 + TCP 20 + options 20 (MSS, SACK-permitted, timestamps, window scale); ns3: see the profile table";
         /// SYN retransmission timeout; it doubles at each retry (profile).
-        syn_timeout: Option<Dur> = None, Time, range(>= Dur::from_us(1)), "linux: TCP_TIMEOUT_INIT 1 s; ns3: TcpSocket::ConnTimeout 3 s";
+        syn_timeout: Option<Dur> = None, Time, range(>= Dur::from_us(1), <= MAX_SPAN), "linux: TCP_TIMEOUT_INIT 1 s; ns3: TcpSocket::ConnTimeout 3 s";
         /// SYN retries at the initial syn_timeout before the timer starts doubling; they come on top of syn_retries (profile).
         syn_linear_timeouts: Option<u32> = None, Count, range(<= 100), "linux: net.ipv4.tcp_syn_linear_timeouts 4 (Linux 6.5+); ns3: none (0)";
         /// SYN retransmissions before the connection fails (profile).
