@@ -4,7 +4,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install demo test bench fmt docs fuzz
+.PHONY: install demo test test-deps bench fmt docs fuzz startup
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -14,15 +14,34 @@ install: $(PY)
 	$(PY) -m pip install -q -e ".[test]"
 
 demo: install
-	$(VENV)/bin/crosslayer run studies/seed000-access-link.toml --force   # the demo owns results/seed000-access-link/
+	$(VENV)/bin/crosslayer run studies/seed000-access-link.toml --out results/demo --force   # the demo owns results/demo/
 
-test: install
+# Debian packages that some tests drive (a headless browser opens the HTML report): installed
+# when missing and this user can (root with apt-get), so that CI really runs those tests;
+# elsewhere the tests skip and say why.
+TEST_PACKAGES := chromium
+test-deps:
+	@for pkg in $(TEST_PACKAGES); do \
+	  command -v $$pkg >/dev/null 2>&1 && continue; \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing $$pkg (Debian) for the tests that drive it"; \
+	    { apt-get install -y -q --no-install-recommends $$pkg >/dev/null 2>&1 || \
+	      { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends $$pkg >/dev/null 2>&1; }; } || \
+	      echo "could not install $$pkg: the tests that need it will skip"; \
+	  else echo "$$pkg is missing and cannot be installed here (needs root and apt-get): the tests that need it will skip"; fi; \
+	done
+
+test: install test-deps
 	cargo test --release -p crosslayer-core
 	$(PY) -m pytest -q
 
 bench: install
 	cargo bench -p crosslayer-core --bench throughput
 	$(VENV)/bin/crosslayer bench
+
+# CPU seconds of `crosslayer --version` and `crosslayer -h` (min / median / max of 15 runs).
+startup: install
+	$(VENV)/bin/crosslayer bench --startup
 
 docs: install
 	$(PY) -m crosslayer.docgen docs/models

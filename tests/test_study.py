@@ -405,7 +405,7 @@ def test_report_renders_in_headless_chromium_with_every_figure_and_no_console_er
     assert "| flows_cc" in md and "![heatmap of jain](fig1.png)" in md
     assert "http://" not in page and "https://" not in page  # self-contained
     if browser is None:
-        pytest.skip("no Chromium on this machine (Debian: apt install chromium)")
+        pytest.skip("no Chromium on this machine, and `make test` could not install it (it needs root and apt-get; Debian: apt install chromium)")
     out = subprocess.run(
         [browser, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", "--dump-dom", (folder / "index.html").as_uri()],
         capture_output=True, text=True, timeout=120,

@@ -127,3 +127,27 @@ def run_bench(studies_dir: Path, quick: bool = False, on_start: Callable[[BenchC
         if on_start is not None:
             on_start(case, scenario)
         yield BenchRow.from_result(case, run(scenario))
+
+
+STARTUP_COMMANDS: Final = (("--version",), ("-h",))
+"""What a user types first: their start-up cost is measured by :func:`startup_cpu`."""
+
+
+def startup_cpu(command: str, runs: int = 15) -> dict[str, tuple[float, float, float]]:
+    """CPU seconds (user + system) of ``command --version`` and ``command -h``, each run
+    ``runs`` times in a fresh process: (min, median, max). CPU time, not wall time, so a busy
+    machine changes it little."""
+    import resource
+    import statistics
+    import subprocess
+
+    out: dict[str, tuple[float, float, float]] = {}
+    for args in STARTUP_COMMANDS:
+        times = []
+        for _ in range(runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run([command, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            times.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        out[" ".join(args)] = (min(times), statistics.median(times), max(times))
+    return out

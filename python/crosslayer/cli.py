@@ -498,9 +498,21 @@ def bench(
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON lines, one object per case, and nothing else.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the table (no per-case lines, no ns-3 reference).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print each case's study file, flows and simulated time as it starts.")] = False,
+    startup: Annotated[bool, typer.Option("--startup", help="Instead: the CPU time of `crosslayer --version` and `crosslayer -h` (15 runs each: min, median, max).")] = False,
 ) -> None:
-    """Speed on the seed-paper scenarios, compared with ns-3."""
+    """Speed on the seed-paper scenarios, compared with ns-3 (or, with --startup, the start-up cost)."""
     from crosslayer.bench import CASES, NS3_REFERENCE, default_studies_dir, run_bench
+
+    if startup:
+        from crosslayer.bench import startup_cpu
+
+        cpu = startup_cpu(shutil.which("crosslayer") or sys.argv[0])
+        if json_output:
+            typer.echo(dumps_json({k: {"min_s": a, "median_s": b, "max_s": c} for k, (a, b, c) in cpu.items()}))
+        else:
+            for k, (a, b, c) in cpu.items():
+                typer.echo(f"crosslayer {k}: CPU {a:.3f} / {b:.3f} / {c:.3f} s (min / median / max of 15 runs)")
+        return
 
     console = _console()
     err = _console(stderr=True)
@@ -949,6 +961,7 @@ def results_table(
     store: Annotated[Path, typer.Argument(help="Result store.")],
     metric: Annotated[str, typer.Option("--metric", "-m", help=_metric_help())] = "jain",
     output: Annotated[str, typer.Option("--format", help="table, markdown, csv, json or latex (csv and json: one row per cell with mean, ci_low, ci_high, n, metric and unit as numbers).")] = "table",
+    json_output: Annotated[bool, typer.Option("--json", help="Print the cells as one JSON array (as --format json).")] = False,
     quiet: Quiet = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also say on stderr how many runs the table summarizes.")] = False,
 ) -> None:
@@ -960,6 +973,7 @@ def results_table(
     from crosslayer.report import caption, cells, layout, paper_table, store_metric, summary
     from crosslayer.store import Store, StoreError
 
+    output = "json" if json_output else output
     if output not in ("latex", "csv", "markdown", "table", "json"):
         _fail(f"--format {output!r}: use table, markdown, csv, json or latex", 2)
     try:
@@ -1039,10 +1053,14 @@ def _where(where: list[str] | None) -> dict[str, str]:
 
 def _save_figure(fig: Any, target: Path, quiet: bool, verbose: bool, **kwargs: Any) -> None:
     """Save a figure; with ``verbose`` list its panels and their lines."""
+    import matplotlib.pyplot as plt
+
     try:
         fig.savefig(target, dpi=150, **kwargs)
     except (OSError, ValueError) as exc:
         _fail(f"cannot write {target}: {exc}", 1)
+    finally:
+        plt.close(fig)
     if not quiet:
         typer.echo(f"wrote {target}")
         if verbose:

@@ -25,6 +25,7 @@ import pandas as pd
 
 from crosslayer.catalog import catalog
 from crosslayer.output import dumps_json, plain
+from crosslayer.store import DIR_MODE
 from crosslayer.scenario import Scenario
 
 __all__ = [
@@ -113,7 +114,9 @@ def staging_folder(folder: str | Path) -> Path:
     if folder.exists() and not folder.is_dir():
         raise NotADirectoryError(f"{folder} exists and is not a folder")
     folder.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name[:50]}.partial-"))
+    staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name[:50]}.partial-"))
+    os.chmod(staging, DIR_MODE)  # mkdtemp makes it 0700: the result folder gets the user's umask
+    return staging
 
 
 def _publish(staging: Path, folder: Path) -> None:

@@ -373,10 +373,13 @@ _UNIT_TYPES: Final[dict[str, Any]] = {
 
 
 def _bounded(base: Any, p: Param, int_max: int | None) -> Any:
+    """An integer parameter bounded by its engine type: unsigned (a negative value names the
+    parameter's range, as the engine states it) and at most the type's largest value."""
     if int_max is None:
         return base
     shown = format_value(p, int_max)
-    return Annotated[base, _require(lambda v: v <= int_max, f"must be at most {shown}")]
+    low = f"must be {p.range}" if p.range and p.range != "any value" else "must be >= 0"
+    return Annotated[base, _require(lambda v: v >= 0, low), _require(lambda v: v <= int_max, f"must be at most {shown}")]
 
 
 def _nested_qdisc(value: Any) -> Any:

@@ -217,6 +217,9 @@ DEFAULT_MAX_POINTS: Final = 10_000
 validated before anything runs (tens of milliseconds each), so a typo such as ``replicates =
 10_000_000`` fails at once instead of validating for hours."""
 
+MAX_POINTS_LIMIT: Final = 1_000_000
+"""The largest ``max_points`` a study may set."""
+
 STUDY_FIELDS: Final = ("name", "mode", "seeds", "replicates", "axes", "points", "columns", "max_points")
 """The fields of a ``[study]`` table."""
 
@@ -288,8 +291,8 @@ class _StudySpec:
         if "seeds" in spec and "replicates" in spec:
             bad("replicates", "give study.seeds or study.replicates, not both")
         max_points = spec.get("max_points", DEFAULT_MAX_POINTS)
-        if not (_is_int(max_points) and max_points >= 1):
-            bad("max_points", f"must be a whole number >= 1 (got {show(max_points)})")
+        if not (_is_int(max_points) and 1 <= max_points <= MAX_POINTS_LIMIT):
+            bad("max_points", f"must be a whole number in [1, {MAX_POINTS_LIMIT:,}] (got {show(max_points)})")
             max_points = DEFAULT_MAX_POINTS
         axes = spec.get("axes", {})
         if not isinstance(axes, dict):

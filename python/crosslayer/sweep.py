@@ -458,7 +458,7 @@ def run_study(
                         report.waited_for[pid] = report.waited_for.get(pid, 0) + 1
                     continue
                 if store.has(p.key):  # stored by another invocation since we looked
-                    claim.release()
+                    claim.release(done=True)
                     report.by_others += 1
                     done += 1
                     continue

@@ -508,18 +508,27 @@ impl Sim {
 
     /// After a call into the queue of link `l`: count the queued packets its discipline
     /// discarded and the packets it CE-marked against their flows (at the router links), and
-    /// free the discarded ones.
-    #[inline]
+    /// free the discarded ones. Most calls neither drop nor mark: two tests.
+    #[inline(always)]
     fn flush_drops(&mut self, l: usize) {
-        if l < CORE_LINKS {
-            let n_tcp = self.flows.len();
-            for id in self.topo.links[l].queue.drain_marks() {
-                let f = self.arena.get(id).flow as usize;
-                match f < n_tcp {
-                    true => self.flows[f].core[l].marks += 1,
-                    false => self.udp[f - n_tcp].core[l].marks += 1,
-                }
+        if !self.dropped.is_empty() || self.topo.links[l].queue.has_marks() {
+            self.count_discards(l);
+        }
+    }
+
+    #[inline(never)]
+    fn count_discards(&mut self, l: usize) {
+        let n_tcp = self.flows.len();
+        let core = l < CORE_LINKS;
+        for id in self.topo.links[l].queue.drain_marks() {
+            let f = self.arena.get(id).flow as usize;
+            match (core, f < n_tcp) {
+                (false, _) => {}
+                (true, true) => self.flows[f].core[l].marks += 1,
+                (true, false) => self.udp[f - n_tcp].core[l].marks += 1,
             }
+        }
+        if core {
             for &id in &self.dropped {
                 let f = self.arena.get(id).flow as usize;
                 match f < n_tcp {

@@ -143,7 +143,7 @@ pub struct Accounting {
     backlog_pkts: u32,
     /// Bytes queued, as the engine counts them.
     backlog_bytes: u64,
-    /// Packets CE-marked during the current call (the engine counts them against their flows).
+    /// Packets CE-marked since the engine last took them (after every call into the queue).
     marked: Vec<PacketId>,
 }
 
@@ -368,8 +368,15 @@ impl Queue {
         &self.acct.counters
     }
 
-    /// The packets CE-marked by the last call (`enqueue`, `dequeue`, `on_timer`), taken once:
-    /// the engine counts them against their flows.
+    /// Whether packets were CE-marked since the marks were last taken.
+    #[inline]
+    pub fn has_marks(&self) -> bool {
+        !self.acct.marked.is_empty()
+    }
+
+    /// The packets CE-marked since the last time, taken: the engine counts them against their
+    /// flows after every call into the queue (a user of `Queue` that does not take them keeps
+    /// at most one entry per mark).
     #[inline]
     pub fn drain_marks(&mut self) -> std::vec::Drain<'_, PacketId> {
         self.acct.marked.drain(..)
@@ -412,7 +419,6 @@ impl Queue {
     /// frees it). Queued packets discarded on the way are appended to `dropped`.
     #[inline]
     pub fn enqueue(&mut self, id: PacketId, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> bool {
-        self.acct.marked.clear();
         self.acct.counters.arrivals += 1;
         let p = arena.get_mut(id);
         p.enq_time = now;
@@ -439,7 +445,6 @@ impl Queue {
     /// Next packet to send, if any; head drops go to `dropped`.
     #[inline]
     pub fn dequeue(&mut self, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<PacketId> {
-        self.acct.marked.clear();
         let out = self.qdisc.dequeue(&mut QdiscCtx { now, arena: &mut *arena, acct: &mut self.acct, dropped });
         if let Some(id) = out {
             let p = arena.get(id);
@@ -459,7 +464,6 @@ impl Queue {
 
     /// The discipline's timer fired at `now` (the caller checked it is the live entry).
     pub fn on_timer(&mut self, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) {
-        self.acct.marked.clear();
         if now < self.qdisc.next_timer() {
             return; // re-armed later since the entry was scheduled
         }
