@@ -178,7 +178,7 @@ def test_tables_are_never_cut_when_piped() -> None:
 
 
 def test_large_numbers_print_whole_in_query_tables() -> None:
-    from crosslayer.cli import _cell
+    from crosslayer.cli.common import _cell
 
     assert _cell(123456789.0) == "123456789"
     assert _cell(0.918765432) == "0.918765"
@@ -209,7 +209,7 @@ def test_run_quiet_prints_only_the_result_folder_and_verbose_every_queue(tmp_pat
 
 def test_markdown_tables_print_large_numbers_whole_and_align_them_right(capsys: pytest.CaptureFixture[str]) -> None:
     import pandas as pd
-    from crosslayer.cli import _print_frame
+    from crosslayer.cli.common import _print_frame
 
     _print_frame(pd.DataFrame({"load": ["heavy"], "events": [735512863.0], "jain": ["0.93 ± 0.01"]}), "markdown")
     out = capsys.readouterr().out

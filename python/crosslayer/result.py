@@ -25,8 +25,9 @@ import pandas as pd
 
 from crosslayer.catalog import catalog
 from crosslayer.output import dumps_json, plain
-from crosslayer.store import DIR_MODE
 from crosslayer.scenario import Scenario
+from crosslayer.store import DIR_MODE, Store, StoreError
+from crosslayer.store import TABLES as STORE_TABLES
 
 __all__ = [
     "TABLES",
@@ -285,6 +286,29 @@ class Result:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         return out
+
+    @classmethod
+    def from_store(cls, store: Store, key: str) -> Result:
+        """Run ``key`` of a study's store as a Result (its flows, queues, series, udp and cwnd
+        tables; its scenario from ``scenario_json``), for the single-run figures. The tables the
+        store does not keep (hosts, drops, qdisc_stats) are empty."""
+        run = store.table("runs", {key})
+        if run.empty:
+            raise LookupError(f"{store.root} holds no run {key}")
+        row = run.iloc[0]
+        if not isinstance(row.get("scenario_json"), str):
+            raise StoreError(f"run {key} was stored by an older crosslayer without its scenario: run the study again into a new store to draw it")
+        scenario = Scenario.from_dict(json.loads(row["scenario_json"]), f"{store.root}/runs/{key}.parquet")
+        cols = list(run.columns)
+        labels = cols[1 : cols.index("scenario")] if "scenario" in cols else []  # frames_for: key, swept values, then the rest
+        tables: dict[str, pd.DataFrame] = {}
+        for name, columns in TABLES.items():
+            frame = store.table(name, {key}) if name in STORE_TABLES else pd.DataFrame()
+            frame = frame.drop(columns=[c for c in frame.columns if c in ("key", *labels) and c not in columns])
+            tables[name] = frame if len(frame.columns) else pd.DataFrame(columns=list(columns))
+        summary = {k: (row[k].item() if hasattr(row[k], "item") else row[k]) for k in ("wall_s", "sim_s", "events") if k in row}
+        summary.update({"seed": scenario.seed, "measured_s": (scenario.duration - scenario.warmup) / 1e9})
+        return cls(summary=summary, scenario=scenario, **tables)
 
     @classmethod
     def load(cls, folder: str | Path) -> Result:

@@ -381,33 +381,6 @@ class Store:
         shown = "; ".join(", ".join(f"{c}={r[c]}" for c in ["key", *[c for c in runs.columns if c == "seed"]]) for r in sel.head(5).to_dict(orient="records"))
         raise LookupError(f"{len(sel)} stored runs have {asked} (e.g. {shown}): add --where column=value (or --key) to choose one")
 
-    def result(self, key: str) -> Any:
-        """Run ``key`` as a :class:`~crosslayer.result.Result` (its flows, queues, series, udp and
-        cwnd tables; its scenario from ``scenario_json``), for the single-run figures."""
-        import pandas as pd
-
-        from crosslayer.result import TABLES as RESULT_TABLES
-        from crosslayer.result import Result
-        from crosslayer.scenario import Scenario
-
-        run = self.table("runs", {key})
-        if run.empty:
-            raise LookupError(f"{self.root} holds no run {key}")
-        row = run.iloc[0]
-        if not isinstance(row.get("scenario_json"), str):
-            raise StoreError(f"run {key} was stored by an older crosslayer without its scenario: run the study again into a new store to draw it")
-        scenario = Scenario.from_dict(json.loads(row["scenario_json"]), f"{self.root}/runs/{key}.parquet")
-        cols = list(run.columns)
-        labels = cols[1 : cols.index("scenario")] if "scenario" in cols else []  # frames_for: key, swept values, then the rest
-        tables: dict[str, pd.DataFrame] = {}
-        for name, columns in RESULT_TABLES.items():
-            frame = self.table(name, {key}) if name in TABLES else pd.DataFrame()
-            frame = frame.drop(columns=[c for c in frame.columns if c in ("key", *labels) and c not in columns])
-            tables[name] = frame if len(frame.columns) else pd.DataFrame(columns=list(columns))
-        summary = {k: (row[k].item() if hasattr(row[k], "item") else row[k]) for k in ("wall_s", "sim_s", "events") if k in row}
-        summary.update({"seed": scenario.seed, "measured_s": (scenario.duration - scenario.warmup) / 1e9})
-        return Result(summary=summary, scenario=scenario, **tables)
-
     def prune(self, keep: set[str] | None = None, *, unreadable: bool = False) -> list[str]:
         """Delete the stored runs whose key is not in ``keep`` (when given) and, with
         ``unreadable``, those whose files do not read back (a full read of every file).

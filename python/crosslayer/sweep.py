@@ -38,7 +38,14 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from crosslayer.store import Claim, DiskFullError, Store, differences, frames_for, git_commit
+from crosslayer.store import (
+    Claim,
+    DiskFullError,
+    Store,
+    differences,
+    frames_for,
+    git_commit,
+)
 from crosslayer.study import Point, Study, engine_version
 
 if TYPE_CHECKING:

@@ -1,9 +1,10 @@
 //! crosslayer-core: a fast, deterministic packet-level simulator of TCP congestion control and
 //! router queue management. Pure Rust; the Python bindings live in `crosslayer-py`.
 //!
-//! Start at [`sim::run`] with a [`spec::ScenarioSpec`]; see `docs/design.md` for the architecture.
+//! Start at [`run`] with a [`spec::ScenarioSpec`]; see `docs/design.md` for the architecture.
 
 pub mod aqm;
+pub mod catalog;
 pub mod cc;
 pub mod metrics;
 pub mod net;
@@ -17,6 +18,7 @@ pub mod rng;
 pub mod sched;
 pub mod sim;
 pub mod spec;
+pub mod stack;
 pub mod tcp;
 pub mod traffic;
 pub mod units;
@@ -26,8 +28,25 @@ pub mod units;
 pub const ENGINE_FINGERPRINT: &str = env!("CROSSLAYER_ENGINE_FINGERPRINT");
 
 pub use result::RunResult;
-pub use sim::{run, Sim};
+pub use sim::Sim;
 pub use spec::ScenarioSpec;
+
+/// Run a spec to completion: build the simulation, run the event loop, check the invariants
+/// (queue identities, per-flow conservation, the flows' counts at the router links against the
+/// queues'), and assemble the result tables.
+pub fn run(spec: ScenarioSpec) -> Result<RunResult, String> {
+    run_checked(spec, &mut |_| false)
+}
+
+/// [`run`], asking `stop(now)` every [`sim::CHECK_EVERY`] events whether to give up (then the
+/// error is [`sim::INTERRUPTED`]).
+pub fn run_checked(spec: ScenarioSpec, stop: &mut dyn FnMut(units::Time) -> bool) -> Result<RunResult, String> {
+    let mut sim = Sim::new(spec)?;
+    let mut traces = report::trace::Traces::new(&sim)?;
+    let wall_s = sim.run_to_end(&mut traces, stop)?;
+    sim.check_invariants()?;
+    Ok(report::results(&mut sim, Some(traces), wall_s))
+}
 
 #[cfg(test)]
 mod tests {

@@ -203,3 +203,11 @@ mod tests {
         assert_eq!(a.capacity(), 2);
     }
 }
+
+/// What an endpoint may touch while handling an event: it allocates packets in the arena and
+/// appends them to `out`; the engine routes them after the call.
+pub struct TxCtx<'a> {
+    pub now: Time,
+    pub arena: &'a mut PacketArena,
+    pub out: &'a mut Vec<PacketId>,
+}

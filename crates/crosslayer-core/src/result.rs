@@ -1,4 +1,9 @@
-//! Results as column-oriented tables (cheap to hand to pandas, Arrow or a CSV writer).
+//! Results as column-oriented tables (cheap to hand to pandas, Arrow or a CSV writer), and the
+//! vocabulary to declare them: a column's name, unit, doc and type ([`ColumnSpec`]) and how a
+//! row gives its value ([`Col`]). Counters (`counters!`), recorders and the report declare
+//! their columns with it, so the same declarations build a run's tables and describe them.
+
+use serde_json::{json, Value as Json};
 
 /// A column of a result table.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,14 +27,97 @@ impl Column {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    pub fn empty(dtype: crate::report::DType) -> Column {
+    pub fn empty(dtype: DType) -> Column {
         match dtype {
-            crate::report::DType::F64 => Column::F64(Vec::new()),
-            crate::report::DType::U64 => Column::U64(Vec::new()),
-            crate::report::DType::Str => Column::Str(Vec::new()),
-            crate::report::DType::Cat => Column::Cat { codes: Vec::new(), labels: Vec::new() },
+            DType::F64 => Column::F64(Vec::new()),
+            DType::U64 => Column::U64(Vec::new()),
+            DType::Str => Column::Str(Vec::new()),
+            DType::Cat => Column::Cat { codes: Vec::new(), labels: Vec::new() },
         }
     }
+}
+
+/// Element type of a column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DType {
+    F64,
+    U64,
+    Str,
+    /// Strings from a small set (codes and labels).
+    Cat,
+}
+
+impl DType {
+    fn name(self) -> &'static str {
+        match self {
+            DType::F64 => "f64",
+            DType::U64 => "u64",
+            DType::Str => "str",
+            DType::Cat => "category",
+        }
+    }
+}
+
+/// What a column is.
+#[derive(Clone, Debug)]
+pub struct ColumnSpec {
+    pub name: &'static str,
+    /// Unit symbol (`s`, `bps`, `bytes`, `pkts`, `count`, `ratio`, `flag`), empty for labels.
+    pub unit: &'static str,
+    pub doc: String,
+    pub dtype: DType,
+}
+
+impl ColumnSpec {
+    pub fn to_json(&self) -> Json {
+        json!({"name": self.name, "unit": self.unit, "doc": self.doc, "dtype": self.dtype.name()})
+    }
+}
+
+enum Getter<T> {
+    F64(Box<dyn Fn(&T) -> f64>),
+    U64(Box<dyn Fn(&T) -> u64>),
+    Str(Box<dyn Fn(&T) -> String>),
+}
+
+/// A declared column of rows of type `T`.
+pub struct Col<T> {
+    pub spec: ColumnSpec,
+    get: Getter<T>,
+}
+
+fn doc(lines: &[&str]) -> String {
+    crate::params::join_doc(lines)
+}
+
+impl<T> Col<T> {
+    pub fn u64(name: &'static str, unit: &'static str, d: &[&str], f: impl Fn(&T) -> u64 + 'static) -> Col<T> {
+        Col { spec: ColumnSpec { name, unit, doc: doc(d), dtype: DType::U64 }, get: Getter::U64(Box::new(f)) }
+    }
+    pub fn f64(name: &'static str, unit: &'static str, d: &str, f: impl Fn(&T) -> f64 + 'static) -> Col<T> {
+        Col { spec: ColumnSpec { name, unit, doc: doc(&[d]), dtype: DType::F64 }, get: Getter::F64(Box::new(f)) }
+    }
+    pub fn str(name: &'static str, d: &str, f: impl Fn(&T) -> String + 'static) -> Col<T> {
+        Col { spec: ColumnSpec { name, unit: "", doc: doc(&[d]), dtype: DType::Str }, get: Getter::Str(Box::new(f)) }
+    }
+}
+
+/// Build a table from rows.
+pub fn build<T>(cols: &[Col<T>], rows: &[T]) -> Table {
+    let mut t = Table::default();
+    for c in cols {
+        let col = match &c.get {
+            Getter::F64(f) => Column::F64(rows.iter().map(f).collect()),
+            Getter::U64(f) => Column::U64(rows.iter().map(f).collect()),
+            Getter::Str(f) => Column::Str(rows.iter().map(f).collect()),
+        };
+        t.push(c.spec.name, col);
+    }
+    t
+}
+
+pub fn static_columns(cols: &[(&'static str, &'static str, &'static str, DType)]) -> Vec<ColumnSpec> {
+    cols.iter().map(|&(name, unit, d, dtype)| ColumnSpec { name, unit, doc: d.into(), dtype }).collect()
 }
 
 /// Named columns of equal length.

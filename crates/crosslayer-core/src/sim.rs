@@ -7,17 +7,15 @@
 //! accounting (sent / delivered / dropped) feeds the conservation check at the end of every run.
 
 use crate::cc::{Cc, CcEnv};
-use crate::metrics::trace::{CwndTrace, QueueSeries};
 use crate::packet::{PacketArena, PacketId, PktKind};
 use crate::net::topology::CORE_LINKS;
 use crate::net::{Topology, TxStart};
-use crate::result::RunResult;
 use crate::rng::{Rng, StreamKind};
 use crate::sched::{Event, Scheduler, TimerSlot};
 use crate::spec::{ScenarioSpec, StartSpec};
 use crate::tcp::receiver::{Receiver, ReceiverCounters};
 use crate::tcp::sender::{AckInfo, Sender, SenderCounters};
-use crate::tcp::TxCtx;
+use crate::packet::TxCtx;
 use crate::metrics::LogHistogram;
 use crate::packet::Ecn;
 use crate::traffic::cbr::{CbrRecvCounters, CbrSentCounters, CbrSource};
@@ -99,16 +97,19 @@ pub struct UdpFlow {
     pub at_warmup: (CbrSentCounters, CbrRecvCounters, [CoreCounters; CORE_LINKS], u64),
 }
 
-/// The time series a run records.
-pub struct Traces {
-    /// The bottleneck (`forward`) queue.
-    pub series: QueueSeries,
-    /// Every flow's window, when the spec asks for it.
-    pub cwnd: Option<CwndTrace>,
+/// What records the time series: the loop calls it at every `Sample` event (every
+/// `sample_interval`), with the links and the flows as they are at that instant
+/// (`report::trace::Traces`; `()` records nothing).
+pub trait Recorder {
+    fn sample(&mut self, now: Time, topo: &mut Topology, flows: &[Flow]);
+}
+
+impl Recorder for () {
+    fn sample(&mut self, _: Time, _: &mut Topology, _: &[Flow]) {}
 }
 
 pub struct Sim {
-    pub(crate) spec: ScenarioSpec,
+    spec: ScenarioSpec,
     sched: Scheduler,
     pub(crate) arena: PacketArena,
     pub topo: Topology,
@@ -120,9 +121,6 @@ pub struct Sim {
     dropped: Vec<PacketId>,
     end: Time,
     warmup: Time,
-    pub(crate) traces: Traces,
-    /// The link whose queue `series` samples.
-    series_link: usize,
 }
 
 impl Sim {
@@ -179,17 +177,6 @@ impl Sim {
                 }
             })
             .collect();
-        let series_link = topo.link_index(&spec.series_queue).ok_or_else(|| format!("series_queue: no link {:?}", spec.series_queue))?;
-        // Room for every trace row now, so a run never runs out of memory half-way (the limit
-        // `limits.max_trace_rows` was checked by `validate`).
-        let samples = crate::spec::trace_rows(spec.duration, spec.sample_interval, 0, false) as usize;
-        let traces = Traces {
-            series: QueueSeries::new(&topo.links[series_link].queue, samples)?,
-            cwnd: match spec.cwnd_trace && samples > 0 {
-                true => Some(CwndTrace::new(flows.iter().map(|f| &f.sender.cc), samples.saturating_mul(flows.len()))?),
-                false => None,
-            },
-        };
         let mut sim = Sim {
             warmup: Time::ZERO + spec.warmup,
             sched: match spec.tie_break {
@@ -204,8 +191,6 @@ impl Sim {
             out: Vec::with_capacity(64),
             dropped: Vec::with_capacity(64),
             end,
-            traces,
-            series_link,
         };
         for i in 0..sim.flows.len() {
             let t = sim.flows[i].sender.start_at();
@@ -227,6 +212,11 @@ impl Sim {
         Ok(sim)
     }
 
+    /// The scenario it runs.
+    pub fn spec(&self) -> &ScenarioSpec {
+        &self.spec
+    }
+
     pub fn now(&self) -> Time {
         self.sched.now()
     }
@@ -243,20 +233,20 @@ impl Sim {
         self.sched.executed()
     }
 
-    /// Run until `t` (inclusive) or the end of the scenario, whichever is first. Stops early,
-    /// with the reason, when the run reaches `limits.max_events`.
+    /// Run until `t` (inclusive) or the end of the scenario, whichever is first, recording no
+    /// time series. Stops early, with the reason, when the run reaches `limits.max_events`.
     pub fn run_until(&mut self, t: Time) -> Result<(), String> {
-        self.run_until_checked(t, &mut |_| false)
+        self.run_until_checked(t, &mut (), &mut |_| false)
     }
 
-    /// `run_until`, asking `stop(now)` every [`CHECK_EVERY`] events whether to give up (a user's
-    /// interrupt; `now` also serves progress reports): then it returns `Err(INTERRUPTED)` with
-    /// the simulation left where it was.
-    pub fn run_until_checked(&mut self, t: Time, stop: &mut dyn FnMut(Time) -> bool) -> Result<(), String> {
+    /// `run_until` with `rec` recording the time series, asking `stop(now)` every
+    /// [`CHECK_EVERY`] events whether to give up (a user's interrupt; `now` also serves progress
+    /// reports): then it returns `Err(INTERRUPTED)` with the simulation left where it was.
+    pub fn run_until_checked(&mut self, t: Time, rec: &mut dyn Recorder, stop: &mut dyn FnMut(Time) -> bool) -> Result<(), String> {
         let until = t.min(self.end);
         let max_events = self.spec.limits.max_events;
         while let Some((now, ev)) = self.sched.pop_until(until) {
-            self.handle(now, ev);
+            self.handle(now, ev, rec);
             let executed = self.sched.executed();
             if executed >= max_events {
                 return Err(format!(
@@ -273,29 +263,17 @@ impl Sim {
         Ok(())
     }
 
-    /// Run the whole scenario and compute the results (checks identities and conservation).
-    pub fn run(self) -> Result<RunResult, String> {
-        self.run_checked(&mut |_| false)
-    }
-
-    /// `run`, asking `stop` every [`CHECK_EVERY`] events whether to give up (the Python
-    /// binding checks for Ctrl-C there, so an interrupt takes effect within milliseconds).
-    pub fn run_checked(mut self, stop: &mut dyn FnMut(Time) -> bool) -> Result<RunResult, String> {
+    /// Run to the end of the scenario, asking `stop` every [`CHECK_EVERY`] events whether to
+    /// give up (the Python binding checks for Ctrl-C there, so an interrupt takes effect within
+    /// milliseconds); returns the wall time the loop took, seconds.
+    pub fn run_to_end(&mut self, rec: &mut dyn Recorder, stop: &mut dyn FnMut(Time) -> bool) -> Result<f64, String> {
         let wall = std::time::Instant::now();
-        self.run_until_checked(self.end, stop)?;
-        let wall_s = wall.elapsed().as_secs_f64();
-        self.check_invariants()?;
-        Ok(self.results(wall_s))
-    }
-
-    /// Result tables (the run must have reached its end); see `report`. The traces move into
-    /// them, so call it once.
-    pub fn results(&mut self, wall_s: f64) -> RunResult {
-        crate::report::results(self, wall_s)
+        self.run_until_checked(self.end, rec, stop)?;
+        Ok(wall.elapsed().as_secs_f64())
     }
 
     #[inline]
-    fn handle(&mut self, now: Time, ev: Event) {
+    fn handle(&mut self, now: Time, ev: Event, rec: &mut dyn Recorder) {
         match ev {
             Event::TxDone(l) => {
                 self.topo.links[l as usize].tx_done_pending = false;
@@ -349,7 +327,7 @@ impl Sim {
                     u.timer.arm(&mut self.sched, u.source.next_deadline(), Event::SourceTimer(j as u32));
                 }
             }
-            Event::Sample => self.on_sample(now),
+            Event::Sample => self.on_sample(now, rec),
             Event::Warmup => self.start_window(now),
         }
     }
@@ -542,15 +520,8 @@ impl Sim {
         }
     }
 
-    fn on_sample(&mut self, now: Time) {
-        self.traces.series.sample(now, &mut self.topo.links[self.series_link].queue);
-        if let Some(cwnd) = &mut self.traces.cwnd {
-            for (i, fl) in self.flows.iter().enumerate() {
-                if now >= fl.sender.start_at() {
-                    cwnd.sample(now, i as u32, &fl.sender);
-                }
-            }
-        }
+    fn on_sample(&mut self, now: Time, rec: &mut dyn Recorder) {
+        rec.sample(now, &mut self.topo, &self.flows);
         let next = now + self.spec.sample_interval;
         if next <= self.end && next > now {
             self.sched.schedule(next, Event::Sample);
@@ -630,12 +601,7 @@ impl Sim {
     }
 }
 
-/// Run a spec to completion.
-/// Events between two interrupt checks of [`Sim::run_checked`] (tens of milliseconds of wall time).
+/// Events between two interrupt checks of [`Sim::run_to_end`] (tens of milliseconds of wall time).
 pub const CHECK_EVERY: u64 = 1 << 16;
 /// The error of a run stopped by its `stop` callback.
 pub const INTERRUPTED: &str = "interrupted";
-
-pub fn run(spec: ScenarioSpec) -> Result<RunResult, String> {
-    Sim::new(spec)?.run()
-}

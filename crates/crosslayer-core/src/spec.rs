@@ -49,6 +49,26 @@ pub const MAX_FLOWS: usize = 100_000;
 /// Largest `limits.max_trace_rows` a study may ask for.
 pub const MAX_TRACE_ROWS: u64 = 1_000_000_000;
 
+// The scheduler numbers links and flows in 21 bits and schedules in 40: the limits above stay
+// inside them (checked when the crate compiles).
+const _: () = assert!(MAX_FLOWS < crate::sched::MAX_INDEX as usize && 4 * MAX_HOSTS + 2 < crate::sched::MAX_INDEX as usize);
+const _: () = assert!(MAX_EVENTS_CAP < crate::sched::MAX_SCHEDULES);
+
+/// Names of a dumbbell's simplex links, in the order `net::Topology::build` creates them (and
+/// names them: `queues.link`).
+pub fn link_names(senders: &[HostSpec], receivers: &[HostSpec]) -> Vec<String> {
+    let mut out = vec!["A->B".to_string(), "B->A".to_string()];
+    for h in senders {
+        out.push(format!("{}->A", h.name));
+        out.push(format!("A->{}", h.name));
+    }
+    for h in receivers {
+        out.push(format!("{}->B", h.name));
+        out.push(format!("B->{}", h.name));
+    }
+    out
+}
+
 /// A limit as the catalog describes it.
 pub struct Bound {
     pub name: &'static str,
@@ -309,7 +329,7 @@ impl ScenarioSpec {
             out.push(Problem::new("flows", format!("at most {MAX_FLOWS} flows (TCP and UDP together)")));
             return out; // checking each of them would take as long as the user's mistake is big
         }
-        let link_names = crate::net::topology::link_names(senders, receivers);
+        let link_names = link_names(senders, receivers);
         if !["forward", "reverse"].contains(&self.series_queue.as_str()) && !link_names.contains(&self.series_queue) {
             out.push(Problem::new("series_queue", format!("no such queue: forward, reverse, or a link name ({})", link_names.join(", "))));
         }

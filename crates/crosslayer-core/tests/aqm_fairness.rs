@@ -19,7 +19,7 @@ use crosslayer_core::aqm::apd::ApdConfig;
 use crosslayer_core::aqm::codel::CodelConfig;
 use crosslayer_core::aqm::red::RedConfig;
 use crosslayer_core::aqm::fair_codel::FairCodelConfig;
-use crosslayer_core::aqm::heavy_hitter::ConnKey;
+use crosslayer_core::aqm::law::heavy_hitter::ConnKey;
 use crosslayer_core::aqm::QdiscConfig;
 use crosslayer_core::cc::CcConfig;
 use crosslayer_core::net::Topology;

@@ -22,7 +22,7 @@ use crosslayer_core::cc;
 use crosslayer_core::params::Params;
 use crosslayer_core::result::{Column, RunResult};
 use crosslayer_core::tcp::TcpConfig;
-use crosslayer_core::{ScenarioSpec, Sim};
+use crosslayer_core::ScenarioSpec;
 use serde_json::{json, Value as Json};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -104,7 +104,7 @@ fn try_run(spec: Json) -> Outcome {
     let Ok(parsed) = ScenarioSpec::from_json(&text) else { return Outcome::Refused };
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let outcome = std::panic::catch_unwind(|| Sim::new(parsed).and_then(|s| s.run()).and_then(|r| absurd(&r)));
+        let outcome = std::panic::catch_unwind(|| crosslayer_core::run(parsed).and_then(|r| absurd(&r)));
         let _ = tx.send(outcome);
     });
     match rx.recv_timeout(DEADLINE) {

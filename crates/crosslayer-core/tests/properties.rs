@@ -181,7 +181,7 @@ proptest! {
             last = sim.now();
             if let Err(e) = sim.check_invariants() { return Err(TestCaseError::fail(e)); }
         }
-        let r = sim.results(0.0);
+        let r = crosslayer_core::report::results(&mut sim, None, 0.0);
         let q = &r.queues;
         for i in 0..q.rows() {
             let arr = q.u64s("arrivals")[i];

@@ -12,7 +12,7 @@ use crosslayer_core::params::{Params, Problem};
 use crosslayer_core::result::{Column, Table};
 use crosslayer_core::spec::RunLimits;
 use crosslayer_core::tcp::TcpConfig;
-use crosslayer_core::{RunResult, ScenarioSpec, Sim};
+use crosslayer_core::{RunResult, ScenarioSpec};
 use numpy::PyArray1;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -114,7 +114,7 @@ fn run_json<'py>(py: Python<'py>, spec: &str, progress: Option<PyObject>) -> PyR
                         false
                     })
                 };
-                Sim::new(spec)?.run_checked(&mut stop)
+                crosslayer_core::run_checked(spec, &mut stop)
             }))
         })
     };
@@ -135,7 +135,7 @@ fn validate_json(spec: &str) -> PyResult<()> {
 /// parameters, the TCP parameters, and the columns of every result table.
 #[pyfunction]
 fn catalog() -> String {
-    crosslayer_core::registry::catalog_json().to_string()
+    crosslayer_core::catalog::catalog_json().to_string()
 }
 
 /// Check one configuration (JSON text) of `section` ("cc", "aqm", "tcp" or "limits"; the first two with

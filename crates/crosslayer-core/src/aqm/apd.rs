@@ -30,37 +30,19 @@
 //! `n` = 2 is our default (the APNOMS values are not known here). Packet mode only (no byte
 //! mode).
 
-use super::fifo::Fifo;
-use super::heavy_hitter::{ConnKey, Heaviest, HeavyMode, HEAVY_STATE};
-use super::red::{Decision, RedCore, RedParams, RedSpacing, RED_REASONS};
+use super::law::fifo::Fifo;
+use super::law::heavy_hitter::{ConnKey, Heaviest, HeavyMode, HEAVY_STATE};
+use super::law::red::{check_thresholds, Decision, RedCore, RED_REASONS};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict};
 use crate::packet::PacketId;
 use crate::params::Problem;
 use crate::registry::{Algorithm, Field, Info};
-use crate::units::Bytes;
 
-crate::params! {
+crate::red_config! {
     /// Active Packet Dropping parameters: RED's (Floyd's recommended defaults, as `red`) and the
     /// method's.
     pub struct ApdConfig {
-        /// Average queue (packets) below which nothing is dropped.
-        min_th: f64 = 5.0, Number("pkts"), range(>= 0.0), "as red: Floyd & Jacobson 1993; ns-2 thresh_ 5";
-        /// Average queue (packets) at which RED's drop probability reaches max_p.
-        max_th: f64 = 15.0, Number("pkts"), range(> 0.0), "as red: Floyd 1997 max_th = 3 min_th; ns-2 maxthresh_ 15";
-        /// Weight of the newest queue sample in the average.
-        w_q: f64 = 0.002, Ratio, range(> 0.0, <= 1.0), "as red: Floyd & Jacobson 1993 section 11";
-        /// RED's drop probability at avg = max_th.
-        max_p: f64 = 0.1, Ratio, range(> 0.0, <= 1.0), "as red: Floyd 1997";
-        /// Gentle RED between max_th and 2 max_th.
-        gentle: bool = true, Flag, range(), "as red: Floyd 2000";
-        /// Packet size for the idle-time correction.
-        mean_pkt_size: Bytes = Bytes::new(1500), Size, range(>= 1, <= Bytes::new(1 << 20)), "as red: 1500-byte packets; at most 1 MiB";
-        /// RED's drop spacing: "linux", "paper" or "wait" (see red).
-        spacing: RedSpacing = RedSpacing::Linux, Choice, range(), "as red: Linux red_action";
-        /// CE-mark ECN-capable packets instead of dropping them.
-        ecn: bool = false, Flag, range(), "as red: Linux TC_RED_ECN off";
-        /// With ecn: still drop above the marking range.
-        harddrop: bool = false, Flag, range(), "as red: Linux TC_RED_HARDDROP off";
+        gentle = true, "as red: Floyd 2000";
         /// Hard limit: arrivals beyond it are tail-dropped.
         limit_pkts: u32 = 1000, Packets, range(>= 1), "as red: Linux txqueuelen 1000";
         /// The heaviest connection's drop probability is n times RED's (capped at 1).
@@ -83,13 +65,11 @@ crate::params! {
 
 impl ApdConfig {
     fn check(&self, out: &mut Vec<Problem>) {
-        if self.min_th >= self.max_th {
-            out.push(Problem::new("min_th", format!("must be below max_th ({}); Floyd recommends max_th = 3 min_th", crate::params::num(self.max_th))));
-        }
+        check_thresholds(self.min_th, self.max_th, out);
         if self.mode == HeavyMode::Static && self.heavy_flow.is_none() {
             out.push(Problem::new("heavy_flow", "static mode needs the heaviest connection: give the index of one of its flows"));
         }
-        crate::aqm::heavy_hitter::check_cost(self.hist_len, self.stat_int, out);
+        crate::aqm::law::heavy_hitter::check_cost(self.hist_len, self.stat_int, out);
     }
 }
 
@@ -137,16 +117,7 @@ impl Algorithm for Apd {
         ],
     };
     fn new(cfg: &ApdConfig, env: &QdiscEnv) -> Apd {
-        let p = RedParams {
-            min_th: cfg.min_th,
-            max_th: cfg.max_th,
-            w_q: cfg.w_q,
-            max_p: cfg.max_p,
-            gentle: cfg.gentle,
-            byte_mode: false,
-            mean_pkt_size: cfg.mean_pkt_size.get() as u32,
-            spacing: cfg.spacing,
-        };
+        let p = cfg.red_params(false);
         Apd {
             light: RedCore::new(p, env.link_rate),
             heavy: RedCore::new(p, env.link_rate),

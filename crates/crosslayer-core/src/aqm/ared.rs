@@ -18,7 +18,7 @@
 //! arrival after each interval); the first update is one interval after the start. The
 //! paper's `max_p` bounds are kept ([0.01, 0.5]); Linux clamps the same way.
 
-use super::red::{RedCore, RedParams, RedQueue, RedSpacing, RED_REASONS, RED_STATE};
+use super::law::red::{RedCore, RedParams, RedQueue, RedSpacing, RED_REASONS, RED_STATE};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict};
 use crate::packet::PacketId;
 use crate::params::Problem;

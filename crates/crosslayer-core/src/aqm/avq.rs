@@ -28,7 +28,7 @@
 //! asks for a mark (ns-2 lets them through unmarked). alpha is a parameter (ns-2: the constant
 //! 0.15).
 
-use super::fifo::Fifo;
+use super::law::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::registry::{Algorithm, Field, Info};

@@ -30,7 +30,7 @@
 //! `last_update` is the default; `separate_freeze` gives the ns-1.1 code's separate hold times
 //! for increases and decreases.
 
-use super::fifo::Fifo;
+use super::law::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::registry::{Algorithm, Field, Info};

@@ -34,39 +34,21 @@
 //! `draws > 1` the candidates are drawn one after the other, a dropped one leaving a hole for the
 //! next draws (the paper does not say whether candidates are distinct).
 
-use super::red::{Decision, RedCore, RedParams, RedSpacing, REASON_EARLY, REASON_FORCED, REASON_OVERFLOW};
+use super::law::red::{check_thresholds, Decision, RedCore, REASON_EARLY, REASON_FORCED, REASON_OVERFLOW};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
 use crate::registry::{Algorithm, Field, Info};
 use crate::rng::Rng;
-use crate::units::Bytes;
 
-crate::params! {
+crate::red_config! {
     /// CHOKe parameters: RED's, in packets, plus the number of candidates drawn per arrival.
     /// Linux requires every RED value from the user; the defaults are Floyd's RED
     /// recommendations, as in `red`.
     pub struct ChokeConfig {
-        /// Average queue (packets) at or below which nothing is drawn or dropped.
-        min_th: f64 = 5.0, Number("pkts"), range(>= 0.0), "Floyd & Jacobson 1993 (5 packets); as red; Linux tc choke requires it";
-        /// Average queue (packets) above which every unmatched arrival is dropped (RED's forced drop).
-        max_th: f64 = 15.0, Number("pkts"), range(> 0.0), "Floyd 1997: max_th = 3 min_th; as red";
-        /// Weight of the newest queue sample in RED's average.
-        w_q: f64 = 0.002, Ratio, range(> 0.0, <= 1.0), "Floyd & Jacobson 1993 section 11; as red";
-        /// RED's drop probability at avg = max_th.
-        max_p: f64 = 0.1, Ratio, range(> 0.0, <= 1.0), "Floyd 1997: 0.1; as red";
-        /// Gentle RED between max_th and 2 max_th (Linux CHOKe has none).
-        gentle: bool = false, Flag, range(), "Linux sch_choke.c: forced drop above max_th (no gentle mode); Pan et al. 2000 likewise";
+        gentle = false, "Linux sch_choke.c: forced drop above max_th (no gentle mode); Pan et al. 2000 likewise";
         /// Packets drawn from the queue per arrival (the paper's m; Linux draws one).
         draws: u32 = 1, Count, range(>= 1, <= 64), "Linux sch_choke.c draws one; Pan et al. 2000 section 2 allow m > 1 for many unresponsive flows";
-        /// How RED spaces its early drops (see red).
-        spacing: RedSpacing = RedSpacing::Linux, Choice, range(), "Linux red_action, used by sch_choke.c";
-        /// Packet size for RED's idle-time correction.
-        mean_pkt_size: Bytes = Bytes::new(1500), Size, range(>= 1, <= Bytes::new(1 << 20)), "1500-byte packets, as red; at most 1 MiB";
-        /// CE-mark ECN-capable packets instead of RED's drops (matched drops are always drops).
-        ecn: bool = false, Flag, range(), "Linux TC_RED_ECN off unless asked";
-        /// With ecn: still drop (not mark) above the marking range.
-        harddrop: bool = false, Flag, range(), "Linux TC_RED_HARDDROP off";
         /// Hard limit: arrivals beyond it are tail-dropped.
         limit_pkts: u32 = 1000, Packets, range(>= 1, <= 131071), "Linux txqueuelen 1000 (tc choke needs a limit; CHOKE_MAX_QUEUE 128 Ki - 1)";
     }
@@ -75,9 +57,7 @@ crate::params! {
 
 impl ChokeConfig {
     fn check(&self, out: &mut Vec<Problem>) {
-        if self.min_th >= self.max_th {
-            out.push(Problem::new("min_th", format!("must be below max_th ({}); Floyd recommends max_th = 3 min_th", crate::params::num(self.max_th))));
-        }
+        check_thresholds(self.min_th, self.max_th, out);
     }
 }
 
@@ -235,16 +215,7 @@ impl Algorithm for Choke {
         ],
     };
     fn new(cfg: &ChokeConfig, env: &QdiscEnv) -> Choke {
-        let p = RedParams {
-            min_th: cfg.min_th,
-            max_th: cfg.max_th,
-            w_q: cfg.w_q,
-            max_p: cfg.max_p,
-            gentle: cfg.gentle,
-            byte_mode: false,
-            mean_pkt_size: cfg.mean_pkt_size.get() as u32,
-            spacing: cfg.spacing,
-        };
+        let p = cfg.red_params(false);
         Choke {
             core: RedCore::new(p, env.link_rate),
             draws: cfg.draws,
@@ -373,6 +344,8 @@ impl QueueDisc for Choke {
 
 #[cfg(test)]
 mod tests {
+    use crate::aqm::law::red::RedParams;
+    use crate::aqm::red::RedSpacing;
     use super::*;
     use crate::aqm::{QdiscConfig, Queue};
     use crate::packet::{Packet, PacketArena};

@@ -90,8 +90,11 @@ fn under(path: &str, p: Problem) -> Problem {
     Problem::new(field, p.message)
 }
 
+/// A plain FIFO of `limit_pkts` packets (DropTail, named through the family's registry).
 fn fifo(limit_pkts: u32) -> QdiscConfig {
-    QdiscConfig::DropTail(super::droptail::DropTailConfig { limit_pkts: Some(limit_pkts), limit_bytes: None })
+    let mut params = serde_json::Map::new();
+    params.insert("limit_pkts".into(), limit_pkts.into());
+    QdiscConfig::from_parts("droptail", params).expect("droptail is registered")
 }
 
 crate::params! {

@@ -47,8 +47,8 @@
 //! decrease runs (ns-3's and the natural single-queue reading; CAKE calls it when its round
 //! robin meets an emptied flow queue).
 
-use super::fifo::Fifo;
-use super::codel_law::control_law;
+use super::law::fifo::Fifo;
+use super::law::codel::control_law;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, ReasonId, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;

@@ -9,8 +9,8 @@
 //! backlog after the dequeue, as Linux does. Deviations: those of `codel_law.rs`; no
 //! `ce_threshold` marking (a data-centre extension of Linux's fq_codel).
 
-use super::fifo::Fifo;
-use super::codel_law::{CodelParams, CodelStats, CodelVars};
+use super::law::fifo::Fifo;
+use super::law::codel::{CodelParams, CodelStats, CodelVars};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;

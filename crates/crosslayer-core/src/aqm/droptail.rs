@@ -5,7 +5,7 @@
 //! would exceed either. The limit counts queued packets only, not the one being serialized
 //! (as Linux qdiscs and ns-3 queue discs). Deviations: none known.
 
-use super::fifo::Fifo;
+use super::law::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;

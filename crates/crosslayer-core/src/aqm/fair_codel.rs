@@ -30,9 +30,9 @@
 //! `key = "pair"`); the values of `rec_int`, `hist_len` and `stat_int` are not in the paper's
 //! text, the defaults here are ours; those of `codel_law.rs`.
 
-use super::fifo::Fifo;
-use super::codel_law::{CodelParams, CodelStats, CodelVars};
-use super::heavy_hitter::{conn_id, ConnKey, Heaviest, HeavyMode, HEAVY_STATE};
+use super::law::fifo::Fifo;
+use super::law::codel::{CodelParams, CodelStats, CodelVars};
+use super::law::heavy_hitter::{conn_id, ConnKey, Heaviest, HeavyMode, HEAVY_STATE};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, ReasonId, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
@@ -103,7 +103,7 @@ impl FairCodelConfig {
         if self.mode == HeavyMode::Static && self.heavy_flow.is_none() {
             out.push(Problem::new("heavy_flow", "static mode needs the heaviest connection: give the index of one of its flows"));
         }
-        crate::aqm::heavy_hitter::check_cost(self.hist_len, self.stat_int, out);
+        crate::aqm::law::heavy_hitter::check_cost(self.hist_len, self.stat_int, out);
     }
 }
 

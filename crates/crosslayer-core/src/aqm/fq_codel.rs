@@ -21,8 +21,8 @@
 //! queue's (RFC 8290 leaves this open). No `memory_limit` (only the packet limit) and no
 //! `ce_threshold`.
 
-use super::codel_law::{CodelParams, CodelStats, CodelVars};
-use super::flow_queues::{self, DrrSlot, FlowScheduler};
+use super::law::codel::{CodelParams, CodelStats, CodelVars};
+use super::law::flow_queues::{self, DrrSlot, FlowScheduler};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict};
 use crate::packet::PacketId;
 use crate::registry::{Algorithm, Field, Info};

@@ -32,8 +32,8 @@
 //! only counts `overmemory` events and drops nothing); no dequeue-rate estimator (Linux's
 //! optional `dq_rate_estimator`), no byte mode.
 
-use super::flow_queues::{self, DrrSlot, FlowScheduler};
-use super::pie::{PieConfig, PieVariant, PieVars};
+use super::law::flow_queues::{self, DrrSlot, FlowScheduler};
+use super::law::pie::{PieConfig, PieVariant, PieVars};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict};
 use crate::packet::PacketId;
 use crate::registry::{Algorithm, Field, Info};

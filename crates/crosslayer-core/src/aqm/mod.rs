@@ -32,15 +32,12 @@ pub mod choke;
 pub mod classes;
 pub mod cobalt;
 pub mod codel;
-pub mod codel_law;
 pub mod droptail;
 pub mod dualpi2;
 pub mod fair_codel;
-pub mod fifo;
-pub mod flow_queues;
 pub mod fq_codel;
 pub mod fq_pie;
-pub mod heavy_hitter;
+pub mod law;
 pub mod pi;
 pub mod pie;
 pub mod red;
@@ -52,11 +49,13 @@ pub mod wred;
 #[cfg(test)]
 pub mod periodic_drop;
 
-use crate::metrics::{Counters, LogHistogram, TimeAverage};
+pub mod queue;
+pub use queue::Queue;
+
+use crate::metrics::Counters;
 use crate::packet::{Ecn, PacketArena, PacketId};
 use crate::registry::{fields_json, Field};
 use crate::rng::Rng;
-use crate::sched::TimerSlot;
 use crate::units::{Rate, Time};
 use serde_json::{json, Value as Json};
 
@@ -323,206 +322,6 @@ crate::registry! {
         Wred => wred::Wred,
         #[cfg(test)]
         PeriodicDrop => periodic_drop::PeriodicDrop,
-    }
-}
-
-/// A discipline plus its accounting: counters, per-reason drops and marks, the backlog, its
-/// exact time average, the sojourn histogram, and the discipline's timer slot.
-#[derive(Debug)]
-pub struct Queue {
-    pub qdisc: Qdisc,
-    acct: Accounting,
-    /// The discipline declares a timer (`QueueDisc::TIMER`).
-    uses_timer: bool,
-    /// Snapshots at the start of the measurement window.
-    pub at_warmup: (QueueCounters, ReasonCounts, Vec<u64>),
-    pub backlog_pkts: TimeAverage,
-    pub backlog_bytes: TimeAverage,
-    /// Sojourn time (dequeue - enqueue) of dequeued packets in the window, ns.
-    pub sojourn: LogHistogram,
-    /// Sojourn times since the last sample of the series: (sum ns, count, max ns).
-    pub sojourn_since_sample: (u64, u64, u64),
-    /// The discipline's timer (one scheduler entry per queue).
-    pub timer: TimerSlot,
-}
-
-impl Queue {
-    pub fn new(cfg: &QdiscConfig, env: &QdiscEnv, rng: Rng) -> Queue {
-        let qdisc = Qdisc::new(cfg, env);
-        let n_stats = qdisc.stat_fields().len();
-        Queue {
-            uses_timer: qdisc.uses_timer(),
-            qdisc,
-            acct: Accounting { rng, counters: QueueCounters::default(), reasons: ReasonCounts::default(), backlog_pkts: 0, backlog_bytes: 0, marked: Vec::new() },
-            at_warmup: (QueueCounters::default(), ReasonCounts::default(), vec![0; n_stats]),
-            backlog_pkts: TimeAverage::new(Time::ZERO, 0),
-            backlog_bytes: TimeAverage::new(Time::ZERO, 0),
-            sojourn: LogHistogram::new(),
-            sojourn_since_sample: (0, 0, 0),
-            timer: TimerSlot::IDLE,
-        }
-    }
-
-    /// Monotonic counters over the whole run.
-    pub fn counters(&self) -> &QueueCounters {
-        &self.acct.counters
-    }
-
-    /// Whether packets were CE-marked since the marks were last taken.
-    #[inline]
-    pub fn has_marks(&self) -> bool {
-        !self.acct.marked.is_empty()
-    }
-
-    /// The packets CE-marked since the last time, taken: the engine counts them against their
-    /// flows after every call into the queue (a user of `Queue` that does not take them keeps
-    /// at most one entry per mark).
-    #[inline]
-    pub fn drain_marks(&mut self) -> std::vec::Drain<'_, PacketId> {
-        self.acct.marked.drain(..)
-    }
-
-    /// Drops and marks per reason over the whole run.
-    pub fn reasons(&self) -> &ReasonCounts {
-        &self.acct.reasons
-    }
-
-    /// Packets queued.
-    #[inline]
-    pub fn len_pkts(&self) -> u32 {
-        self.acct.backlog_pkts
-    }
-
-    /// Bytes queued (wire sizes).
-    #[inline]
-    pub fn len_bytes(&self) -> u64 {
-        self.acct.backlog_bytes
-    }
-
-    /// When the discipline's timer should fire (`Time::NEVER` if it has none).
-    #[inline]
-    pub fn next_timer(&self) -> Time {
-        if self.uses_timer {
-            self.qdisc.next_timer()
-        } else {
-            Time::NEVER
-        }
-    }
-
-    #[inline]
-    fn note_backlog(&mut self, now: Time) {
-        self.backlog_pkts.set(now, self.acct.backlog_pkts as u64);
-        self.backlog_bytes.set(now, self.acct.backlog_bytes);
-    }
-
-    /// Offer an arriving packet. Returns false if the arriving packet was dropped (the caller
-    /// frees it). Queued packets discarded on the way are appended to `dropped`.
-    #[inline]
-    pub fn enqueue(&mut self, id: PacketId, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> bool {
-        self.acct.counters.arrivals += 1;
-        let p = arena.get_mut(id);
-        p.enq_time = now;
-        let size = p.size_bytes as u64;
-        let verdict = self.qdisc.enqueue(id, &mut QdiscCtx { now, arena, acct: &mut self.acct, dropped });
-        let a = &mut self.acct;
-        let accepted = match verdict {
-            Verdict::Enqueued => {
-                a.counters.enqueued += 1;
-                a.backlog_pkts += 1;
-                a.backlog_bytes += size;
-                true
-            }
-            Verdict::Dropped(r) => {
-                a.counters.drops_arrival += 1;
-                a.reasons.drops[r as usize] += 1;
-                false
-            }
-        };
-        self.note_backlog(now);
-        accepted
-    }
-
-    /// Next packet to send, if any; head drops go to `dropped`.
-    #[inline]
-    pub fn dequeue(&mut self, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<PacketId> {
-        let out = self.qdisc.dequeue(&mut QdiscCtx { now, arena: &mut *arena, acct: &mut self.acct, dropped });
-        if let Some(id) = out {
-            let p = arena.get(id);
-            let a = &mut self.acct;
-            a.counters.dequeued += 1;
-            a.counters.dequeued_bytes += p.size_bytes as u64;
-            a.backlog_pkts -= 1;
-            a.backlog_bytes -= p.size_bytes as u64;
-            let sojourn_ns = now.since(p.enq_time).ns();
-            self.sojourn.record(sojourn_ns);
-            let s = &mut self.sojourn_since_sample;
-            *s = (s.0.saturating_add(sojourn_ns), s.1 + 1, s.2.max(sojourn_ns));
-        }
-        self.note_backlog(now);
-        out
-    }
-
-    /// The discipline's timer fired at `now` (the caller checked it is the live entry).
-    pub fn on_timer(&mut self, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) {
-        if now < self.qdisc.next_timer() {
-            return; // re-armed later since the entry was scheduled
-        }
-        self.qdisc.on_timer(&mut QdiscCtx { now, arena, acct: &mut self.acct, dropped });
-        self.note_backlog(now);
-    }
-
-    /// Start the measurement window at `now`.
-    pub fn start_window(&mut self, now: Time) {
-        let mut stats = vec![0; self.qdisc.stat_fields().len()];
-        self.qdisc.stats(&mut stats);
-        self.at_warmup = (self.acct.counters, self.acct.reasons, stats);
-        self.backlog_pkts.reset(now);
-        self.backlog_bytes.reset(now);
-        self.sojourn.clear();
-    }
-
-    /// Counters over the measurement window.
-    pub fn window(&self) -> QueueCounters {
-        self.acct.counters.minus(&self.at_warmup.0)
-    }
-
-    /// Drops and marks per reason over the measurement window.
-    pub fn reasons_window(&self) -> ReasonCounts {
-        self.acct.reasons.minus(&self.at_warmup.1)
-    }
-
-    /// The discipline's own counters over the measurement window.
-    pub fn stats_window(&self) -> Vec<u64> {
-        let mut now = vec![0; self.qdisc.stat_fields().len()];
-        self.qdisc.stats(&mut now);
-        now.iter().zip(&self.at_warmup.2).map(|(a, b)| a - b).collect()
-    }
-
-    /// Check the queue identities over the whole run; `Err` describes the violation.
-    pub fn check_identities(&self) -> Result<(), String> {
-        let c = &self.acct.counters;
-        if c.arrivals != c.enqueued + c.drops_arrival {
-            return Err(format!("arrivals {} != enqueued {} + dropped on arrival {}", c.arrivals, c.enqueued, c.drops_arrival));
-        }
-        let (pkts, bytes) = (self.qdisc.len_pkts(), self.qdisc.len_bytes());
-        if (pkts, bytes) != (self.acct.backlog_pkts, self.acct.backlog_bytes) {
-            return Err(format!(
-                "the discipline holds {pkts} packets ({bytes} bytes), the engine counted {} ({} bytes)",
-                self.acct.backlog_pkts, self.acct.backlog_bytes
-            ));
-        }
-        let backlog = pkts as u64;
-        if backlog + c.dequeued + c.drops_queued != c.enqueued {
-            return Err(format!(
-                "backlog {} != enqueued {} - dequeued {} - dropped from the queue {}",
-                backlog, c.enqueued, c.dequeued, c.drops_queued
-            ));
-        }
-        let per_reason: u64 = self.acct.reasons.drops.iter().sum();
-        if per_reason != c.drops() {
-            return Err(format!("drops per reason sum to {per_reason}, total drops {}", c.drops()));
-        }
-        Ok(())
     }
 }
 

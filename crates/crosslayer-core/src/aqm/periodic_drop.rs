@@ -5,7 +5,7 @@
 //!
 //! Source: none (a test fixture). Deviations: not a real discipline.
 
-use super::fifo::Fifo;
+use super::law::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::registry::{Algorithm, Field, Info};

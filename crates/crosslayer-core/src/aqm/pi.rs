@@ -22,7 +22,7 @@
 //! this simulator sends (ns-2 `mean_pktsize_` 500). The paper's design rule (a, b from the link
 //! rate, the least number of flows and the largest RTT) is not provided: a and b are parameters.
 
-use super::fifo::Fifo;
+use super::law::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::registry::{Algorithm, Field, Info};

@@ -28,7 +28,7 @@
 //! parameter (ns-2 hard-codes 0.1). `mean_pkt_size` defaults to 1500 bytes, this simulator's
 //! full segments (ns-2 1000, its TCP packet size), so that c counts the packets actually sent.
 
-use super::fifo::Fifo;
+use super::law::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::registry::{Algorithm, Field, Info};

@@ -23,7 +23,7 @@
 //! seen, starting at 256 bytes); ns-2's byte-rounding option (`quantum_` > 0) and its CBR
 //! isolation are not modelled.
 
-use super::codel_law::{CodelFlavor, CodelParams, CodelStats, CodelVars};
+use super::law::codel::{CodelFlavor, CodelParams, CodelStats, CodelVars};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict};
 use crate::packet::PacketId;
 use crate::registry::{Algorithm, Field, Info};

@@ -22,7 +22,7 @@
 //! headers); q and B are counted in packets (the paper's in bytes or packets alike); no ECN (the
 //! paper drops). The zombies' timestamps (used only for identifying misbehaving flows) are not kept.
 
-use super::fifo::Fifo;
+use super::law::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::registry::{Algorithm, Field, Info};

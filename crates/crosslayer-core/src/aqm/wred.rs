@@ -24,8 +24,8 @@
 //! average over this and the higher-priority classes) is not offered; drop spacing is Linux's
 //! (`RedSpacing::Linux`, as GRED's `red_action`).
 
-use super::fifo::Fifo;
-use super::red::{Decision, RedCore, RedParams, RedSpacing};
+use super::law::fifo::Fifo;
+use super::law::red::{Decision, RedCore, RedParams, RedSpacing};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;

@@ -67,7 +67,7 @@
 //!   0.90 (Linux 0.91), extra_acked window 10 rounds (Linux 5-10), cwnd restored on leaving fast
 //!   recovery (Linux v3 only after a timeout), cwnd gain 0.5 in PROBE_RTT (Linux 1, same cap).
 
-use super::bbr::{send_quantum_pkts, RoundMaxFilter, MIN_CWND_PKTS, PACING_MARGIN};
+use super::law::bbr::{send_quantum_pkts, RoundMaxFilter, MIN_CWND_PKTS, PACING_MARGIN};
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::registry::{Algorithm, Field, Info};
 use crate::rng::{Rng, StreamKind};
@@ -1074,7 +1074,7 @@ impl CongestionControl for Bbr3 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::reno::tests::ack;
+    use crate::cc::testing::ack;
     use crate::cc::RateSample;
 
     const MSS: u64 = 1000;

@@ -32,10 +32,8 @@
 //! Deviations: the 1/32 s hold uses simulated time (Linux: jiffies); Linux's undo of a
 //! spurious reduction (`undo_cwnd`) is not modelled (the sender does not undo).
 
-use super::{
-    cong_avoid_ai, slow_start, AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent,
-    CongestionKind, SsRule, Window,
-};
+use super::law::{cong_avoid_ai, slow_start};
+use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window, };
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Dur, Time};
 
@@ -223,7 +221,7 @@ impl Bic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::reno::tests::ack;
+    use crate::cc::testing::ack;
 
     const MSS: u64 = 1000;
 

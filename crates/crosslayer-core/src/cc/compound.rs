@@ -35,7 +35,8 @@
 //! window below which the draft keeps the delay window off, the value HighSpeed TCP's 38 also
 //! approximates).
 
-use super::{slow_start, AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::law::{slow_start};
+use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::params::Problem;
 use crate::registry::{Algorithm, Field, Info};
 
@@ -230,7 +231,7 @@ impl CongestionControl for Compound {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::reno::tests::ack;
+    use crate::cc::testing::ack;
     use crate::units::Time;
 
     const MSS: u64 = 1000;

@@ -40,10 +40,11 @@
 //!   HyStart++ (`hystart`, see `hystart.rs`); its growth follows `[tcp] slow_start` (in the ns-3
 //!   profile, ns-3's TcpCubic rule: every acknowledged segment, past ssthresh).
 
-use super::hystart::{self, Hystart, HystartMode, Verdict};
-use super::{slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::law::hystart::{self, Hystart, HystartMode, Verdict};
+use super::law::{slow_start};
+use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Field, Info};
-use crate::tcp::Profile;
+use crate::stack::Profile;
 use crate::units::{Dur, Time};
 
 crate::choice! {
@@ -674,5 +675,5 @@ mod tests {
         assert!(!c.hystart.in_css());
     }
 
-    const CSS_ROUNDS_USIZE: usize = super::hystart::CSS_ROUNDS as usize;
+    const CSS_ROUNDS_USIZE: usize = crate::cc::law::hystart::CSS_ROUNDS as usize;
 }

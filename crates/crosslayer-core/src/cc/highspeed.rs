@@ -25,7 +25,8 @@
 //! near 567,000 segments and a loss would raise the window). `low_window` must be below
 //! `high_window` (equal, b(w) is 0/0).
 
-use super::{grow_per_window, slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::law::{grow_per_window, slow_start};
+use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::params::Problem;
 use crate::registry::{Algorithm, Field, Info};
 
@@ -142,7 +143,7 @@ impl CongestionControl for HighSpeed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::reno::tests::ack;
+    use crate::cc::testing::ack;
     use crate::units::Time;
 
     fn hs(rule: HighSpeedRule) -> HighSpeed {

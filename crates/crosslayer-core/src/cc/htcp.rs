@@ -28,7 +28,8 @@
 //! Deliberate deviations: times and windows in floating point (Linux: jiffies and 1/128
 //! fixed point); alpha is evaluated per ACK (Linux refreshes it each time cwnd grows by one).
 
-use super::{grow_per_window, slow_start, AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::law::{grow_per_window, slow_start};
+use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Dur, Time};
 
@@ -210,7 +211,7 @@ impl CongestionControl for Htcp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::reno::tests::ack;
+    use crate::cc::testing::ack;
 
     fn htcp(cfg: HtcpConfig) -> Htcp {
         Htcp::new(&cfg, &CcEnv::linux(1000, 10))

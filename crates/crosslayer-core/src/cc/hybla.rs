@@ -19,7 +19,8 @@
 //! keeps the stack's initial window (`[tcp] initial_cwnd`) and rho is set by the first RTT
 //! sample.
 
-use super::{slow_start, AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, SsRule, Window};
+use super::law::{slow_start};
+use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, SsRule, Window};
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::Dur;
 
@@ -104,7 +105,7 @@ impl CongestionControl for Hybla {
         if a.ca_state != CaState::Open || self.rho_3ls == 0 {
             let left = slow_start(w, a.growth_bytes, self.reno_ss);
             if left > 0 {
-                super::cong_avoid_ai(w, &mut self.cnt, w.cwnd / mss, left);
+                super::law::cong_avoid_ai(w, &mut self.cnt, w.cwnd / mss, left);
             }
         } else {
             let slow = w.in_slow_start();
@@ -142,7 +143,7 @@ impl CongestionControl for Hybla {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::reno::tests::ack;
+    use crate::cc::testing::ack;
 
     const MSS: u64 = 1000;
 

@@ -24,7 +24,8 @@
 //!
 //! Deviations: RTT samples are the sender's Karn-filtered ones (Linux: every ACK's).
 
-use super::{slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::law::{slow_start};
+use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Field, Info};
 
 crate::params! {
@@ -217,7 +218,7 @@ impl CongestionControl for Illinois {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::reno::tests::ack;
+    use crate::cc::testing::ack;
     use crate::units::{Dur, Time};
 
     const MSS: u64 = 1000;

@@ -27,7 +27,8 @@
 //! Deviations: the one-way delay is exact here (one clock, no skew), which RFC 6817's
 //! base-delay minimum exists to cancel.
 
-use super::{cong_avoid_ai, slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::law::{cong_avoid_ai, slow_start};
+use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Dur, Time};
 
@@ -237,7 +238,7 @@ impl CongestionControl for Ledbat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::reno::tests::ack;
+    use crate::cc::testing::ack;
 
     const MSS: u64 = 1000;
 

@@ -29,7 +29,8 @@
 //! Deviations: delays in nanoseconds (Linux: the timestamp clock, milliseconds); Linux estimates
 //! the remote timestamp clock rate first, which one simulated clock makes unnecessary.
 
-use super::{cong_avoid_ai, slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, SsRule, Window};
+use super::law::{cong_avoid_ai, slow_start};
+use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, SsRule, Window};
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Dur, Time};
 
@@ -162,7 +163,7 @@ impl CongestionControl for Lp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::reno::tests::ack;
+    use crate::cc::testing::ack;
 
     const MSS: u64 = 1000;
 

@@ -38,8 +38,8 @@ pub mod fixed_window;
 pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
-pub mod hystart;
 pub mod illinois;
+pub mod law;
 pub mod ledbat;
 pub mod lp;
 pub mod prague;
@@ -50,9 +50,11 @@ pub mod veno;
 pub mod westwood;
 pub mod yeah;
 pub mod vegas;
+#[cfg(test)]
+pub mod testing;
 
 use crate::registry::{fields_json, Field};
-use crate::tcp::{Profile, Recovery};
+pub use crate::stack::{Profile, Recovery, SlowStart, SsRule};
 use crate::units::{Dur, Rate, Time};
 use serde_json::{json, Value as Json};
 
@@ -207,47 +209,7 @@ impl CcEnv {
     }
 }
 
-crate::choice! {
-    /// How slow start grows the window on an ACK (`[tcp] slow_start`).
-    pub enum SlowStart {
-        /// Linux `tcp_slow_start`: by every segment acknowledged, up to ssthresh; what is left
-        /// goes to congestion avoidance.
-        Linux = "linux",
-        /// RFC 3465 section 2.2, L = 2: at most 2 SMSS per ACK, the rest discarded until cwnd
-        /// reaches ssthresh.
-        Rfc3465 = "rfc3465",
-        /// ns-3 3.44: TcpNewReno grows by one segment per ACK whatever it acknowledges
-        /// (`TcpNewReno::SlowStart`); TcpCubic by every segment acknowledged, past ssthresh,
-        /// discarding nothing and passing nothing on (`TcpCubic::IncreaseWindow`).
-        Ns3 = "ns3",
-    }
-}
 
-/// A slow-start growth rule, as an algorithm resolves [`SlowStart`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SsRule {
-    /// `min(cwnd + acked, ssthresh)`, the rest to congestion avoidance (Linux).
-    Linux,
-    /// At most L segments per ACK, the rest discarded until ssthresh is reached (RFC 3465 with
-    /// L = 2; RFC 9406 HyStart++ with L = 8).
-    Abc(u32),
-    /// One segment per ACK; the acked segments beyond it go to congestion avoidance once cwnd
-    /// reached ssthresh (ns-3 TcpNewReno).
-    PerAck,
-    /// `cwnd + acked`, not capped at ssthresh, nothing passed on (ns-3 TcpCubic).
-    Uncapped,
-}
-
-impl SlowStart {
-    /// The rule for an algorithm whose ns-3 implementation uses `ns3`.
-    pub fn rule(self, ns3: SsRule) -> SsRule {
-        match self {
-            SlowStart::Linux => SsRule::Linux,
-            SlowStart::Rfc3465 => SsRule::Abc(2),
-            SlowStart::Ns3 => ns3,
-        }
-    }
-}
 
 /// The congestion-control contract (see the module docs for when each hook runs).
 pub trait CongestionControl {
@@ -372,71 +334,9 @@ crate::registry! {
     }
 }
 
-/// Congestion avoidance adding `per_window` segments per window acknowledged: `acked_bytes`
-/// add `acked / cwnd x per_window` segments, whole ones to cwnd, the fraction kept in `acc`
-/// (HighSpeed's a(w), H-TCP's alpha).
-pub fn grow_per_window(w: &mut Window, acc: &mut f64, acked_bytes: u64, per_window: f64) {
-    *acc += acked_bytes as f64 / w.cwnd as f64 * per_window;
-    if *acc >= 1.0 {
-        let whole = acc.floor();
-        w.cwnd += whole as u64 * w.mss as u64;
-        *acc -= whole;
-    }
-}
-
-/// Linux `tcp_cong_avoid_ai`: one segment per `per` segments acknowledged, counted in `cnt`
-/// (the socket's `snd_cwnd_cnt`); several at once if an ACK covers several multiples of `per`.
-/// `acked_bytes` count in whole segments (a partial segment adds nothing, as Linux counts
-/// packets). Reno's rule is `per` = cwnd; Scalable's min(cwnd, 100); Veno's and YeAH's use it too.
-pub fn cong_avoid_ai(w: &mut Window, cnt: &mut u64, per: u64, acked_bytes: u64) {
-    let mss = w.mss as u64;
-    let per = per.max(1);
-    // a window that shrank below the count: credit the increment that is due
-    if *cnt >= per {
-        *cnt = 0;
-        w.cwnd += mss;
-    }
-    *cnt += acked_bytes / mss;
-    if *cnt >= per {
-        let inc = *cnt / per;
-        *cnt -= inc * per;
-        w.cwnd += inc * mss;
-    }
-}
-
-/// Slow start: grow cwnd for an ACK of `acked_bytes` under `rule` (see [`SsRule`]). Returns the
-/// acked bytes left for congestion avoidance: all of them outside slow start; once an ACK takes
-/// cwnd to ssthresh, what it acknowledged beyond the room that was left; otherwise 0 (what RFC
-/// 3465 discards while cwnd < ssthresh, defect 1 of the TCP-fidelity issue).
-pub fn slow_start(w: &mut Window, acked_bytes: u64, rule: SsRule) -> u64 {
-    if !w.in_slow_start() {
-        return acked_bytes;
-    }
-    let mss = w.mss as u64;
-    let inc = match rule {
-        SsRule::Linux => acked_bytes,
-        SsRule::Abc(l) => acked_bytes.min(l as u64 * mss),
-        SsRule::PerAck => mss.min(acked_bytes.div_ceil(mss) * mss),
-        SsRule::Uncapped => {
-            w.cwnd += acked_bytes;
-            return 0;
-        }
-    };
-    let room = w.ssthresh - w.cwnd;
-    if inc < room {
-        w.cwnd += inc;
-        0
-    } else if rule == SsRule::PerAck {
-        w.cwnd += inc; // ns-3 adds the segment even past ssthresh
-        acked_bytes.saturating_sub(mss)
-    } else {
-        w.cwnd = w.ssthresh;
-        acked_bytes - room
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use crate::cc::law::slow_start;
     use super::*;
 
     #[test]

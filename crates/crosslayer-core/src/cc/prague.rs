@@ -27,8 +27,9 @@
 //! Deviations: the classic-ECN fallback (off by default in the module) and the TSO burst
 //! sizing are not modelled; mtu is taken as MSS + 40 bytes (Linux adds the option bytes).
 
-use super::dctcp::MarkedFraction;
-use super::{slow_start, AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::law::marked::MarkedFraction;
+use super::law::{slow_start};
+use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Dur, Rate, Time};
 
@@ -248,7 +249,7 @@ impl CongestionControl for Prague {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::reno::tests::ack;
+    use crate::cc::testing::ack;
 
     const MSS: u64 = 1000;
 

@@ -21,29 +21,10 @@
 //! 100 Mb/s that way). Slow start hands the bytes left over at ssthresh to congestion avoidance
 //! (Linux `tcp_slow_start`), which RFC 5681 leaves open.
 
-use super::{slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, SsRule, Window};
+use super::law::aimd::Aimd;
+pub use super::law::aimd::{Counting, Halve};
+use super::CcEnv;
 use crate::registry::{Algorithm, Info};
-use crate::tcp::Profile;
-
-crate::choice! {
-    /// What congestion avoidance counts.
-    pub enum Counting {
-        /// Acknowledged bytes: one SMSS per cwnd acknowledged (RFC 3465; Linux).
-        Bytes = "bytes",
-        /// ACKs: SMSS^2 / cwnd per ACK of new data (RFC 5681 eq. 3; ns-3 TcpNewReno).
-        Acks = "acks",
-    }
-}
-
-crate::choice! {
-    /// What a loss halves for the new ssthresh.
-    pub enum Halve {
-        /// cwnd (Linux tcp_reno_ssthresh).
-        Cwnd = "cwnd",
-        /// FlightSize, the data outstanding (RFC 5681 eq. (4); ns-3 TcpNewReno::GetSsThresh).
-        FlightSize = "flight_size",
-    }
-}
 
 crate::params! {
     /// Reno: AIMD(1, 1/2) is the standard; how congestion avoidance counts and what a loss halves differ between stacks.
@@ -55,32 +36,9 @@ crate::params! {
     }
 }
 
-#[derive(Clone, Debug)]
-pub struct Reno {
-    /// Bytes acknowledged since cwnd last grew in congestion avoidance (RFC 3465 `bytes_acked`).
-    bytes_acked: u64,
-    counting: Counting,
-    halve: Halve,
-    ss: SsRule,
-}
-
-impl Default for Reno {
-    fn default() -> Reno {
-        Reno { bytes_acked: 0, counting: Counting::Bytes, halve: Halve::Cwnd, ss: SsRule::Linux }
-    }
-}
-
-impl Reno {
-    /// ns-3's `TcpLinuxReno` (the base of ns-3's `TcpDctcp`): byte counting and Linux's slow
-    /// start in every profile (under `[tcp] slow_start = "ns3"` too).
-    pub fn linux_reno(env: &CcEnv) -> Reno {
-        let halve = match env.profile {
-            Profile::Linux => Halve::Cwnd,
-            Profile::Ns3 => Halve::FlightSize,
-        };
-        Reno { bytes_acked: 0, counting: Counting::Bytes, halve, ss: env.slow_start.rule(SsRule::Linux) }
-    }
-}
+/// Reno is the AIMD law itself (`cc/law/aimd.rs`), registered: its parameters choose the counting
+/// and halving rules, which otherwise follow the flow's profile.
+pub type Reno = Aimd;
 
 impl Algorithm for Reno {
     type Config = RenoConfig;
@@ -92,79 +50,17 @@ impl Algorithm for Reno {
         sources: &["RFC 5681 section 3.1", "RFC 3465 section 2 (ABC)", "RFC 6582 (NewReno recovery, in the sender)", "Linux net/ipv4/tcp_cong.c tcp_reno_*"],
     };
     fn new(cfg: &RenoConfig, env: &CcEnv) -> Reno {
-        let counting = cfg.counting.unwrap_or(match env.profile {
-            Profile::Linux => Counting::Bytes,
-            Profile::Ns3 => Counting::Acks,
-        });
-        let halve = cfg.halve.unwrap_or(match env.profile {
-            Profile::Linux => Halve::Cwnd,
-            Profile::Ns3 => Halve::FlightSize,
-        });
-        Reno { bytes_acked: 0, counting, halve, ss: env.slow_start.rule(SsRule::PerAck) }
-    }
-}
-
-impl CongestionControl for Reno {
-    fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
-        if !a.may_grow() {
-            return;
-        }
-        let acked = slow_start(w, a.growth_bytes, self.ss);
-        if acked == 0 {
-            return;
-        }
-        match self.counting {
-            Counting::Bytes => {
-                self.bytes_acked += acked;
-                if self.bytes_acked >= w.cwnd {
-                    self.bytes_acked -= w.cwnd;
-                    w.cwnd += w.mss as u64;
-                }
-            }
-            Counting::Acks => {
-                let mss = w.mss as u64;
-                w.cwnd += (mss * mss / w.cwnd).max(1);
-            }
-        }
-    }
-
-    fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
-        self.bytes_acked = 0;
-        let base = match self.halve {
-            Halve::Cwnd => w.cwnd,
-            Halve::FlightSize => e.flight_size,
-        };
-        (base / 2).max(2 * w.mss as u64)
+        Aimd::for_profile(cfg.counting, cfg.halve, env)
     }
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use crate::cc::{CaState, CongestionKind, RateSample};
-    use crate::units::{Dur, Time};
-
-    pub(crate) fn ack(bytes: u64) -> AckEvent {
-        AckEvent {
-            now: Time::ZERO,
-            ca_state: CaState::Open,
-            acked_bytes: bytes,
-            sacked_bytes: 0,
-            growth_bytes: bytes,
-            lost_bytes: 0,
-            prior_in_flight: 0,
-            cwnd_limited: true,
-            ece: false,
-            rtt: None,
-            owd: None,
-            srtt: Dur::from_ms(10),
-            min_rtt: Dur::from_ms(10),
-            delivered_total: 0,
-            snd_una: 0,
-            snd_nxt: 0,
-            rate: RateSample::default(),
-        }
-    }
+    use crate::cc::testing::ack;
+    use crate::cc::{AckEvent, CaState, CongestionControl, CongestionEvent, CongestionKind, Window};
+    use crate::stack::Profile;
+    use crate::units::Time;
 
     #[test]
     fn slow_start_doubles_per_window_and_stops_at_ssthresh() {

@@ -7,7 +7,8 @@
 //! 0.01 per ACK above 100 segments, Reno below), and ssthresh = max(cwnd - cwnd/8, 2) (integer
 //! segments). The paper's legacy window below which it is Reno is Linux's ai_cnt here.
 
-use super::{cong_avoid_ai, slow_start, AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::law::{cong_avoid_ai, slow_start};
+use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Info};
 
 crate::params! {
@@ -70,7 +71,7 @@ impl CongestionControl for Scalable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::reno::tests::ack;
+    use crate::cc::testing::ack;
     use crate::units::Time;
 
     #[test]

@@ -8,10 +8,10 @@
 //! another, so `cc = "tahoe"` is the Tahoe of the papers. ns-2 Reno is `cc = "reno"` with
 //! `[tcp] recovery = "reno"`.
 
-use super::reno::{Reno, RenoConfig};
+use super::law::aimd::Aimd;
 use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, Window};
 use crate::registry::{Algorithm, Info};
-use crate::tcp::Recovery;
+use crate::stack::Recovery;
 
 crate::params! {
     /// Tahoe has Reno's window rule and no parameter of its own (how congestion avoidance
@@ -22,7 +22,7 @@ crate::params! {
 
 #[derive(Clone, Debug)]
 pub struct Tahoe {
-    reno: Reno,
+    reno: Aimd,
 }
 
 impl Algorithm for Tahoe {
@@ -35,7 +35,7 @@ impl Algorithm for Tahoe {
         sources: &["Jacobson, ACM SIGCOMM 1988", "ns-2 Agent/TCP (Tahoe)"],
     };
     fn new(_cfg: &TahoeConfig, env: &CcEnv) -> Tahoe {
-        Tahoe { reno: Reno::new(&RenoConfig::default(), env) }
+        Tahoe { reno: Aimd::for_profile(None, None, env) }
     }
 }
 

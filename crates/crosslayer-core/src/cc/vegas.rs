@@ -31,8 +31,10 @@
 //! (forgetting base_rtt) when a connection restarts after idle, which a bulk sender never does,
 //! so it is not modelled.
 
-use super::reno::{Reno, RenoConfig};
-use super::{slow_start, AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, SsRule, Window};
+use super::law::aimd::Aimd;
+use super::law::{slow_start};
+use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, SsRule, Window};
+use super::law::vegas_rtt::VegasRtt;
 use crate::params::Problem;
 use crate::registry::{Algorithm, Field, Info};
 
@@ -57,52 +59,13 @@ impl VegasConfig {
     }
 }
 
-/// No sample yet (Linux 0x7fffffff).
-pub(crate) const NONE_US: u64 = 0x7fff_ffff;
-
-/// Linux `tcp_vegas_pkts_acked`'s RTT bookkeeping, shared by Vegas, Veno and YeAH: each sample
-/// is `rtt + 1 us`; `base_us` is the least of the connection, `min_us` the least since the last
-/// `reset`, `cnt` the samples since then.
-#[derive(Clone, Debug)]
-pub(crate) struct VegasRtt {
-    pub base_us: u64,
-    pub min_us: u64,
-    pub cnt: u32,
-}
-
-impl VegasRtt {
-    pub fn new() -> VegasRtt {
-        VegasRtt { base_us: NONE_US, min_us: NONE_US, cnt: 0 }
-    }
-
-    pub fn sample(&mut self, rtt: Option<crate::units::Dur>) {
-        if let Some(rtt) = rtt {
-            let v = rtt.ns() / 1000 + 1;
-            self.base_us = self.base_us.min(v);
-            self.min_us = self.min_us.min(v);
-            self.cnt += 1;
-        }
-    }
-
-    /// A new round: forget the round's least RTT and its count.
-    pub fn reset(&mut self) {
-        self.min_us = NONE_US;
-        self.cnt = 0;
-    }
-
-    /// The base RTT in seconds (NaN before the first sample).
-    pub fn base_s(&self) -> f64 {
-        if self.base_us == NONE_US { f64::NAN } else { self.base_us as f64 * 1e-6 }
-    }
-}
-
 #[derive(Clone, Debug)]
 pub struct Vegas {
     alpha: u64,
     beta: u64,
     gamma: u64,
     /// Reno's rule, used outside the Vegas path.
-    reno: Reno,
+    reno: Aimd,
     ss: SsRule,
     /// Vegas is on (Open state).
     on: bool,
@@ -128,7 +91,7 @@ impl Algorithm for Vegas {
             alpha: cfg.alpha as u64,
             beta: cfg.beta as u64,
             gamma: cfg.gamma as u64,
-            reno: Reno::new(&RenoConfig::default(), env),
+            reno: Aimd::for_profile(None, None, env),
             ss: env.slow_start.rule(SsRule::PerAck),
             on: true,
             beg_snd_nxt: 0,
@@ -225,8 +188,9 @@ impl CongestionControl for Vegas {
 
 #[cfg(test)]
 mod tests {
+    use crate::cc::law::vegas_rtt::NONE_US;
     use super::*;
-    use crate::cc::reno::tests::ack;
+    use crate::cc::testing::ack;
     use crate::units::Dur;
 
     const MSS: u64 = 1000;

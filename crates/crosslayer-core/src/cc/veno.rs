@@ -18,11 +18,9 @@
 //! Deviations: RTT samples are the sender's Karn-filtered ones (Linux: every ACK's, also from
 //! SACKed segments).
 
-use super::{
-    cong_avoid_ai, slow_start, AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent,
-    SsRule, Window,
-};
-use super::vegas::{VegasRtt, NONE_US};
+use super::law::{cong_avoid_ai, slow_start};
+use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, SsRule, Window, };
+use super::law::vegas_rtt::{VegasRtt, NONE_US};
 use crate::registry::{Algorithm, Field, Info};
 
 crate::params! {
@@ -151,7 +149,7 @@ impl CongestionControl for Veno {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::reno::tests::ack;
+    use crate::cc::testing::ack;
     use crate::cc::CongestionKind;
     use crate::units::{Dur, Time};
 

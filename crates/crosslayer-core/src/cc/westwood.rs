@@ -20,7 +20,7 @@
 //! duplicate ACK and takes it back from the cumulative ACK that follows - the same total with
 //! SACK's precision. Times in nanoseconds (Linux: jiffies, so the 50 ms floor is 12 or 13 ticks).
 
-use super::reno::{Reno, RenoConfig};
+use super::law::aimd::Aimd;
 use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::registry::{Algorithm, Field, Info};
 use crate::units::{Dur, Time};
@@ -38,7 +38,7 @@ pub struct Westwood {
     floor: Dur,
     /// Growth: Reno's, as the TCP profile counts it (Linux bytes; ns-3's TcpWestwoodPlus, a
     /// TcpNewReno, ACKs).
-    reno: Reno,
+    reno: Aimd,
     /// Bandwidth estimates, bytes/s (bw_ns: the first filter's output).
     bw_ns: f64,
     bw: f64,
@@ -68,7 +68,7 @@ impl Algorithm for Westwood {
     fn new(cfg: &WestwoodConfig, env: &CcEnv) -> Westwood {
         Westwood {
             floor: cfg.rtt_min_sample,
-            reno: Reno::new(&RenoConfig::default(), env),
+            reno: Aimd::for_profile(None, None, env),
             bw_ns: 0.0,
             bw: 0.0,
             bk: 0,
@@ -180,7 +180,7 @@ impl CongestionControl for Westwood {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::reno::tests::ack;
+    use crate::cc::testing::ack;
 
     const MSS: u64 = 1000;
 

@@ -21,8 +21,9 @@
 //!
 //! Deviations: RTT samples are the sender's Karn-filtered ones (Linux: every ACK's).
 
-use super::{cong_avoid_ai, slow_start, AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
-use super::vegas::VegasRtt;
+use super::law::{cong_avoid_ai, slow_start};
+use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::law::vegas_rtt::VegasRtt;
 use crate::registry::{Algorithm, Field, Info};
 
 crate::params! {
@@ -170,7 +171,7 @@ impl CongestionControl for Yeah {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::reno::tests::ack;
+    use crate::cc::testing::ack;
     use crate::units::{Dur, Time};
 
     const MSS: u64 = 1000;

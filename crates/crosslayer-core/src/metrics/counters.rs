@@ -29,8 +29,8 @@ macro_rules! counters {
 
         impl $name {
             /// One result column per counter, read from a row through `get`.
-            pub fn columns<T: 'static>(get: fn(&T) -> $name) -> Vec<$crate::report::Col<T>> {
-                vec![ $( $crate::report::Col::u64(stringify!($field), $unit, &[$($doc),*], move |r: &T| get(r).$field), )* ]
+            pub fn columns<T: 'static>(get: fn(&T) -> $name) -> Vec<$crate::result::Col<T>> {
+                vec![ $( $crate::result::Col::u64(stringify!($field), $unit, &[$($doc),*], move |r: &T| get(r).$field), )* ]
             }
         }
     };

@@ -1,9 +1,10 @@
-//! Measurement: counters and windows, histograms, time-weighted integrals, trace recorders.
+//! Measurement primitives: counters and their windows, histograms, time-weighted integrals.
+//! What records a run's time series from the sender and the queues sits above the loop, beside
+//! the report (`report::trace`).
 
 pub mod counters;
 pub mod histogram;
 pub mod timeavg;
-pub mod trace;
 
 pub use counters::Counters;
 pub use histogram::LogHistogram;

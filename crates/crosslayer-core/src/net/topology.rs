@@ -23,20 +23,6 @@ pub struct Topology {
     pub reverse: usize,
 }
 
-/// Names of a dumbbell's simplex links, in the order `Topology::build` creates them.
-pub fn link_names(senders: &[HostSpec], receivers: &[HostSpec]) -> Vec<String> {
-    let mut out = vec!["A->B".to_string(), "B->A".to_string()];
-    for h in senders {
-        out.push(format!("{}->A", h.name));
-        out.push(format!("A->{}", h.name));
-    }
-    for h in receivers {
-        out.push(format!("{}->B", h.name));
-        out.push(format!("B->{}", h.name));
-    }
-    out
-}
-
 /// The links between the routers are the first two `Topology::build` creates: A -> B
 /// (`forward`, index 0) and B -> A (`reverse`, index 1), so "is `l` one of them" is `l < CORE_LINKS`.
 pub const CORE_LINKS: usize = 2;

@@ -14,18 +14,10 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 
-use crate::cc::SlowStart;
+pub use crate::stack::{Profile, Recovery, SlowStart};
 use crate::params::{ParamType, Problem, Value};
 use crate::units::{Bytes, Dur, MAX_SPAN};
 
-crate::choice! {
-    /// Whose defaults the TCP options left unset take: Linux's, or ns-3's (3.44), so that a
-    /// comparison with either differs by models, never by settings.
-    pub enum Profile {
-        Linux = "linux",
-        Ns3 = "ns3",
-    }
-}
 
 crate::choice! {
     /// How the retransmission timeout is computed and when its backoff clears.
@@ -41,27 +33,6 @@ crate::choice! {
     }
 }
 
-crate::choice! {
-    /// How the window evolves in fast recovery.
-    pub enum Recovery {
-        /// Proportional Rate Reduction (RFC 6937; Linux `tcp_cwnd_reduction`, ns-3
-        /// TcpPrrRecovery): sends in proportion to what is delivered, down to ssthresh.
-        Prr = "prr",
-        /// RFC 6675: cwnd = ssthresh at once; SACK-based NextSeg.
-        Rfc6675 = "rfc6675",
-        /// RFC 6582 NewReno: cwnd inflated per duplicate ACK, deflated on partial ACKs, each of
-        /// which retransmits the next hole.
-        NewReno = "newreno",
-        /// Reno as ns-2's TCP/Reno agent: fast recovery ends at the first new ACK, partial or
-        /// not, so further losses in the window need another fast retransmit or a timeout
-        /// (with ns-2's default bugFix_, one per window: a timeout). SACK blocks are ignored.
-        Reno = "reno",
-        /// Tahoe as ns-2's TCP agent: three duplicate ACKs -> ssthresh = half, cwnd = 1
-        /// segment, go back and slow-start from the loss (no fast recovery). SACK blocks are
-        /// ignored.
-        Tahoe = "tahoe",
-    }
-}
 
 crate::choice! {
     /// How TCP options are aligned in a header.
@@ -265,13 +236,5 @@ impl TcpConfig {
     }
 }
 
-use crate::packet::{PacketArena, PacketId};
-use crate::units::Time;
+pub use crate::packet::TxCtx;
 
-/// What an endpoint may touch while handling an event: it allocates packets in the arena and
-/// appends them to `out`; the engine routes them after the call.
-pub struct TxCtx<'a> {
-    pub now: Time,
-    pub arena: &'a mut PacketArena,
-    pub out: &'a mut Vec<PacketId>,
-}

@@ -10,7 +10,7 @@
 //! nanoseconds (no drift from rounding an interval). No jitter: like ns-2's CBR with `random_ 0`.
 
 use crate::packet::{Ecn, Packet, PktKind};
-use crate::tcp::TxCtx;
+use crate::packet::TxCtx;
 use crate::units::{Rate, Time};
 
 crate::counters! {

@@ -15,7 +15,7 @@
 //!   tail if the old list is non-empty (RFC 8290 section 4.2: this keeps a flow that empties
 //!   from regaining priority at once), otherwise it leaves the lists.
 
-use super::QdiscCtx;
+use crate::aqm::QdiscCtx;
 use crate::packet::PacketId;
 use std::collections::VecDeque;
 

@@ -14,93 +14,16 @@
 use crate::aqm::QueueCounters;
 use crate::metrics::Counters;
 use crate::net::link::LinkCounters;
-use crate::result::{Column, RunResult, Summary, Table};
+use crate::result::{build, static_columns, Col, Column, ColumnSpec, DType, RunResult, Summary, Table};
 use crate::net::topology::CORE_LINKS;
 use crate::sim::{BottleneckCounters, CoreCounters, Sim};
 use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
 use crate::traffic::cbr::{CbrRecvCounters, CbrSentCounters};
 use crate::units::{Dur, Time};
+
+pub mod trace;
 use serde_json::{json, Value as Json};
-
-/// Element type of a column.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DType {
-    F64,
-    U64,
-    Str,
-    /// Strings from a small set (codes and labels).
-    Cat,
-}
-
-impl DType {
-    fn name(self) -> &'static str {
-        match self {
-            DType::F64 => "f64",
-            DType::U64 => "u64",
-            DType::Str => "str",
-            DType::Cat => "category",
-        }
-    }
-}
-
-/// What a column is.
-#[derive(Clone, Debug)]
-pub struct ColumnSpec {
-    pub name: &'static str,
-    /// Unit symbol (`s`, `bps`, `bytes`, `pkts`, `count`, `ratio`, `flag`), empty for labels.
-    pub unit: &'static str,
-    pub doc: String,
-    pub dtype: DType,
-}
-
-impl ColumnSpec {
-    fn to_json(&self) -> Json {
-        json!({"name": self.name, "unit": self.unit, "doc": self.doc, "dtype": self.dtype.name()})
-    }
-}
-
-enum Getter<T> {
-    F64(Box<dyn Fn(&T) -> f64>),
-    U64(Box<dyn Fn(&T) -> u64>),
-    Str(Box<dyn Fn(&T) -> String>),
-}
-
-/// A declared column of rows of type `T`.
-pub struct Col<T> {
-    pub spec: ColumnSpec,
-    get: Getter<T>,
-}
-
-fn doc(lines: &[&str]) -> String {
-    crate::params::join_doc(lines)
-}
-
-impl<T> Col<T> {
-    pub fn u64(name: &'static str, unit: &'static str, d: &[&str], f: impl Fn(&T) -> u64 + 'static) -> Col<T> {
-        Col { spec: ColumnSpec { name, unit, doc: doc(d), dtype: DType::U64 }, get: Getter::U64(Box::new(f)) }
-    }
-    pub fn f64(name: &'static str, unit: &'static str, d: &str, f: impl Fn(&T) -> f64 + 'static) -> Col<T> {
-        Col { spec: ColumnSpec { name, unit, doc: doc(&[d]), dtype: DType::F64 }, get: Getter::F64(Box::new(f)) }
-    }
-    pub fn str(name: &'static str, d: &str, f: impl Fn(&T) -> String + 'static) -> Col<T> {
-        Col { spec: ColumnSpec { name, unit: "", doc: doc(&[d]), dtype: DType::Str }, get: Getter::Str(Box::new(f)) }
-    }
-}
-
-/// Build a table from rows.
-pub fn build<T>(cols: &[Col<T>], rows: &[T]) -> Table {
-    let mut t = Table::default();
-    for c in cols {
-        let col = match &c.get {
-            Getter::F64(f) => Column::F64(rows.iter().map(f).collect()),
-            Getter::U64(f) => Column::U64(rows.iter().map(f).collect()),
-            Getter::Str(f) => Column::Str(rows.iter().map(f).collect()),
-        };
-        t.push(c.spec.name, col);
-    }
-    t
-}
 
 fn nan_or(v: Option<f64>) -> f64 {
     v.unwrap_or(f64::NAN)
@@ -365,9 +288,6 @@ pub fn stat_columns() -> Vec<Col<StatRow>> {
     ]
 }
 
-fn static_columns(cols: &[(&'static str, &'static str, &'static str, DType)]) -> Vec<ColumnSpec> {
-    cols.iter().map(|&(name, unit, d, dtype)| ColumnSpec { name, unit, doc: d.into(), dtype }).collect()
-}
 
 /// Fixed columns of `series` (then the sampled discipline's `state` fields, f64).
 pub fn series_columns() -> Vec<ColumnSpec> {
@@ -421,7 +341,7 @@ fn window(now: &[CoreCounters; CORE_LINKS], at_warmup: &[CoreCounters; CORE_LINK
 }
 
 /// Assemble the result tables of a finished run (the traces move into them).
-pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
+pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> RunResult {
     let span = sim.end() - sim.warmup();
     let topo = &sim.topo;
     let now = sim.now();
@@ -429,7 +349,7 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
     let flow_rows: Vec<FlowRow> = sim
         .flows
         .iter()
-        .zip(&sim.spec.flows)
+        .zip(&sim.spec().flows)
         .map(|(fl, fs)| {
             let (s, r) = (&fl.sender, &fl.receiver);
             let h = &s.rtt_hist;
@@ -462,7 +382,7 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
     let udp_rows: Vec<UdpRow> = sim
         .udp
         .iter()
-        .zip(&sim.spec.udp)
+        .zip(&sim.spec().udp)
         .map(|(u, us)| {
             let s = &u.source;
             let h = &u.owd;
@@ -552,20 +472,21 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
     }
 
     let flow_names: Vec<String> = sim.flows.iter().map(|f| f.name.clone()).collect();
-    let cwnd = match &mut sim.traces.cwnd {
-        Some(t) => t.take_table(&flow_names),
-        None => {
-            let mut t = Table::default();
-            for c in cwnd_columns() {
-                t.push(c.name, Column::empty(c.dtype));
-            }
-            t
+    let empty = |cols: Vec<ColumnSpec>| {
+        let mut t = Table::default();
+        for c in cols {
+            t.push(c.name, Column::empty(c.dtype));
         }
+        t
+    };
+    let (series, cwnd) = match traces {
+        Some(mut tr) => (tr.series.take_table(), tr.cwnd.as_mut().map_or_else(|| empty(cwnd_columns()), |t| t.take_table(&flow_names))),
+        None => (empty(series_columns()), empty(cwnd_columns())),
     };
 
     RunResult {
         summary: Summary {
-            seed: sim.spec.seed,
+            seed: sim.spec().seed,
             sim_s: sim.end().secs_f64(),
             measured_s: span.secs_f64(),
             wall_s,
@@ -580,7 +501,7 @@ pub fn results(sim: &mut Sim, wall_s: f64) -> RunResult {
         hosts: build(&host_columns(), &host_rows),
         drops: build(&drop_columns(), &reason_rows),
         qdisc_stats: build(&stat_columns(), &stat_rows),
-        series: sim.traces.series.take_table(),
+        series,
         cwnd,
     }
 }

@@ -27,7 +27,7 @@
 //! * As Linux (and ns-3), a packet becomes droppable only strictly after `first_above_time`; the
 //!   RFC pseudocode uses `>=`. The two differ only when a dequeue falls on that exact nanosecond.
 
-use super::{QdiscCtx, ReasonId};
+use crate::aqm::{QdiscCtx, ReasonId};
 use crate::packet::PacketId;
 use crate::units::{Dur, Time};
 

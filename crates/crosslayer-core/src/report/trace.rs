@@ -2,13 +2,60 @@
 //! sent since the previous sample, and its discipline's state,
 //! and every flow's window with its congestion control's state. Columns of algorithm state are
 //! named after the fields the algorithm declares (`STATE`), so they are known before the run.
+//!
+//! [`Traces`] is the loop's [`Recorder`]: the loop calls it at every `Sample` event, and the
+//! report moves its columns into the `series` and `cwnd` tables.
 
 use crate::aqm::Queue;
 use crate::cc::Cc;
-use crate::tcp::sender::Sender;
+use crate::net::Topology;
 use crate::registry::Field;
 use crate::result::{Column, Table};
+use crate::sim::{Flow, Recorder, Sim};
+use crate::tcp::sender::Sender;
 use crate::units::Time;
+
+/// The time series of one run: the sampled queue's, and every flow's window when the spec
+/// asks for it.
+pub struct Traces {
+    /// The queue named by `series_queue` (the bottleneck by default).
+    pub series: QueueSeries,
+    /// Every flow's window, when the spec asks for it.
+    pub cwnd: Option<CwndTrace>,
+    /// The link whose queue `series` samples.
+    series_link: usize,
+}
+
+impl Traces {
+    /// The recorders of `sim`'s scenario, with room for every row reserved now, so a run never
+    /// runs out of memory half-way (the limit `limits.max_trace_rows` was checked by `validate`).
+    pub fn new(sim: &Sim) -> Result<Traces, String> {
+        let spec = sim.spec();
+        let series_link = sim.topo.link_index(&spec.series_queue).ok_or_else(|| format!("series_queue: no link {:?}", spec.series_queue))?;
+        let samples = crate::spec::trace_rows(spec.duration, spec.sample_interval, 0, false) as usize;
+        Ok(Traces {
+            series: QueueSeries::new(&sim.topo.links[series_link].queue, samples)?,
+            cwnd: match spec.cwnd_trace && samples > 0 {
+                true => Some(CwndTrace::new(sim.flows.iter().map(|f| &f.sender.cc), samples.saturating_mul(sim.flows.len()))?),
+                false => None,
+            },
+            series_link,
+        })
+    }
+}
+
+impl Recorder for Traces {
+    fn sample(&mut self, now: Time, topo: &mut Topology, flows: &[Flow]) {
+        self.series.sample(now, &mut topo.links[self.series_link].queue);
+        if let Some(cwnd) = &mut self.cwnd {
+            for (i, fl) in flows.iter().enumerate() {
+                if now >= fl.sender.start_at() {
+                    cwnd.sample(now, i as u32, &fl.sender);
+                }
+            }
+        }
+    }
+}
 
 /// The sampled queue: length and discipline state.
 #[derive(Debug, Default)]
@@ -54,7 +101,7 @@ impl QueueSeries {
         self.t_s.push(now.secs_f64());
         self.pkts.push(queue.len_pkts() as u64);
         self.bytes.push(queue.len_bytes());
-        let (sum, n, max) = std::mem::take(&mut queue.sojourn_since_sample);
+        let (sum, n, max) = queue.take_sojourn_since_sample();
         let (mean, max) = if n == 0 { (f64::NAN, f64::NAN) } else { (sum as f64 / n as f64 / 1e9, max as f64 / 1e9) };
         self.sojourn_mean_s.push(mean);
         self.sojourn_max_s.push(max);

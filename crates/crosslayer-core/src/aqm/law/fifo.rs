@@ -2,7 +2,7 @@
 //! the bytes they hold. Not a discipline itself (DropTail is `droptail.rs`); the parts every
 //! single-queue discipline had written out again.
 
-use super::QdiscCtx;
+use crate::aqm::QdiscCtx;
 use crate::packet::PacketId;
 use std::collections::VecDeque;
 

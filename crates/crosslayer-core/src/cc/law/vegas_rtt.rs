@@ -1,0 +1,41 @@
+//! Vegas's RTT sampling (Linux `tcp_vegas_pkts_acked`), shared by Vegas, Veno and YeAH.
+
+/// No sample yet (Linux 0x7fffffff).
+pub const NONE_US: u64 = 0x7fff_ffff;
+
+/// Linux `tcp_vegas_pkts_acked`'s RTT bookkeeping, shared by Vegas, Veno and YeAH: each sample
+/// is `rtt + 1 us`; `base_us` is the least of the connection, `min_us` the least since the last
+/// `reset`, `cnt` the samples since then.
+#[derive(Clone, Debug)]
+pub struct VegasRtt {
+    pub base_us: u64,
+    pub min_us: u64,
+    pub cnt: u32,
+}
+
+impl VegasRtt {
+    pub fn new() -> VegasRtt {
+        VegasRtt { base_us: NONE_US, min_us: NONE_US, cnt: 0 }
+    }
+
+    pub fn sample(&mut self, rtt: Option<crate::units::Dur>) {
+        if let Some(rtt) = rtt {
+            let v = rtt.ns() / 1000 + 1;
+            self.base_us = self.base_us.min(v);
+            self.min_us = self.min_us.min(v);
+            self.cnt += 1;
+        }
+    }
+
+    /// A new round: forget the round's least RTT and its count.
+    pub fn reset(&mut self) {
+        self.min_us = NONE_US;
+        self.cnt = 0;
+    }
+
+    /// The base RTT in seconds (NaN before the first sample).
+    pub fn base_s(&self) -> f64 {
+        if self.base_us == NONE_US { f64::NAN } else { self.base_us as f64 * 1e-6 }
+    }
+}
+

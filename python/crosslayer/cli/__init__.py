@@ -1,0 +1,48 @@
+"""``crosslayer`` command line: run, validate, list, benchmark, studies and result stores.
+
+Exit codes (also in ``crosslayer --help``): 0 success, 1 engine failure (out of memory, a
+[limits] value reached, a simulator bug), results that cannot be written after the run, or
+failed study points, 2 invalid study file or command line (including an output folder that
+cannot be written or already holds a result, checked before the run), 130 interrupted.
+
+The commands live in modules by group: ``run`` (run, validate), ``figures`` (plot-*),
+``bench``, ``listing`` (list), ``study`` and ``results``; ``common`` holds the app and what they
+share. Importing this package registers them all (in the order ``crosslayer -h`` lists them).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import typer
+
+from crosslayer.cli import run, figures, bench, listing, study, results  # noqa: F401, I001 - registers the commands, in this order
+from crosslayer.cli.common import app
+
+__all__ = ["app", "main"]
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    """SIGTERM (``kill``, a job scheduler's time limit) stops the command as Ctrl-C does: a
+    sweep stops its workers and keeps what it stored."""
+    raise KeyboardInterrupt
+
+
+def main() -> None:
+    """The ``crosslayer`` entry point: the app, with any unexpected exception reported in one
+    line (exit 1) instead of a traceback; ``CROSSLAYER_DEBUG=1`` shows the traceback. SIGTERM
+    is handled like SIGINT (Ctrl-C)."""
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        app()
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        raise SystemExit(130) from None
+    except Exception as exc:  # noqa: BLE001 - the last line of defence of the CLI
+        if os.environ.get("CROSSLAYER_DEBUG"):
+            raise
+        typer.echo(f"internal error (a crosslayer bug; please report it with the study file): {type(exc).__name__}: {exc}", err=True)
+        raise SystemExit(1) from None

@@ -1,0 +1,5 @@
+"""`python -m crosslayer.cli`."""
+
+from crosslayer.cli import main
+
+main()

@@ -1,0 +1,191 @@
+"""Flow groups (bulk TCP and constant-bit-rate UDP), their start times and their expansion into
+(src, dst) pairs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Final, Literal, NamedTuple
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    Discriminator,
+    FieldSerializationInfo,
+    Tag,
+    field_serializer,
+    model_validator,
+)
+
+from crosslayer.scenario.algorithms import CcConfig, TcpConfig, _tag_by
+from crosslayer.scenario.errors import _TAG, Loc, _error, _Model, _raise_problems
+from crosslayer.scenario.fields import (
+    Dscp,
+    Duration,
+    Flag,
+    FlowCount,
+    NodeList,
+    Port,
+    Rate,
+    Size,
+)
+from crosslayer.units import (
+    format_duration,
+    show,
+)
+
+# -- flow start times -------------------------------------------------------------------------
+
+
+class FixedStart(_Model):
+    """Start at a fixed time."""
+
+    at: Duration
+
+    @property
+    def bounds(self) -> tuple[int, int]:
+        """Earliest and latest possible start, ns."""
+        return self.at, self.at
+
+    def engine_spec(self) -> dict[str, Any]:
+        return {"kind": "fixed", "at": self.at}
+
+
+class UniformStart(_Model):
+    """Start at a time drawn uniformly from [from, to] by the engine (per-flow RNG stream)."""
+
+    uniform: tuple[Duration, Duration]
+
+    @model_validator(mode="after")
+    def _ordered(self) -> UniformStart:
+        _raise_problems(self._checks())
+        return self
+
+    def _checks(self) -> list[tuple[Loc, str]]:
+        lo, hi = self.uniform
+        if lo > hi:
+            return [(("uniform",), f"needs from <= to (got [{show(format_duration(lo))}, {show(format_duration(hi))}])")]
+        return []
+
+    @property
+    def bounds(self) -> tuple[int, int]:
+        """Earliest and latest possible start, ns."""
+        return self.uniform
+
+    def engine_spec(self) -> dict[str, Any]:
+        return {"kind": "uniform", "from": self.uniform[0], "to": self.uniform[1]}
+
+
+_START_FORMS: Final = 'must be a time like "0s" or { uniform = ["0s", "3s"] }'
+
+
+def _normalize_start(value: Any) -> Any:
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return {"at": value}
+    if isinstance(value, Mapping) and len(value) == 1 and next(iter(value)) in ("at", "uniform"):
+        return value
+    if isinstance(value, BaseModel):
+        return value
+    raise _error("start_form", f"{_START_FORMS} (got {show(value)})")
+
+
+Start = Annotated[
+    Annotated[FixedStart, Tag(_TAG + "fixed")] | Annotated[UniformStart, Tag(_TAG + "uniform")],
+    Discriminator(_tag_by(lambda v: "uniform" if "uniform" in v else "fixed")),
+    BeforeValidator(_normalize_start),
+]
+
+
+# -- flows ------------------------------------------------------------------------------------
+
+
+Pairs = Literal["all", "zip"]
+"""How a group pairs its src and dst hosts."""
+
+
+def _pair_count(group: FlowGroup | UdpGroup) -> int:
+    """How many (src, dst) pairs ``group`` has, without listing them."""
+    return min(len(group.src), len(group.dst)) if group.pairs == "zip" else len(group.src) * len(group.dst)
+
+
+def group_pairs(group: FlowGroup | UdpGroup) -> list[tuple[str, str]]:
+    """The (src, dst) pairs a group's flows run between, in order: src x dst, or src[i] with
+    dst[i] when ``pairs = "zip"``."""
+    if group.pairs == "zip":
+        return list(zip(group.src, group.dst))
+    return [(src, dst) for src in group.src for dst in group.dst]
+
+
+class FlowGroup(_Model):
+    """Bulk TCP flows: ``per_pair`` flows for every (src, dst) in src x dst.
+
+    Data goes from ``src`` to ``dst``: senders to receivers over A -> B, or, when every ``src``
+    is a receiver and every ``dst`` a sender, receivers to senders over B -> A (a reverse group:
+    two-way traffic).
+    """
+
+    src: NodeList
+    """Where the data comes from: sender name(s), or receiver name(s) for a reverse group."""
+    dst: NodeList
+    """Where it goes: receiver name(s), or sender name(s) for a reverse group."""
+    pairs: Pairs = "all"
+    """Which (src, dst) pairs get flows: "all" of src x dst, or "zip": src[i] with dst[i] (equal
+    lengths; e.g. one receiver per sender)."""
+    per_pair: FlowCount = 1
+    cc: CcConfig
+    start: Start = FixedStart(at=0)
+    stop: Duration | None = None
+    """Time the sender stops sending new data; unset: runs to the end."""
+    tcp: TcpConfig | None = None
+    """Overrides of the scenario's [tcp] for this group: only the fields given here apply."""
+    dscp: Dscp = 0
+    """DiffServ codepoint of the group's packets (class-based disciplines may classify by it)."""
+    port: Port = 0
+    """Service port of the group's flows (0: none; class-based disciplines may classify by it)."""
+
+    @field_serializer("tcp")
+    def _dump_tcp_overrides(self, tcp: TcpConfig | None, info: FieldSerializationInfo) -> Any:
+        # Only the fields the user set, so a round trip does not pin the other fields.
+        return None if tcp is None else tcp.model_dump(mode=info.mode, exclude_unset=True)
+
+
+class UdpGroup(_Model):
+    """Unresponsive constant-bit-rate (UDP) flows: ``per_pair`` for every (src, dst) in src x dst.
+
+    Each sends ``packet_size``-byte datagrams (wire size) at ``rate`` from ``start`` to ``stop``
+    whatever the network does; results in the ``udp`` table (sent, delivered, dropped, one-way
+    delay).
+    """
+
+    src: NodeList
+    """Source name(s): senders, or receivers for a reverse group (as in a flow group)."""
+    dst: NodeList
+    """Sink name(s): receivers, or senders for a reverse group."""
+    pairs: Pairs = "all"
+    """Which (src, dst) pairs get flows: "all" of src x dst, or "zip": src[i] with dst[i]."""
+    per_pair: FlowCount = 1
+    rate: Rate
+    """Sending rate, wire bytes (e.g. "20Mbps")."""
+    packet_size: Size = 1500
+    """Wire size of each datagram (28 B to 64 KiB)."""
+    start: Duration = 0
+    stop: Duration | None = None
+    """No datagram from this time; unset: runs to the end."""
+    ecn: Flag = False
+    """Send ECT(0): ECN-capable, yet unresponsive (it ignores marks)."""
+    dscp: Dscp = 0
+    port: Port = 0
+
+
+class ExpandedFlow(NamedTuple):
+    """One flow of the engine spec."""
+
+    name: str
+    """``"<src>-<dst>.<k>"``, k counting that pair's flows across all groups in order."""
+    group: int
+    """Index of its flow group."""
+    src: int
+    """Index into topology.senders (topology.receivers when ``reverse``)."""
+    dst: int
+    """Index into topology.receivers (topology.senders when ``reverse``)."""
+    reverse: bool = False
+    """Data from a receiver host to a sender host, over B -> A."""

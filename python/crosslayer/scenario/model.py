@@ -1,0 +1,394 @@
+"""The scenario: one simulation run, validated as a whole and lowered to the engine spec."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import (
+    ValidationError,
+    model_validator,
+)
+
+from crosslayer.catalog import engine
+from crosslayer.paths import set_path
+from crosslayer.scenario.algorithms import RunLimits, TcpConfig
+from crosslayer.scenario.errors import (
+    MS,
+    Loc,
+    ScenarioError,
+    _Model,
+    _problems_from,
+    _raise_problems,
+)
+from crosslayer.scenario.fields import (
+    MAX_DURATION,
+    MAX_FLOWS,
+    Duration,
+    Flag,
+    ScenarioName,
+    Seed,
+    _got,
+)
+from crosslayer.scenario.flows import (
+    ExpandedFlow,
+    FlowGroup,
+    UdpGroup,
+    _pair_count,
+    group_pairs,
+)
+from crosslayer.scenario.topology import Dumbbell
+from crosslayer.units import (
+    format_duration,
+    format_size,
+    show,
+)
+
+# -- scenario ---------------------------------------------------------------------------------
+
+
+class Scenario(_Model):
+    """One simulation run. See module docstring and studies/*.toml."""
+
+    name: ScenarioName
+    description: str = ""
+    duration: Duration
+    """Simulated time."""
+    warmup: Duration = 0
+    """Measurements cover [warmup, duration]."""
+    seed: Seed = 1
+    sample_interval: Duration = 10 * MS
+    """Period of the queue-length (and cwnd) time series."""
+    cwnd_trace: Flag = False
+    """Record every flow's cwnd and ssthresh each sample_interval."""
+    series_queue: str = "bottleneck"
+    """The queue the series table samples: "bottleneck" (A->B), "reverse" (B->A) or a link name
+    such as "N1->A" or "B->N4"."""
+    tie_break: Literal["fifo", "random"] = "fifo"
+    """Order of events at the same nanosecond: as scheduled, or a seeded random order."""
+    topology: Dumbbell
+    tcp: TcpConfig = TcpConfig()
+    """Defaults for every flow."""
+    limits: RunLimits = RunLimits()
+    """Safety limits: trace rows, events."""
+    flows: list[FlowGroup] = []
+    udp: list[UdpGroup] = []
+    """Unresponsive constant-bit-rate flows."""
+
+    @model_validator(mode="after")
+    def _check(self) -> Scenario:
+        _raise_problems(self._problems())
+        return self
+
+    def _checks(self) -> list[tuple[Loc, str]]:
+        return self._problems()
+
+    def flow_count(self) -> int:
+        """How many flows the groups expand to (computed without expanding them)."""
+        return sum(_pair_count(g) * g.per_pair for g in [*self.flows, *self.udp])
+
+    def trace_rows(self) -> int:
+        """Rows the series and (with cwnd_trace) the cwnd trace will hold at most."""
+        if self.sample_interval == 0:
+            return 0
+        samples = self.duration // self.sample_interval + 1
+        tcp_flows = sum(_pair_count(g) * g.per_pair for g in self.flows)
+        return samples * (1 + tcp_flows if self.cwnd_trace else 1)
+
+    def _problems(self) -> list[tuple[Loc, str]]:
+        out = self._field_problems()
+        if not out:
+            # The engine's own check of the lowered spec: what validates here runs there. It
+            # finds nothing the checks above missed unless crosslayer has a bug.
+            try:
+                engine().validate_json(json.dumps(self.to_engine_spec()))
+            except ValueError as exc:
+                out.append(((), f"the engine refused this scenario, which crosslayer's validation accepted (a bug: please report it with the study file): {exc}"))
+        return out
+
+    def _field_problems(self) -> list[tuple[Loc, str]]:
+        out: list[tuple[Loc, str]] = []
+        duration = format_duration(self.duration)
+        if self.duration == 0:
+            out.append((("duration",), 'must be positive, e.g. "100s"'))
+        elif self.duration > MAX_DURATION:
+            out.append((("duration",), f"must be at most {format_duration(MAX_DURATION)} {_got(self.duration)}"))
+        if self.warmup >= self.duration:
+            out.append((("warmup",), f"must be shorter than duration ({duration}) {_got(self.warmup)}"))
+        if not 0 < self.sample_interval <= self.duration:
+            out.append((("sample_interval",), f"must be in (0, duration = {duration}] {_got(self.sample_interval)}"))
+        out += [(("tcp", *loc), msg) for loc, msg in self.tcp.problems()]
+        links = self.link_names()
+        if self.series_queue not in ("bottleneck", "reverse", *links):
+            out.append((("series_queue",), f'no such queue: "bottleneck", "reverse" or a link name ({", ".join(links)}) (got {show(self.series_queue)})'))
+        if not self.flows and not self.udp:
+            out.append((("flows",), 'needs at least one [[flows]] group, e.g. src = "N1", dst = "N4", cc = "cubic" (or a [[udp]] group)'))
+        flows = self.flow_count()
+        if flows > MAX_FLOWS:
+            counts = " + ".join(f"{len(g.src)} x {len(g.dst)} x {g.per_pair}" if g.pairs == "all" else f"{_pair_count(g)} pairs x {g.per_pair}" for g in [*self.flows, *self.udp])
+            out.append((("flows",), f"expand to {flows} flows ({counts}), more than {MAX_FLOWS}; lower per_pair"))
+            return out  # the per-group checks below would walk every one of them
+        for i, group in enumerate(self.flows):
+            out += [(("flows", i, *loc), msg) for loc, msg in self._group_problems(group)]
+        for i, udp in enumerate(self.udp):
+            out += [(("udp", i, *loc), msg) for loc, msg in self._udp_problems(udp)]
+        rows, limit = self.trace_rows(), self.limits.max_trace_rows
+        if rows > limit and not out:
+            what = "series and cwnd traces" if self.cwnd_trace else "series"
+            out.append(
+                (
+                    ("sample_interval",),
+                    f"the {what} would hold {rows:,} rows (about {rows * 80 / 1e9:.1f} GB), more than "
+                    f"limits.max_trace_rows = {limit:,}: sample less often, or raise [limits] max_trace_rows "
+                    f"{_got(self.sample_interval)}",
+                )
+            )
+        return out
+
+    def _udp_problems(self, group: UdpGroup) -> list[tuple[Loc, str]]:
+        out = self._endpoint_problems(group)
+        duration = format_duration(self.duration)
+        if group.start >= self.duration:
+            out.append((("start",), f"must be before duration ({duration}) {_got(group.start)}"))
+        if group.stop is not None and not group.start < group.stop <= self.duration:
+            out.append((("stop",), f"must be in ({format_duration(group.start)}, duration = {duration}] {_got(group.stop)}; omit it to run to the end"))
+        if not 28 <= group.packet_size <= 65535:
+            out.append((("packet_size",), f"must be in [28B, 65535B]: IPv4 and UDP headers at least, IPv4's limit at most (got {show(format_size(group.packet_size))})"))
+        return out
+
+    def is_reverse(self, group: FlowGroup | UdpGroup) -> bool:
+        """Whether a group sends from receivers to senders (over B -> A): its first src host that
+        is a node of the dumbbell is a receiver. Validation requires every src on that side and
+        every dst on the other."""
+        receivers = {h.name for h in self.topology.receivers}
+        senders = {h.name for h in self.topology.senders}
+        first = next((name for name in group.src if name in receivers or name in senders), None)
+        return first in receivers
+
+    def _endpoint_problems(self, group: FlowGroup | UdpGroup) -> list[tuple[Loc, str]]:
+        out: list[tuple[Loc, str]] = []
+        sides = {"senders": [h.name for h in self.topology.senders], "receivers": [h.name for h in self.topology.receivers]}
+        reverse = self.is_reverse(group)
+        roles = (("src", "receivers", "senders"), ("dst", "senders", "receivers")) if reverse else (("src", "senders", "receivers"), ("dst", "receivers", "senders"))
+        first_src = next((n for n in group.src if n in sides["senders"] or n in sides["receivers"]), "")
+        for field, role, other in roles:
+            names: list[str] = getattr(group, field)
+            defined = ", ".join(sides[role])
+            if not names:
+                out.append(((field,), f"needs at least one of the {role}: {defined}"))
+            for j, name in enumerate(names):
+                if name in sides[other]:
+                    if field == "src":
+                        problem = (
+                            f"{show(name)} is one of the {other}, but {show(first_src)} (the first) is one of the {role}: "
+                            f"a group's src hosts must all be senders (data towards the receivers) or all receivers "
+                            f"(a reverse group, data towards the senders); put {show(name)} in a group of its own"
+                        )
+                    else:
+                        problem = (
+                            f"{show(name)} is one of the {other}, as src is: data crosses between the routers, "
+                            f"so dst must be one of the {role}: {defined}"
+                        )
+                    out.append(((field, j), problem))
+                elif name not in sides[role]:
+                    out.append(((field, j), f"unknown node {show(name)}; {role} are: {defined}"))
+                elif name in names[:j] and group.pairs == "all":
+                    out.append(((field, j), f"{show(name)} is listed twice; use per_pair for several flows per pair"))
+        if group.pairs == "zip":
+            if len(group.src) != len(group.dst):
+                out.append(((
+                    "dst",
+                ), f'pairs = "zip" pairs src[i] with dst[i], but src has {len(group.src)} hosts and dst {len(group.dst)}: list as many of each, or use pairs = "all" (src x dst)'))
+            seen: set[tuple[str, str]] = set()
+            for j, pair in enumerate(zip(group.src, group.dst)):
+                if pair in seen:
+                    out.append((("dst", j), f"the pair {show(pair[0])} -> {show(pair[1])} is listed twice; use per_pair for several flows per pair"))
+                seen.add(pair)
+        return out
+
+    def _group_problems(self, group: FlowGroup) -> list[tuple[Loc, str]]:
+        out = self._endpoint_problems(group)
+        latest_start = group.start.bounds[1]
+        duration = format_duration(self.duration)
+        if latest_start >= self.duration:
+            out.append((("start",), f"must be before duration ({duration}) {_got(latest_start)}"))
+        if group.stop is not None and not latest_start < group.stop <= self.duration:
+            window = f"({format_duration(latest_start)}, duration = {duration}]"
+            out.append((("stop",), f"must be in {window} {_got(group.stop)}; omit it to run to the end"))
+        if group.tcp is not None:  # problems of [tcp] itself are reported once, under "tcp"
+            inherited = self.tcp.problems()
+            out += [(("tcp", *p[0]), p[1]) for p in self.tcp_for(group).problems() if p not in inherited]
+        return out
+
+    # -- construction ----------------------------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str | None = None) -> Scenario:
+        """Validate a TOML-shaped mapping; raise ScenarioError listing every problem."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise ScenarioError(_problems_from(exc), source) from None
+        except RecursionError:
+            raise ScenarioError([("", "values are nested too deeply to be a scenario")], source) from None
+
+    @classmethod
+    def from_toml(cls, source: str | Path) -> Scenario:
+        """Load a study file: a ``Path``, a ``str`` ending in ``.toml`` (a path) or TOML text.
+
+        Raises ScenarioError for anything that is not a valid study (bytes that are not UTF-8,
+        invalid TOML, nesting deeper than the TOML reader follows, integers too long to read)
+        and OSError if the file cannot be read.
+        """
+        if isinstance(source, Path) or ("\n" not in source and source.strip().endswith(".toml")):
+            label = str(source)
+            raw = Path(source).read_bytes()
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                line = raw.count(b"\n", 0, exc.start) + 1
+                column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+                problem = f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at line {line}, column {column}; save the file as UTF-8"
+                raise ScenarioError([("", problem)], label) from None
+        else:
+            label, text = "<string>", source
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ScenarioError([("", f"invalid TOML: {exc}")], label) from None
+        except RecursionError:
+            raise ScenarioError([("", "invalid TOML: arrays or tables nested too deeply")], label) from None
+        except ValueError as exc:  # an integer of more than 4300 digits
+            reason = "an integer has more than 4300 digits" if "digits" in str(exc) else str(exc)
+            raise ScenarioError([("", f"invalid TOML: {reason}")], label) from None
+        return cls.from_dict(data, label)
+
+    @classmethod
+    def coerce(cls, source: Scenario | Mapping[str, Any] | str | Path) -> Scenario:
+        """A Scenario from a Scenario, a TOML-shaped mapping, a TOML file path or TOML text."""
+        if isinstance(source, Scenario):
+            return source
+        if isinstance(source, Mapping):
+            return cls.from_dict(source)
+        return cls.from_toml(source)
+
+    def with_overrides(self, **changes: Any) -> Scenario:
+        """A re-validated copy with fields replaced: top-level names or paths as a study file's
+        axes take them, e.g. ``with_overrides(seed=2, duration="5s")`` or
+        ``with_overrides(**{"topology.bottleneck.qdisc.kind": "codel", "flows[*].cc": "reno"})``
+        (see :mod:`crosslayer.paths`)."""
+        return self.with_paths(changes, source=f"{self.name} with overrides")
+
+    def with_paths(self, overrides: Mapping[str, Any], source: str | None = None) -> Scenario:
+        """A re-validated copy with every ``path = value`` of ``overrides`` set
+        (:func:`crosslayer.paths.set_path`); ``source`` names it in error messages."""
+        data = self.model_dump()
+        for path, value in overrides.items():
+            set_path(data, path, value)
+        return Scenario.from_dict(data, source=source or f"{self.name} with {', '.join(overrides)}")
+
+    # -- lowering ---------------------------------------------------------------------------
+
+    def tcp_for(self, group: FlowGroup) -> TcpConfig:
+        """The effective TCP config of a flow group: [tcp] with the group's overrides applied."""
+        if group.tcp is None:
+            return self.tcp
+        return self.tcp.model_copy(update={k: getattr(group.tcp, k) for k in group.tcp.model_fields_set})
+
+    def link_names(self) -> list[str]:
+        """The dumbbell's simplex links, as the engine names them (``queues.link``)."""
+        names = ["A->B", "B->A"]
+        for h in self.topology.senders:
+            names += [f"{h.name}->A", f"A->{h.name}"]
+        for h in self.topology.receivers:
+            names += [f"{h.name}->B", f"B->{h.name}"]
+        return names
+
+    def series_qdisc(self) -> dict[str, Any]:
+        """The engine spec of the discipline on the queue ``series`` samples."""
+        topo = self.topology.engine_spec()
+        name = self.series_queue
+        if name in ("bottleneck", "A->B"):
+            return dict(topo["forward"]["qdisc"])
+        if name in ("reverse", "B->A"):
+            return dict(topo["reverse"]["qdisc"])
+        for role, router in (("senders", "A"), ("receivers", "B")):
+            for h in topo[role]:
+                if name == f"{h['name']}->{router}":
+                    return dict(h["up"]["qdisc"])
+                if name == f"{router}->{h['name']}":
+                    return dict(h["down"]["qdisc"])
+        raise LookupError(f"no queue {name!r}")
+
+    def _expand(self, groups: Sequence[FlowGroup | UdpGroup], suffix: str) -> Iterator[ExpandedFlow]:
+        """Every flow of ``groups`` in engine order (group, then pair as listed, then index),
+        named ``<src>-<dst>.<suffix><k>``, ``k`` counting that pair's flows over the groups."""
+        senders = {h.name: i for i, h in enumerate(self.topology.senders)}
+        receivers = {h.name: i for i, h in enumerate(self.topology.receivers)}
+        count: dict[tuple[str, str], int] = {}
+        for g, group in enumerate(groups):
+            reverse = self.is_reverse(group)
+            src_index, dst_index = (receivers, senders) if reverse else (senders, receivers)
+            for src, dst in group_pairs(group):
+                for _ in range(group.per_pair):
+                    k = count.get((src, dst), 0)
+                    count[(src, dst)] = k + 1
+                    yield ExpandedFlow(f"{src}-{dst}.{suffix}{k}", g, src_index[src], dst_index[dst], reverse)
+
+    def expand_flows(self) -> list[ExpandedFlow]:
+        """All flows in engine order: group order, then src, then dst (as listed), then index."""
+        return list(self._expand(self.flows, ""))
+
+    def to_engine_spec(self) -> dict[str, Any]:
+        """The engine spec (docs/design.md "Engine interface"): JSON-ready, SI integers."""
+        flows = []
+        for flow in self.expand_flows():
+            group = self.flows[flow.group]
+            flows.append(
+                {
+                    "name": flow.name,
+                    "src": flow.src,
+                    "dst": flow.dst,
+                    "reverse": flow.reverse,
+                    "cc": group.cc.engine_spec(),
+                    "tcp": self.tcp_for(group).engine_spec(),
+                    "start": group.start.engine_spec(),
+                    "stop": group.stop,
+                    "dscp": group.dscp,
+                    "port": group.port,
+                }
+            )
+        udp: list[dict[str, Any]] = []
+        for u in self._expand(self.udp, "udp"):
+            group = self.udp[u.group]
+            udp.append(
+                {
+                    "name": u.name,
+                    "src": u.src,
+                    "dst": u.dst,
+                    "reverse": u.reverse,
+                    "rate": group.rate,
+                    "packet_size": group.packet_size,
+                    "start": group.start,
+                    "stop": group.stop,
+                    "ecn": group.ecn,
+                    "dscp": group.dscp,
+                    "port": group.port,
+                }
+            )
+        return {
+            "seed": self.seed,
+            "duration": self.duration,
+            "warmup": self.warmup,
+            "sample_interval": self.sample_interval,
+            "cwnd_trace": self.cwnd_trace,
+            "series_queue": {"bottleneck": "forward"}.get(self.series_queue, self.series_queue),
+            "limits": self.limits.engine_spec(),
+            "tie_break": self.tie_break,
+            "topology": self.topology.engine_spec(),
+            "flows": flows,
+            "udp": udp,
+        }
