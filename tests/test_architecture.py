@@ -24,7 +24,7 @@ MACROS = {"params": "params", "choice": "params", "range": "params", "counters":
 """Macros exported at the crate root (``crate::counters!``), by the module that defines them."""
 
 FLOORS: list[set[str]] = [
-    {"units", "rng"},
+    {"units", "rng", "error"},
     {"params", "packet"},
     {"registry", "result", "stack", "sched"},
     {"metrics"},
@@ -188,3 +188,28 @@ def python_arrows() -> set[tuple[str, str]]:
 def test_the_python_modules_form_no_circle() -> None:
     edges = python_arrows()
     assert cycles(edges) == [], sorted(edges)
+
+
+def test_the_engine_stubs_match_the_compiled_module() -> None:
+    """``_core.pyi`` declares what the compiled module has: the same public names, classes with
+    the same bases, functions with the same parameters (names, order, defaults)."""
+    import inspect
+
+    from crosslayer import _core
+
+    stub = ast.parse((PACKAGE / "_core.pyi").read_text())
+    declared = {node.name: node for node in stub.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    actual = {name for name in dir(_core) if not name.startswith("__")}
+    assert set(declared) == actual, f"in the stubs only: {sorted(set(declared) - actual)}; in the module only: {sorted(actual - set(declared))}"
+    for name, node in declared.items():
+        obj = getattr(_core, name)
+        if isinstance(node, ast.ClassDef):
+            bases = [b.id for b in node.bases if isinstance(b, ast.Name)]
+            assert [c.__name__ for c in obj.__bases__] == bases, name
+            continue
+        params = inspect.signature(obj).parameters
+        args = node.args.args
+        defaults = [None] * (len(args) - len(node.args.defaults)) + [ast.literal_eval(d) for d in node.args.defaults]
+        stub_params = [(a.arg, d) for a, d in zip(args, defaults)]
+        real_params = [(p.name, None if p.default is inspect.Parameter.empty else p.default) for p in params.values()]
+        assert stub_params == real_params, (name, stub_params, real_params)

@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from crosslayer._core import EngineError
+    from crosslayer._core import EngineError, LimitError, SimulatorBug
     from crosslayer.result import Result
     from crosslayer.scenario import Scenario, ScenarioError
     from crosslayer.store import Store
     from crosslayer.study import Study
 
-__all__ = ["EngineError", "Result", "Scenario", "ScenarioError", "Store", "Study", "__version__", "run", "run_study"]
+__all__ = ["EngineError", "LimitError", "Result", "Scenario", "ScenarioError", "SimulatorBug", "Store", "Study", "__version__", "run", "run_study"]
 
 
 def _package_version() -> str:
@@ -44,8 +44,10 @@ def run(scenario: Scenario | Mapping[str, Any] | str | Path, progress: Callable[
     ``scenario`` is a :class:`Scenario`, a TOML-shaped mapping, a path to a study file or TOML
     text. ``progress(sim_s)``, if given, is called with the simulated time about five times a
     second of wall time. Ctrl-C stops the run within milliseconds (``KeyboardInterrupt``).
-    Raises :class:`ScenarioError` for an invalid scenario and :class:`EngineError` if the
-    engine fails: out of memory, a limit of ``[limits]`` reached, or a simulator bug.
+    Raises :class:`ScenarioError` for an invalid scenario, :class:`LimitError` when a limit is
+    reached (``[limits] max_events``, packets alive at once, memory for traces or packets; the
+    message names it and the fix) and :class:`SimulatorBug` when the engine fails one of its own
+    checks (both are :class:`EngineError`); Ctrl-C raises ``KeyboardInterrupt``.
     """
     from crosslayer import _core
     from crosslayer.result import Result
@@ -58,7 +60,7 @@ def run(scenario: Scenario | Mapping[str, Any] | str | Path, progress: Callable[
         raw = _core.run_json(spec, progress) if progress is not None else _core.run_json(spec)
         return Result.from_engine(raw, validated)
     except MemoryError:
-        raise _core.EngineError(
+        raise getattr(_core, "LimitError", _core.EngineError)(
             "out of memory while building the result tables: sample less often (sample_interval) "
             "or turn cwnd_trace off"
         ) from None
@@ -101,6 +103,8 @@ def run_study(
 
 _LAZY: dict[str, str] = {
     "EngineError": "crosslayer._core",
+    "LimitError": "crosslayer._core",
+    "SimulatorBug": "crosslayer._core",
     "Result": "crosslayer.result",
     "Scenario": "crosslayer.scenario",
     "ScenarioError": "crosslayer.scenario",
@@ -118,7 +122,7 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         value = getattr(importlib.import_module(_LAZY[name]), name)
-        if name != "EngineError":  # the compiled module's class is looked up each time (tests swap it)
+        if _LAZY[name] != "crosslayer._core":  # the compiled module's classes are looked up each time (tests swap it)
             globals()[name] = value
         return value
     raise AttributeError(f"module 'crosslayer' has no attribute {name!r}")

@@ -1,15 +1,31 @@
-"""Type stubs for the compiled engine (crates/crosslayer-py). Contract: docs/design.md."""
+"""Type stubs for the compiled engine (crates/crosslayer-py). Contract: docs/design.md.
 
+``tests/test_architecture.py`` checks them against the compiled module: the same names, and
+each function's parameters (names, order and defaults) as the module declares them.
+"""
+
+from collections.abc import Callable
 from typing import Any, Literal, NoReturn
 
 class EngineError(RuntimeError):
-    """The engine failed (an end-of-run invariant check or a Rust panic): a simulator bug."""
+    """The engine stopped without results: a limit reached (LimitError) or a simulator bug
+    (SimulatorBug)."""
 
-def run_json(spec: str) -> dict[str, Any]:
+class LimitError(EngineError):
+    """A limit was reached: one the scenario set ([limits] max_events), a fixed one (packets
+    alive at once), or the memory for traces or packets. The message names it and the fix."""
+
+class SimulatorBug(EngineError):
+    """The engine failed one of its own checks (an identity, conservation) or panicked."""
+
+def run_json(spec: str, progress: Callable[[float], Any] | None = None) -> dict[str, Any]:
     """Run an engine spec (JSON text); return ``{"summary": {...}, "flows": {col: [...]}, ...}``
-    with the tables ``flows, queues, drops, qdisc_stats, series, cwnd`` (see ``catalog()``).
+    with the tables ``flows, udp, queues, hosts, drops, qdisc_stats, series, cwnd`` (see
+    ``catalog()``). ``progress(sim_s)`` is called with the simulated time about every 0.2 s of
+    wall time.
 
-    Raises ValueError for an invalid spec (naming the field) and EngineError if the engine fails.
+    Raises ValueError for an invalid spec (naming the field), LimitError when a limit is
+    reached, SimulatorBug if the engine fails, KeyboardInterrupt on Ctrl-C.
     """
 
 def validate_json(spec: str) -> None:
@@ -20,7 +36,7 @@ def catalog() -> str:
     every algorithm with its sources and parameters (doc, unit, default, range), the TCP
     parameters, and every result table's columns (name, unit, doc, dtype)."""
 
-def check_config(section: Literal["cc", "aqm", "tcp"], config: str, what: Literal["all", "ranges", "relations"] = "all") -> list[tuple[str, str]]:
+def check_config(section: Literal["cc", "aqm", "tcp", "limits"], config: str, what: Literal["all", "ranges", "relations"] = "all") -> list[tuple[str, str]]:
     """The engine's checks of one configuration (JSON text, engine units; cc and aqm with their
     "kind"): (field, message) pairs, empty if valid."""
 
@@ -28,7 +44,7 @@ def engine_fingerprint() -> str:
     """FNV-1a over the engine crate's sources (16 hex digits): which engine computed a result."""
 
 def version() -> str:
-    """Version of the engine crate."""
+    """Version of the bindings crate (the package version)."""
 
 def _trigger_panic() -> NoReturn:
-    """Panic inside Rust on purpose (raises EngineError); for tests of the error path."""
+    """Panic inside Rust on purpose (raises SimulatorBug); for tests of the error path."""

@@ -6,6 +6,7 @@
 pub mod aqm;
 pub mod catalog;
 pub mod cc;
+pub mod error;
 pub mod metrics;
 pub mod net;
 pub mod packet;
@@ -27,6 +28,7 @@ pub mod units;
 /// stores key runs by it, so a changed engine never reuses a stored run.
 pub const ENGINE_FINGERPRINT: &str = env!("CROSSLAYER_ENGINE_FINGERPRINT");
 
+pub use error::Error;
 pub use result::RunResult;
 pub use sim::Sim;
 pub use spec::ScenarioSpec;
@@ -34,13 +36,15 @@ pub use spec::ScenarioSpec;
 /// Run a spec to completion: build the simulation, run the event loop, check the invariants
 /// (queue identities, per-flow conservation, the flows' counts at the router links against the
 /// queues'), and assemble the result tables.
-pub fn run(spec: ScenarioSpec) -> Result<RunResult, String> {
+pub fn run(spec: ScenarioSpec) -> Result<RunResult, Error> {
     run_checked(spec, &mut |_| false)
 }
 
 /// [`run`], asking `stop(now)` every [`sim::CHECK_EVERY`] events whether to give up (then the
-/// error is [`sim::INTERRUPTED`]).
-pub fn run_checked(spec: ScenarioSpec, stop: &mut dyn FnMut(units::Time) -> bool) -> Result<RunResult, String> {
+/// error is [`Error::Interrupted`]). A limit the hot path meets (packets alive at once, memory
+/// for them) unwinds with its [`Error`] (see [`Error::raise`]); the caller that catches the
+/// unwind gets it back with [`Error::from_panic`].
+pub fn run_checked(spec: ScenarioSpec, stop: &mut dyn FnMut(units::Time) -> bool) -> Result<RunResult, Error> {
     let mut sim = Sim::new(spec)?;
     let mut traces = report::trace::Traces::new(&sim)?;
     let wall_s = sim.run_to_end(&mut traces, stop)?;

@@ -142,11 +142,11 @@ impl PacketArena {
     fn grow(&mut self) {
         let n = self.slots.len();
         if n >= MAX_LIVE_PACKETS {
-            panic!("more than {MAX_LIVE_PACKETS} packets alive at once: a queue or a window without a useful bound (see docs/RELIABILITY.md)");
+            crate::error::Error::Limit(format!("more than {MAX_LIVE_PACKETS} packets alive at once: a queue or a window without a useful bound (see docs/RELIABILITY.md)")).raise();
         }
         let more = n.clamp(1024, MAX_LIVE_PACKETS - n);
         if self.slots.try_reserve_exact(more).is_err() {
-            panic!("out of memory with {n} packets alive");
+            crate::error::Error::OutOfMemory(format!("out of memory with {n} packets alive")).raise();
         }
     }
 

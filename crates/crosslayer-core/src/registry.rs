@@ -36,18 +36,57 @@ impl Info {
     }
 }
 
+/// The unit of a value an algorithm reports: one spelling each in the catalog and the docs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldUnit {
+    /// Seconds (`s`).
+    Seconds,
+    /// Bits per second (`bps`).
+    Bps,
+    /// Bytes (`bytes`).
+    Bytes,
+    /// Packets or segments (`pkts`).
+    Pkts,
+    /// A count of events (`count`).
+    Count,
+    /// A dimensionless ratio or probability (`ratio`).
+    Ratio,
+    /// 0 or 1 (`flag`).
+    Flag,
+    /// A small integer naming a state, listed in the doc (`code`).
+    Code,
+    /// An identifier (`id`).
+    Id,
+}
+
+impl FieldUnit {
+    /// The symbol the catalog, the docs and the result tables' units use.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            FieldUnit::Seconds => "s",
+            FieldUnit::Bps => "bps",
+            FieldUnit::Bytes => "bytes",
+            FieldUnit::Pkts => "pkts",
+            FieldUnit::Count => "count",
+            FieldUnit::Ratio => "ratio",
+            FieldUnit::Flag => "flag",
+            FieldUnit::Code => "code",
+            FieldUnit::Id => "id",
+        }
+    }
+}
+
 /// A named value an algorithm reports (a state variable for traces, a counter for results).
 #[derive(Clone, Copy, Debug)]
 pub struct Field {
     /// Column name; the unit is part of it where it has one (`w_max_pkts`, `prob`).
     pub name: &'static str,
-    /// Unit symbol: `s`, `bps`, `bytes`, `pkts`, `count`, `ratio`, `flag`.
-    pub unit: &'static str,
+    pub unit: FieldUnit,
     pub doc: &'static str,
 }
 
 pub fn fields_json(fields: &[Field]) -> Json {
-    Json::Array(fields.iter().map(|f| json!({"name": f.name, "unit": f.unit, "doc": f.doc})).collect())
+    Json::Array(fields.iter().map(|f| json!({"name": f.name, "unit": f.unit.symbol(), "doc": f.doc})).collect())
 }
 
 /// A registered algorithm: its declaration and its constructor.

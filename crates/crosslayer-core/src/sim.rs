@@ -7,6 +7,7 @@
 //! accounting (sent / delivered / dropped) feeds the conservation check at the end of every run.
 
 use crate::cc::{Cc, CcEnv};
+use crate::error::Error;
 use crate::packet::{PacketArena, PacketId, PktKind};
 use crate::net::topology::CORE_LINKS;
 use crate::net::{Topology, TxStart};
@@ -125,8 +126,8 @@ pub struct Sim {
 
 impl Sim {
     /// Build a simulation from a validated spec.
-    pub fn new(spec: ScenarioSpec) -> Result<Sim, String> {
-        spec.validate()?;
+    pub fn new(spec: ScenarioSpec) -> Result<Sim, Error> {
+        spec.validate().map_err(Error::Invalid)?;
         let topo = Topology::build(&spec.topology, spec.seed);
         let end = Time::ZERO + spec.duration;
         let mut flows = Vec::with_capacity(spec.flows.len());
@@ -235,28 +236,28 @@ impl Sim {
 
     /// Run until `t` (inclusive) or the end of the scenario, whichever is first, recording no
     /// time series. Stops early, with the reason, when the run reaches `limits.max_events`.
-    pub fn run_until(&mut self, t: Time) -> Result<(), String> {
+    pub fn run_until(&mut self, t: Time) -> Result<(), Error> {
         self.run_until_checked(t, &mut (), &mut |_| false)
     }
 
     /// `run_until` with `rec` recording the time series, asking `stop(now)` every
     /// [`CHECK_EVERY`] events whether to give up (a user's interrupt; `now` also serves progress
-    /// reports): then it returns `Err(INTERRUPTED)` with the simulation left where it was.
-    pub fn run_until_checked(&mut self, t: Time, rec: &mut dyn Recorder, stop: &mut dyn FnMut(Time) -> bool) -> Result<(), String> {
+    /// reports): then it returns `Err(Error::Interrupted)` with the simulation left where it was.
+    pub fn run_until_checked(&mut self, t: Time, rec: &mut dyn Recorder, stop: &mut dyn FnMut(Time) -> bool) -> Result<(), Error> {
         let until = t.min(self.end);
         let max_events = self.spec.limits.max_events;
         while let Some((now, ev)) = self.sched.pop_until(until) {
             self.handle(now, ev, rec);
             let executed = self.sched.executed();
             if executed >= max_events {
-                return Err(format!(
+                return Err(Error::Limit(format!(
                     "the run reached limits.max_events = {max_events} at t = {} of {}: raise the limit if this is expected \
                      (a retransmission timer of a few microseconds, or a very long or fast scenario, need many events)",
                     now, self.spec.duration
-                ));
+                )));
             }
             if executed % CHECK_EVERY == 0 && stop(now) {
-                return Err(INTERRUPTED.to_string());
+                return Err(Error::Interrupted);
             }
         }
         self.sched.advance_to(until);
@@ -266,7 +267,7 @@ impl Sim {
     /// Run to the end of the scenario, asking `stop` every [`CHECK_EVERY`] events whether to
     /// give up (the Python binding checks for Ctrl-C there, so an interrupt takes effect within
     /// milliseconds); returns the wall time the loop took, seconds.
-    pub fn run_to_end(&mut self, rec: &mut dyn Recorder, stop: &mut dyn FnMut(Time) -> bool) -> Result<f64, String> {
+    pub fn run_to_end(&mut self, rec: &mut dyn Recorder, stop: &mut dyn FnMut(Time) -> bool) -> Result<f64, Error> {
         let wall = std::time::Instant::now();
         self.run_until_checked(self.end, rec, stop)?;
         Ok(wall.elapsed().as_secs_f64())
@@ -328,7 +329,7 @@ impl Sim {
                 }
             }
             Event::Sample => self.on_sample(now, rec),
-            Event::Warmup => self.start_window(now),
+            Event::Warmup => self.start_measurement(now),
         }
     }
 
@@ -528,9 +529,9 @@ impl Sim {
         }
     }
 
-    fn start_window(&mut self, now: Time) {
+    fn start_measurement(&mut self, now: Time) {
         for l in &mut self.topo.links {
-            l.start_window(now);
+            l.start_measurement(now);
         }
         for fl in &mut self.flows {
             fl.at_warmup = (fl.sender.counters, fl.receiver.counters, fl.core);
@@ -545,7 +546,11 @@ impl Sim {
     /// Queue identities on every link, per-flow packet conservation (sent = delivered +
     /// dropped + in flight, for data and for ACKs), and the flows' counts at each router link
     /// adding up to its queue's arrivals, drops and marks.
-    pub fn check_invariants(&self) -> Result<(), String> {
+    pub fn check_invariants(&self) -> Result<(), Error> {
+        self.invariants().map_err(Error::Bug)
+    }
+
+    fn invariants(&self) -> Result<(), String> {
         for l in &self.topo.links {
             l.queue.check_identities().map_err(|e| format!("queue identity violated on link {}: {e}", l.name))?;
         }
@@ -603,5 +608,5 @@ impl Sim {
 
 /// Events between two interrupt checks of [`Sim::run_to_end`] (tens of milliseconds of wall time).
 pub const CHECK_EVERY: u64 = 1 << 16;
-/// The error of a run stopped by its `stop` callback.
+/// The message of a run stopped by its `stop` callback (`Error::Interrupted`).
 pub const INTERRUPTED: &str = "interrupted";

@@ -9,33 +9,13 @@ use crosslayer_core::presets;
 use crosslayer_core::spec::TopologySpec;
 use crosslayer_core::{run, RunResult};
 
-struct Bottleneck {
-    qlen_mean: f64,
-    sojourn_mean: f64,
-    utilization: f64,
-    drop_ratio: f64,
-}
+mod common;
+use common::{jain, Bottleneck};
 
 fn access(n_flows: usize, qdisc: QdiscConfig, seconds: u64) -> (Bottleneck, RunResult) {
-    let mut spec = presets::access_link(n_flows, presets::cubic(), seconds);
-    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
-    forward.qdisc = qdisc;
-    let r = run(spec).expect("run");
-    let q = &r.queues;
-    let i = q.strs("role").iter().position(|s| s == "forward").unwrap();
-    let b = Bottleneck {
-        qlen_mean: q.f64s("qlen_mean_pkts")[i],
-        sojourn_mean: q.f64s("sojourn_mean_s")[i],
-        utilization: q.f64s("utilization")[i],
-        drop_ratio: q.f64s("drop_ratio")[i],
-    };
-    eprintln!(
-        "{n_flows} flows: queue {:.1} pkts, sojourn {:.2} ms, utilization {:.4}, drops {:.3} %",
-        b.qlen_mean,
-        b.sojourn_mean * 1e3,
-        b.utilization,
-        100.0 * b.drop_ratio
-    );
+    let r = common::access(n_flows, qdisc, seconds, false);
+    let b = Bottleneck::of(&r);
+    b.print(&format!("{n_flows} flows"));
     (b, r)
 }
 
@@ -99,12 +79,6 @@ fn pie_and_codel_hold_the_sojourn_near_target_where_droptail_fills() {
     }
 }
 
-fn jain(r: &RunResult) -> f64 {
-    let g = r.flows.f64s("goodput_bps");
-    let (s, s2) = (g.iter().sum::<f64>(), g.iter().map(|x| x * x).sum::<f64>());
-    s * s / (g.len() as f64 * s2)
-}
-
 /// Mixed CUBIC and Reno flows (alternating) over RTTs of 8-204 ms: FQ-CoDel and ns-2's
 /// sfqCoDel share the link fairly (Jain >= 0.95; seed 1: 0.985 and 0.983 with 9 flows, 0.965
 /// and 0.976 with 90) where DropTail shares less evenly (0.887 and 0.909; its CUBIC flows get
@@ -114,17 +88,7 @@ fn flow_queueing_shares_fairly_between_cubic_and_reno_at_different_rtts() {
     use crosslayer_core::aqm::fq_codel::FqCodelConfig;
     use crosslayer_core::aqm::sfqcodel::SfqCodelConfig;
     for n in [9, 90] {
-        let mixed = |qdisc: QdiscConfig| {
-            let mut spec = presets::access_link(n, presets::cubic(), 40);
-            for (i, f) in spec.flows.iter_mut().enumerate() {
-                if i % 2 == 1 {
-                    f.cc = presets::reno();
-                }
-            }
-            let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
-            forward.qdisc = qdisc;
-            run(spec).expect("run")
-        };
+        let mixed = |qdisc: QdiscConfig| common::access(n, qdisc, 40, true);
         let jd = jain(&mixed(presets::droptail(900)));
         for (name, q) in [("FQ-CoDel", QdiscConfig::FqCodel(FqCodelConfig::default())), ("sfqCoDel", QdiscConfig::SfqCodel(SfqCodelConfig::default()))] {
             let r = mixed(q);

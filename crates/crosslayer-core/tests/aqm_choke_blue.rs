@@ -7,25 +7,13 @@ use crosslayer_core::presets;
 use crosslayer_core::spec::TopologySpec;
 use crosslayer_core::{run, RunResult};
 
-/// Run the Access Link with `n_flows` CUBIC flows (every other one Reno if `mixed`) and `qdisc`
-/// at the bottleneck.
-fn access(n_flows: usize, qdisc: QdiscConfig, mixed: bool) -> RunResult {
-    let mut spec = presets::access_link(n_flows, presets::cubic(), 40);
-    if mixed {
-        for (i, f) in spec.flows.iter_mut().enumerate() {
-            if i % 2 == 1 {
-                f.cc = presets::reno();
-            }
-        }
-    }
-    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
-    forward.qdisc = qdisc;
-    run(spec).expect("run")
-}
+mod common;
+use common::bottleneck;
 
-fn bottleneck(r: &RunResult, col: &str) -> f64 {
-    let i = r.queues.strs("role").iter().position(|s| s == "forward").unwrap();
-    r.queues.f64s(col)[i]
+/// Run the Access Link with `n_flows` CUBIC flows (every other one Reno if `mixed`) and `qdisc`
+/// at the bottleneck, for 40 s.
+fn access(n_flows: usize, qdisc: QdiscConfig, mixed: bool) -> RunResult {
+    common::access(n_flows, qdisc, 40, mixed)
 }
 
 /// Mean of a sampled state column of the bottleneck over the measurement window (after 12 s).

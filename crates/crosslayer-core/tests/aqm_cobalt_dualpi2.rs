@@ -3,30 +3,15 @@
 //! stated in the test's name; the numbers are printed (`--nocapture`).
 
 use crosslayer_core::aqm::QdiscConfig;
-use crosslayer_core::presets;
-use crosslayer_core::spec::TopologySpec;
-use crosslayer_core::{run, RunResult};
+use crosslayer_core::RunResult;
 
-struct Bottleneck {
-    sojourn_mean: f64,
-    utilization: f64,
-}
+mod common;
+use common::Bottleneck;
 
 fn access(label: &str, n_flows: usize, qdisc: QdiscConfig, seconds: u64) -> (Bottleneck, RunResult) {
-    let mut spec = presets::access_link(n_flows, presets::cubic(), seconds);
-    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
-    forward.qdisc = qdisc;
-    let r = run(spec).expect("run");
-    let q = &r.queues;
-    let i = q.strs("role").iter().position(|s| s == "forward").unwrap();
-    let b = Bottleneck { sojourn_mean: q.f64s("sojourn_mean_s")[i], utilization: q.f64s("utilization")[i] };
-    eprintln!(
-        "{label}, {n_flows} flows: queue {:.1} pkts, sojourn {:.2} ms, utilization {:.4}, drops {:.3} %",
-        q.f64s("qlen_mean_pkts")[i],
-        b.sojourn_mean * 1e3,
-        b.utilization,
-        100.0 * q.f64s("drop_ratio")[i]
-    );
+    let r = common::access(n_flows, qdisc, seconds, false);
+    let b = Bottleneck::of(&r);
+    b.print(&format!("{label}, {n_flows} flows"));
     (b, r)
 }
 

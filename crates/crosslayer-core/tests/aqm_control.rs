@@ -4,30 +4,14 @@
 //! (`--nocapture`).
 
 use crosslayer_core::aqm::QdiscConfig;
-use crosslayer_core::presets;
-use crosslayer_core::spec::TopologySpec;
-use crosslayer_core::{run, RunResult};
+use crosslayer_core::RunResult;
 
-struct Bottleneck {
-    qlen_mean: f64,
-    sojourn_mean: f64,
-    utilization: f64,
-    drop_ratio: f64,
-}
+mod common;
+use common::Bottleneck;
 
 fn access(name: &str, n_flows: usize, qdisc: QdiscConfig, seconds: u64) -> (Bottleneck, RunResult) {
-    let mut spec = presets::access_link(n_flows, presets::cubic(), seconds);
-    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
-    forward.qdisc = qdisc;
-    let r = run(spec).expect("run");
-    let q = &r.queues;
-    let i = q.strs("role").iter().position(|s| s == "forward").unwrap();
-    let b = Bottleneck {
-        qlen_mean: q.f64s("qlen_mean_pkts")[i],
-        sojourn_mean: q.f64s("sojourn_mean_s")[i],
-        utilization: q.f64s("utilization")[i],
-        drop_ratio: q.f64s("drop_ratio")[i],
-    };
+    let r = common::access(n_flows, qdisc, seconds, false);
+    let b = Bottleneck::of(&r);
     // spread of the queue: standard deviation of the 10 ms samples after the warm-up
     let warmup_s = (seconds as f64 * 0.3).min(30.0);
     let t = r.series.f64s("t_s");

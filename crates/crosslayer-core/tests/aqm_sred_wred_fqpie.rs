@@ -7,18 +7,10 @@ use crosslayer_core::aqm::QdiscConfig;
 use crosslayer_core::presets;
 use crosslayer_core::spec::TopologySpec;
 use crosslayer_core::units::Dur;
-use crosslayer_core::{run, RunResult};
+use crosslayer_core::run;
 
-fn jain(r: &RunResult) -> f64 {
-    let g = r.flows.f64s("goodput_bps");
-    let (s, s2) = (g.iter().sum::<f64>(), g.iter().map(|x| x * x).sum::<f64>());
-    s * s / (g.len() as f64 * s2)
-}
-
-/// The forward (bottleneck) queue's row.
-fn forward(r: &RunResult) -> usize {
-    r.queues.strs("role").iter().position(|s| s == "forward").unwrap()
-}
+mod common;
+use common::{forward_row as forward, jain};
 
 /// Mixed CUBIC and Reno flows (alternating) over RTTs of 8-204 ms: FQ-PIE shares the link
 /// fairly (Jain >= 0.95; seed 1: 0.985 with 9 flows, 0.970 with 90), as FQ-CoDel does, where
@@ -27,17 +19,7 @@ fn forward(r: &RunResult) -> usize {
 #[test]
 fn fq_pie_shares_fairly_between_cubic_and_reno_at_different_rtts() {
     for n in [9, 90] {
-        let mixed = |qdisc: QdiscConfig| {
-            let mut spec = presets::access_link(n, presets::cubic(), 40);
-            for (i, f) in spec.flows.iter_mut().enumerate() {
-                if i % 2 == 1 {
-                    f.cc = presets::reno();
-                }
-            }
-            let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
-            forward.qdisc = qdisc;
-            run(spec).expect("run")
-        };
+        let mixed = |qdisc: QdiscConfig| common::access(n, qdisc, 40, true);
         let jd = jain(&mixed(presets::droptail(900)));
         let r = mixed(QdiscConfig::FqPie(FqPieConfig::default()));
         let i = forward(&r);

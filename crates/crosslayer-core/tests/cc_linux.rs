@@ -21,10 +21,8 @@ fn path(cc: CcConfig, mbps: u64, rtt_ms: u64, buffer: u32, loss: f64, secs: u64,
     run(spec).expect("run")
 }
 
-fn bottleneck(r: &RunResult, col: &str) -> f64 {
-    let i = r.queues.strs("role").iter().position(|s| s == "forward").unwrap();
-    r.queues.f64s(col)[i]
-}
+mod common;
+use common::bottleneck;
 
 /// On the long fat path of tests/cc.rs (1 Gb/s, 100 ms, a BDP buffer of 8,333 packets, random
 /// loss 1 in 10^6, 40 s measured after 10 s) BIC, Illinois and YeAH, which grow faster than

@@ -104,7 +104,7 @@ fn try_run(spec: Json) -> Outcome {
     let Ok(parsed) = ScenarioSpec::from_json(&text) else { return Outcome::Refused };
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let outcome = std::panic::catch_unwind(|| crosslayer_core::run(parsed).and_then(|r| absurd(&r)));
+        let outcome = std::panic::catch_unwind(|| crosslayer_core::run(parsed).map_err(|e| e.to_string()).and_then(|r| absurd(&r)));
         let _ = tx.send(outcome);
     });
     match rx.recv_timeout(DEADLINE) {

@@ -179,7 +179,7 @@ proptest! {
             sim.run_until(Time::from_ns(k * 500 * MS)).unwrap();
             prop_assert!(sim.now() >= last);
             last = sim.now();
-            if let Err(e) = sim.check_invariants() { return Err(TestCaseError::fail(e)); }
+            if let Err(e) = sim.check_invariants() { return Err(TestCaseError::fail(e.to_string())); }
         }
         let r = crosslayer_core::report::results(&mut sim, None, 0.0);
         let q = &r.queues;

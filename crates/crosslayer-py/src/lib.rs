@@ -1,10 +1,12 @@
 //! PyO3 bindings for crosslayer-core: JSON in, plain Python objects out. Only conversions and
 //! error mapping live here.
 //!
-//! Error mapping: an invalid spec raises `ValueError` naming the field; a failed end-of-run check
-//! (conservation, queue identities) or a Rust panic - in the run or in the conversion of its
-//! results - raises `crosslayer._core.EngineError` (a `RuntimeError`), never aborting the
-//! interpreter. The GIL is released while Rust runs.
+//! Error mapping, one exception per kind of `crosslayer_core::Error`: an invalid spec raises
+//! `ValueError` naming the field; a limit reached or memory lacking raises `LimitError`; an
+//! interrupt raises the pending signal's exception (`KeyboardInterrupt`); a failed end-of-run
+//! check (conservation, queue identities) or a Rust panic - in the run or in the conversion of
+//! its results - raises `SimulatorBug`. `LimitError` and `SimulatorBug` are `EngineError`s (a
+//! `RuntimeError`); nothing aborts the interpreter. The GIL is released while Rust runs.
 
 use crosslayer_core::aqm::QdiscConfig;
 use crosslayer_core::cc::CcConfig;
@@ -12,15 +14,17 @@ use crosslayer_core::params::{Params, Problem};
 use crosslayer_core::result::{Column, Table};
 use crosslayer_core::spec::RunLimits;
 use crosslayer_core::tcp::TcpConfig;
-use crosslayer_core::{RunResult, ScenarioSpec};
+use crosslayer_core::{Error, RunResult, ScenarioSpec};
 use numpy::PyArray1;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-create_exception!(_core, EngineError, PyRuntimeError, "The engine failed: an internal check or a bug (panic).");
+create_exception!(_core, EngineError, PyRuntimeError, "The engine stopped without results: a limit reached (LimitError) or a simulator bug (SimulatorBug).");
+create_exception!(_core, LimitError, EngineError, "A limit was reached: one the scenario set ([limits] max_events), a fixed one (packets alive at once), or the memory for traces or packets. The message names it and the fix.");
+create_exception!(_core, SimulatorBug, EngineError, "The engine failed one of its own checks (an identity, conservation) or panicked: a simulator bug; please report it with the study file.");
 
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {
@@ -32,13 +36,28 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
+/// A caught unwind: the engine's own error if it raised one (a limit met in the hot path), else
+/// a panic, which is a simulator bug.
 fn engine_panic(p: Box<dyn std::any::Any + Send>) -> PyErr {
-    EngineError::new_err(format!("internal error (Rust panic): {}", panic_message(p)))
+    match Error::from_panic(p.as_ref()) {
+        Some(e) => engine_error(e),
+        None => SimulatorBug::new_err(format!("internal error (Rust panic): {}", panic_message(p))),
+    }
 }
 
-/// Run `f` with the GIL released, turning a panic into `EngineError`.
+/// The Python exception of each kind of engine error.
+fn engine_error(e: Error) -> PyErr {
+    match e {
+        Error::Invalid(m) => PyValueError::new_err(m),
+        Error::Limit(m) | Error::OutOfMemory(m) => LimitError::new_err(m),
+        Error::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
+        Error::Bug(m) => SimulatorBug::new_err(m),
+    }
+}
+
+/// Run `f` with the GIL released, turning a panic into `SimulatorBug`.
 fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, String> + Send) -> PyResult<T> {
-    py.allow_threads(|| catch_unwind(AssertUnwindSafe(f))).map_err(engine_panic)?.map_err(EngineError::new_err)
+    py.allow_threads(|| catch_unwind(AssertUnwindSafe(f))).map_err(engine_panic)?.map_err(SimulatorBug::new_err)
 }
 
 /// A table as a dict of columns: numbers as NumPy arrays (moved, not copied), strings as lists,
@@ -121,7 +140,7 @@ fn run_json<'py>(py: Python<'py>, spec: &str, progress: Option<PyObject>) -> PyR
     if let Some(e) = signal {
         return Err(e);
     }
-    let result = outcome.map_err(engine_panic)?.map_err(EngineError::new_err)?;
+    let result = outcome.map_err(engine_panic)?.map_err(engine_error)?;
     catch_unwind(AssertUnwindSafe(|| to_py(py, result))).map_err(engine_panic)?
 }
 
@@ -203,6 +222,8 @@ fn quiet_panics() {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     quiet_panics();
     m.add("EngineError", m.py().get_type::<EngineError>())?;
+    m.add("LimitError", m.py().get_type::<LimitError>())?;
+    m.add("SimulatorBug", m.py().get_type::<SimulatorBug>())?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;

@@ -147,9 +147,12 @@ def _engine_guard(work: Callable[[], T]) -> T:
             f"the compiled engine crosslayer._core is not available ({exc}); build it with `maturin develop --release`",
             1,
         )
+    limit = getattr(_core, "LimitError", None)
     try:
         return work()
     except _core.EngineError as exc:
+        if limit is not None and isinstance(exc, limit):
+            _fail(f"the run stopped at a limit: {exc}", 1)
         _fail(f"engine failure (a simulator bug; please report it with the study file): {exc}", 1)
     except ValueError as exc:
         _fail(f"the engine rejected the scenario: {exc}", 2)

@@ -36,7 +36,7 @@ use super::law::red::{check_thresholds, Decision, RedCore, RED_REASONS};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict};
 use crate::packet::PacketId;
 use crate::params::Problem;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 
 crate::red_config! {
     /// Active Packet Dropping parameters: RED's (Floyd's recommended defaults, as `red`) and the
@@ -139,10 +139,10 @@ impl QueueDisc for Apd {
         Reason { name: "early_heavy", doc: "RED's probabilistic drop (or CE mark) of a packet of the heaviest connection, at n times RED's probability" },
     ];
     const STATE: &'static [Field] = &[
-        Field { name: "avg_pkts", unit: "pkts", doc: "RED's average queue length" },
-        Field { name: "count", unit: "count", doc: "other connections' arrivals since their last drop or mark (-1 below min_th)" },
-        Field { name: "count_heavy", unit: "count", doc: "the heaviest connection's arrivals since its last drop or mark (-1 below min_th)" },
-        Field { name: "p_b", unit: "ratio", doc: "RED's drop probability, before count spacing, of the last other arrival in the marking range" },
+        Field { name: "avg_pkts", unit: FieldUnit::Pkts, doc: "RED's average queue length" },
+        Field { name: "count", unit: FieldUnit::Count, doc: "other connections' arrivals since their last drop or mark (-1 below min_th)" },
+        Field { name: "count_heavy", unit: FieldUnit::Count, doc: "the heaviest connection's arrivals since its last drop or mark (-1 below min_th)" },
+        Field { name: "p_b", unit: FieldUnit::Ratio, doc: "RED's drop probability, before count spacing, of the last other arrival in the marking range" },
         HEAVY_STATE[0],
         HEAVY_STATE[1],
     ];

@@ -22,7 +22,7 @@ use super::law::red::{RedCore, RedParams, RedQueue, RedSpacing, RED_REASONS, RED
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict};
 use crate::packet::PacketId;
 use crate::params::Problem;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Bytes, Dur, Time};
 
 crate::params! {
@@ -140,8 +140,8 @@ impl QueueDisc for Ared {
     const REASONS: &'static [Reason] = RED_REASONS;
     const STATE: &'static [Field] = RED_STATE;
     const STATS: &'static [Field] = &[
-        Field { name: "max_p_increases", unit: "count", doc: "adaptations that raised max_p (average above the target band)" },
-        Field { name: "max_p_decreases", unit: "count", doc: "adaptations that lowered max_p (average below the target band)" },
+        Field { name: "max_p_increases", unit: FieldUnit::Count, doc: "adaptations that raised max_p (average above the target band)" },
+        Field { name: "max_p_decreases", unit: FieldUnit::Count, doc: "adaptations that lowered max_p (average below the target band)" },
     ];
     const TIMER: bool = true;
 

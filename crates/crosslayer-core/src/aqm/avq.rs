@@ -31,7 +31,7 @@
 use super::law::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Bytes, Time};
 
 crate::params! {
@@ -148,10 +148,10 @@ impl QueueDisc for Avq {
         OVERFLOW,
         Reason { name: "avq", doc: "the virtual queue overflowed: AVQ drops (or CE-marks) the arrival" },
     ];
-    const STATS: &'static [Field] = &[Field { name: "vq_overflows", unit: "count", doc: "arrivals that overflowed the virtual queue (dropped or marked)" }];
+    const STATS: &'static [Field] = &[Field { name: "vq_overflows", unit: FieldUnit::Count, doc: "arrivals that overflowed the virtual queue (dropped or marked)" }];
     const STATE: &'static [Field] = &[
-        Field { name: "virtual_capacity_bps", unit: "bit/s", doc: "the virtual capacity C~" },
-        Field { name: "vq_pkts", unit: "pkts", doc: "the virtual queue length (bytes / mean_pkt_size in byte mode)" },
+        Field { name: "virtual_capacity_bps", unit: FieldUnit::Bps, doc: "the virtual capacity C~" },
+        Field { name: "vq_pkts", unit: FieldUnit::Pkts, doc: "the virtual queue length (bytes / mean_pkt_size in byte mode)" },
     ];
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {

@@ -33,7 +33,7 @@
 use super::law::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Dur, Time};
 
 crate::params! {
@@ -149,10 +149,10 @@ impl Blue {
 impl QueueDisc for Blue {
     const REASONS: &'static [Reason] = &[OVERFLOW, Reason { name: "blue", doc: "Blue's probabilistic drop (or CE mark) with p_mark" }];
     const STATS: &'static [Field] = &[
-        Field { name: "increases", unit: "count", doc: "p_mark increases applied (loss or queue > L events outside freeze_time)" },
-        Field { name: "decreases", unit: "count", doc: "p_mark decreases applied (link-idle events outside freeze_time)" },
+        Field { name: "increases", unit: FieldUnit::Count, doc: "p_mark increases applied (loss or queue > L events outside freeze_time)" },
+        Field { name: "decreases", unit: FieldUnit::Count, doc: "p_mark decreases applied (link-idle events outside freeze_time)" },
     ];
-    const STATE: &'static [Field] = &[Field { name: "p_mark", unit: "ratio", doc: "Blue's drop/mark probability" }];
+    const STATE: &'static [Field] = &[Field { name: "p_mark", unit: FieldUnit::Ratio, doc: "Blue's drop/mark probability" }];
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
         let now = ctx.now;

@@ -38,7 +38,7 @@ use super::law::red::{check_thresholds, Decision, RedCore, REASON_EARLY, REASON_
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::rng::Rng;
 
 crate::red_config! {
@@ -266,13 +266,13 @@ impl QueueDisc for Choke {
         Reason { name: "matched", doc: "CHOKe: the arrival and a packet drawn from the queue belong to the same flow; both dropped" },
     ];
     const STATS: &'static [Field] = &[
-        Field { name: "matched", unit: "count", doc: "arrivals that matched a drawn packet (dropped with it)" },
-        Field { name: "matched_victims", unit: "pkts", doc: "queued packets dropped because an arrival of their flow drew them" },
+        Field { name: "matched", unit: FieldUnit::Count, doc: "arrivals that matched a drawn packet (dropped with it)" },
+        Field { name: "matched_victims", unit: FieldUnit::Pkts, doc: "queued packets dropped because an arrival of their flow drew them" },
     ];
     const STATE: &'static [Field] = &[
-        Field { name: "avg_pkts", unit: "pkts", doc: "RED's average queue length" },
-        Field { name: "count", unit: "count", doc: "arrivals since RED's last drop or mark (-1 at or below min_th)" },
-        Field { name: "p_b", unit: "ratio", doc: "RED's probability for the last arrival in the marking range, before count spacing" },
+        Field { name: "avg_pkts", unit: FieldUnit::Pkts, doc: "RED's average queue length" },
+        Field { name: "count", unit: FieldUnit::Count, doc: "arrivals since RED's last drop or mark (-1 at or below min_th)" },
+        Field { name: "p_b", unit: FieldUnit::Ratio, doc: "RED's probability for the last arrival in the marking range, before count spacing" },
     ];
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {

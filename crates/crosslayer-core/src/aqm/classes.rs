@@ -31,7 +31,7 @@
 use super::{OVERFLOW, Qdisc, QdiscConfig, QdiscCtx, QdiscEnv, QueueDisc, Reason, ReasonId, Verdict, MAX_REASONS};
 use crate::packet::{Ecn, Packet, PacketId};
 use crate::params::{ParamSpec, ParamType, Params, Problem, Value};
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Bytes, Time};
 use serde_json::{json, Value as Json};
 use std::collections::VecDeque;
@@ -356,20 +356,20 @@ impl QueueDisc for Classes {
         Reason { name: "aqm", doc: "a class's discipline dropped or CE-marked by its AQM law (CoDel, RED's early or forced, PIE, ...)" },
     ];
     const STATS: &'static [Field] = &[
-        Field { name: "class0_bytes", unit: "bytes", doc: "wire bytes sent from class 0" },
-        Field { name: "class1_bytes", unit: "bytes", doc: "wire bytes sent from class 1" },
-        Field { name: "class2_bytes", unit: "bytes", doc: "wire bytes sent from class 2" },
-        Field { name: "class3_bytes", unit: "bytes", doc: "wire bytes sent from class 3" },
-        Field { name: "class0_drops", unit: "pkts", doc: "packets class 0 dropped" },
-        Field { name: "class1_drops", unit: "pkts", doc: "packets class 1 dropped" },
-        Field { name: "class2_drops", unit: "pkts", doc: "packets class 2 dropped" },
-        Field { name: "class3_drops", unit: "pkts", doc: "packets class 3 dropped" },
+        Field { name: "class0_bytes", unit: FieldUnit::Bytes, doc: "wire bytes sent from class 0" },
+        Field { name: "class1_bytes", unit: FieldUnit::Bytes, doc: "wire bytes sent from class 1" },
+        Field { name: "class2_bytes", unit: FieldUnit::Bytes, doc: "wire bytes sent from class 2" },
+        Field { name: "class3_bytes", unit: FieldUnit::Bytes, doc: "wire bytes sent from class 3" },
+        Field { name: "class0_drops", unit: FieldUnit::Pkts, doc: "packets class 0 dropped" },
+        Field { name: "class1_drops", unit: FieldUnit::Pkts, doc: "packets class 1 dropped" },
+        Field { name: "class2_drops", unit: FieldUnit::Pkts, doc: "packets class 2 dropped" },
+        Field { name: "class3_drops", unit: FieldUnit::Pkts, doc: "packets class 3 dropped" },
     ];
     const STATE: &'static [Field] = &[
-        Field { name: "class0_pkts", unit: "pkts", doc: "packets queued in class 0" },
-        Field { name: "class1_pkts", unit: "pkts", doc: "packets queued in class 1 (NaN: no such class)" },
-        Field { name: "class2_pkts", unit: "pkts", doc: "packets queued in class 2 (NaN: no such class)" },
-        Field { name: "class3_pkts", unit: "pkts", doc: "packets queued in class 3 (NaN: no such class)" },
+        Field { name: "class0_pkts", unit: FieldUnit::Pkts, doc: "packets queued in class 0" },
+        Field { name: "class1_pkts", unit: FieldUnit::Pkts, doc: "packets queued in class 1 (NaN: no such class)" },
+        Field { name: "class2_pkts", unit: FieldUnit::Pkts, doc: "packets queued in class 2 (NaN: no such class)" },
+        Field { name: "class3_pkts", unit: FieldUnit::Pkts, doc: "packets queued in class 3 (NaN: no such class)" },
     ];
     const TIMER: bool = true;
 

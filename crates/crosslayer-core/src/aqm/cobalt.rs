@@ -52,7 +52,7 @@ use super::law::codel::control_law;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, ReasonId, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Bytes, Dur, Time};
 
 crate::choice! {
@@ -312,13 +312,13 @@ impl QueueDisc for Cobalt {
         Reason { name: "cobalt", doc: "COBALT's CoDel part: the sojourn time stayed above target (dropped at the head, or CE-marked)" },
         Reason { name: "blue", doc: "COBALT's BLUE part: random head drop with p_drop (raised by overflows), ECN-capable or not" },
     ];
-    const STATS: &'static [Field] = &[Field { name: "spared_last", unit: "count", doc: "drops withheld because the packet was the last one queued (linux variant)" }];
+    const STATS: &'static [Field] = &[Field { name: "spared_last", unit: FieldUnit::Count, doc: "drops withheld because the packet was the last one queued (linux variant)" }];
     const STATE: &'static [Field] = &[
-        Field { name: "count", unit: "count", doc: "CoDel signal count (decays by one per interval/sqrt(count) below target)" },
-        Field { name: "dropping", unit: "flag", doc: "1 while the sojourn time is above target" },
-        Field { name: "p_drop", unit: "ratio", doc: "BLUE's drop probability" },
-        Field { name: "ldelay_s", unit: "s", doc: "sojourn time of the last dequeued packet" },
-        Field { name: "drop_next_s", unit: "s", doc: "next signal (dropping) or count decrement (count > 0); NaN with count 0" },
+        Field { name: "count", unit: FieldUnit::Count, doc: "CoDel signal count (decays by one per interval/sqrt(count) below target)" },
+        Field { name: "dropping", unit: FieldUnit::Flag, doc: "1 while the sojourn time is above target" },
+        Field { name: "p_drop", unit: FieldUnit::Ratio, doc: "BLUE's drop probability" },
+        Field { name: "ldelay_s", unit: FieldUnit::Seconds, doc: "sojourn time of the last dequeued packet" },
+        Field { name: "drop_next_s", unit: FieldUnit::Seconds, doc: "next signal (dropping) or count decrement (count > 0); NaN with count 0" },
     ];
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {

@@ -14,7 +14,7 @@ use super::law::codel::{CodelParams, CodelStats, CodelVars};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Bytes, Dur};
 
 crate::params! {
@@ -87,13 +87,13 @@ impl QueueDisc for Codel {
         OVERFLOW,
         Reason { name: "codel", doc: "control law: the sojourn time stayed above target for an interval (dropped at the head, or CE-marked)" },
     ];
-    const STATS: &'static [Field] = &[Field { name: "dropping_entries", unit: "count", doc: "times the dropping state was entered" }];
+    const STATS: &'static [Field] = &[Field { name: "dropping_entries", unit: FieldUnit::Count, doc: "times the dropping state was entered" }];
     const STATE: &'static [Field] = &[
-        Field { name: "count", unit: "count", doc: "drops since entering the dropping state (sets the rate interval/sqrt(count))" },
-        Field { name: "lastcount", unit: "count", doc: "count when the dropping state was last entered" },
-        Field { name: "dropping", unit: "flag", doc: "1 in the dropping state" },
-        Field { name: "ldelay_s", unit: "s", doc: "sojourn time of the last dequeued packet" },
-        Field { name: "drop_next_s", unit: "s", doc: "time of the next drop (in the dropping state)" },
+        Field { name: "count", unit: FieldUnit::Count, doc: "drops since entering the dropping state (sets the rate interval/sqrt(count))" },
+        Field { name: "lastcount", unit: FieldUnit::Count, doc: "count when the dropping state was last entered" },
+        Field { name: "dropping", unit: FieldUnit::Flag, doc: "1 in the dropping state" },
+        Field { name: "ldelay_s", unit: FieldUnit::Seconds, doc: "sojourn time of the last dequeued packet" },
+        Field { name: "drop_next_s", unit: FieldUnit::Seconds, doc: "time of the next drop (in the dropping state)" },
     ];
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {

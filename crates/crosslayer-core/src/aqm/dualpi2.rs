@@ -38,7 +38,7 @@
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, ReasonId, Verdict, OVERFLOW};
 use crate::packet::{Ecn, PacketId};
 use crate::params::Problem;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Bytes, Dur, Time};
 use std::collections::VecDeque;
 
@@ -280,16 +280,16 @@ impl QueueDisc for DualPi2 {
         Reason { name: "step", doc: "L queue native step AQM: sojourn above step_thresh" },
     ];
     const STATS: &'static [Field] = &[
-        Field { name: "step_marks", unit: "count", doc: "L packets marked by the step AQM" },
-        Field { name: "coupled_marks", unit: "count", doc: "L packets marked with p_CL" },
-        Field { name: "classic_signals", unit: "count", doc: "packets dropped or marked with p_C" },
+        Field { name: "step_marks", unit: FieldUnit::Count, doc: "L packets marked by the step AQM" },
+        Field { name: "coupled_marks", unit: FieldUnit::Count, doc: "L packets marked with p_CL" },
+        Field { name: "classic_signals", unit: FieldUnit::Count, doc: "packets dropped or marked with p_C" },
     ];
     const STATE: &'static [Field] = &[
-        Field { name: "p_prime", unit: "ratio", doc: "base probability p' of the PI controller" },
-        Field { name: "p_c", unit: "ratio", doc: "Classic drop/mark probability p'^2" },
-        Field { name: "p_cl", unit: "ratio", doc: "coupled L marking probability k p' (capped at 1)" },
-        Field { name: "qdelay_c_s", unit: "s", doc: "C queue head sojourn at the last update" },
-        Field { name: "qdelay_l_s", unit: "s", doc: "L queue head sojourn at the last update" },
+        Field { name: "p_prime", unit: FieldUnit::Ratio, doc: "base probability p' of the PI controller" },
+        Field { name: "p_c", unit: FieldUnit::Ratio, doc: "Classic drop/mark probability p'^2" },
+        Field { name: "p_cl", unit: FieldUnit::Ratio, doc: "coupled L marking probability k p' (capped at 1)" },
+        Field { name: "qdelay_c_s", unit: FieldUnit::Seconds, doc: "C queue head sojourn at the last update" },
+        Field { name: "qdelay_l_s", unit: FieldUnit::Seconds, doc: "L queue head sojourn at the last update" },
     ];
     const TIMER: bool = true;
 

@@ -36,7 +36,7 @@ use super::law::heavy_hitter::{conn_id, ConnKey, Heaviest, HeavyMode, HEAVY_STAT
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, ReasonId, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::rng::Rng;
 use crate::units::{Bytes, Dur};
 
@@ -215,15 +215,15 @@ impl QueueDisc for FairCodel {
         Reason { name: "codel_other", doc: "CoDel's control law dropped (or CE-marked) a packet of another connection (drawn with probability p)" },
     ];
     const STATS: &'static [Field] = &[
-        Field { name: "dropping_entries", unit: "count", doc: "times the dropping state was entered" },
-        Field { name: "spared", unit: "pkts", doc: "packets of light connections CoDel would have dropped, sent instead" },
+        Field { name: "dropping_entries", unit: FieldUnit::Count, doc: "times the dropping state was entered" },
+        Field { name: "spared", unit: FieldUnit::Pkts, doc: "packets of light connections CoDel would have dropped, sent instead" },
     ];
     const STATE: &'static [Field] = &[
-        Field { name: "count", unit: "count", doc: "CoDel's drops (and spared packets) since entering the dropping state" },
-        Field { name: "dropping", unit: "flag", doc: "1 in CoDel's dropping state" },
+        Field { name: "count", unit: FieldUnit::Count, doc: "CoDel's drops (and spared packets) since entering the dropping state" },
+        Field { name: "dropping", unit: FieldUnit::Flag, doc: "1 in CoDel's dropping state" },
         HEAVY_STATE[0],
         HEAVY_STATE[1],
-        Field { name: "ldelay_s", unit: "s", doc: "sojourn time of the last dequeued packet" },
+        Field { name: "ldelay_s", unit: FieldUnit::Seconds, doc: "sojourn time of the last dequeued packet" },
     ];
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {

@@ -25,7 +25,7 @@ use super::law::codel::{CodelParams, CodelStats, CodelVars};
 use super::law::flow_queues::{self, DrrSlot, FlowScheduler};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict};
 use crate::packet::PacketId;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Bytes, Dur};
 use std::collections::VecDeque;
 
@@ -151,13 +151,13 @@ impl QueueDisc for FqCodel {
         Reason { name: "codel", doc: "a flow queue's CoDel control law (dropped at its head, or CE-marked)" },
     ];
     const STATS: &'static [Field] = &[
-        Field { name: "overflows", unit: "count", doc: "times the limit was exceeded and the fattest queue was cut" },
-        Field { name: "new_flows", unit: "count", doc: "arrivals that put an idle queue on the new list" },
-        Field { name: "dropping_entries", unit: "count", doc: "times a queue's CoDel entered the dropping state" },
+        Field { name: "overflows", unit: FieldUnit::Count, doc: "times the limit was exceeded and the fattest queue was cut" },
+        Field { name: "new_flows", unit: FieldUnit::Count, doc: "arrivals that put an idle queue on the new list" },
+        Field { name: "dropping_entries", unit: FieldUnit::Count, doc: "times a queue's CoDel entered the dropping state" },
     ];
     const STATE: &'static [Field] = &[
-        Field { name: "new_queues", unit: "count", doc: "queues on the new list" },
-        Field { name: "old_queues", unit: "count", doc: "queues on the old list" },
+        Field { name: "new_queues", unit: FieldUnit::Count, doc: "queues on the new list" },
+        Field { name: "old_queues", unit: FieldUnit::Count, doc: "queues on the old list" },
     ];
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {

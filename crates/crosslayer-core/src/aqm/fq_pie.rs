@@ -36,7 +36,7 @@ use super::law::flow_queues::{self, DrrSlot, FlowScheduler};
 use super::law::pie::{PieConfig, PieVariant, PieVars};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict};
 use crate::packet::PacketId;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Bytes, Dur, Time};
 use std::collections::VecDeque;
 
@@ -184,16 +184,16 @@ impl QueueDisc for FqPie {
         Reason { name: "pie", doc: "the flow queue's PIE early drop (or CE mark) with its own probability" },
     ];
     const STATS: &'static [Field] = &[
-        Field { name: "early", unit: "count", doc: "early drops and marks decided by the flows' PIE" },
-        Field { name: "ecn_marks", unit: "count", doc: "early decisions carried out as CE marks" },
-        Field { name: "overlimit", unit: "count", doc: "arrivals dropped at the packet limit" },
-        Field { name: "new_flows", unit: "count", doc: "arrivals that put an idle queue on the new list" },
+        Field { name: "early", unit: FieldUnit::Count, doc: "early drops and marks decided by the flows' PIE" },
+        Field { name: "ecn_marks", unit: FieldUnit::Count, doc: "early decisions carried out as CE marks" },
+        Field { name: "overlimit", unit: FieldUnit::Count, doc: "arrivals dropped at the packet limit" },
+        Field { name: "new_flows", unit: FieldUnit::Count, doc: "arrivals that put an idle queue on the new list" },
     ];
     const STATE: &'static [Field] = &[
-        Field { name: "new_queues", unit: "count", doc: "queues on the new list" },
-        Field { name: "old_queues", unit: "count", doc: "queues on the old list" },
-        Field { name: "drop_prob_max", unit: "ratio", doc: "the largest flow probability" },
-        Field { name: "drop_prob_mean", unit: "ratio", doc: "the mean probability of the queues holding packets" },
+        Field { name: "new_queues", unit: FieldUnit::Count, doc: "queues on the new list" },
+        Field { name: "old_queues", unit: FieldUnit::Count, doc: "queues on the old list" },
+        Field { name: "drop_prob_max", unit: FieldUnit::Ratio, doc: "the largest flow probability" },
+        Field { name: "drop_prob_mean", unit: FieldUnit::Ratio, doc: "the mean probability of the queues holding packets" },
     ];
     const TIMER: bool = true;
 

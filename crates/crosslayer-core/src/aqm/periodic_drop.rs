@@ -8,7 +8,7 @@
 use super::law::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Dur, Time};
 
 crate::params! {
@@ -51,8 +51,8 @@ const REASON_TICK: u8 = 1;
 
 impl QueueDisc for PeriodicDrop {
     const REASONS: &'static [Reason] = &[OVERFLOW, Reason { name: "tick", doc: "the periodic head drop" }];
-    const STATS: &'static [Field] = &[Field { name: "ticks", unit: "count", doc: "timer expiries" }];
-    const STATE: &'static [Field] = &[Field { name: "next_tick_s", unit: "s", doc: "time of the next head drop" }];
+    const STATS: &'static [Field] = &[Field { name: "ticks", unit: FieldUnit::Count, doc: "timer expiries" }];
+    const STATE: &'static [Field] = &[Field { name: "next_tick_s", unit: FieldUnit::Seconds, doc: "time of the next head drop" }];
     const TIMER: bool = true;
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {

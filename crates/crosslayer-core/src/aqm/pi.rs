@@ -25,7 +25,7 @@
 use super::law::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Bytes, Dur, Time};
 
 crate::params! {
@@ -132,10 +132,10 @@ impl QueueDisc for Pi {
         OVERFLOW,
         Reason { name: "pi", doc: "PI's early drop (or CE mark) with the controller's probability" },
     ];
-    const STATS: &'static [Field] = &[Field { name: "early", unit: "count", doc: "early drops and marks decided" }];
+    const STATS: &'static [Field] = &[Field { name: "early", unit: FieldUnit::Count, doc: "early drops and marks decided" }];
     const STATE: &'static [Field] = &[
-        Field { name: "drop_prob", unit: "ratio", doc: "PI's drop probability p" },
-        Field { name: "q_old_pkts", unit: "pkts", doc: "the queue at the last sample" },
+        Field { name: "drop_prob", unit: FieldUnit::Ratio, doc: "PI's drop probability p" },
+        Field { name: "q_old_pkts", unit: FieldUnit::Pkts, doc: "the queue at the last sample" },
     ];
     const TIMER: bool = true;
 

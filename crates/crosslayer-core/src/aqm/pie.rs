@@ -36,7 +36,7 @@ use super::law::pie::PieVars;
 pub use super::law::pie::{PieConfig, PieVariant};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::Time;
 
 const REASON_OVERFLOW: u8 = 0;
@@ -89,12 +89,12 @@ impl QueueDisc for Pie {
         OVERFLOW,
         Reason { name: "pie", doc: "PIE's early drop (or CE mark) with the controller's probability" },
     ];
-    const STATS: &'static [Field] = &[Field { name: "early", unit: "count", doc: "early drops and marks decided" }];
+    const STATS: &'static [Field] = &[Field { name: "early", unit: FieldUnit::Count, doc: "early drops and marks decided" }];
     const STATE: &'static [Field] = &[
-        Field { name: "drop_prob", unit: "ratio", doc: "PIE's drop probability" },
-        Field { name: "qdelay_s", unit: "s", doc: "the queueing delay estimate" },
-        Field { name: "burst_allowance_s", unit: "s", doc: "time left without early drops" },
-        Field { name: "avg_dq_rate_bps", unit: "bit/s", doc: "the measured dequeue rate (rfc8033 variant; 0 otherwise)" },
+        Field { name: "drop_prob", unit: FieldUnit::Ratio, doc: "PIE's drop probability" },
+        Field { name: "qdelay_s", unit: FieldUnit::Seconds, doc: "the queueing delay estimate" },
+        Field { name: "burst_allowance_s", unit: FieldUnit::Seconds, doc: "time left without early drops" },
+        Field { name: "avg_dq_rate_bps", unit: FieldUnit::Bps, doc: "the measured dequeue rate (rfc8033 variant; 0 otherwise)" },
     ];
     const TIMER: bool = true;
 

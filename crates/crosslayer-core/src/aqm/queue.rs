@@ -162,7 +162,7 @@ impl Queue {
     }
 
     /// Start the measurement window at `now`.
-    pub fn start_window(&mut self, now: Time) {
+    pub fn start_measurement(&mut self, now: Time) {
         let mut stats = vec![0; self.qdisc.stat_fields().len()];
         self.qdisc.stats(&mut stats);
         self.at_warmup = (self.acct.counters, self.acct.reasons, stats);
@@ -172,17 +172,17 @@ impl Queue {
     }
 
     /// Counters over the measurement window.
-    pub fn window(&self) -> QueueCounters {
+    pub fn measured(&self) -> QueueCounters {
         self.acct.counters.minus(&self.at_warmup.0)
     }
 
     /// Drops and marks per reason over the measurement window.
-    pub fn reasons_window(&self) -> ReasonCounts {
+    pub fn reasons_measured(&self) -> ReasonCounts {
         self.acct.reasons.minus(&self.at_warmup.1)
     }
 
     /// The discipline's own counters over the measurement window.
-    pub fn stats_window(&self) -> Vec<u64> {
+    pub fn stats_measured(&self) -> Vec<u64> {
         let mut now = vec![0; self.qdisc.stat_fields().len()];
         self.qdisc.stats(&mut now);
         now.iter().zip(&self.at_warmup.2).map(|(a, b)| a - b).collect()

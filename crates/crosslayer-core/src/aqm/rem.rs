@@ -31,7 +31,7 @@
 use super::law::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Bytes, Dur, Time};
 
 crate::params! {
@@ -147,11 +147,11 @@ impl QueueDisc for Rem {
         OVERFLOW,
         Reason { name: "rem", doc: "REM's early drop (or CE mark) with probability 1 - phi^(-price)" },
     ];
-    const STATS: &'static [Field] = &[Field { name: "early", unit: "count", doc: "early drops and marks decided" }];
+    const STATS: &'static [Field] = &[Field { name: "early", unit: FieldUnit::Count, doc: "early drops and marks decided" }];
     const STATE: &'static [Field] = &[
-        Field { name: "price", unit: "ratio", doc: "the link price (congestion measure)" },
-        Field { name: "prob", unit: "ratio", doc: "the drop/mark probability 1 - phi^(-price)" },
-        Field { name: "in_avg_pkts", unit: "pkts", doc: "arrivals per update interval (filtered with weight inw)" },
+        Field { name: "price", unit: FieldUnit::Ratio, doc: "the link price (congestion measure)" },
+        Field { name: "prob", unit: FieldUnit::Ratio, doc: "the drop/mark probability 1 - phi^(-price)" },
+        Field { name: "in_avg_pkts", unit: FieldUnit::Pkts, doc: "arrivals per update interval (filtered with weight inw)" },
     ];
     const TIMER: bool = true;
 

@@ -43,7 +43,7 @@
 
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Dur, Time};
 use std::collections::VecDeque;
 
@@ -292,14 +292,14 @@ impl QueueDisc for Sfb {
         Reason { name: "early", doc: "SFB's drop (or CE mark) with the least probability of the flow's bins (Linux earlydrop / marked)" },
     ];
     const STATS: &'static [Field] = &[
-        Field { name: "penalized", unit: "pkts", doc: "arrivals of inelastic flows admitted with a penalty token" },
-        Field { name: "rehashes", unit: "count", doc: "swaps of the hash sets" },
+        Field { name: "penalized", unit: FieldUnit::Pkts, doc: "arrivals of inelastic flows admitted with a penalty token" },
+        Field { name: "rehashes", unit: FieldUnit::Count, doc: "swaps of the hash sets" },
     ];
     const STATE: &'static [Field] = &[
-        Field { name: "max_p_mark", unit: "ratio", doc: "largest p_mark over the active set's bins" },
-        Field { name: "mean_p_mark", unit: "ratio", doc: "mean p_mark over the active set's bins" },
-        Field { name: "max_bin_qlen", unit: "pkts", doc: "largest bin length in the active set" },
-        Field { name: "penalty_box_flows", unit: "count", doc: "flows with an arrival treated as inelastic in the last second (at most 64 tracked)" },
+        Field { name: "max_p_mark", unit: FieldUnit::Ratio, doc: "largest p_mark over the active set's bins" },
+        Field { name: "mean_p_mark", unit: FieldUnit::Ratio, doc: "mean p_mark over the active set's bins" },
+        Field { name: "max_bin_qlen", unit: FieldUnit::Pkts, doc: "largest bin length in the active set" },
+        Field { name: "penalty_box_flows", unit: FieldUnit::Count, doc: "flows with an arrival treated as inelastic in the last second (at most 64 tracked)" },
     ];
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {

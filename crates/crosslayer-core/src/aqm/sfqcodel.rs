@@ -26,7 +26,7 @@
 use super::law::codel::{CodelFlavor, CodelParams, CodelStats, CodelVars};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict};
 use crate::packet::PacketId;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Bytes, Dur};
 use std::collections::VecDeque;
 
@@ -139,8 +139,8 @@ impl QueueDisc for SfqCodel {
         Reason { name: "overflow", doc: "buffer full: the last packet of the fullest bin was dropped" },
         Reason { name: "codel", doc: "a bin's CoDel control law (ns-2 flavour)" },
     ];
-    const STATS: &'static [Field] = &[Field { name: "dropping_entries", unit: "count", doc: "times a bin's CoDel entered the dropping state" }];
-    const STATE: &'static [Field] = &[Field { name: "active_bins", unit: "count", doc: "bins on the schedule" }];
+    const STATS: &'static [Field] = &[Field { name: "dropping_entries", unit: FieldUnit::Count, doc: "times a bin's CoDel entered the dropping state" }];
+    const STATE: &'static [Field] = &[Field { name: "active_bins", unit: FieldUnit::Count, doc: "bins on the schedule" }];
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
         if self.pkts >= self.limit_pkts {

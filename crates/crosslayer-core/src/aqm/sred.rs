@@ -25,7 +25,7 @@
 use super::law::fifo::Fifo;
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 
 crate::choice! {
     /// Which SRED: the drop probability without or with the hit term.
@@ -161,13 +161,13 @@ impl Sred {
 impl QueueDisc for Sred {
     const REASONS: &'static [Reason] = &[OVERFLOW, Reason { name: "sred", doc: "SRED's early drop with probability p_zap" }];
     const STATS: &'static [Field] = &[
-        Field { name: "hits", unit: "count", doc: "arrivals whose flow matched the compared zombie" },
-        Field { name: "early", unit: "count", doc: "early drops with probability p_zap" },
+        Field { name: "hits", unit: FieldUnit::Count, doc: "arrivals whose flow matched the compared zombie" },
+        Field { name: "early", unit: FieldUnit::Count, doc: "early drops with probability p_zap" },
     ];
     const STATE: &'static [Field] = &[
-        Field { name: "hit_frequency", unit: "ratio", doc: "the hit frequency P(t)" },
-        Field { name: "flows_estimate", unit: "count", doc: "1 / P(t), the estimated number of active flows (0 before the first hit)" },
-        Field { name: "p_zap", unit: "ratio", doc: "the drop probability of the last arrival" },
+        Field { name: "hit_frequency", unit: FieldUnit::Ratio, doc: "the hit frequency P(t)" },
+        Field { name: "flows_estimate", unit: FieldUnit::Count, doc: "1 / P(t), the estimated number of active flows (0 before the first hit)" },
+        Field { name: "p_zap", unit: FieldUnit::Ratio, doc: "the drop probability of the last arrival" },
     ];
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {

@@ -29,7 +29,7 @@ use super::law::red::{Decision, RedCore, RedParams, RedSpacing};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::Time;
 
 crate::choice! {
@@ -236,21 +236,21 @@ impl QueueDisc for Wred {
         Reason { name: "forced", doc: "the average at or above max_th: every arrival dropped" },
     ];
     const STATS: &'static [Field] = &[
-        Field { name: "early_class0", unit: "count", doc: "early and forced drops (or marks), class 0" },
-        Field { name: "early_class1", unit: "count", doc: "class 1" },
-        Field { name: "early_class2", unit: "count", doc: "class 2" },
-        Field { name: "early_class3", unit: "count", doc: "class 3" },
-        Field { name: "early_class4", unit: "count", doc: "class 4" },
-        Field { name: "early_class5", unit: "count", doc: "class 5" },
-        Field { name: "early_class6", unit: "count", doc: "class 6" },
-        Field { name: "early_class7", unit: "count", doc: "class 7" },
+        Field { name: "early_class0", unit: FieldUnit::Count, doc: "early and forced drops (or marks), class 0" },
+        Field { name: "early_class1", unit: FieldUnit::Count, doc: "class 1" },
+        Field { name: "early_class2", unit: FieldUnit::Count, doc: "class 2" },
+        Field { name: "early_class3", unit: FieldUnit::Count, doc: "class 3" },
+        Field { name: "early_class4", unit: FieldUnit::Count, doc: "class 4" },
+        Field { name: "early_class5", unit: FieldUnit::Count, doc: "class 5" },
+        Field { name: "early_class6", unit: FieldUnit::Count, doc: "class 6" },
+        Field { name: "early_class7", unit: FieldUnit::Count, doc: "class 7" },
     ];
     const STATE: &'static [Field] = &[
-        Field { name: "avg_pkts", unit: "pkts", doc: "the shared average queue (shared mode; 0 per class)" },
-        Field { name: "avg_class0_pkts", unit: "pkts", doc: "the average class 0 is judged against" },
-        Field { name: "avg_class1_pkts", unit: "pkts", doc: "the average class 1 is judged against" },
-        Field { name: "p_b_class0", unit: "ratio", doc: "class 0's drop probability at its average, before count spacing" },
-        Field { name: "p_b_class1", unit: "ratio", doc: "class 1's drop probability at its average, before count spacing" },
+        Field { name: "avg_pkts", unit: FieldUnit::Pkts, doc: "the shared average queue (shared mode; 0 per class)" },
+        Field { name: "avg_class0_pkts", unit: FieldUnit::Pkts, doc: "the average class 0 is judged against" },
+        Field { name: "avg_class1_pkts", unit: FieldUnit::Pkts, doc: "the average class 1 is judged against" },
+        Field { name: "p_b_class0", unit: FieldUnit::Ratio, doc: "class 0's drop probability at its average, before count spacing" },
+        Field { name: "p_b_class1", unit: FieldUnit::Ratio, doc: "class 1's drop probability at its average, before count spacing" },
     ];
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {

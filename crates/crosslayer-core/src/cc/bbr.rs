@@ -36,7 +36,7 @@
 //! the restore.
 
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use super::law::bbr::{send_quantum_pkts, RoundMaxFilter, MIN_CWND_PKTS, PACING_MARGIN};
 use crate::rng::{Rng, StreamKind};
 use crate::units::{Dur, Rate, Time};
@@ -306,13 +306,13 @@ impl CongestionControl for Bbr {
     const FULL_CONTROL: bool = true;
     const RATE_SAMPLE: bool = true;
     const STATE: &'static [Field] = &[
-        Field { name: "mode", unit: "enum", doc: "0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT" },
-        Field { name: "btl_bw_bps", unit: "bit/s", doc: "the bottleneck bandwidth estimate (largest delivery rate of the last 10 rounds)" },
-        Field { name: "min_rtt_s", unit: "s", doc: "the round-trip propagation time estimate (least RTT of the last 10 s)" },
-        Field { name: "pacing_gain", unit: "ratio", doc: "the pacing gain in use" },
-        Field { name: "cwnd_gain", unit: "ratio", doc: "the cwnd gain in use" },
-        Field { name: "round", unit: "count", doc: "round trips counted" },
-        Field { name: "full_bw_reached", unit: "flag", doc: "1 once STARTUP found the pipe full" },
+        Field { name: "mode", unit: FieldUnit::Code, doc: "0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT" },
+        Field { name: "btl_bw_bps", unit: FieldUnit::Bps, doc: "the bottleneck bandwidth estimate (largest delivery rate of the last 10 rounds)" },
+        Field { name: "min_rtt_s", unit: FieldUnit::Seconds, doc: "the round-trip propagation time estimate (least RTT of the last 10 s)" },
+        Field { name: "pacing_gain", unit: FieldUnit::Ratio, doc: "the pacing gain in use" },
+        Field { name: "cwnd_gain", unit: FieldUnit::Ratio, doc: "the cwnd gain in use" },
+        Field { name: "round", unit: FieldUnit::Count, doc: "round trips counted" },
+        Field { name: "full_bw_reached", unit: FieldUnit::Flag, doc: "1 once STARTUP found the pipe full" },
     ];
 
     fn take_app_limited(&mut self) -> bool {

@@ -69,7 +69,7 @@
 
 use super::law::bbr::{send_quantum_pkts, RoundMaxFilter, MIN_CWND_PKTS, PACING_MARGIN};
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::rng::{Rng, StreamKind};
 use crate::units::{Dur, Rate, Time};
 use std::collections::VecDeque;
@@ -901,16 +901,16 @@ impl CongestionControl for Bbr3 {
     const FULL_CONTROL: bool = true;
     const RATE_SAMPLE: bool = true;
     const STATE: &'static [Field] = &[
-        Field { name: "state", unit: "enum", doc: "0 STARTUP, 1 DRAIN, 2 PROBE_BW_DOWN, 3 PROBE_BW_CRUISE, 4 PROBE_BW_REFILL, 5 PROBE_BW_UP, 6 PROBE_RTT" },
-        Field { name: "max_bw_bps", unit: "bit/s", doc: "max_bw: the largest delivery rate of this and the previous PROBE_BW cycle" },
-        Field { name: "bw_bps", unit: "bit/s", doc: "bw = min(max_bw, bw_lo), the rate paced at (x gain)" },
-        Field { name: "min_rtt_s", unit: "s", doc: "min_rtt: the least RTT of the last 10 s" },
-        Field { name: "inflight_hi_pkts", unit: "packets", doc: "inflight_hi (draft inflight_longterm), NaN while unset" },
-        Field { name: "inflight_lo_pkts", unit: "packets", doc: "inflight_lo (draft inflight_shortterm), NaN while unset" },
-        Field { name: "pacing_gain", unit: "ratio", doc: "the pacing gain in use" },
-        Field { name: "cwnd_gain", unit: "ratio", doc: "the cwnd gain in use" },
-        Field { name: "ecn_alpha", unit: "ratio", doc: "EWMA of the fraction of delivered bytes echoed CE, per round" },
-        Field { name: "round", unit: "count", doc: "round trips counted" },
+        Field { name: "state", unit: FieldUnit::Code, doc: "0 STARTUP, 1 DRAIN, 2 PROBE_BW_DOWN, 3 PROBE_BW_CRUISE, 4 PROBE_BW_REFILL, 5 PROBE_BW_UP, 6 PROBE_RTT" },
+        Field { name: "max_bw_bps", unit: FieldUnit::Bps, doc: "max_bw: the largest delivery rate of this and the previous PROBE_BW cycle" },
+        Field { name: "bw_bps", unit: FieldUnit::Bps, doc: "bw = min(max_bw, bw_lo), the rate paced at (x gain)" },
+        Field { name: "min_rtt_s", unit: FieldUnit::Seconds, doc: "min_rtt: the least RTT of the last 10 s" },
+        Field { name: "inflight_hi_pkts", unit: FieldUnit::Pkts, doc: "inflight_hi (draft inflight_longterm), NaN while unset" },
+        Field { name: "inflight_lo_pkts", unit: FieldUnit::Pkts, doc: "inflight_lo (draft inflight_shortterm), NaN while unset" },
+        Field { name: "pacing_gain", unit: FieldUnit::Ratio, doc: "the pacing gain in use" },
+        Field { name: "cwnd_gain", unit: FieldUnit::Ratio, doc: "the cwnd gain in use" },
+        Field { name: "ecn_alpha", unit: FieldUnit::Ratio, doc: "EWMA of the fraction of delivered bytes echoed CE, per round" },
+        Field { name: "round", unit: FieldUnit::Count, doc: "round trips counted" },
     ];
 
     fn take_app_limited(&mut self) -> bool {

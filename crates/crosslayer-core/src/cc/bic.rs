@@ -34,7 +34,7 @@
 
 use super::law::{cong_avoid_ai, slow_start};
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window, };
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Dur, Time};
 
 crate::params! {
@@ -157,7 +157,7 @@ impl Bic {
 impl CongestionControl for Bic {
     const STATE: &'static [Field] = &[Field {
         name: "w_max_pkts",
-        unit: "pkts",
+        unit: FieldUnit::Pkts,
         doc: "W_max: the window at the last loss (after fast convergence); 0 before the first",
     }];
 

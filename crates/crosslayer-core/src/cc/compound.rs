@@ -38,7 +38,7 @@
 use super::law::{slow_start};
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::params::Problem;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 
 crate::params! {
     /// Compound TCP parameters; the defaults are the draft's.
@@ -158,11 +158,11 @@ impl Compound {
 
 impl CongestionControl for Compound {
     const STATE: &'static [Field] = &[
-        Field { name: "lwnd_pkts", unit: "pkts", doc: "the loss window (Reno's part)" },
-        Field { name: "dwnd_pkts", unit: "pkts", doc: "the delay window" },
-        Field { name: "diff_pkts", unit: "pkts", doc: "backlog estimate of the last round: win x (1 - base_rtt / rtt)" },
-        Field { name: "gamma_pkts", unit: "pkts", doc: "gamma in use (tuned with gamma_tuning)" },
-        Field { name: "base_rtt_s", unit: "s", doc: "the least RTT seen" },
+        Field { name: "lwnd_pkts", unit: FieldUnit::Pkts, doc: "the loss window (Reno's part)" },
+        Field { name: "dwnd_pkts", unit: FieldUnit::Pkts, doc: "the delay window" },
+        Field { name: "diff_pkts", unit: FieldUnit::Pkts, doc: "backlog estimate of the last round: win x (1 - base_rtt / rtt)" },
+        Field { name: "gamma_pkts", unit: FieldUnit::Pkts, doc: "gamma in use (tuned with gamma_tuning)" },
+        Field { name: "base_rtt_s", unit: FieldUnit::Seconds, doc: "the least RTT seen" },
     ];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {

@@ -43,7 +43,7 @@
 use super::law::hystart::{self, Hystart, HystartMode, Verdict};
 use super::law::{slow_start};
 use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::stack::Profile;
 use crate::units::{Dur, Time};
 
@@ -231,10 +231,10 @@ impl Cubic {
 
 impl CongestionControl for Cubic {
     const STATE: &'static [Field] = &[
-        Field { name: "w_max_pkts", unit: "pkts", doc: "W_max: window before the last reduction, after fast convergence" },
-        Field { name: "k_s", unit: "s", doc: "K: time for the cubic curve to climb back to W_max" },
-        Field { name: "w_est_pkts", unit: "pkts", doc: "W_est: the Reno-friendly estimate" },
-        Field { name: "reno_region", unit: "flag", doc: "1 when the last ACK grew cwnd in the Reno-friendly region" },
+        Field { name: "w_max_pkts", unit: FieldUnit::Pkts, doc: "W_max: window before the last reduction, after fast convergence" },
+        Field { name: "k_s", unit: FieldUnit::Seconds, doc: "K: time for the cubic curve to climb back to W_max" },
+        Field { name: "w_est_pkts", unit: FieldUnit::Pkts, doc: "W_est: the Reno-friendly estimate" },
+        Field { name: "reno_region", unit: FieldUnit::Flag, doc: "1 when the last ACK grew cwnd in the Reno-friendly region" },
     ];
 
     fn on_ack(&mut self, s: &mut Window, a: &AckEvent) {

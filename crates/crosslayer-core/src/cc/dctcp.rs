@@ -22,7 +22,7 @@
 use super::law::aimd::Aimd;
 use super::law::marked::MarkedFraction;
 use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 
 crate::params! {
     /// DCTCP parameters; the defaults are Linux's (RFC 8257's g).
@@ -57,8 +57,8 @@ impl Algorithm for Dctcp {
 impl CongestionControl for Dctcp {
     const NEEDS_ECN: bool = true;
     const STATE: &'static [Field] = &[
-        Field { name: "alpha", unit: "ratio", doc: "alpha: the smoothed fraction of marked bytes" },
-        Field { name: "marked_fraction", unit: "ratio", doc: "F: the fraction of bytes echoed as marked in the last window" },
+        Field { name: "alpha", unit: FieldUnit::Ratio, doc: "alpha: the smoothed fraction of marked bytes" },
+        Field { name: "marked_fraction", unit: FieldUnit::Ratio, doc: "F: the fraction of bytes echoed as marked in the last window" },
     ];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {

@@ -6,7 +6,7 @@
 //! Source: none (a test fixture). Deviations: not a real algorithm.
 
 use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, Window};
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 
 crate::params! {
     /// The constant window.
@@ -44,8 +44,8 @@ impl CongestionControl for FixedWindow {
     const FULL_CONTROL: bool = true;
     const RATE_SAMPLE: bool = true;
     const STATE: &'static [Field] = &[
-        Field { name: "acks", unit: "count", doc: "ACKs seen" },
-        Field { name: "rate_bps", unit: "bps", doc: "latest valid delivery-rate sample" },
+        Field { name: "acks", unit: FieldUnit::Count, doc: "ACKs seen" },
+        Field { name: "rate_bps", unit: FieldUnit::Bps, doc: "latest valid delivery-rate sample" },
     ];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {

@@ -28,7 +28,7 @@
 use super::law::{grow_per_window, slow_start};
 use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::params::Problem;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 
 crate::choice! {
     /// How a(w) and b(w) are evaluated.
@@ -107,8 +107,8 @@ impl HighSpeed {
 
 impl CongestionControl for HighSpeed {
     const STATE: &'static [Field] = &[
-        Field { name: "a_pkts", unit: "pkts", doc: "a(w): segments added per window acknowledged" },
-        Field { name: "b", unit: "ratio", doc: "b(w): the fraction of the window a loss takes" },
+        Field { name: "a_pkts", unit: FieldUnit::Pkts, doc: "a(w): segments added per window acknowledged" },
+        Field { name: "b", unit: FieldUnit::Ratio, doc: "b(w): the fraction of the window a loss takes" },
     ];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {

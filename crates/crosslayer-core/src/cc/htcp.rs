@@ -30,7 +30,7 @@
 
 use super::law::{grow_per_window, slow_start};
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Dur, Time};
 
 crate::params! {
@@ -122,10 +122,10 @@ impl Htcp {
 
 impl CongestionControl for Htcp {
     const STATE: &'static [Field] = &[
-        Field { name: "alpha_pkts", unit: "pkts", doc: "alpha: segments added per window acknowledged" },
-        Field { name: "beta", unit: "ratio", doc: "the backoff factor of the last congestion event" },
-        Field { name: "min_rtt_s", unit: "s", doc: "the least RTT" },
-        Field { name: "max_rtt_s", unit: "s", doc: "the largest RTT (guarded, decaying)" },
+        Field { name: "alpha_pkts", unit: FieldUnit::Pkts, doc: "alpha: segments added per window acknowledged" },
+        Field { name: "beta", unit: FieldUnit::Ratio, doc: "the backoff factor of the last congestion event" },
+        Field { name: "min_rtt_s", unit: FieldUnit::Seconds, doc: "the least RTT" },
+        Field { name: "max_rtt_s", unit: FieldUnit::Seconds, doc: "the largest RTT (guarded, decaying)" },
     ];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {

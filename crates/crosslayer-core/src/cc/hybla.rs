@@ -21,7 +21,7 @@
 
 use super::law::{slow_start};
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, SsRule, Window};
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::Dur;
 
 crate::params! {
@@ -91,7 +91,7 @@ impl Hybla {
 }
 
 impl CongestionControl for Hybla {
-    const STATE: &'static [Field] = &[Field { name: "rho", unit: "ratio", doc: "RTT / RTT0 (at least 1)" }];
+    const STATE: &'static [Field] = &[Field { name: "rho", unit: FieldUnit::Ratio, doc: "RTT / RTT0 (at least 1)" }];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
         if a.rtt.is_some() && self.min_srtt.is_none_or(|m| a.srtt < m) {

@@ -26,7 +26,7 @@
 
 use super::law::{slow_start};
 use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 
 crate::params! {
     /// TCP Illinois parameters; the defaults are Linux's and the paper's.
@@ -154,8 +154,8 @@ impl Illinois {
 
 impl CongestionControl for Illinois {
     const STATE: &'static [Field] = &[
-        Field { name: "alpha", unit: "pkts", doc: "additive increase per RTT" },
-        Field { name: "beta", unit: "ratio", doc: "multiplicative decrease at the next loss" },
+        Field { name: "alpha", unit: FieldUnit::Pkts, doc: "additive increase per RTT" },
+        Field { name: "beta", unit: FieldUnit::Ratio, doc: "multiplicative decrease at the next loss" },
     ];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {

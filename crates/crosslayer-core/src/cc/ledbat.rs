@@ -29,7 +29,7 @@
 
 use super::law::{cong_avoid_ai, slow_start};
 use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Dur, Time};
 
 crate::choice! {
@@ -166,7 +166,7 @@ impl Ledbat {
 }
 
 impl CongestionControl for Ledbat {
-    const STATE: &'static [Field] = &[Field { name: "queuing_delay_s", unit: "s", doc: "current delay (least of the last samples) less the base delay" }];
+    const STATE: &'static [Field] = &[Field { name: "queuing_delay_s", unit: FieldUnit::Seconds, doc: "current delay (least of the last samples) less the base delay" }];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
         let delay = match self.cfg.delay {

@@ -31,7 +31,7 @@
 
 use super::law::{cong_avoid_ai, slow_start};
 use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, SsRule, Window};
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Dur, Time};
 
 crate::params! {
@@ -107,8 +107,8 @@ impl Lp {
 
 impl CongestionControl for Lp {
     const STATE: &'static [Field] = &[
-        Field { name: "sowd_s", unit: "s", doc: "smoothed one-way delay" },
-        Field { name: "early_indications", unit: "count", doc: "early congestion indications so far" },
+        Field { name: "sowd_s", unit: FieldUnit::Seconds, doc: "smoothed one-way delay" },
+        Field { name: "early_indications", unit: FieldUnit::Count, doc: "early congestion indications so far" },
     ];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {

@@ -30,7 +30,7 @@
 use super::law::marked::MarkedFraction;
 use super::law::{slow_start};
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Dur, Rate, Time};
 
 crate::choice! {
@@ -137,8 +137,8 @@ impl CongestionControl for Prague {
     const ECT1: bool = true;
     const FULL_CONTROL: bool = true;
     const STATE: &'static [Field] = &[
-        Field { name: "alpha", unit: "ratio", doc: "alpha: the smoothed fraction of marked segments" },
-        Field { name: "ai_per_rtt", unit: "pkts", doc: "additive increase per RTT (1, or (srtt / target)^2 once RTT-independent)" },
+        Field { name: "alpha", unit: FieldUnit::Ratio, doc: "alpha: the smoothed fraction of marked segments" },
+        Field { name: "ai_per_rtt", unit: FieldUnit::Pkts, doc: "additive increase per RTT (1, or (srtt / target)^2 once RTT-independent)" },
     ];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {

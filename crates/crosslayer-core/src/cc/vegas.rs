@@ -36,7 +36,7 @@ use super::law::{slow_start};
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, SsRule, Window};
 use super::law::vegas_rtt::VegasRtt;
 use crate::params::Problem;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 
 crate::params! {
     /// Vegas parameters: the bounds of `diff`, the sender's packets queued in the network.
@@ -140,9 +140,9 @@ impl Vegas {
 
 impl CongestionControl for Vegas {
     const STATE: &'static [Field] = &[
-        Field { name: "base_rtt_s", unit: "s", doc: "the smallest RTT seen (the propagation delay estimate)" },
-        Field { name: "diff_pkts", unit: "pkts", doc: "diff at the last once-per-RTT decision: cwnd x (rtt - base_rtt) / base_rtt" },
-        Field { name: "vegas_on", unit: "flag", doc: "1 while Vegas runs (Open state); 0 in recovery, when Reno's rule runs" },
+        Field { name: "base_rtt_s", unit: FieldUnit::Seconds, doc: "the smallest RTT seen (the propagation delay estimate)" },
+        Field { name: "diff_pkts", unit: FieldUnit::Pkts, doc: "diff at the last once-per-RTT decision: cwnd x (rtt - base_rtt) / base_rtt" },
+        Field { name: "vegas_on", unit: FieldUnit::Flag, doc: "1 while Vegas runs (Open state); 0 in recovery, when Reno's rule runs" },
     ];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {

@@ -21,7 +21,7 @@
 use super::law::{cong_avoid_ai, slow_start};
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, SsRule, Window, };
 use super::law::vegas_rtt::{VegasRtt, NONE_US};
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 
 crate::params! {
     /// Veno's backlog threshold.
@@ -83,12 +83,12 @@ impl CongestionControl for Veno {
     const STATE: &'static [Field] = &[
         Field {
             name: "base_rtt_s",
-            unit: "s",
+            unit: FieldUnit::Seconds,
             doc: "the smallest RTT seen",
         },
         Field {
             name: "diff_pkts",
-            unit: "pkts",
+            unit: FieldUnit::Pkts,
             doc: "backlog estimate cwnd - cwnd x base_rtt / rtt at the last ACK",
         },
     ];

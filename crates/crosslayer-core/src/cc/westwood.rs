@@ -22,7 +22,7 @@
 
 use super::law::aimd::Aimd;
 use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Dur, Time};
 
 crate::params! {
@@ -111,12 +111,12 @@ impl CongestionControl for Westwood {
     const STATE: &'static [Field] = &[
         Field {
             name: "bw_bps",
-            unit: "bit/s",
+            unit: FieldUnit::Bps,
             doc: "the filtered bandwidth estimate",
         },
         Field {
             name: "rtt_min_s",
-            unit: "s",
+            unit: FieldUnit::Seconds,
             doc: "the least RTT sample (since the last timeout)",
         },
     ];

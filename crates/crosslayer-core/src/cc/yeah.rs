@@ -24,7 +24,7 @@
 use super::law::{cong_avoid_ai, slow_start};
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use super::law::vegas_rtt::VegasRtt;
-use crate::registry::{Algorithm, Field, Info};
+use crate::registry::{Algorithm, Field, FieldUnit, Info};
 
 crate::params! {
     /// YeAH parameters; the defaults are Linux's (the paper's values).
@@ -119,8 +119,8 @@ impl Yeah {
 
 impl CongestionControl for Yeah {
     const STATE: &'static [Field] = &[
-        Field { name: "backlog_pkts", unit: "pkts", doc: "Q at the last round: cwnd (rtt - base) / rtt" },
-        Field { name: "reno_mode", unit: "flag", doc: "1 in slow (Reno) mode, 0 in fast (Scalable) mode" },
+        Field { name: "backlog_pkts", unit: FieldUnit::Pkts, doc: "Q at the last round: cwnd (rtt - base) / rtt" },
+        Field { name: "reno_mode", unit: FieldUnit::Flag, doc: "1 in slow (Reno) mode, 0 in fast (Scalable) mode" },
     ];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {

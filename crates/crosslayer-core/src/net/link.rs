@@ -54,11 +54,42 @@ pub enum TxStart {
     Lost(PacketId),
 }
 
+/// What a link is in the dumbbell (the `role` column of the result tables).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkRole {
+    /// A -> B, the bottleneck.
+    Forward,
+    /// B -> A.
+    Reverse,
+    /// A sender host -> A.
+    SenderUp,
+    /// A -> a sender host.
+    SenderDown,
+    /// A receiver host -> B.
+    ReceiverUp,
+    /// B -> a receiver host.
+    ReceiverDown,
+}
+
+impl LinkRole {
+    /// Its name in the result tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkRole::Forward => "forward",
+            LinkRole::Reverse => "reverse",
+            LinkRole::SenderUp => "sender_up",
+            LinkRole::SenderDown => "sender_down",
+            LinkRole::ReceiverUp => "receiver_up",
+            LinkRole::ReceiverDown => "receiver_down",
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Link {
     pub name: String,
     /// Role in the topology (`forward`, `reverse`, `sender_up`, ...).
-    pub role: &'static str,
+    pub role: LinkRole,
     pub from: u32,
     pub to: u32,
     pub rate: Rate,
@@ -85,7 +116,7 @@ pub struct Link {
 
 impl Link {
     /// A link built from its spec; `loss_rng` and `jitter_rng` are its own random streams.
-    pub fn new(name: String, role: &'static str, (from, to): (u32, u32), edge: &EdgeSpec, queue: Queue, loss_rng: Rng, jitter_rng: Rng) -> Link {
+    pub fn new(name: String, role: LinkRole, (from, to): (u32, u32), edge: &EdgeSpec, queue: Queue, loss_rng: Rng, jitter_rng: Rng) -> Link {
         Link {
             name,
             role,
@@ -178,13 +209,13 @@ impl Link {
     }
 
     /// Start the measurement window.
-    pub fn start_window(&mut self, now: Time) {
+    pub fn start_measurement(&mut self, now: Time) {
         self.at_warmup = self.completed(now);
-        self.queue.start_window(now);
+        self.queue.start_measurement(now);
     }
 
     /// Counters over the measurement window ending at `now`.
-    pub fn window(&self, now: Time) -> LinkCounters {
+    pub fn measured(&self, now: Time) -> LinkCounters {
         self.completed(now).minus(&self.at_warmup)
     }
 }

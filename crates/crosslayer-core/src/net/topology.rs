@@ -5,7 +5,7 @@
 //! A-B bottleneck likewise (`forward` A -> B carries the data of forward flows, `reverse` B -> A
 //! their ACKs; a reverse flow, from a receiver host to a sender host, uses them the other way).
 
-use super::link::Link;
+use super::link::{Link, LinkRole};
 use crate::aqm::{QdiscEnv, Queue};
 use crate::rng::{Rng, StreamKind};
 use crate::spec::{EdgeSpec, HostSpec, TopologySpec};
@@ -59,7 +59,7 @@ impl Topology {
         node_names.extend(receivers.iter().map(|h| h.name.clone()));
 
         let mut links = Vec::new();
-        let mut add = |from: u32, to: u32, role: &'static str, e: &EdgeSpec| -> u32 {
+        let mut add = |from: u32, to: u32, role: LinkRole, e: &EdgeSpec| -> u32 {
             let idx = links.len() as u64;
             let name = format!("{}->{}", node_names[from as usize], node_names[to as usize]);
             let queue = Queue::new(&e.qdisc, &QdiscEnv { link_rate: e.rate }, Rng::stream(seed, StreamKind::Qdisc, idx));
@@ -74,10 +74,10 @@ impl Topology {
             ));
             idx as u32
         };
-        let fwd = add(a, b, "forward", forward);
-        let rev = add(b, a, "reverse", reverse);
+        let fwd = add(a, b, LinkRole::Forward, forward);
+        let rev = add(b, a, LinkRole::Reverse, reverse);
         debug_assert!((fwd as usize, rev as usize) == (0, 1) && CORE_LINKS == 2);
-        let mut host_links = |hosts: &[HostSpec], first: u32, router: u32, up: &'static str, down: &'static str| {
+        let mut host_links = |hosts: &[HostSpec], first: u32, router: u32, up: LinkRole, down: LinkRole| {
             hosts
                 .iter()
                 .enumerate()
@@ -87,8 +87,8 @@ impl Topology {
                 })
                 .collect::<Vec<_>>()
         };
-        let s_links = host_links(senders, 0, a, "sender_up", "sender_down");
-        let r_links = host_links(receivers, s + 2, b, "receiver_up", "receiver_down");
+        let s_links = host_links(senders, 0, a, LinkRole::SenderUp, LinkRole::SenderDown);
+        let r_links = host_links(receivers, s + 2, b, LinkRole::ReceiverUp, LinkRole::ReceiverDown);
 
         let mut routes = vec![vec![u32::MAX; n_nodes]; n_nodes];
         for dst in 0..n_nodes as u32 {

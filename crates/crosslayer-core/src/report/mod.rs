@@ -13,7 +13,7 @@
 
 use crate::aqm::QueueCounters;
 use crate::metrics::Counters;
-use crate::net::link::LinkCounters;
+use crate::net::link::{LinkCounters, LinkRole};
 use crate::result::{build, static_columns, Col, Column, ColumnSpec, DType, RunResult, Summary, Table};
 use crate::net::topology::CORE_LINKS;
 use crate::sim::{BottleneckCounters, CoreCounters, Sim};
@@ -159,7 +159,7 @@ pub fn udp_columns() -> Vec<Col<UdpRow>> {
 /// One simplex link and its queue, measured over the window.
 pub struct LinkRow {
     name: String,
-    role: &'static str,
+    role: LinkRole,
     qdisc: &'static str,
     rate_bps: u64,
     delay: Dur,
@@ -175,7 +175,7 @@ pub struct LinkRow {
 pub fn queue_columns() -> Vec<Col<LinkRow>> {
     let mut c = vec![
         Col::str("link", "link name: <from>-><to>", |r: &LinkRow| r.name.clone()),
-        Col::str("role", "forward (A->B, the bottleneck), reverse (B->A), sender_up, sender_down, receiver_up, receiver_down", |r: &LinkRow| r.role.to_string()),
+        Col::str("role", "forward (A->B, the bottleneck), reverse (B->A), sender_up, sender_down, receiver_up, receiver_down", |r: &LinkRow| r.role.name().to_string()),
         Col::str("qdisc", "queue discipline (canonical name)", |r: &LinkRow| r.qdisc.to_string()),
         Col::u64("rate_bps", "bps", &["link rate"], |r: &LinkRow| r.rate_bps),
         Col::f64("delay_s", "s", "propagation delay", |r: &LinkRow| r.delay.secs_f64()),
@@ -249,7 +249,7 @@ pub fn host_columns() -> Vec<Col<HostRow>> {
 /// One (link, reason) pair: what the discipline dropped and marked for that reason.
 pub struct ReasonRow {
     link: String,
-    role: &'static str,
+    role: LinkRole,
     qdisc: &'static str,
     reason: &'static str,
     drops: u64,
@@ -260,7 +260,7 @@ pub struct ReasonRow {
 pub fn drop_columns() -> Vec<Col<ReasonRow>> {
     vec![
         Col::str("link", "link name", |r: &ReasonRow| r.link.clone()),
-        Col::str("role", "link role", |r: &ReasonRow| r.role.to_string()),
+        Col::str("role", "link role", |r: &ReasonRow| r.role.name().to_string()),
         Col::str("qdisc", "queue discipline", |r: &ReasonRow| r.qdisc.to_string()),
         Col::str("reason", "a reason the discipline declares (see `crosslayer list aqm`)", |r: &ReasonRow| r.reason.to_string()),
         Col::u64("drops", "pkts", &["packets dropped for this reason"], |r: &ReasonRow| r.drops),
@@ -271,7 +271,7 @@ pub fn drop_columns() -> Vec<Col<ReasonRow>> {
 /// One counter a discipline declares.
 pub struct StatRow {
     link: String,
-    role: &'static str,
+    role: LinkRole,
     qdisc: &'static str,
     stat: &'static str,
     value: u64,
@@ -281,7 +281,7 @@ pub struct StatRow {
 pub fn stat_columns() -> Vec<Col<StatRow>> {
     vec![
         Col::str("link", "link name", |r: &StatRow| r.link.clone()),
-        Col::str("role", "link role", |r: &StatRow| r.role.to_string()),
+        Col::str("role", "link role", |r: &StatRow| r.role.name().to_string()),
         Col::str("qdisc", "queue discipline", |r: &StatRow| r.qdisc.to_string()),
         Col::str("stat", "a counter the discipline declares (see `crosslayer list aqm`)", |r: &StatRow| r.stat.to_string()),
         Col::u64("value", "count", &["its increase over the window"], |r: &StatRow| r.value),
@@ -336,7 +336,7 @@ pub fn tables_json() -> Json {
 }
 
 /// A flow's counts at the router links over the measurement window.
-fn window(now: &[CoreCounters; CORE_LINKS], at_warmup: &[CoreCounters; CORE_LINKS]) -> [CoreCounters; CORE_LINKS] {
+fn measured(now: &[CoreCounters; CORE_LINKS], at_warmup: &[CoreCounters; CORE_LINKS]) -> [CoreCounters; CORE_LINKS] {
     std::array::from_fn(|l| now[l].minus(&at_warmup[l]))
 }
 
@@ -369,7 +369,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
                 span,
                 sender: s.counters.minus(&fl.at_warmup.0),
                 receiver: r.counters.minus(&fl.at_warmup.1),
-                bottleneck: BottleneckCounters::of(&window(&fl.core, &fl.at_warmup.2), fs.reverse as usize),
+                bottleneck: BottleneckCounters::of(&measured(&fl.core, &fl.at_warmup.2), fs.reverse as usize),
                 rtt_mean_s: h.mean().map(|v| v / 1e9),
                 rtt_min_s: h.min().map(|v| v as f64 / 1e9),
                 rtt_p99_s: h.quantile(0.99).map(|v| v / 1e9),
@@ -398,7 +398,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
                 base_owd: topo.path_delay(s.node, s.peer),
                 sent: s.counters.minus(&u.at_warmup.0),
                 recv: u.recv.minus(&u.at_warmup.1),
-                bottleneck: BottleneckCounters::of(&window(&u.core, &u.at_warmup.2), us.reverse as usize),
+                bottleneck: BottleneckCounters::of(&measured(&u.core, &u.at_warmup.2), us.reverse as usize),
                 dropped_pkts: u.data.dropped - u.at_warmup.3,
                 owd: [h.mean().map(|v| v / 1e9), h.min().map(|v| v as f64 / 1e9), h.quantile(0.5).map(|v| v / 1e9), h.quantile(0.99).map(|v| v / 1e9)],
                 span,
@@ -458,15 +458,15 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
             qlen_pkts: q.backlog_pkts.mean_sd(now),
             qlen_bytes: q.backlog_bytes.mean_sd(now),
             sojourn: [sojourn(None), sojourn(Some(0.5)), sojourn(Some(0.99))],
-            queue: q.window(),
-            link: l.window(now),
+            queue: q.measured(),
+            link: l.measured(now),
             span,
         });
-        let counts = q.reasons_window();
+        let counts = q.reasons_measured();
         for (i, reason) in q.qdisc.reasons().iter().enumerate() {
             reason_rows.push(ReasonRow { link: l.name.clone(), role: l.role, qdisc, reason: reason.name, drops: counts.drops[i], marks: counts.marks[i] });
         }
-        for (f, value) in q.qdisc.stat_fields().iter().zip(q.stats_window()) {
+        for (f, value) in q.qdisc.stat_fields().iter().zip(q.stats_measured()) {
             stat_rows.push(StatRow { link: l.name.clone(), role: l.role, qdisc, stat: f.name, value });
         }
     }

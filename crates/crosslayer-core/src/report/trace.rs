@@ -8,6 +8,7 @@
 
 use crate::aqm::Queue;
 use crate::cc::Cc;
+use crate::error::Error;
 use crate::net::Topology;
 use crate::registry::Field;
 use crate::result::{Column, Table};
@@ -29,14 +30,14 @@ pub struct Traces {
 impl Traces {
     /// The recorders of `sim`'s scenario, with room for every row reserved now, so a run never
     /// runs out of memory half-way (the limit `limits.max_trace_rows` was checked by `validate`).
-    pub fn new(sim: &Sim) -> Result<Traces, String> {
+    pub fn new(sim: &Sim) -> Result<Traces, Error> {
         let spec = sim.spec();
-        let series_link = sim.topo.link_index(&spec.series_queue).ok_or_else(|| format!("series_queue: no link {:?}", spec.series_queue))?;
+        let series_link = sim.topo.link_index(&spec.series_queue).ok_or_else(|| Error::Invalid(format!("series_queue: no link {:?}", spec.series_queue)))?;
         let samples = crate::spec::trace_rows(spec.duration, spec.sample_interval, 0, false) as usize;
         Ok(Traces {
-            series: QueueSeries::new(&sim.topo.links[series_link].queue, samples)?,
+            series: QueueSeries::new(&sim.topo.links[series_link].queue, samples).map_err(Error::OutOfMemory)?,
             cwnd: match spec.cwnd_trace && samples > 0 {
-                true => Some(CwndTrace::new(sim.flows.iter().map(|f| &f.sender.cc), samples.saturating_mul(sim.flows.len()))?),
+                true => Some(CwndTrace::new(sim.flows.iter().map(|f| &f.sender.cc), samples.saturating_mul(sim.flows.len())).map_err(Error::OutOfMemory)?),
                 false => None,
             },
             series_link,

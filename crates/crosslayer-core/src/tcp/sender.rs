@@ -1,8 +1,13 @@
 //! Bulk TCP sender: byte-sequenced, always backlogged between its start and stop times.
 //!
 //! Sources, rule by rule:
-//! * Slow start / congestion avoidance: delegated to the congestion control (`cc`), called only
-//!   when the sender is cwnd-limited (Linux `tcp_is_cwnd_limited`; RFC 7661 motivates it).
+//! * Slow start / congestion avoidance: delegated to the congestion control (`cc`), which sees
+//!   every ACK with a cwnd-limited flag (Linux `tcp_is_cwnd_limited`: in slow start while cwnd
+//!   < 2 x in flight, else while in flight + 1 MSS > cwnd; RFC 7661 motivates it) and grows only
+//!   when it is set (`AckEvent::may_grow`).
+//! * An ACK is handled in phases (`on_ack`): sample (SACK blocks, cumulative ACK, RTT, delivery
+//!   rate), detect (RACK or RFC 6675), react (a repaired tail loss, ECN, the congestion
+//!   control), recover (the state machine), then the timers and sending.
 //! * Connection set-up (RFC 9293): SYN, SYN-ACK, ACK; the SYN timer starts at `syn_timeout`,
 //!   stays there for `syn_linear_timeouts` retries (Linux 6.5+ `tcp_syn_linear_timeouts`) and then
 //!   doubles per retry; the connection fails after `syn_retries` + `syn_linear_timeouts`
@@ -57,7 +62,7 @@
 
 use super::rack::{ProbeOutcome, Rack, Tlp};
 use super::rtt::RttEstimator;
-use super::scoreboard::{later, Delivered, RackLoss, Scoreboard, TxStamp};
+use super::scoreboard::{later, CumAck, Delivered, RackLoss, Sacked, Scoreboard, TxStamp};
 use super::{AckCounting, Profile, Recovery, RttSamples, TcpConfig, TxCtx};
 use crate::cc::{AckEvent, CaState, Cc, CcEnv, CongestionEvent, CongestionKind, RateSample, Window};
 use crate::metrics::LogHistogram;
@@ -131,6 +136,28 @@ struct Handshake {
     deadline: Time,
     /// When the last SYN was sent (Karn sample if it was the only one).
     sent_at: Time,
+}
+
+/// What one ACK acknowledged and measured ([`Sender::sample`]), read by the later phases.
+struct AckSample {
+    /// The cumulative ACK, segments.
+    ack_seg: u64,
+    /// It advanced snd_una.
+    new_una: bool,
+    /// Bytes in flight (RFC 6675 pipe) before the ACK.
+    prior_pipe: u64,
+    /// The state the ACK found.
+    ca_state: CaState,
+    /// What its SACK blocks newly covered.
+    sacked: Sacked,
+    /// What its cumulative ACK newly covered.
+    cum: CumAck,
+    /// Its RTT sample.
+    rtt: Option<Dur>,
+    /// Bytes newly delivered (cumulatively acknowledged without an earlier SACK, or newly SACKed).
+    delivered_bytes: u64,
+    /// Its delivery-rate sample.
+    rate: RateSample,
 }
 
 /// Fields of an arriving ACK the sender uses.
@@ -660,18 +687,43 @@ impl Sender {
         }
     }
 
-    /// Process an ACK.
+    /// Process an ACK, in the order of its own phases (Linux `tcp_ack`): [`sample`](Self::sample)
+    /// what it acknowledges and measures, [`detect`](Self::detect) losses,
+    /// [`react`](Self::react) (a repaired tail loss, an ECN echo, the congestion control's
+    /// growth), [`recover`](Self::recover) (the recovery state machine), then re-arm the timers
+    /// and [`try_send`](Self::try_send).
     pub fn on_ack(&mut self, a: AckInfo<'_>, ctx: &mut TxCtx<'_>) {
         if self.conn != ConnState::Established {
             return; // ACKs of data sent before the connection was given up
         }
-        let now = ctx.now;
         let mss = self.mss as u64;
         let ack_seg = a.ack / mss;
         debug_assert_eq!(a.ack % mss, 0, "bulk flows send full segments");
         if ack_seg > self.sb.nxt() || ack_seg < self.sb.una() {
             return; // acknowledges data never sent, or an old ACK reordered: ignore
         }
+        let s = self.sample(&a, ack_seg, ctx.now);
+        let lost_segs = self.detect(&s, ctx.now);
+        self.react(&a, &s, lost_segs, ctx.now);
+        self.recover(&s, lost_segs, ctx);
+        // RFC 6298 5.2 / 5.3 (NewReno recovery resets the timer only on the first partial ACK).
+        let now = ctx.now;
+        if self.sb.packets_out() == 0 {
+            self.rto_deadline = Time::NEVER;
+        } else if s.new_una && !(self.recovery == Recovery::NewReno && self.state == CaState::Recovery) {
+            self.arm_rto(now);
+        }
+        if self.tlp_on && (s.new_una || self.state != CaState::Open) {
+            self.schedule_probe(now, true); // Linux tcp_set_xmit_timer
+        }
+        self.try_send(ctx);
+    }
+
+    /// What an ACK acknowledges and measures, before anything reacts to it: the SACK blocks and
+    /// the cumulative ACK applied to the scoreboard, the RTT sample, what was newly delivered and
+    /// the delivery-rate sample.
+    fn sample(&mut self, a: &AckInfo<'_>, ack_seg: u64, now: Time) -> AckSample {
+        let mss = self.mss as u64;
         let prior_pipe = self.pipe_bytes();
         let new_una = ack_seg > self.sb.una();
         let ca_state = self.state;
@@ -684,7 +736,7 @@ impl Sender {
             }
             self.sb.set_rack_ambiguity(limit);
         }
-        let mut sacked = Default::default();
+        let mut sacked = Sacked::default();
         if self.sack && !a.sack.is_empty() {
             let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
             for (dst, b) in blocks.iter_mut().zip(a.sack) {
@@ -693,7 +745,7 @@ impl Sender {
             sacked = self.sb.sack_blocks(&blocks[..a.sack.len()]);
         }
         let mut newest = sacked.newest;
-        let mut cum = Default::default();
+        let mut cum = CumAck::default();
         if new_una {
             self.timeouts_since_progress = 0;
             cum = self.sb.ack_cumulative(ack_seg);
@@ -718,17 +770,29 @@ impl Sender {
         }
         // Newly delivered: cumulatively acknowledged without an earlier SACK, or newly SACKed.
         let delivered_segs = sacked.newly + cum.segs - cum.were_sacked;
-        let delivered_bytes = delivered_segs * mss;
         let rate = self.rate_sample(now, delivered_segs, newest);
-        let lost_segs = if self.rack_on {
-            self.rack.on_delivered(later(sacked.rack, cum.rack), now);
+        AckSample { ack_seg, new_una, prior_pipe, ca_state, sacked, cum, rtt, delivered_bytes: delivered_segs * mss, rate }
+    }
+
+    /// Losses the ACK reveals: RACK's (RFC 8985) or RFC 6675's `IsLost`; the segments newly
+    /// marked lost.
+    fn detect(&mut self, s: &AckSample, now: Time) -> u64 {
+        if self.rack_on {
+            self.rack.on_delivered(later(s.sacked.rack, s.cum.rack), now);
             self.rack_detect(now, false).newly_lost
         } else if self.sack {
             self.sb.mark_lost_by_sack()
         } else {
             0
-        };
-        if self.tlp_on && self.tlp.on_ack(ack_seg, !new_una && sacked.newly == 0) == ProbeOutcome::RepairedLoss && self.state == CaState::Open {
+        }
+    }
+
+    /// The reactions to the ACK outside recovery's state machine: a tail-loss probe that
+    /// repaired a loss, an ECN echo (RFC 3168 section 6.1.2), and the congestion control's own
+    /// growth (`on_ack`, every ACK, with the cwnd-limited flag it gates growth by).
+    fn react(&mut self, a: &AckInfo<'_>, s: &AckSample, lost_segs: u64, now: Time) {
+        let mss = self.mss as u64;
+        if self.tlp_on && self.tlp.on_ack(s.ack_seg, !s.new_una && s.sacked.newly == 0) == ProbeOutcome::RepairedLoss && self.state == CaState::Open {
             // The probe retransmission repaired a loss: reduce as for one (RFC 8985 section
             // 7.4.2; Linux tcp_process_tlp_ack: CWR, cwnd = ssthresh).
             self.window.ssthresh = self.congestion_event(now, CongestionKind::Loss, true);
@@ -737,7 +801,7 @@ impl Sender {
             }
         }
 
-        if self.ecn && a.ece && self.state == CaState::Open && ack_seg >= self.ecn_recover {
+        if self.ecn && a.ece && self.state == CaState::Open && s.ack_seg >= self.ecn_recover {
             self.counters.ecn_reductions += 1;
             self.window.ssthresh = self.congestion_event(now, CongestionKind::Ecn, true);
             if !self.cc.full_control() {
@@ -749,38 +813,47 @@ impl Sender {
 
         // Linux tcp_is_cwnd_limited: in slow start, grow while cwnd < 2 * in flight.
         let cwnd_limited = if self.window.in_slow_start() {
-            self.window.cwnd < 2 * prior_pipe
+            self.window.cwnd < 2 * s.prior_pipe
         } else {
-            prior_pipe + mss > self.window.cwnd
+            s.prior_pipe + mss > self.window.cwnd
         };
         let ev = AckEvent {
             now,
-            ca_state,
-            acked_bytes: cum.segs * mss,
-            sacked_bytes: sacked.newly * mss,
+            ca_state: s.ca_state,
+            acked_bytes: s.cum.segs * mss,
+            sacked_bytes: s.sacked.newly * mss,
             growth_bytes: match self.ack_counting {
-                AckCounting::Delivered => delivered_bytes,
-                AckCounting::Cumulative => cum.segs * mss,
+                AckCounting::Delivered => s.delivered_bytes,
+                AckCounting::Cumulative => s.cum.segs * mss,
             },
             lost_bytes: lost_segs * mss,
-            prior_in_flight: prior_pipe,
+            prior_in_flight: s.prior_pipe,
             cwnd_limited,
             ece: a.ece,
-            rtt,
+            rtt: s.rtt,
             owd: (self.timestamps && a.tsval >= a.tsecr).then(|| a.tsval - a.tsecr),
             srtt: self.rtt.srtt_or(Dur::from_ms(100)),
             min_rtt: self.rtt.min_rtt.unwrap_or(Dur::from_ms(100)),
             delivered_total: self.rate.delivered,
             snd_una: self.sb.una() * mss,
             snd_nxt: self.sb.nxt() * mss,
-            rate,
+            rate: s.rate,
         };
         self.cc.on_ack(&mut self.window, &ev);
         if self.rate_sampling && self.cc.take_app_limited() {
             // Linux tcp_bbr.c in PROBE_RTT: tp->app_limited = delivered + in flight
             self.rate.app_limited = (self.rate.delivered + self.pipe_bytes()).max(1);
         }
+    }
 
+    /// The recovery state machine on an ACK (Linux `tcp_fastretrans_alert`): in Open, count
+    /// duplicate ACKs and enter recovery when it is time; in Recovery, run the chosen recovery's
+    /// window rule and leave at RecoveryPoint; in Loss, leave once the timeout's data is
+    /// acknowledged.
+    fn recover(&mut self, s: &AckSample, lost_segs: u64, ctx: &mut TxCtx<'_>) {
+        let now = ctx.now;
+        let mss = self.mss as u64;
+        let (new_una, sacked, cum, delivered_bytes) = (s.new_una, &s.sacked, &s.cum, s.delivered_bytes);
         let full = self.cc.full_control();
         match self.state {
             CaState::Open => {
@@ -853,17 +926,6 @@ impl Sender {
                 }
             }
         }
-
-        // RFC 6298 5.2 / 5.3 (NewReno recovery resets the timer only on the first partial ACK).
-        if self.sb.packets_out() == 0 {
-            self.rto_deadline = Time::NEVER;
-        } else if new_una && !(self.recovery == Recovery::NewReno && self.state == CaState::Recovery) {
-            self.arm_rto(now);
-        }
-        if self.tlp_on && (new_una || self.state != CaState::Open) {
-            self.schedule_probe(now, true); // Linux tcp_set_xmit_timer
-        }
-        self.try_send(ctx);
     }
 
     /// RACK's loss detection with the current reordering window.

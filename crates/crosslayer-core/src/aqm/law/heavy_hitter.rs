@@ -225,8 +225,8 @@ impl Heaviest {
 
 /// The state fields of [`Heaviest::state`].
 pub const HEAVY_STATE: [crate::registry::Field; 2] = [
-    crate::registry::Field { name: "heavy_conn", unit: "id", doc: "the heaviest connection: flow id (key flow) or sender node * 2^32 + receiver node (key pair); NaN if not known yet" },
-    crate::registry::Field { name: "heavy_share", unit: "ratio", doc: "the heaviest connection's share of the history at the last estimate (dynamic mode; NaN in static mode)" },
+    crate::registry::Field { name: "heavy_conn", unit: crate::registry::FieldUnit::Id, doc: "the heaviest connection: flow id (key flow) or sender node * 2^32 + receiver node (key pair); NaN if not known yet" },
+    crate::registry::Field { name: "heavy_share", unit: crate::registry::FieldUnit::Ratio, doc: "the heaviest connection's share of the history at the last estimate (dynamic mode; NaN in static mode)" },
 ];
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use super::fifo::Fifo;
 use crate::aqm::{QdiscCtx, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
-use crate::registry::Field;
+use crate::registry::{Field, FieldUnit};
 use crate::rng::Rng;
 use crate::units::{Rate, Time};
 
@@ -264,10 +264,10 @@ pub const RED_REASONS: &[Reason] = &[
 ];
 
 pub const RED_STATE: &[Field] = &[
-    Field { name: "avg_pkts", unit: "pkts", doc: "RED's average queue length" },
-    Field { name: "count", unit: "count", doc: "arrivals since the last drop or mark (-1 below min_th)" },
-    Field { name: "p_b", unit: "ratio", doc: "drop probability of the last arrival in the marking range, before count spacing" },
-    Field { name: "max_p", unit: "ratio", doc: "drop probability at max_th (fixed in RED, adapted by Adaptive RED)" },
+    Field { name: "avg_pkts", unit: FieldUnit::Pkts, doc: "RED's average queue length" },
+    Field { name: "count", unit: FieldUnit::Count, doc: "arrivals since the last drop or mark (-1 below min_th)" },
+    Field { name: "p_b", unit: FieldUnit::Ratio, doc: "drop probability of the last arrival in the marking range, before count spacing" },
+    Field { name: "max_p", unit: FieldUnit::Ratio, doc: "drop probability at max_th (fixed in RED, adapted by Adaptive RED)" },
 ];
 
 impl RedQueue {
