@@ -42,7 +42,7 @@ def plot_queue(
     verbose: PanelsVerbose = False,
 ) -> None:
     """Draw the sampled queue's length, sojourn time and chosen discipline state over time."""
-    from .plots import queue_figure
+    from crosslayer.plots import queue_figure
 
     _plot(folder, out, "queue", key, where, lambda result: queue_figure(result, state=state or ()), quiet, verbose)
 
@@ -62,7 +62,7 @@ def plot_cwnd(
 ) -> None:
     """Draw chosen flows' congestion window, ssthresh, pacing rate and algorithm state over time
     (the scenario needs cwnd_trace = true)."""
-    from .plots import cwnd_figure
+    from crosslayer.plots import cwnd_figure
 
     _plot(folder, out, "cwnd", key, where, lambda result: cwnd_figure(result, flows=flow or (), state=state or ()), quiet, verbose)
 
@@ -79,7 +79,7 @@ def plot_goodput(
     verbose: PanelsVerbose = False,
 ) -> None:
     """Draw chosen flows' goodput over time (the scenario needs cwnd_trace = true)."""
-    from .plots import goodput_figure
+    from crosslayer.plots import goodput_figure
 
     if not every > 0:
         _fail("--every must be positive, e.g. 0.5", 2)
