@@ -153,6 +153,7 @@ def fake_engine_result(spec: dict[str, Any]) -> dict[str, Any]:
         "udp": _fill("udp", len(spec.get("udp", [])), {"name": [u["name"] for u in spec.get("udp", [])]}),
         "queues": queues,
         "hosts": hosts,
+        "hops": _fill("hops", 0, {}),
         "drops": drops,
         "qdisc_stats": _fill("qdisc_stats", 0, {}),
         "series": series,

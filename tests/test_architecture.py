@@ -32,6 +32,7 @@ FLOORS: list[set[str]] = [
     {"aqm"},
     {"tcp"},
     {"traffic"},
+    {"topo"},
     {"spec"},
     {"net"},
     {"sim"},
@@ -40,7 +41,8 @@ FLOORS: list[set[str]] = [
 ]
 """The engine's floors, bottom first: vocabulary (units, parameters, packets, table columns, the
 stack's options, the scheduler), then the laws and algorithms (congestion controls, queue
-disciplines), the endpoints (TCP, other traffic), the scenario and the network built from it,
+disciplines), the endpoints (TCP, other traffic), the scenario (its topology: graphs, presets,
+routing; then the spec) and the network built from it,
 the loop, and the outputs on top (the report, the catalog, the presets)."""
 
 

@@ -1,7 +1,8 @@
 """Fingerprints of the engine's result tables over a fixed set of runs: every registered
 congestion control and queue discipline on a small dumbbell, seed 000's Access Link (9 CUBIC
 flows, 30 s) and a two-way run. A refactor that must not change behaviour writes them before
-and after and compares (every table byte for byte; only the wall time is left out).
+and after and compares (every column of every table byte for byte; only the wall time is left
+out). A change that adds columns or tables compares those both have, and lists the new ones.
 
     python validation/snapshot.py write before.json
     python validation/snapshot.py write after.json
@@ -91,7 +92,10 @@ def fingerprints() -> dict[str, dict[str, str]]:
     for name, sc in cases().items():
         raw = _core.run_json(json.dumps(Scenario.from_dict(sc).to_engine_spec()))
         summary = {k: v for k, v in raw["summary"].items() if k not in ("wall_s", "engine_version")}
-        out[name] = {"summary": _digest(summary), **{t: _digest(v) for t, v in raw.items() if t != "summary"}}
+        out[name] = {"summary": _digest(summary)}
+        for t, table in raw.items():
+            if t != "summary":
+                out[name].update({f"{t}.{c}": _digest(v) for c, v in table.items()})
     return out
 
 
@@ -102,10 +106,13 @@ def main(argv: list[str]) -> int:
         return 0
     if len(argv) == 3 and argv[0] == "compare":
         a, b = (json.loads(Path(p).read_text()) for p in argv[1:])
-        diffs = [(case, t) for case in sorted(set(a) | set(b)) for t in sorted(set(a.get(case, {})) | set(b.get(case, {}))) if a.get(case, {}).get(t) != b.get(case, {}).get(t)]
+        diffs = [(case, t) for case in sorted(set(a) | set(b)) for t in sorted(set(a.get(case, {}))) if a.get(case, {}).get(t) != b.get(case, {}).get(t)]
         for case, t in diffs:
-            print(f"differs: {case} {t}")
-        print(f"{len(a)} runs, {sum(len(v) for v in a.values())} tables: {'identical' if not diffs else f'{len(diffs)} differ'}")
+            print(f"differs: {case} {t}" if t in b.get(case, {}) else f"missing: {case} {t}")
+        new = sorted({t for case in b for t in b[case] if t not in a.get(case, {})})
+        if new:
+            print(f"new columns (not compared): {', '.join(new)}")
+        print(f"{len(a)} runs, {sum(len(v) for v in a.values())} columns: {'identical' if not diffs else f'{len(diffs)} differ'}")
         return 1 if diffs else 0
     print(__doc__)
     return 2

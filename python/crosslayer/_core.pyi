@@ -31,14 +31,25 @@ def run_json(spec: str, progress: Callable[[float], Any] | None = None) -> dict[
 def validate_json(spec: str) -> None:
     """Check an engine spec (JSON text) without running it; raises ValueError naming the field."""
 
-def catalog() -> str:
-    """The catalog as JSON text: ``{"cc": [...], "aqm": [...], "tcp": [...], "tables": {...}}``,
-    every algorithm with its sources and parameters (doc, unit, default, range), the TCP
-    parameters, and every result table's columns (name, unit, doc, dtype)."""
+def plan_json(spec: str) -> str:
+    """The plan of an engine spec (JSON text in, JSON text out): ``{"problems": [[field,
+    message], ...]}`` if it has any, else the graph's ``nodes`` and ``links`` and every flow's
+    (``flows``, ``udp``) ``route``, ``ack_route`` and ``bottleneck`` link names."""
 
-def check_config(section: Literal["cc", "aqm", "tcp", "limits"], config: str, what: Literal["all", "ranges", "relations"] = "all") -> list[tuple[str, str]]:
-    """The engine's checks of one configuration (JSON text, engine units; cc and aqm with their
-    "kind"): (field, message) pairs, empty if valid."""
+def expand_topology(topology: str) -> str:
+    """The graph a topology (engine-spec JSON text) expands to, as JSON text: ``nodes``,
+    ``links`` (from, to, edge, role), ``routing``; or ``{"problems": [...]}`` for a preset with
+    invalid parameters."""
+
+def catalog() -> str:
+    """The catalog as JSON text: ``{"cc": [...], "aqm": [...], "topology": [...], "tcp": [...],
+    "tables": {...}}``, every algorithm and topology preset with its sources and parameters
+    (doc, unit, default, range), the TCP parameters, and every result table's columns (name,
+    unit, doc, dtype)."""
+
+def check_config(section: Literal["cc", "aqm", "topology", "tcp", "limits"], config: str, what: Literal["all", "ranges", "relations"] = "all") -> list[tuple[str, str]]:
+    """The engine's checks of one configuration (JSON text, engine units; cc, aqm and topology
+    with their "kind"): (field, message) pairs, empty if valid."""
 
 def engine_fingerprint() -> str:
     """FNV-1a over the engine crate's sources (16 hex digits): which engine computed a result."""

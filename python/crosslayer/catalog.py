@@ -34,8 +34,8 @@ __all__ = [
     "markdown_params",
 ]
 
-Family = Literal["cc", "aqm"]
-FAMILY_TITLES: Final[dict[str, str]] = {"cc": "congestion control", "aqm": "queue discipline"}
+Family = Literal["cc", "aqm", "topology"]
+FAMILY_TITLES: Final[dict[str, str]] = {"cc": "congestion control", "aqm": "queue discipline", "topology": "topology preset"}
 
 
 @dataclass(frozen=True)
@@ -138,6 +138,8 @@ class Bound:
 class Catalog:
     cc: dict[str, Algorithm]
     aqm: dict[str, Algorithm]
+    topology: dict[str, Algorithm]
+    """The topology presets (parking lot, leaf-spine, fat-tree): parameters like an algorithm's."""
     tcp: tuple[Param, ...]
     tcp_profiles: dict[str, dict[str, Any]]
     """Profile name -> the value each profile-dependent TCP option takes (engine units)."""
@@ -148,7 +150,7 @@ class Catalog:
     tables: dict[str, TableInfo]
 
     def family(self, family: Family) -> dict[str, Algorithm]:
-        return self.cc if family == "cc" else self.aqm
+        return {"cc": self.cc, "aqm": self.aqm, "topology": self.topology}[family]
 
     def lookup(self, family: Family, kind: str) -> Algorithm | None:
         """The algorithm a name or alias (any case) designates."""
@@ -197,6 +199,7 @@ def catalog() -> Catalog:
     return Catalog(
         cc=_algorithms("cc", raw["cc"]),
         aqm=_algorithms("aqm", raw["aqm"]),
+        topology=_algorithms("topology", raw["topology"]),
         tcp=tuple(Param.from_json(p) for p in raw["tcp"]),
         tcp_profiles=raw["tcp_profiles"],
         limits=tuple(Param.from_json(p) for p in raw["limits"]),
@@ -208,7 +211,7 @@ def catalog() -> Catalog:
 def check(section: str, config: dict[str, Any], what: str = "all") -> list[tuple[str, str]]:
     """The engine's own checks of one configuration (engine units): (field, message) pairs.
 
-    ``section`` is ``cc``, ``aqm`` (config with its ``kind``) or ``tcp``; ``what`` is ``all``,
+    ``section`` is ``cc``, ``aqm``, ``topology`` (config with its ``kind``), ``tcp`` or ``limits``; ``what`` is ``all``,
     ``ranges`` or ``relations``. This is the function the engine runs before a simulation, so
     what passes here passes there.
     """

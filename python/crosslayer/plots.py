@@ -87,7 +87,7 @@ def queue_figure(result: Result, state: Sequence[str] = (), *, title: str | None
 
 
 def _link_name(result: Result) -> str:
-    return {"bottleneck": "A->B", "reverse": "B->A"}.get(result.scenario.series_queue, result.scenario.series_queue)
+    return result.scenario.series_link()
 
 
 

@@ -41,7 +41,9 @@ __all__ = [
 
 TABLES: Final[dict[str, tuple[str, ...]]] = {name: t.names for name, t in catalog().tables.items()}
 """Every result table and its fixed columns, as the engine declares them: ``flows`` (one row per
-TCP flow), ``udp`` (one row per unresponsive CBR flow), ``queues`` (one row per simplex link), ``drops`` (per link and drop/mark reason),
+TCP flow), ``udp`` (one row per unresponsive CBR flow), ``queues`` (one row per simplex link),
+``hosts`` (per sending host and bottleneck), ``hops`` (per flow, direction and link of its path),
+``drops`` (per link and drop/mark reason),
 ``qdisc_stats`` (per link and discipline counter), ``series`` (the bottleneck queue every
 sample_interval) and ``cwnd`` (per flow every sample_interval, with cwnd_trace). ``series`` and
 ``cwnd`` add columns of algorithm state (:func:`state_columns`)."""
@@ -144,9 +146,12 @@ class Result:
     queues: pd.DataFrame
     """One row per simplex link."""
     hosts: pd.DataFrame
-    """One row per sender host, then one per receiver host that sends reverse flows: its share
-    of its direction's goodput and drops at the router link its data crosses (lock-out
-    indicators)."""
+    """One row per host that sends and bottleneck its flows cross (in a dumbbell: per sender
+    host, then per receiver host that sends reverse flows): its share of the goodput through
+    that bottleneck and its drops there (lock-out indicators)."""
+    hops: pd.DataFrame
+    """One row per flow, direction (data, ack) and link of its path: what its packets met at
+    that link's queue (arrivals, drops, marks)."""
     drops: pd.DataFrame
     """Drops and marks per link and reason its discipline declares."""
     qdisc_stats: pd.DataFrame
@@ -178,6 +183,7 @@ class Result:
             "mean queue": f"{float(b['qlen_mean_pkts']):.1f} pkts (SD {float(b['qlen_sd_pkts']):.1f})",
             "drop ratio": f"{100 * (agg['bottleneck']['drop_ratio'] or 0.0):.3f} %",
             "Jain's index": f"{agg['jain']:.3f}" if agg.get("jain") is not None else "-",
+            "busiest links": ", ".join(f"{b['link']} {100 * b['utilization']:.1f} %" for b in agg["busiest_links"]),
         }
 
     def __repr__(self) -> str:
@@ -197,11 +203,25 @@ class Result:
 
     @property
     def bottleneck(self) -> pd.Series:
-        """The ``queues`` row of the bottleneck (A -> B, role "forward")."""
-        rows = self.queues[self.queues["role"] == BOTTLENECK_ROLE]
+        """The ``queues`` row of the bottleneck: a dumbbell's A -> B (role "forward"); in a
+        graph the topology's ``bottleneck`` link, or the link most flows have as their
+        bottleneck (:meth:`Scenario.bottleneck_link`)."""
+        if "role" in self.queues and (self.queues["role"] == BOTTLENECK_ROLE).any():
+            rows = self.queues[self.queues["role"] == BOTTLENECK_ROLE]
+        else:
+            link = self.scenario.bottleneck_link()
+            rows = self.queues[self.queues["link"] == link] if "link" in self.queues else self.queues.iloc[:0]
         if len(rows) != 1:
-            raise LookupError(f"expected one queue with role {BOTTLENECK_ROLE!r}, found {len(rows)}")
+            raise LookupError(f"expected one bottleneck queue, found {len(rows)}")
         return rows.iloc[0]
+
+    def busiest_links(self, n: int = 3) -> pd.DataFrame:
+        """The ``n`` links with the highest utilization (link, role, utilization, drop ratio,
+        mean queue), busiest first."""
+        cols = ["link", "role", "utilization", "drop_ratio", "qlen_mean_pkts"]
+        if not len(self.queues) or "utilization" not in self.queues:
+            return pd.DataFrame(columns=cols)
+        return self.queues.sort_values("utilization", ascending=False, kind="stable").head(n)[cols].reset_index(drop=True)
 
     def aggregates(self) -> dict[str, Any]:
         """Headline numbers as plain JSON-ready Python (NaN -> None): speed, fairness, queue.
@@ -238,6 +258,7 @@ class Result:
                     "zero_goodput_flows": int((self.flows["goodput_bps"] == 0).sum()),
                     "max_host_bottleneck_drop_share": float(self.hosts["bottleneck_drop_share"].max()) if len(self.hosts) else None,
                 },
+                "busiest_links": [{"link": r.link, "utilization": r.utilization, "drop_ratio": r.drop_ratio} for r in self.busiest_links().itertuples()],
                 "bottleneck": {
                     "link": b["link"],
                     "qlen_mean_pkts": b["qlen_mean_pkts"],
@@ -323,11 +344,11 @@ class Result:
             elif (src / f"{name}.json").exists():
                 frame = _table(json.loads((src / f"{name}.json").read_text()), columns)
                 # JSON writes NaN as null: numeric columns with nulls come back as objects
-                for col in frame.columns:
+                for col in frame.columns if len(frame) else ():
                     if frame[col].dtype == object and frame[col].map(lambda v: v is None or isinstance(v, (int, float))).all():
                         frame[col] = pd.to_numeric(frame[col], errors="coerce").astype(float)
                 tables[name] = frame
-            elif name == "udp":  # written before UDP flows existed: there were none
+            elif name in ("udp", "hops"):  # written before UDP flows (or the hops table) existed
                 tables[name] = _table(None, columns)
             else:
                 raise FileNotFoundError(f"{src}: no {name}.parquet or {name}.json")

@@ -43,7 +43,7 @@ fn main() {
         }
     }
     if let Some(q) = qdisc {
-        let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+        let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
         forward.qdisc = q;
     }
     let r = crosslayer_core::run(spec).expect("run failed");

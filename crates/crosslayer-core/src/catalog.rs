@@ -1,6 +1,6 @@
 //! The catalog: everything Python builds its models, validation, listings and docs from, as
-//! data: every registered congestion control and queue discipline (their declarations, from the
-//! registries), the TCP options with both profiles' values, the run limits and fixed bounds, and
+//! data: every registered congestion control, queue discipline and topology preset (their
+//! declarations, from the registries), the TCP options with both profiles' values, the run limits and fixed bounds, and
 //! the result tables' columns. It sits on top of the engine: it reads every family and the
 //! report's declarations, and nothing below reads it.
 
@@ -16,6 +16,7 @@ pub fn catalog_json() -> Json {
     json!({
         "cc": crate::cc::catalog(),
         "aqm": crate::aqm::catalog(),
+        "topology": crate::topo::presets::catalog(),
         "tcp": crate::tcp::TcpConfig::specs().iter().map(ParamSpec::to_json).collect::<Vec<_>>(),
         "tcp_profiles": tcp_profiles(),
         "limits": crate::spec::RunLimits::specs().iter().map(ParamSpec::to_json).collect::<Vec<_>>(),
@@ -56,7 +57,7 @@ mod tests {
         let cc: CcConfig = serde_json::from_value(serde_json::json!({"kind": "fixed", "window": window})).unwrap();
         let q: QdiscConfig = serde_json::from_value(serde_json::json!({"kind": "periodic_drop", "period": period_ms * 1_000_000})).unwrap();
         let mut s = single_bottleneck(10_000_000, 20_000_000, 100, vec![(cc, TcpConfig::default())], 2_000_000_000, 1_000_000_000);
-        let TopologySpec::Dumbbell { forward, .. } = &mut s.topology;
+        let TopologySpec::Dumbbell { forward, .. } = &mut s.topology else { unreachable!("a dumbbell") };
         forward.qdisc = q;
         s.sample_interval = Dur::from_ms(100);
         s.cwnd_trace = true;

@@ -21,6 +21,7 @@ pub mod sim;
 pub mod spec;
 pub mod stack;
 pub mod tcp;
+pub mod topo;
 pub mod traffic;
 pub mod units;
 

@@ -67,8 +67,11 @@ pub struct Packet {
     /// Flow this packet belongs to (index into the engine's flow table).
     pub flow: u32,
     pub kind: PktKind,
-    /// Destination node (routing key).
+    /// Destination node.
     pub dst: u32,
+    /// Where it is on its flow's path: the engine's slot (`Sim::hops`) of the next link it
+    /// enters, then of the link whose queue it is in or whose wire it is on.
+    pub hop: u32,
     /// Node that sent it (with `dst`, the address pair disciplines may classify by).
     pub src: u32,
     /// DiffServ codepoint (RFC 2474), set per flow; class-based disciplines may classify by it.

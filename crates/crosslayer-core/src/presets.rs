@@ -47,8 +47,8 @@ fn three_by_three(rate_bps: u64, bottleneck_delay_ns: u64, sender_delays: [u64; 
             let (src, dst) = ((pair / 3) as u32, (pair % 3) as u32);
             FlowSpec {
                 name: format!("N{}-N{}.{}", src + 1, dst + 4, i / 9),
-                src,
-                dst,
+                src: src.into(),
+                dst: dst.into(),
                 reverse: false,
                 cc: cc.clone(),
                 tcp: TcpConfig::default(),
@@ -106,7 +106,7 @@ pub fn single_bottleneck(rate_bps: u64, rtt_ns: u64, buffer_pkts: u32, flows: Ve
         flows: flows
             .into_iter()
             .enumerate()
-            .map(|(i, (cc, tcp))| FlowSpec { name: format!("f{i}"), src: 0, dst: 0, reverse: false, cc, tcp, start: StartSpec::Fixed { at: Time::ZERO }, stop: None, dscp: 0, port: 0 })
+            .map(|(i, (cc, tcp))| FlowSpec { name: format!("f{i}"), src: 0.into(), dst: 0.into(), reverse: false, cc, tcp, start: StartSpec::Fixed { at: Time::ZERO }, stop: None, dscp: 0, port: 0 })
             .collect(),
         udp: vec![],
     }

@@ -198,6 +198,7 @@ pub struct RunResult {
     pub udp: Table,
     pub queues: Table,
     pub hosts: Table,
+    pub hops: Table,
     pub drops: Table,
     pub qdisc_stats: Table,
     pub series: Table,
@@ -206,12 +207,13 @@ pub struct RunResult {
 
 impl RunResult {
     /// The tables by name, in the order of `report::tables_json`.
-    pub fn tables(&self) -> [(&'static str, &Table); 8] {
+    pub fn tables(&self) -> [(&'static str, &Table); 9] {
         [
             ("flows", &self.flows),
             ("udp", &self.udp),
             ("queues", &self.queues),
             ("hosts", &self.hosts),
+            ("hops", &self.hops),
             ("drops", &self.drops),
             ("qdisc_stats", &self.qdisc_stats),
             ("series", &self.series),

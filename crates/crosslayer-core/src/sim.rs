@@ -9,7 +9,6 @@
 use crate::cc::{Cc, CcEnv};
 use crate::error::Error;
 use crate::packet::{PacketArena, PacketId, PktKind};
-use crate::net::topology::CORE_LINKS;
 use crate::net::{Topology, TxStart};
 use crate::rng::{Rng, StreamKind};
 use crate::sched::{Event, Scheduler, TimerSlot};
@@ -31,7 +30,7 @@ pub struct PktAccount {
 }
 
 crate::counters! {
-    /// What one flow's packets met at the queue of one of the two router links (A->B, B->A),
+    /// What one flow's packets in one direction met at the queue of one link of their path,
     /// whatever the discipline did and whenever it did it.
     pub struct CoreCounters {
         /// Packets of the flow offered to the queue.
@@ -44,26 +43,42 @@ crate::counters! {
 }
 
 crate::counters! {
-    /// What the flow met at the queue between the routers it crosses (the lock-out indicators):
-    /// its data at the bottleneck A -> B for a forward flow (B -> A for a reverse flow), and its
-    /// ACKs at the other router link.
+    /// What the flow met at its bottleneck (the lock-out indicators): its data at the
+    /// bottleneck of its data path (the slowest link between two routers: A->B for a forward
+    /// flow of a dumbbell, B->A for a reverse one), and its ACKs at the bottleneck of their path.
     pub struct BottleneckCounters {
-        /// Packets from this flow's sender (data, and the handshake's SYN and ACK) arriving at the queue between the routers on its data path: A->B (the bottleneck) for a forward flow, B->A for a reverse flow.
+        /// Packets from this flow's sender (data, and the handshake's SYN and ACK) arriving at the queue of its bottleneck (the `bottleneck` link: in a dumbbell A->B for a forward flow, B->A for a reverse flow).
         bottleneck_arrivals: "pkts",
         /// Of those, dropped by the discipline, on arrival (full, or an early AQM drop) or later from the queue (e.g. CoDel's head drops).
         bottleneck_drops: "pkts",
         /// Of those, CE-marked by the discipline.
         bottleneck_marks: "pkts",
-        /// This flow's ACKs (and SYN-ACK) dropped at the queue between the routers on its ACK path (B->A for a forward flow).
+        /// This flow's ACKs (and SYN-ACK) dropped at the queue of the bottleneck of their path (in a dumbbell B->A for a forward flow).
         bottleneck_ack_drops: "pkts",
     }
 }
 
 impl BottleneckCounters {
-    /// From a flow's counts at the two router links; `data_link` is the one its data crosses.
-    pub fn of(core: &[CoreCounters; CORE_LINKS], data_link: usize) -> BottleneckCounters {
-        let (d, a) = (core[data_link], core[1 - data_link]);
-        BottleneckCounters { bottleneck_arrivals: d.arrivals, bottleneck_drops: d.drops, bottleneck_marks: d.marks, bottleneck_ack_drops: a.drops }
+    /// From a flow's counts at its data bottleneck and at its ACKs' bottleneck.
+    pub fn of(data: CoreCounters, ack: CoreCounters) -> BottleneckCounters {
+        BottleneckCounters { bottleneck_arrivals: data.arrivals, bottleneck_drops: data.drops, bottleneck_marks: data.marks, bottleneck_ack_drops: ack.drops }
+    }
+}
+
+/// A flow's path in one direction: its links are `Sim::hop_link[base..base + len]`, and its
+/// packets at each are counted in `Sim::hops` at the same slots.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Route {
+    pub base: u32,
+    pub len: u32,
+    /// Position of its bottleneck in the path (`Topology::bottleneck`).
+    pub bottleneck: u32,
+}
+
+impl Route {
+    /// The slots of its links.
+    pub fn slots(&self) -> std::ops::Range<usize> {
+        self.base as usize..(self.base + self.len) as usize
     }
 }
 
@@ -73,12 +88,12 @@ pub struct Flow {
     pub receiver: Receiver,
     pub data: PktAccount,
     pub acks: PktAccount,
-    /// Its packets at the queues of the router links A->B (0) and B->A (1).
-    pub core: [CoreCounters; CORE_LINKS],
+    /// Its data path (0) and its ACKs' path (1).
+    pub route: [Route; 2],
     tx_timer: TimerSlot,
     rx_timer: TimerSlot,
     /// Counters at the start of the measurement window.
-    pub at_warmup: (SenderCounters, ReceiverCounters, [CoreCounters; CORE_LINKS]),
+    pub at_warmup: (SenderCounters, ReceiverCounters),
 }
 
 /// An unresponsive constant-bit-rate flow: its source, what its sink received, and its
@@ -91,11 +106,11 @@ pub struct UdpFlow {
     /// One-way delay (arrival - departure) of datagrams received in the window, ns.
     pub owd: LogHistogram,
     pub data: PktAccount,
-    /// Its datagrams at the queues of the router links A->B (0) and B->A (1).
-    pub core: [CoreCounters; CORE_LINKS],
+    /// Its path.
+    pub route: Route,
     timer: TimerSlot,
     /// Counters at the start of the measurement window (the last: datagrams dropped so far).
-    pub at_warmup: (CbrSentCounters, CbrRecvCounters, [CoreCounters; CORE_LINKS], u64),
+    pub at_warmup: (CbrSentCounters, CbrRecvCounters, u64),
 }
 
 /// What records the time series: the loop calls it at every `Sample` event (every
@@ -120,6 +135,13 @@ pub struct Sim {
     out: Vec<PacketId>,
     /// Scratch: queued packets discarded by a queue discipline call.
     dropped: Vec<PacketId>,
+    /// Every flow's path, direction after direction (`Route`): the link of each slot.
+    pub hop_link: Vec<u32>,
+    /// What each slot's flow and direction met at that link's queue (every link of every path
+    /// is counted, so at every link the flows' counts add up to the queue's).
+    pub hops: Vec<CoreCounters>,
+    /// `hops` at the start of the measurement window.
+    pub hops_at_warmup: Vec<CoreCounters>,
     end: Time,
     warmup: Time,
 }
@@ -128,8 +150,16 @@ impl Sim {
     /// Build a simulation from a validated spec.
     pub fn new(spec: ScenarioSpec) -> Result<Sim, Error> {
         spec.validate().map_err(Error::Invalid)?;
-        let topo = Topology::build(&spec.topology, spec.seed);
+        let plan = spec.plan().map_err(|p| Error::Invalid(crate::params::describe_problems("", &p)))?;
+        let topo = Topology::build(&plan.net.graph, plan.net.dumbbell.clone(), spec.seed);
         let end = Time::ZERO + spec.duration;
+        let mut hop_link = Vec::new();
+        let mut route = |path: &[u32]| {
+            let r = Route { base: hop_link.len() as u32, len: path.len() as u32, bottleneck: topo.bottleneck(path) as u32 };
+            hop_link.extend_from_slice(path);
+            r
+        };
+        let routes: Vec<[Route; 2]> = plan.flows.iter().map(|(_, _, [data, ack])| [route(data), route(ack)]).collect();
         let mut flows = Vec::with_capacity(spec.flows.len());
         for (i, f) in spec.flows.iter().enumerate() {
             let mut rng = Rng::stream(spec.seed, StreamKind::Flow, i as u64);
@@ -138,7 +168,7 @@ impl Sim {
                 StartSpec::Uniform { from, to } => Time::from_ns(rng.range_inclusive(from.ns(), to.ns())),
             };
             let stop = f.stop.unwrap_or(Time::NEVER);
-            let (src, dst) = topo.endpoints(f.src, f.dst, f.reverse);
+            let (src, dst, _) = plan.flows[i];
             let env = CcEnv { rng_seed: Rng::stream(spec.seed, StreamKind::Flow, i as u64 | 1 << 40).next_u64(), ..Sender::cc_env(&f.tcp) };
             let cc = Cc::new(&f.cc, &env);
             let mut sender = Sender::new(i as u32, src, dst, &f.tcp, cc, start, stop);
@@ -151,7 +181,7 @@ impl Sim {
                 receiver,
                 data: PktAccount::default(),
                 acks: PktAccount::default(),
-                core: Default::default(),
+                route: routes[i],
                 tx_timer: TimerSlot::IDLE,
                 rx_timer: TimerSlot::IDLE,
                 at_warmup: Default::default(),
@@ -163,7 +193,7 @@ impl Sim {
             .iter()
             .enumerate()
             .map(|(j, u)| {
-                let (src, dst) = topo.endpoints(u.src, u.dst, u.reverse);
+                let (src, dst, _) = plan.flows[n_tcp as usize + j];
                 let ecn = if u.ecn { Ecn::Ect0 } else { Ecn::NotEct };
                 let source = CbrSource::new(n_tcp + j as u32, src, dst, u.rate, u.packet_size.get() as u32, u.start, u.stop.unwrap_or(Time::NEVER), ecn, u.dscp, u.port);
                 UdpFlow {
@@ -172,7 +202,7 @@ impl Sim {
                     recv: CbrRecvCounters::default(),
                     owd: LogHistogram::new(),
                     data: PktAccount::default(),
-                    core: Default::default(),
+                    route: routes[n_tcp as usize + j][0],
                     timer: TimerSlot::IDLE,
                     at_warmup: Default::default(),
                 }
@@ -191,6 +221,9 @@ impl Sim {
             udp,
             out: Vec::with_capacity(64),
             dropped: Vec::with_capacity(64),
+            hops: vec![CoreCounters::default(); hop_link.len()],
+            hops_at_warmup: Vec::new(),
+            hop_link,
             end,
         };
         for i in 0..sim.flows.len() {
@@ -211,6 +244,28 @@ impl Sim {
             sim.sched.schedule(Time::ZERO, Event::Sample);
         }
         Ok(sim)
+    }
+
+    /// How many flows (TCP and UDP) have each link as the bottleneck of their data path.
+    pub fn bottleneck_flows(&self) -> Vec<u64> {
+        let mut n = vec![0u64; self.topo.links.len()];
+        for r in self.flows.iter().map(|f| f.route[0]).chain(self.udp.iter().map(|u| u.route)) {
+            n[self.hop_link[(r.base + r.bottleneck) as usize] as usize] += 1;
+        }
+        n
+    }
+
+    /// The link `series_queue` names: `bottleneck` is the link most flows have as their
+    /// bottleneck (the first of equals); see `Topology::link_index` for the others.
+    pub fn series_link(&self) -> Option<usize> {
+        match self.spec.series_queue.as_str() {
+            "bottleneck" => {
+                let n = self.bottleneck_flows();
+                let max = n.iter().copied().max()?;
+                n.iter().position(|&c| c == max)
+            }
+            name => self.topo.link_index(name),
+        }
     }
 
     /// The scenario it runs.
@@ -322,8 +377,8 @@ impl Sim {
                 if self.udp[j].timer.fire(now) {
                     let mut ctx = TxCtx { now, arena: &mut self.arena, out: &mut self.out };
                     self.udp[j].source.on_timer(&mut ctx);
-                    let node = self.udp[j].source.node;
-                    self.udp[j].data.sent += self.route_out(now, node);
+                    let (node, base) = (self.udp[j].source.node, self.udp[j].route.base);
+                    self.udp[j].data.sent += self.route_out(now, node, base);
                     let u = &mut self.udp[j];
                     u.timer.arm(&mut self.sched, u.source.next_deadline(), Event::SourceTimer(j as u32));
                 }
@@ -358,11 +413,13 @@ impl Sim {
         self.arm_qdisc_timer(l);
     }
 
-    /// A packet reached `node`: hand it to its endpoint or forward it.
+    /// A packet reached `node`: hand it to its endpoint or forward it to the next link of its
+    /// path.
     #[inline]
     fn arrive(&mut self, now: Time, node: u32, id: PacketId) {
-        let p = self.arena.get(id);
+        let p = self.arena.get_mut(id);
         if p.dst != node {
+            p.hop += 1;
             self.forward(now, node, id);
             return;
         }
@@ -400,26 +457,19 @@ impl Sim {
         }
     }
 
-    /// Put a packet on the egress link of `node` towards its destination.
+    /// Put a packet on the egress link of `node` its path takes (the link of its slot).
     #[inline]
     fn forward(&mut self, now: Time, node: u32, id: PacketId) {
-        let p = self.arena.get(id);
-        let (dst, flow, kind) = (p.dst, p.flow as usize, p.kind);
-        let l = self.topo.routes[node as usize][dst as usize] as usize;
-        debug_assert!(l != u32::MAX as usize, "no route from {node} to {dst}");
+        let h = self.arena.get(id).hop as usize;
+        let l = self.hop_link[h] as usize;
+        debug_assert_eq!(self.topo.links[l].from, node, "a packet left its path");
         let link = &mut self.topo.links[l];
         let accepted = link.queue.enqueue(id, now, &mut self.arena, &mut self.dropped);
-        if l < CORE_LINKS {
-            // Every packet at a router link counts against its flow at that link (data of forward
-            // flows and ACKs of reverse flows at A->B, the others at B->A): with the drops and
-            // marks counted below, the flows' counts add up to the queue's.
-            let c = match kind {
-                PktKind::Datagram => &mut self.udp[flow - self.flows.len()].core[l],
-                _ => &mut self.flows[flow].core[l],
-            };
-            c.arrivals += 1;
-            c.drops += !accepted as u64;
-        }
+        // Every packet counts against its flow and direction at every link: with the drops and
+        // marks counted in `count_discards`, the flows' counts add up to the queue's.
+        let c = &mut self.hops[h];
+        c.arrivals += 1;
+        c.drops += !accepted as u64;
         if !accepted {
             self.discard(id);
         }
@@ -440,8 +490,8 @@ impl Sim {
     /// Route what a sender produced and re-arm its timer.
     #[inline]
     fn after_sender(&mut self, now: Time, f: usize) {
-        let node = self.flows[f].sender.node;
-        self.flows[f].data.sent += self.route_out(now, node);
+        let (node, base) = (self.flows[f].sender.node, self.flows[f].route[0].base);
+        self.flows[f].data.sent += self.route_out(now, node, base);
         let fl = &mut self.flows[f];
         fl.tx_timer.arm(&mut self.sched, fl.sender.next_deadline(), Event::SenderTimer(f as u32));
     }
@@ -449,18 +499,20 @@ impl Sim {
     /// Route what a receiver produced and re-arm its timer.
     #[inline]
     fn after_receiver(&mut self, now: Time, f: usize) {
-        let node = self.flows[f].receiver.node;
-        self.flows[f].acks.sent += self.route_out(now, node);
+        let (node, base) = (self.flows[f].receiver.node, self.flows[f].route[1].base);
+        self.flows[f].acks.sent += self.route_out(now, node, base);
         let fl = &mut self.flows[f];
         fl.rx_timer.arm(&mut self.sched, fl.receiver.next_deadline(), Event::ReceiverTimer(f as u32));
     }
 
-    /// Forward the packets an endpoint on `node` just produced; returns how many.
+    /// Forward the packets an endpoint on `node` just produced onto their path, whose first
+    /// slot is `base`; returns how many.
     #[inline]
-    fn route_out(&mut self, now: Time, node: u32) -> u64 {
+    fn route_out(&mut self, now: Time, node: u32, base: u32) -> u64 {
         let n = self.out.len();
         for k in 0..n {
             let id = self.out[k];
+            self.arena.get_mut(id).hop = base;
             self.forward(now, node, id);
         }
         self.out.clear();
@@ -486,8 +538,8 @@ impl Sim {
     }
 
     /// After a call into the queue of link `l`: count the queued packets its discipline
-    /// discarded and the packets it CE-marked against their flows (at the router links), and
-    /// free the discarded ones. Most calls neither drop nor mark: two tests.
+    /// discarded and the packets it CE-marked against their flows, and free the discarded ones.
+    /// Most calls neither drop nor mark: two tests.
     #[inline(always)]
     fn flush_drops(&mut self, l: usize) {
         if !self.dropped.is_empty() || self.topo.links[l].queue.has_marks() {
@@ -497,24 +549,11 @@ impl Sim {
 
     #[inline(never)]
     fn count_discards(&mut self, l: usize) {
-        let n_tcp = self.flows.len();
-        let core = l < CORE_LINKS;
         for id in self.topo.links[l].queue.drain_marks() {
-            let f = self.arena.get(id).flow as usize;
-            match (core, f < n_tcp) {
-                (false, _) => {}
-                (true, true) => self.flows[f].core[l].marks += 1,
-                (true, false) => self.udp[f - n_tcp].core[l].marks += 1,
-            }
+            self.hops[self.arena.get(id).hop as usize].marks += 1;
         }
-        if core {
-            for &id in &self.dropped {
-                let f = self.arena.get(id).flow as usize;
-                match f < n_tcp {
-                    true => self.flows[f].core[l].drops += 1,
-                    false => self.udp[f - n_tcp].core[l].drops += 1,
-                }
-            }
+        for &id in &self.dropped {
+            self.hops[self.arena.get(id).hop as usize].drops += 1;
         }
         while let Some(id) = self.dropped.pop() {
             self.discard(id);
@@ -534,18 +573,19 @@ impl Sim {
             l.start_measurement(now);
         }
         for fl in &mut self.flows {
-            fl.at_warmup = (fl.sender.counters, fl.receiver.counters, fl.core);
+            fl.at_warmup = (fl.sender.counters, fl.receiver.counters);
             fl.sender.rtt_hist.clear();
         }
         for u in &mut self.udp {
-            u.at_warmup = (u.source.counters, u.recv, u.core, u.data.dropped);
+            u.at_warmup = (u.source.counters, u.recv, u.data.dropped);
             u.owd.clear();
         }
+        self.hops_at_warmup = self.hops.clone();
     }
 
     /// Queue identities on every link, per-flow packet conservation (sent = delivered +
-    /// dropped + in flight, for data and for ACKs), and the flows' counts at each router link
-    /// adding up to its queue's arrivals, drops and marks.
+    /// dropped + in flight, for data and for ACKs), and the flows' counts at each link adding
+    /// up to its queue's arrivals, drops and marks.
     pub fn check_invariants(&self) -> Result<(), Error> {
         self.invariants().map_err(Error::Bug)
     }
@@ -554,11 +594,12 @@ impl Sim {
         for l in &self.topo.links {
             l.queue.check_identities().map_err(|e| format!("queue identity violated on link {}: {e}", l.name))?;
         }
-        for l in 0..CORE_LINKS {
-            let mut sum = CoreCounters::default();
-            for c in self.flows.iter().map(|f| &f.core[l]).chain(self.udp.iter().map(|u| &u.core[l])) {
-                (sum.arrivals, sum.drops, sum.marks) = (sum.arrivals + c.arrivals, sum.drops + c.drops, sum.marks + c.marks);
-            }
+        let mut sums = vec![CoreCounters::default(); self.topo.links.len()];
+        for (c, &l) in self.hops.iter().zip(&self.hop_link) {
+            let sum = &mut sums[l as usize];
+            (sum.arrivals, sum.drops, sum.marks) = (sum.arrivals + c.arrivals, sum.drops + c.drops, sum.marks + c.marks);
+        }
+        for (l, sum) in sums.iter().enumerate() {
             let q = self.topo.links[l].queue.counters();
             if (sum.arrivals, sum.drops, sum.marks) != (q.arrivals, q.drops(), q.marks) {
                 return Err(format!(

@@ -6,42 +6,25 @@
 //! `ScenarioSpec::validate` checks it once at the edge and names every offending field; the hot
 //! path never re-checks.
 
-use crate::aqm::QdiscConfig;
 use crate::cc::CcConfig;
 use crate::params::{describe_problems, Params, Problem};
 use crate::tcp::TcpConfig;
 use crate::units::{Bytes, Dur, Rate, Time};
 use serde::{Deserialize, Serialize};
 
-/// One simplex link: rate, propagation delay, egress queue, optional random loss.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct EdgeSpec {
-    pub rate: Rate,
-    pub delay: Dur,
-    /// Probability that a packet is lost on the wire after serialization (Bernoulli), in [0, 1).
-    #[serde(default)]
-    pub loss: f64,
-    /// Extra propagation delay drawn uniformly in [0, jitter] per packet, order-preserving.
-    #[serde(default)]
-    pub jitter: Dur,
-    #[serde(default = "default_qdisc")]
-    pub qdisc: QdiscConfig,
-}
-
-fn default_qdisc() -> QdiscConfig {
-    QdiscConfig::DropTail(Default::default())
-}
+pub use crate::topo::{EdgeSpec, GraphSpec, HostRef, HostSpec, TopologySpec};
+use crate::topo::routing::{flow_hash, Routes};
+use crate::topo::Expanded;
 
 // -- Limits, checked before every run and exported in the catalog (`bounds`) -------------------
 
 /// Longest simulated duration (11.6 days): keeps every time the engine computes far from the
 /// 584-year end of its clock.
 pub const MAX_DURATION: Dur = crate::units::MAX_SPAN;
-/// Longest propagation delay of a link.
-pub const MAX_DELAY: Dur = Dur::from_secs(10);
 /// Fastest link (1 Pbit/s).
-pub const MAX_RATE: Rate = Rate::from_bps(1_000_000_000_000_000);
+pub use crate::topo::MAX_RATE;
+/// Longest propagation delay of a link.
+pub use crate::topo::MAX_DELAY;
 /// Most senders, and most receivers, of a dumbbell (the routing table is quadratic in hosts).
 pub const MAX_HOSTS: usize = 1_000;
 /// Most flows in one run.
@@ -51,7 +34,7 @@ pub const MAX_TRACE_ROWS: u64 = 1_000_000_000;
 
 // The scheduler numbers links and flows in 21 bits and schedules in 40: the limits above stay
 // inside them (checked when the crate compiles).
-const _: () = assert!(MAX_FLOWS < crate::sched::MAX_INDEX as usize && 4 * MAX_HOSTS + 2 < crate::sched::MAX_INDEX as usize);
+const _: () = assert!(MAX_FLOWS < crate::sched::MAX_INDEX as usize && 4 * MAX_HOSTS + 2 < crate::sched::MAX_INDEX as usize && crate::topo::MAX_LINKS < crate::sched::MAX_INDEX as usize);
 const _: () = assert!(MAX_EVENTS_CAP < crate::sched::MAX_SCHEDULES);
 
 /// Names of a dumbbell's simplex links, in the order `net::Topology::build` creates them (and
@@ -83,7 +66,9 @@ pub fn bounds() -> Vec<Bound> {
         Bound { name: "max_duration", value: MAX_DURATION.ns(), unit: "time", doc: "longest simulated duration" },
         Bound { name: "max_delay", value: MAX_DELAY.ns(), unit: "time", doc: "longest propagation delay of a link" },
         Bound { name: "max_rate", value: MAX_RATE.bps(), unit: "rate", doc: "fastest link" },
-        Bound { name: "max_hosts", value: MAX_HOSTS as u64, unit: "count", doc: "most senders, and most receivers" },
+        Bound { name: "max_hosts", value: MAX_HOSTS as u64, unit: "count", doc: "most senders, and most receivers, of a dumbbell" },
+        Bound { name: "max_nodes", value: crate::topo::MAX_NODES as u64, unit: "count", doc: "most nodes (hosts and routers) of a graph" },
+        Bound { name: "max_links", value: crate::topo::MAX_LINKS as u64, unit: "count", doc: "most simplex links of a graph (a full-duplex link is two)" },
         Bound { name: "max_flows", value: MAX_FLOWS as u64, unit: "count", doc: "most flows in one run" },
         Bound { name: "max_trace_rows", value: MAX_TRACE_ROWS, unit: "count", doc: "largest limits.max_trace_rows" },
         Bound { name: "max_live_packets", value: crate::packet::MAX_LIVE_PACKETS as u64, unit: "count", doc: "most packets alive at once (queued or in flight); more means a queue or window without a useful bound" },
@@ -131,48 +116,7 @@ pub fn trace_rows(duration: Dur, sample_interval: Dur, flows: usize, cwnd_trace:
     samples.saturating_mul(if cwnd_trace { 1 + flows as u64 } else { 1 })
 }
 
-/// Prefix every problem's field with `path`.
-fn under(path: &str, problems: Vec<Problem>) -> impl Iterator<Item = Problem> + '_ {
-    problems.into_iter().map(move |p| Problem::new(if p.field.is_empty() { path.to_string() } else { format!("{path}.{}", p.field) }, p.message))
-}
-
-impl EdgeSpec {
-    pub fn new(rate: Rate, delay: Dur) -> EdgeSpec {
-        EdgeSpec { rate, delay, loss: 0.0, jitter: Dur::ZERO, qdisc: default_qdisc() }
-    }
-
-    pub fn problems(&self, path: &str, out: &mut Vec<Problem>) {
-        if self.rate == Rate::from_bps(0) || self.rate > MAX_RATE {
-            out.push(Problem::new(format!("{path}.rate"), format!("must be in (0, {MAX_RATE}]")));
-        }
-        if self.delay > MAX_DELAY {
-            out.push(Problem::new(format!("{path}.delay"), format!("must be <= {MAX_DELAY}")));
-        }
-        if self.jitter > MAX_DELAY {
-            out.push(Problem::new(format!("{path}.jitter"), format!("must be <= {MAX_DELAY}")));
-        }
-        if !(0.0..1.0).contains(&self.loss) {
-            out.push(Problem::new(format!("{path}.loss"), "must be in [0, 1)"));
-        }
-        out.extend(under(&format!("{path}.qdisc"), self.qdisc.validate()));
-    }
-}
-
-/// A host attached to a router: `up` leaves the host, `down` arrives at it.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct HostSpec {
-    pub name: String,
-    pub up: EdgeSpec,
-    pub down: EdgeSpec,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum TopologySpec {
-    /// Senders on router A, receivers on router B, A -> B the bottleneck (`forward`).
-    Dumbbell { forward: EdgeSpec, reverse: EdgeSpec, senders: Vec<HostSpec>, receivers: Vec<HostSpec> },
-}
+use crate::topo::under;
 
 /// When a flow starts.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -187,13 +131,16 @@ pub enum StartSpec {
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
     pub name: String,
-    /// The data source: an index into the senders, or into the receivers when `reverse`.
-    pub src: u32,
-    /// The data sink: an index into the receivers, or into the senders when `reverse`.
-    pub dst: u32,
-    /// Direction of the data. `false` (the default): from `senders[src]` to `receivers[dst]`,
-    /// over A -> B (`forward`), the ACKs over B -> A. `true`: from `receivers[src]` to
-    /// `senders[dst]`, over B -> A (`reverse`), the ACKs over A -> B (two-way traffic).
+    /// The data source: a host's name, or in a dumbbell an index into the senders (into the
+    /// receivers when `reverse`).
+    pub src: HostRef,
+    /// The data sink: a host's name, or in a dumbbell an index into the receivers (into the
+    /// senders when `reverse`).
+    pub dst: HostRef,
+    /// Direction of a dumbbell flow given by indices. `false` (the default): from `senders[src]`
+    /// to `receivers[dst]`, over A -> B (`forward`), the ACKs over B -> A. `true`: from
+    /// `receivers[src]` to `senders[dst]`, over B -> A (`reverse`), the ACKs over A -> B
+    /// (two-way traffic). A flow that names its hosts goes from `src` to `dst` (leave it false).
     #[serde(default)]
     pub reverse: bool,
     pub cc: CcConfig,
@@ -220,10 +167,12 @@ fn default_series_queue() -> String {
 #[serde(deny_unknown_fields)]
 pub struct UdpFlowSpec {
     pub name: String,
-    /// The source: an index into the senders, or into the receivers when `reverse`.
-    pub src: u32,
-    /// The sink: an index into the receivers, or into the senders when `reverse`.
-    pub dst: u32,
+    /// The source: a host's name, or in a dumbbell an index into the senders (into the
+    /// receivers when `reverse`).
+    pub src: HostRef,
+    /// The sink: a host's name, or in a dumbbell an index into the receivers (into the senders
+    /// when `reverse`).
+    pub dst: HostRef,
     /// Direction, as [`FlowSpec::reverse`]: `true` sends from `receivers[src]` to `senders[dst]`
     /// over B -> A.
     #[serde(default)]
@@ -263,8 +212,9 @@ pub struct ScenarioSpec {
     pub sample_interval: Dur,
     #[serde(default)]
     pub cwnd_trace: bool,
-    /// The queue the `series` table samples: `forward` (the bottleneck), `reverse`, or a link name
-    /// such as `N1->A` or `B->N4`.
+    /// The queue the `series` table samples: a link name such as `R1->R2` or `N1->A`,
+    /// `bottleneck` (the link most flows have as the bottleneck of their data path, the first
+    /// of equals), or in a dumbbell `forward` (A->B, the default) or `reverse` (B->A).
     #[serde(default = "default_series_queue")]
     pub series_queue: String,
     #[serde(default)]
@@ -280,19 +230,13 @@ pub struct ScenarioSpec {
     pub udp: Vec<UdpFlowSpec>,
 }
 
-/// Range checks of a flow's `src` and `dst`, each an index into its side's hosts.
-fn endpoint_problems(path: &str, src: u32, dst: u32, reverse: bool, senders: usize, receivers: usize, out: &mut Vec<Problem>) {
-    let ((src_side, n_src), (dst_side, n_dst)) = match reverse {
-        false => (("sender", senders), ("receiver", receivers)),
-        true => (("receiver", receivers), ("sender", senders)),
-    };
-    let flow = if reverse { "a reverse flow's" } else { "a flow's" };
-    if src as usize >= n_src {
-        out.push(Problem::new(format!("{path}.src"), format!("{flow} src is a {src_side} index: {src} out of range (0..{n_src})")));
-    }
-    if dst as usize >= n_dst {
-        out.push(Problem::new(format!("{path}.dst"), format!("{flow} dst is a {dst_side} index: {dst} out of range (0..{n_dst})")));
-    }
+/// A scenario's network made concrete: the graph, each flow's end nodes and its paths (data,
+/// then ACKs; a UDP flow has no ACK path). Built once by validation and once by the engine.
+pub struct Plan {
+    pub net: Expanded,
+    pub routes: Routes,
+    /// Per TCP flow then per UDP flow: (source node, sink node, [data path, ACK path]).
+    pub flows: Vec<(u32, u32, [Vec<u32>; 2])>,
 }
 
 impl ScenarioSpec {
@@ -319,29 +263,14 @@ impl ScenarioSpec {
                 format!("the traces would hold {rows} rows, more than limits.max_trace_rows = {}; sample less often or raise the limit", self.limits.max_trace_rows),
             ));
         }
-        let TopologySpec::Dumbbell { forward, reverse, senders, receivers } = &self.topology;
-        for (role, hosts) in [("senders", senders), ("receivers", receivers)] {
-            if hosts.len() > MAX_HOSTS {
-                out.push(Problem::new(format!("topology.{role}"), format!("at most {MAX_HOSTS} hosts")));
-            }
-        }
         if self.flows.len() + self.udp.len() > MAX_FLOWS {
             out.push(Problem::new("flows", format!("at most {MAX_FLOWS} flows (TCP and UDP together)")));
             return out; // checking each of them would take as long as the user's mistake is big
         }
-        let link_names = link_names(senders, receivers);
-        if !["forward", "reverse"].contains(&self.series_queue.as_str()) && !link_names.contains(&self.series_queue) {
-            out.push(Problem::new("series_queue", format!("no such queue: forward, reverse, or a link name ({})", link_names.join(", "))));
-        }
-        forward.problems("topology.forward", &mut out);
-        reverse.problems("topology.reverse", &mut out);
-        if senders.is_empty() || receivers.is_empty() {
-            out.push(Problem::new("topology", "a dumbbell needs at least one sender and one receiver"));
-        }
-        for (role, hosts) in [("senders", senders), ("receivers", receivers)] {
-            for (i, h) in hosts.iter().enumerate() {
-                h.up.problems(&format!("topology.{role}[{i}].up"), &mut out);
-                h.down.problems(&format!("topology.{role}[{i}].down"), &mut out);
+        let topology_ok = self.topology_problems(&mut out);
+        if topology_ok {
+            if let Err(problems) = self.plan() {
+                out.extend(problems);
             }
         }
         if self.flows.is_empty() && self.udp.is_empty() {
@@ -350,7 +279,6 @@ impl ScenarioSpec {
         let end = Time::ZERO + self.duration;
         for (i, u) in self.udp.iter().enumerate() {
             let path = format!("udp[{i}]");
-            endpoint_problems(&path, u.src, u.dst, u.reverse, senders.len(), receivers.len(), &mut out);
             if u.rate == Rate::from_bps(0) || u.rate > MAX_RATE {
                 out.push(Problem::new(format!("{path}.rate"), format!("must be in (0, {MAX_RATE}]")));
             }
@@ -369,7 +297,6 @@ impl ScenarioSpec {
         }
         for (i, f) in self.flows.iter().enumerate() {
             let path = format!("flows[{i}]");
-            endpoint_problems(&path, f.src, f.dst, f.reverse, senders.len(), receivers.len(), &mut out);
             if f.dscp > 63 {
                 out.push(Problem::new(format!("{path}.dscp"), "a DiffServ codepoint is 6 bits: 0-63"));
             }
@@ -387,6 +314,152 @@ impl ScenarioSpec {
             }
         }
         out
+    }
+
+    /// Problems of the topology itself (appended to `out`); whether there were none.
+    fn topology_problems(&self, out: &mut Vec<Problem>) -> bool {
+        let before = out.len();
+        match &self.topology {
+            TopologySpec::Dumbbell { forward, reverse, senders, receivers } => {
+                for (role, hosts) in [("senders", senders), ("receivers", receivers)] {
+                    if hosts.len() > MAX_HOSTS {
+                        out.push(Problem::new(format!("topology.{role}"), format!("at most {MAX_HOSTS} hosts")));
+                    }
+                }
+                if out.len() > before {
+                    return false;
+                }
+                forward.problems("topology.forward", out);
+                reverse.problems("topology.reverse", out);
+                if senders.is_empty() || receivers.is_empty() {
+                    out.push(Problem::new("topology", "a dumbbell needs at least one sender and one receiver"));
+                }
+                let mut names = std::collections::HashSet::from(["A", "B"]);
+                for (role, hosts) in [("senders", senders), ("receivers", receivers)] {
+                    for (i, h) in hosts.iter().enumerate() {
+                        if !names.insert(h.name.as_str()) || h.name.is_empty() || h.name.contains("->") {
+                            out.push(Problem::new(format!("topology.{role}[{i}].name"), format!("{:?}: host names must be unique, non-empty, hold no '->' and not be A or B (the routers)", h.name)));
+                        }
+                        h.up.problems(&format!("topology.{role}[{i}].up"), out);
+                        h.down.problems(&format!("topology.{role}[{i}].down"), out);
+                    }
+                }
+            }
+            TopologySpec::Graph(g) => g.problems("topology", out),
+            TopologySpec::Preset(p, routing) => {
+                let problems = p.validate();
+                if !problems.is_empty() {
+                    out.extend(under("topology", problems));
+                } else {
+                    let mut g = crate::topo::presets::Preset::new(p, &()).into_graph();
+                    if let Some(r) = routing {
+                        g.routing = r.clone();
+                    }
+                    g.problems("topology", out);
+                }
+            }
+        }
+        if out.len() > before {
+            return false;
+        }
+        let names = self.topology.graph().link_names();
+        let dumbbell = matches!(self.topology, TopologySpec::Dumbbell { .. });
+        let named = self.series_queue == "bottleneck" || (dumbbell && ["forward", "reverse"].contains(&self.series_queue.as_str()));
+        if !named && !names.contains(&self.series_queue) {
+            let shown = names.iter().take(12).cloned().collect::<Vec<_>>().join(", ");
+            let more = if names.len() > 12 { ", ..." } else { "" };
+            let hint = if dumbbell { "bottleneck, forward, reverse, or a link name" } else { "bottleneck (the link most flows have as their bottleneck) or a link name" };
+            out.push(Problem::new("series_queue", format!("no such queue {:?}: {hint} ({shown}{more})", self.series_queue)));
+        }
+        true
+    }
+
+    /// The network concrete: every flow's end nodes and paths, or the problems of the flows'
+    /// endpoints and routes (an unknown host, a router named as a host, no route, a loop).
+    /// Call on a spec whose topology has no problems.
+    pub fn plan(&self) -> Result<Plan, Vec<Problem>> {
+        let net = Expanded::new(&self.topology);
+        let mut out = Vec::new();
+        let mut ends = Vec::with_capacity(self.flows.len() + self.udp.len());
+        let flows = self.flows.iter().map(|f| (&f.src, &f.dst, f.reverse, true)).chain(self.udp.iter().map(|u| (&u.src, &u.dst, u.reverse, false)));
+        for (k, (src, dst, reverse, tcp)) in flows.enumerate() {
+            let path = if tcp { format!("flows[{k}]") } else { format!("udp[{}]", k - self.flows.len()) };
+            match net.endpoints(src, dst, reverse) {
+                Ok((a, b)) => ends.push((a, b, tcp)),
+                Err(p) => out.push(Problem::new(format!("{path}.{}", p.field), p.message)),
+            }
+        }
+        if !out.is_empty() {
+            return Err(out);
+        }
+        let routes = Routes::compute(&net.graph, ends.iter().flat_map(|&(a, b, tcp)| [Some(b), tcp.then_some(a)]).flatten());
+        let link_ends: Vec<(u32, u32)> = net.graph.links.iter().map(|l| (net.index[&l.from], net.index[&l.to])).collect();
+        let names: Vec<String> = net.graph.nodes.iter().map(|n| n.name.clone()).collect();
+        let mut flows = Vec::with_capacity(ends.len());
+        for (k, &(a, b, tcp)) in ends.iter().enumerate() {
+            let path = if tcp { format!("flows[{k}]") } else { format!("udp[{}]", k - self.flows.len()) };
+            let mut walk = |dir: u32, from: u32, to: u32| match routes.path(from, to, flow_hash(self.seed, k as u32, dir, from, to), &link_ends, &names) {
+                Ok(p) => p,
+                Err(e) => {
+                    if out.len() < 20 {
+                        out.push(Problem::new(format!("{path}.{}", if dir == 0 { "dst" } else { "src" }), if dir == 0 { e } else { format!("its ACKs: {e}") }));
+                    }
+                    Vec::new()
+                }
+            };
+            let data = walk(0, a, b);
+            let ack = if tcp { walk(1, b, a) } else { Vec::new() };
+            flows.push((a, b, [data, ack]));
+        }
+        if !out.is_empty() {
+            return Err(out);
+        }
+        Ok(Plan { net, routes, flows })
+    }
+
+    /// Every problem, or the plan as JSON: the graph's links (name, from, to, role if declared,
+    /// rate, delay, qdisc) and each flow's route, ACK route and bottleneck link, by name. What
+    /// `crosslayer validate` shows and the Python side maps to the study file's fields.
+    pub fn plan_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        let problems = |p: Vec<Problem>| json!({"problems": p.iter().map(|p| [p.field.clone(), p.message.clone()]).collect::<Vec<_>>()});
+        let out = self.problems();
+        if !out.is_empty() {
+            return problems(out);
+        }
+        let plan = match self.plan() {
+            Ok(p) => p,
+            Err(p) => return problems(p),
+        };
+        let g = &plan.net.graph;
+        let names = g.link_names();
+        let speeds: Vec<u64> = g.links.iter().map(|l| l.edge.rate.bps()).collect();
+        let host = |i: usize| g.nodes[i].host;
+        let bottleneck = |path: &[u32]| -> String {
+            // as net::Topology::bottleneck
+            let ends = |l: u32| (plan.net.index[&g.links[l as usize].from] as usize, plan.net.index[&g.links[l as usize].to] as usize);
+            let core = |l: u32| !host(ends(l).0) && !host(ends(l).1);
+            let any_core = path.iter().any(|&l| core(l));
+            let mut best: Option<u32> = None;
+            for &l in path {
+                if (!any_core || core(l)) && best.is_none_or(|b| speeds[l as usize] < speeds[b as usize]) {
+                    best = Some(l);
+                }
+            }
+            best.map_or(String::new(), |b| names[b as usize].clone())
+        };
+        let route = |p: &[u32]| p.iter().map(|&l| names[l as usize].clone()).collect::<Vec<_>>();
+        let flow = |name: &str, (a, b, [data, ack]): &(u32, u32, [Vec<u32>; 2])| {
+            json!({"name": name, "src": g.nodes[*a as usize].name, "dst": g.nodes[*b as usize].name,
+                   "route": route(data), "ack_route": route(ack), "bottleneck": bottleneck(data)})
+        };
+        let n = self.flows.len();
+        json!({
+            "nodes": g.nodes,
+            "links": g.links.iter().zip(&names).map(|(l, name)| json!({"name": name, "from": l.from, "to": l.to, "role": l.role, "edge": l.edge})).collect::<Vec<_>>(),
+            "flows": self.flows.iter().zip(&plan.flows).map(|(f, p)| flow(&f.name, p)).collect::<Vec<_>>(),
+            "udp": self.udp.iter().zip(&plan.flows[n..]).map(|(u, p)| flow(&u.name, p)).collect::<Vec<_>>(),
+        })
     }
 
     pub fn validate(&self) -> Result<(), String> {

@@ -112,6 +112,10 @@ impl Rate {
     pub const fn from_bps(bps: u64) -> Rate {
         Rate(bps)
     }
+    pub const fn from_gbps(g: u64) -> Rate {
+        Rate(g * 1_000_000_000)
+    }
+
     pub const fn from_mbps(m: u64) -> Rate {
         Rate(m * 1_000_000)
     }

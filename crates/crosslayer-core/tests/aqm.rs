@@ -114,8 +114,8 @@ fn with_udp_at(qdisc: QdiscConfig, seconds: u64, mbps: u64) -> (f64, f64, RunRes
     spec.warmup = crosslayer_core::units::Dur::from_secs(5);
     spec.udp.push(UdpFlowSpec {
         name: "udp".into(),
-        src: 0,
-        dst: 0,
+        src: 0u32.into(),
+        dst: 0u32.into(),
         reverse: false,
         rate: Rate::from_mbps(mbps),
         packet_size: Bytes::new(1500),
@@ -125,7 +125,7 @@ fn with_udp_at(qdisc: QdiscConfig, seconds: u64, mbps: u64) -> (f64, f64, RunRes
         dscp: 0,
         port: 0,
     });
-    let TopologySpec::Dumbbell { forward, senders, .. } = &mut spec.topology;
+    let TopologySpec::Dumbbell { forward, senders, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
     forward.qdisc = qdisc;
     if mbps > 100 {
         senders[0].up.rate = Rate::from_mbps(1000); // room to offer more than the bottleneck carries
@@ -227,7 +227,7 @@ fn ecn_marking_replaces_drops_for_ecn_capable_flows() {
             for f in &mut spec.flows {
                 f.tcp.ecn = ecn;
             }
-            let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+            let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
             forward.qdisc = q.clone();
             let r = run(spec).expect("run");
             let i = r.queues.strs("role").iter().position(|s| s == "forward").unwrap();

@@ -173,8 +173,8 @@ fn choke_squeezes_a_faster_udp_flow_harder_in_pan_et_al_s_setting() {
         let mut spec = presets::single_bottleneck(1_000_000, 6_000_000, 300, flows, 250_000_000_000, 50_000_000_000);
         spec.udp.push(UdpFlowSpec {
             name: "udp".into(),
-            src: 0,
-            dst: 0,
+            src: 0u32.into(),
+            dst: 0u32.into(),
             reverse: false,
             rate: Rate::from_mbps(udp_mbps),
             packet_size: Bytes::new(1000),
@@ -184,7 +184,7 @@ fn choke_squeezes_a_faster_udp_flow_harder_in_pan_et_al_s_setting() {
             dscp: 0,
             port: 0,
         });
-        let TopologySpec::Dumbbell { forward, senders, .. } = &mut spec.topology;
+        let TopologySpec::Dumbbell { forward, senders, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
         forward.qdisc = qdisc;
         senders[0].up.rate = Rate::from_mbps(100);
         let r = run(spec).expect("run");

@@ -21,7 +21,7 @@ fn scenario(n: usize, qdisc: QdiscConfig, seconds: u64) -> ScenarioSpec {
     for (i, f) in spec.flows.iter_mut().enumerate() {
         f.dscp = if in_a(i) { 10 } else { 0 };
     }
-    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
     forward.qdisc = qdisc;
     spec
 }

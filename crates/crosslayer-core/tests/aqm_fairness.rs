@@ -22,7 +22,6 @@ use crosslayer_core::aqm::fair_codel::FairCodelConfig;
 use crosslayer_core::aqm::law::heavy_hitter::ConnKey;
 use crosslayer_core::aqm::QdiscConfig;
 use crosslayer_core::cc::CcConfig;
-use crosslayer_core::net::Topology;
 use crosslayer_core::presets;
 use crosslayer_core::spec::{EdgeSpec, FlowSpec, HostSpec, ScenarioSpec, StartSpec, TopologySpec};
 use crosslayer_core::tcp::TcpConfig;
@@ -51,8 +50,8 @@ fn seed003_rtt(qdisc: QdiscConfig, seconds: u64, rtt_ms: u64) -> ScenarioSpec {
     let flows = (0..20)
         .map(|i| FlowSpec {
             name: format!("{}{}", if i < 10 { "cubic" } else { "compound" }, i % 10),
-            src: (i / 10) as u32,
-            dst: 0,
+            src: ((i / 10) as u32).into(),
+            dst: 0u32.into(),
             reverse: false,
             cc: if i < 10 { presets::cubic() } else { CcConfig::Compound(Default::default()) },
             tcp: TcpConfig::default(),
@@ -115,8 +114,9 @@ fn outcome(name: &str, spec: ScenarioSpec) -> Outcome {
 
 /// The connection id (`heavy_conn`) of each sender's address pair.
 fn pair_ids(spec: &ScenarioSpec) -> [f64; 2] {
-    let topo = Topology::build(&spec.topology, spec.seed);
-    let id = |s: usize| (((topo.senders[s] as u64) << 32) | topo.receivers[0] as u64) as f64;
+    let net = crosslayer_core::topo::Expanded::new(&spec.topology);
+    let (senders, receivers) = net.dumbbell.expect("a dumbbell");
+    let id = |s: usize| (((senders[s] as u64) << 32) | receivers[0] as u64) as f64;
     [id(0), id(1)]
 }
 

@@ -45,7 +45,7 @@ fn fq_pie_holds_the_sojourn_near_its_target() {
     for target_ms in [15, 5] {
         for n in [9, 90] {
             let mut spec = presets::access_link(n, presets::cubic(), 40);
-            let TopologySpec::Dumbbell { forward: fwd, .. } = &mut spec.topology;
+            let TopologySpec::Dumbbell { forward: fwd, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
             fwd.qdisc = QdiscConfig::FqPie(FqPieConfig { target: Dur::from_ms(target_ms), ..Default::default() });
             let r = run(spec).expect("run");
             let i = forward(&r);
@@ -82,7 +82,7 @@ fn access(n: usize, qdisc: QdiscConfig) -> (f64, f64, f64) {
 /// As `access`, with Reno flows when `reno`.
 fn access_cc(n: usize, qdisc: QdiscConfig, reno: bool) -> (f64, f64, f64) {
     let mut spec = presets::access_link(n, if reno { presets::reno() } else { presets::cubic() }, 40);
-    let TopologySpec::Dumbbell { forward: fwd, .. } = &mut spec.topology;
+    let TopologySpec::Dumbbell { forward: fwd, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
     fwd.qdisc = qdisc;
     let r = run(spec).expect("run");
     let i = forward(&r);
@@ -144,7 +144,7 @@ fn wred_gives_the_low_drop_precedence_group_more_throughput() {
             for (i, f) in spec.flows.iter_mut().enumerate() {
                 f.dscp = if (i % 2 == 0) != swap { 10 } else { 14 };
             }
-            let TopologySpec::Dumbbell { forward: fwd, .. } = &mut spec.topology;
+            let TopologySpec::Dumbbell { forward: fwd, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
             fwd.qdisc = QdiscConfig::Wred(wred.clone());
             let dscps: Vec<u8> = spec.flows.iter().map(|f| f.dscp).collect();
             let r = run(spec).expect("run");

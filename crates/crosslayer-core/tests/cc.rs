@@ -53,7 +53,7 @@ fn vegas_alone_keeps_alpha_to_beta_packets_queued() {
 fn long_fat(cc: CcConfig, seconds: u64, loss: f64, buffer: u32) -> RunResult {
     use crosslayer_core::spec::TopologySpec;
     let mut spec = presets::single_bottleneck(1_000_000_000, 100 * MS, buffer, vec![(cc, TcpConfig::default())], seconds * S, 10 * S);
-    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
     forward.loss = loss;
     run(spec).expect("run")
 }
@@ -105,12 +105,12 @@ fn compound_backs_its_delay_window_off_when_a_queue_builds() {
         let mut spec = presets::single_bottleneck(100_000_000, 40 * MS, 667, flows, 60 * S, 30 * S);
         spec.sample_interval = Dur::from_ms(100);
         spec.cwnd_trace = true;
-        let TopologySpec::Dumbbell { senders, .. } = &mut spec.topology;
+        let TopologySpec::Dumbbell { senders, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
         let mut lossy = senders[0].clone();
         lossy.name = "lossy".into();
         lossy.up.loss = 1e-4;
         senders.push(lossy);
-        spec.flows[0].src = 1;
+        spec.flows[0].src = (1u32).into();
         run(spec).expect("run")
     };
     let alone = go(false);
@@ -205,7 +205,7 @@ fn dctcp_holds_a_step_marking_queue_near_its_threshold() {
     let go = |cc: CcConfig, ecn: bool| {
         let tcp = TcpConfig { ecn, ..TcpConfig::default() };
         let mut spec = presets::single_bottleneck(100_000_000, 4 * MS, 200, vec![(cc.clone(), tcp.clone()), (cc, tcp)], 12 * S, 2 * S);
-        let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+        let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
         forward.qdisc = QdiscConfig::Red(RedConfig { min_th: k, max_th: k + 1.0, w_q: 1.0, max_p: 1.0, gentle: false, ecn: true, limit_pkts: 200, ..Default::default() });
         run(spec).expect("run")
     };
@@ -281,7 +281,7 @@ fn cubic_beats_reno_on_a_long_fat_path() {
     let cubic = bottleneck(&long_fat(presets::cubic(), 40, 1e-6, 8333), "utilization");
     use crosslayer_core::spec::TopologySpec;
     let mut spec = presets::single_bottleneck(1_000_000_000, 100 * MS, 8333, vec![(presets::cubic(), TcpConfig::default()), (presets::reno(), TcpConfig::default())], 40 * S, 10 * S);
-    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
     forward.loss = 1e-6;
     let both = run(spec).expect("run");
     let g = both.flows.f64s("goodput_bps");

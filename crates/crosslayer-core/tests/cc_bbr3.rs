@@ -134,13 +134,13 @@ fn two_bbr3_flows_started_apart_share_evenly() {
 fn rtt_pair(cc: CcConfig) -> RunResult {
     use crosslayer_core::spec::TopologySpec;
     let mut spec = dumbbell(100, 40, 333, vec![cc.clone(), cc], 40, 10);
-    let TopologySpec::Dumbbell { senders, .. } = &mut spec.topology;
+    let TopologySpec::Dumbbell { senders, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
     let mut far = senders[0].clone();
     far.name = "S2".into();
     far.up.delay = far.up.delay + Dur::from_ms(20);
     far.down.delay = far.down.delay + Dur::from_ms(20);
     senders.push(far);
-    spec.flows[1].src = 1;
+    spec.flows[1].src = (1u32).into();
     run(spec).expect("run")
 }
 
@@ -189,7 +189,7 @@ fn bbr3_with_ecn_holds_a_step_marking_queue_without_loss() {
     let go = |cc: CcConfig, ecn: bool| {
         let tcp = TcpConfig { ecn, ..TcpConfig::default() };
         let mut spec = presets::single_bottleneck(100_000_000, 4 * MS, 200, vec![(cc.clone(), tcp.clone()), (cc, tcp)], 12 * S, 2 * S);
-        let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+        let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
         forward.qdisc = QdiscConfig::Red(RedConfig { min_th: 20.0, max_th: 21.0, w_q: 1.0, max_p: 1.0, gentle: false, ecn: true, limit_pkts: 200, ..Default::default() });
         run(spec).expect("run")
     };

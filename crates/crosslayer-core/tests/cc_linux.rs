@@ -16,7 +16,7 @@ const S: u64 = 1_000_000_000;
 /// the forward link, `secs` long, measured after `warmup` seconds.
 fn path(cc: CcConfig, mbps: u64, rtt_ms: u64, buffer: u32, loss: f64, secs: u64, warmup: u64) -> RunResult {
     let mut spec = presets::single_bottleneck(mbps * 1_000_000, rtt_ms * MS, buffer, vec![(cc, TcpConfig::default())], secs * S, warmup * S);
-    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
     forward.loss = loss;
     run(spec).expect("run")
 }
@@ -91,7 +91,7 @@ fn hybla_fills_a_satellite_path_where_reno_does_not() {
     let go = |cc: CcConfig| {
         let tcp = TcpConfig { rwnd: Some(Bytes::new(6 << 20)), ..TcpConfig::default() };
         let mut spec = presets::single_bottleneck(10_000_000, 600 * MS, 500, vec![(cc, tcp)], 120 * S, 20 * S);
-        let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+        let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
         forward.loss = 1e-4;
         let r = run(spec).expect("run");
         (bottleneck(&r, "utilization"), r.flows.u64s("retransmits")[0], r.summary.wall_s)
@@ -117,7 +117,7 @@ fn prague_with_dualpi2_keeps_sub_millisecond_queueing_and_coexists_with_cubic() 
     let go = |ccs: Vec<CcConfig>| {
         let flows = ccs.into_iter().map(|cc| (cc, TcpConfig::default())).collect();
         let mut spec = presets::single_bottleneck(100_000_000, 20 * MS, 1000, flows, 50 * S, 10 * S);
-        let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+        let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
         forward.qdisc = QdiscConfig::DualPi2(Default::default());
         run(spec).expect("run")
     };

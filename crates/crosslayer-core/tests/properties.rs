@@ -95,8 +95,8 @@ prop_compose! {
         let (n_src, n_dst) = if reverse { (n_r, n_s) } else { (n_s, n_r) };
         FlowSpec {
             name: String::new(),
-            src: a % n_src,
-            dst: b % n_dst,
+            src: (a % n_src).into(),
+            dst: (b % n_dst).into(),
             reverse,
             cc: all[cc % all.len()].clone(),
             tcp,
@@ -116,8 +116,8 @@ prop_compose! {
         let (n_src, n_dst) = if reverse { (n_r, n_s) } else { (n_s, n_r) };
         UdpFlowSpec {
             name: String::new(),
-            src: a % n_src,
-            dst: b % n_dst,
+            src: (a % n_src).into(),
+            dst: (b % n_dst).into(),
             reverse,
             rate: Rate::from_mbps(mbps),
             packet_size: Bytes::new(size),
@@ -265,7 +265,7 @@ fn every_algorithm_at_once_on_each_discipline() {
         let ccs: Vec<(CcConfig, TcpConfig)> = cc::all_defaults().into_iter().map(|c| (c, TcpConfig::default())).collect();
         let n = ccs.len();
         let mut spec = presets::single_bottleneck(50_000_000, 20 * MS, 100, ccs, 12_000 * MS, 2000 * MS);
-        let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+        let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
         forward.qdisc = q.clone();
         let r = run(spec).unwrap_or_else(|e| panic!("{}: {e}", q.name()));
         assert_eq!(r.flows.strs("cc"), cc::names(), "{}", q.name());

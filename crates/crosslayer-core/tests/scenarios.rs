@@ -56,7 +56,7 @@ fn reno_lossy(p: f64, delayed_ack: bool, sack: bool) -> (f64, RunResult) {
     let tcp = TcpConfig { delayed_ack, sack, ..Default::default() };
     // Fast bottleneck (1 Gb/s) so only the random loss limits the window; RTT 100 ms.
     let mut spec = single_bottleneck(1_000_000_000, 100 * MS, 10_000, vec![(presets::reno(), tcp)], 2000 * S, 50 * S);
-    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
     forward.loss = p;
     let r = run(spec).expect("run");
     (r.flows.f64s("goodput_bps")[0] / 8.0, r)

@@ -29,7 +29,7 @@ const BDP_PKTS: u32 = 333;
 fn dumbbell(reverse: &[bool], duration_s: u64, warmup_s: u64) -> ScenarioSpec {
     let flows = reverse.iter().map(|_| (presets::cubic(), TcpConfig::default())).collect();
     let mut spec = single_bottleneck(100_000_000, 40 * MS, BDP_PKTS, flows, duration_s * S, warmup_s * S);
-    let TopologySpec::Dumbbell { reverse: back, .. } = &mut spec.topology;
+    let TopologySpec::Dumbbell { reverse: back, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
     back.qdisc = presets::droptail(BDP_PKTS);
     for (f, &rev) in spec.flows.iter_mut().zip(reverse) {
         f.reverse = rev;
@@ -138,8 +138,8 @@ fn a_reverse_udp_flow_crosses_b_to_a() {
     let mut spec = dumbbell(&[false], 20, 5);
     spec.udp.push(UdpFlowSpec {
         name: "R-S.udp0".into(),
-        src: 0,
-        dst: 0,
+        src: 0u32.into(),
+        dst: 0u32.into(),
         reverse: true,
         rate: Rate::from_mbps(20),
         packet_size: Bytes::new(1500),
@@ -164,20 +164,20 @@ fn reverse_indices_are_checked_against_their_own_side() {
     // two senders, one receiver: src 1 names a sender of a forward flow, no receiver
     let two_senders = |reverse: bool| {
         let mut spec = dumbbell(&[reverse], 10, 2);
-        let TopologySpec::Dumbbell { senders, .. } = &mut spec.topology;
+        let TopologySpec::Dumbbell { senders, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
         senders.push(crosslayer_core::spec::HostSpec { name: "S2".into(), ..senders[0].clone() });
         spec
     };
     let mut spec = two_senders(false);
-    spec.flows[0].src = 1;
+    spec.flows[0].src = (1u32).into();
     spec.validate().expect("sender 1 exists");
     spec.flows[0].reverse = true;
     let err = spec.validate().unwrap_err();
     assert!(err.contains("flows[0].src: a reverse flow's src is a receiver index: 1 out of range (0..1)"), "{err}");
     let mut spec = two_senders(true);
-    spec.flows[0].dst = 1;
+    spec.flows[0].dst = (1u32).into();
     spec.validate().expect("a reverse flow to sender 1");
-    spec.flows[0].dst = 2;
+    spec.flows[0].dst = (2u32).into();
     let err = spec.validate().unwrap_err();
     assert!(err.contains("flows[0].dst: a reverse flow's dst is a sender index: 2 out of range (0..2)"), "{err}");
     // the field defaults to false, so earlier engine specs stay valid

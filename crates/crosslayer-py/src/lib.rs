@@ -14,6 +14,8 @@ use crosslayer_core::params::{Params, Problem};
 use crosslayer_core::result::{Column, Table};
 use crosslayer_core::spec::RunLimits;
 use crosslayer_core::tcp::TcpConfig;
+use crosslayer_core::topo::presets::PresetConfig;
+use crosslayer_core::topo::TopologySpec;
 use crosslayer_core::{Error, RunResult, ScenarioSpec};
 use numpy::PyArray1;
 use pyo3::create_exception;
@@ -94,8 +96,8 @@ fn to_py(py: Python<'_>, r: RunResult) -> PyResult<Bound<'_, PyDict>> {
     summary.set_item("engine_version", env!("CARGO_PKG_VERSION"))?;
     let out = PyDict::new(py);
     out.set_item("summary", summary)?;
-    let RunResult { flows, udp, queues, hosts, drops, qdisc_stats, series, cwnd, .. } = r;
-    for (name, t) in [("flows", flows), ("udp", udp), ("queues", queues), ("hosts", hosts), ("drops", drops), ("qdisc_stats", qdisc_stats), ("series", series), ("cwnd", cwnd)] {
+    let RunResult { flows, udp, queues, hosts, hops, drops, qdisc_stats, series, cwnd, .. } = r;
+    for (name, t) in [("flows", flows), ("udp", udp), ("queues", queues), ("hosts", hosts), ("hops", hops), ("drops", drops), ("qdisc_stats", qdisc_stats), ("series", series), ("cwnd", cwnd)] {
         out.set_item(name, table(py, t)?)?;
     }
     Ok(out)
@@ -150,6 +152,29 @@ fn validate_json(spec: &str) -> PyResult<()> {
     ScenarioSpec::from_json(spec).map(|_| ()).map_err(PyValueError::new_err)
 }
 
+/// The plan of an engine spec (JSON text): `{"problems": [[field, message], ...]}` if it has
+/// any, else its graph's nodes and links and every flow's route, ACK route and bottleneck.
+#[pyfunction]
+fn plan_json(spec: &str) -> PyResult<String> {
+    let spec: ScenarioSpec = serde_json::from_str(spec).map_err(|e| PyValueError::new_err(format!("invalid engine spec: {e}")))?;
+    Ok(spec.plan_json().to_string())
+}
+
+/// The graph a topology (engine-spec JSON text) expands to: `{"nodes": [...], "links": [...],
+/// "routing": {...}}`, or `{"problems": [[field, message], ...]}` for a preset with invalid
+/// parameters.
+#[pyfunction]
+fn expand_topology(topology: &str) -> PyResult<String> {
+    let t: TopologySpec = serde_json::from_str(topology).map_err(|e| PyValueError::new_err(format!("invalid topology: {e}")))?;
+    if let TopologySpec::Preset(p, _) = &t {
+        let problems = p.validate();
+        if !problems.is_empty() {
+            return Ok(serde_json::json!({"problems": problems.iter().map(|p| [p.field.clone(), p.message.clone()]).collect::<Vec<_>>()}).to_string());
+        }
+    }
+    Ok(serde_json::to_string(&t.graph()).expect("a graph serializes"))
+}
+
 /// The catalog (JSON text): every congestion control and queue discipline with its sources and
 /// parameters, the TCP parameters, and the columns of every result table.
 #[pyfunction]
@@ -157,8 +182,8 @@ fn catalog() -> String {
     crosslayer_core::catalog::catalog_json().to_string()
 }
 
-/// Check one configuration (JSON text) of `section` ("cc", "aqm", "tcp" or "limits"; the first two with
-/// their "kind"): returns its problems as (field, message) pairs, empty if valid. `what` is
+/// Check one configuration (JSON text) of `section` ("cc", "aqm", "topology", "tcp" or "limits";
+/// the first three with their "kind"): returns its problems as (field, message) pairs, empty if valid. `what` is
 /// "all" (ranges, then relations between fields), "ranges" or "relations". The message says
 /// what is valid; it does not repeat the value.
 #[pyfunction]
@@ -183,7 +208,8 @@ fn check_config(section: &str, config: &str, what: &str) -> PyResult<Vec<(String
         "aqm" => serde_json::from_str::<QdiscConfig>(config).map(|c| if what == "ranges" { c.range_problems() } else { c.validate() }),
         "tcp" => serde_json::from_str::<TcpConfig>(config).map(|c| pick(&c, what)),
         "limits" => serde_json::from_str::<RunLimits>(config).map(|c| pick(&c, what)),
-        other => return Err(PyValueError::new_err(format!("unknown section {other:?}: use cc, aqm, tcp or limits"))),
+        "topology" => serde_json::from_str::<PresetConfig>(config).map(|c| if what == "ranges" { c.range_problems() } else { c.validate() }),
+        other => return Err(PyValueError::new_err(format!("unknown section {other:?}: use cc, aqm, topology, tcp or limits"))),
     }
     .unwrap_or_else(|e| vec![Problem::new("", e.to_string())]);
     Ok(problems.into_iter().map(|p| (p.field, p.message)).collect())
@@ -227,6 +253,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(plan_json, m)?)?;
+    m.add_function(wrap_pyfunction!(expand_topology, m)?)?;
     m.add_function(wrap_pyfunction!(check_config, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(engine_fingerprint, m)?)?;

@@ -63,6 +63,7 @@ class Listing(StrEnum):
 
     cc = "cc"
     aqm = "aqm"
+    topologies = "topologies"
     tcp = "tcp"
     limits = "limits"
     tables = "tables"

@@ -54,6 +54,8 @@ def _print_algorithm(console: Console, a: Algorithm, verbose: bool = False) -> N
         items = a.extras.get(key) or []
         if items:
             console.print(f"  {label}: {', '.join(i['name'] for i in items)}", highlight=False)
+    if a.extras.get("naming"):
+        console.print(f"  naming: {a.extras['naming']}", highlight=False, soft_wrap=True)
     flags = [k for k in ("needs_ecn", "full_control", "rate_sample") if a.extras.get(k)]
     if flags:
         console.print(f"  declares: {', '.join(flags)}", highlight=False)
@@ -67,19 +69,21 @@ def _print_algorithm(console: Console, a: Algorithm, verbose: bool = False) -> N
 @app.command("list")
 def list_(
     what: Annotated[
-        Listing, typer.Argument(help="cc, aqm, tcp (the \\[tcp] options), limits (fixed and \\[limits]) or tables (result columns).")
+        Listing, typer.Argument(help="cc, aqm, topologies (the presets), tcp (the \\[tcp] options), limits (fixed and \\[limits]) or tables (result columns).")
     ],
     json_output: Annotated[bool, typer.Option("--json", help="Print the catalog entries as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the names, one per line.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also name each algorithm's validation page (docs/models/<name>.md).")] = False,
 ) -> None:
-    """List every congestion control or queue discipline with its sources and parameters."""
+    """List every congestion control, queue discipline or topology preset with its sources and
+    parameters, the TCP options, the limits, or the result tables' columns."""
     from crosslayer.catalog import Param, catalog, format_value
 
     cat = catalog()
+    family = {Listing.cc: "cc", Listing.aqm: "aqm", Listing.topologies: "topology"}.get(what)
     if quiet:
-        if what in (Listing.cc, Listing.aqm):
-            names = list(cat.family(what.value))
+        if family:
+            names = list(cat.family(family))
         elif what is Listing.tcp:
             names = [p.name for p in cat.tcp]
         elif what is Listing.limits:
@@ -88,8 +92,8 @@ def list_(
             names = list(cat.tables)
         typer.echo("\n".join(names))
         return
-    if what in (Listing.cc, Listing.aqm):
-        algorithms = list(cat.family(what.value).values())
+    if family:
+        algorithms = list(cat.family(family).values())
         if json_output:
             typer.echo(dumps_json([{**asdict(a), "params": [asdict(p) for p in a.params]} for a in algorithms], indent=2))
             return

@@ -86,6 +86,7 @@ def _summary_table(agg: dict[str, Any], out: Path) -> Table:
         ("sojourn, ms", f"mean {_num(q['sojourn_mean_s'], 3, 1e3)}, p99 {_num(q['sojourn_p99_s'], 3, 1e3)}"),
         ("drop ratio", f"{_num(q['drop_ratio'], 3, 100)} %  ({q['drops']:,} of {q['arrivals']:,} arrivals)"),
         ("utilization", f"{_num(q['utilization'], 2, 100)} %"),
+        ("busiest links", "\n".join(f"{b['link']}: {_num(b['utilization'], 1, 100)} % busy, {_num(b['drop_ratio'], 3, 100)} % dropped" for b in agg["busiest_links"])),
         *_lockout_rows(agg),
         ("simulated / measured, s", f"{_num(agg['sim_s'], 1)} / {_num(agg['measured_s'], 1)}"),
         ("wall time, s", _num(agg["wall_s"], 3)),
@@ -253,9 +254,19 @@ def validate(
         f"{format_duration(scenario.duration)} (warm-up {format_duration(scenario.warmup)}), seed {scenario.seed}"
     )
     if verbose:
+        from crosslayer.scenario import Dumbbell
+
         table = Table(title="Flows")
-        for header in ("flow", "group", "src", "dst", "direction"):
-            table.add_column(header)
-        for f in expanded:
-            table.add_row(f.name, str(f.group), str(f.src), str(f.dst), "reverse" if f.reverse else "forward")
+        if isinstance(scenario.topology, Dumbbell):
+            for header in ("flow", "group", "src", "dst", "direction"):
+                table.add_column(header)
+            for f in expanded:
+                table.add_row(f.name, str(f.group), str(f.src), str(f.dst), "reverse" if f.reverse else "forward")
+        else:
+            for header in ("flow", "group", "src", "dst", "route", "bottleneck"):
+                table.add_column(header)
+            planned = {p["name"]: p for p in [*scenario.plan()["flows"], *scenario.plan()["udp"]]}
+            for f in [*expanded, *scenario.expand_udp()]:
+                p = planned[f.name]
+                table.add_row(f.name, str(f.group), str(f.src), str(f.dst), " ".join(p["route"]), p["bottleneck"])
         _print_table(_console(), table)

@@ -210,11 +210,12 @@ def _class_name(name: str) -> str:
     return "".join(part.capitalize() for part in re.split(r"[_\W]+", name) if part)
 
 
-def _algorithm_model(a: Algorithm) -> type[AlgorithmConfig]:
+def _algorithm_model(a: Algorithm, base: type[AlgorithmConfig] = AlgorithmConfig) -> type[AlgorithmConfig]:
+    """The model of algorithm ``a`` (or topology preset), built on ``base``."""
     fields: dict[str, Any] = {"kind": (Literal[a.names], a.name)}
     for p in a.params:
         fields[p.name] = (_param_type(p), p.default)
-    model = create_model(_class_name(a.name), __base__=AlgorithmConfig, __doc__=f"{a.summary}.", **fields)
+    model = create_model(_class_name(a.name), __base__=base, __doc__=f"{a.summary}.", **fields)
     model._algorithm = a
     return model
 

@@ -104,23 +104,26 @@ Pairs = Literal["all", "zip"]
 
 def _pair_count(group: FlowGroup | UdpGroup) -> int:
     """How many (src, dst) pairs ``group`` has, without listing them."""
-    return min(len(group.src), len(group.dst)) if group.pairs == "zip" else len(group.src) * len(group.dst)
+    if group.pairs == "zip":
+        return min(len(group.src), len(group.dst))
+    return len(group.src) * len(group.dst) - len(set(group.src) & set(group.dst))
 
 
 def group_pairs(group: FlowGroup | UdpGroup) -> list[tuple[str, str]]:
-    """The (src, dst) pairs a group's flows run between, in order: src x dst, or src[i] with
-    dst[i] when ``pairs = "zip"``."""
+    """The (src, dst) pairs a group's flows run between, in order: src x dst without a host
+    paired with itself (all-to-all among the same hosts is ``src = dst = [...]``), or src[i]
+    with dst[i] when ``pairs = "zip"``."""
     if group.pairs == "zip":
         return list(zip(group.src, group.dst))
-    return [(src, dst) for src in group.src for dst in group.dst]
+    return [(src, dst) for src in group.src for dst in group.dst if src != dst]
 
 
 class FlowGroup(_Model):
     """Bulk TCP flows: ``per_pair`` flows for every (src, dst) in src x dst.
 
-    Data goes from ``src`` to ``dst``: senders to receivers over A -> B, or, when every ``src``
-    is a receiver and every ``dst`` a sender, receivers to senders over B -> A (a reverse group:
-    two-way traffic).
+    Data goes from ``src`` to ``dst``. In a dumbbell: senders to receivers over A -> B, or, when
+    every ``src`` is a receiver and every ``dst`` a sender, receivers to senders over B -> A (a
+    reverse group: two-way traffic). In a graph: between any two hosts, along their route.
     """
 
     src: NodeList
@@ -183,9 +186,11 @@ class ExpandedFlow(NamedTuple):
     """``"<src>-<dst>.<k>"``, k counting that pair's flows across all groups in order."""
     group: int
     """Index of its flow group."""
-    src: int
-    """Index into topology.senders (topology.receivers when ``reverse``)."""
-    dst: int
-    """Index into topology.receivers (topology.senders when ``reverse``)."""
+    src: int | str
+    """In a dumbbell, an index into topology.senders (topology.receivers when ``reverse``); in
+    a graph, the host's name."""
+    dst: int | str
+    """In a dumbbell, an index into topology.receivers (topology.senders when ``reverse``); in
+    a graph, the host's name."""
     reverse: bool = False
     """Data from a receiver host to a sender host, over B -> A."""

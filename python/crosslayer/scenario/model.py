@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import tomllib
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -40,7 +43,7 @@ from crosslayer.scenario.flows import (
     _pair_count,
     group_pairs,
 )
-from crosslayer.scenario.topology import Dumbbell
+from crosslayer.scenario.topology import Dumbbell, Graph, PresetTopology, Topology, expand
 from crosslayer.units import (
     format_duration,
     format_size,
@@ -65,11 +68,12 @@ class Scenario(_Model):
     cwnd_trace: Flag = False
     """Record every flow's cwnd and ssthresh each sample_interval."""
     series_queue: str = "bottleneck"
-    """The queue the series table samples: "bottleneck" (A->B), "reverse" (B->A) or a link name
-    such as "N1->A" or "B->N4"."""
+    """The queue the series table samples: "bottleneck" (a dumbbell's A->B; in a graph the
+    topology's bottleneck link, or the link most flows have as their bottleneck), "reverse"
+    (a dumbbell's B->A) or a link name such as "N1->A", "B->N4" or "R1->R2"."""
     tie_break: Literal["fifo", "random"] = "fifo"
     """Order of events at the same nanosecond: as scheduled, or a seeded random order."""
-    topology: Dumbbell
+    topology: Topology
     tcp: TcpConfig = TcpConfig()
     """Defaults for every flow."""
     limits: RunLimits = RunLimits()
@@ -100,13 +104,34 @@ class Scenario(_Model):
 
     def _problems(self) -> list[tuple[Loc, str]]:
         out = self._field_problems()
-        if not out:
+        if not out and isinstance(self.topology, Dumbbell):
             # The engine's own check of the lowered spec: what validates here runs there. It
             # finds nothing the checks above missed unless crosslayer has a bug.
             try:
                 engine().validate_json(json.dumps(self.to_engine_spec()))
             except ValueError as exc:
                 out.append(((), f"the engine refused this scenario, which crosslayer's validation accepted (a bug: please report it with the study file): {exc}"))
+        elif not out:
+            # A graph's connectivity and the flows' routes (no route, a loop through the
+            # overrides) are the engine's to find: its plan names them by engine field.
+            out += self._engine_plan_problems(self.plan().get("problems", []))
+        return out
+
+    def _engine_plan_problems(self, problems: list[list[str]]) -> list[tuple[Loc, str]]:
+        """The engine's problems of a graph scenario, as the study file's fields."""
+        out: list[tuple[Loc, str]] = []
+        flows, udp = self.expand_flows(), self.expand_udp()
+        for field, message in problems:
+            m = re.match(r"^(flows|udp)\[(\d+)\]\.?(.*)$", field)
+            if m:
+                table, k, rest = m.group(1), int(m.group(2)), m.group(3)
+                flow = (flows if table == "flows" else udp)[k]
+                out.append(((table, flow.group, *(rest.split(".") if rest else ())), f"flow {flow.name}: {message}"))
+            elif field == "topology" or field.startswith("topology."):
+                rest = field[len("topology.") :] if field != "topology" else ""
+                out.append((("topology",), f"{rest}: {message}" if rest else message))
+            else:
+                out.append(((), f"the engine refused this scenario, which crosslayer's validation accepted (a bug: please report it with the study file): {field}: {message}"))
         return out
 
     def _field_problems(self) -> list[tuple[Loc, str]]:
@@ -122,8 +147,11 @@ class Scenario(_Model):
             out.append((("sample_interval",), f"must be in (0, duration = {duration}] {_got(self.sample_interval)}"))
         out += [(("tcp", *loc), msg) for loc, msg in self.tcp.problems()]
         links = self.link_names()
-        if self.series_queue not in ("bottleneck", "reverse", *links):
-            out.append((("series_queue",), f'no such queue: "bottleneck", "reverse" or a link name ({", ".join(links)}) (got {show(self.series_queue)})'))
+        named = ("bottleneck", "reverse") if isinstance(self.topology, Dumbbell) else ("bottleneck",)
+        if self.series_queue not in (*named, *links):
+            shown = ", ".join(links[:12]) + (", ..." if len(links) > 12 else "")
+            choices = '"bottleneck", "reverse"' if len(named) == 2 else '"bottleneck"'
+            out.append((("series_queue",), f"no such queue: {choices} or a link name ({shown}) (got {show(self.series_queue)})"))
         if not self.flows and not self.udp:
             out.append((("flows",), 'needs at least one [[flows]] group, e.g. src = "N1", dst = "N4", cc = "cubic" (or a [[udp]] group)'))
         flows = self.flow_count()
@@ -162,13 +190,17 @@ class Scenario(_Model):
     def is_reverse(self, group: FlowGroup | UdpGroup) -> bool:
         """Whether a group sends from receivers to senders (over B -> A): its first src host that
         is a node of the dumbbell is a receiver. Validation requires every src on that side and
-        every dst on the other."""
+        every dst on the other. Never in a graph."""
+        if not isinstance(self.topology, Dumbbell):
+            return False
         receivers = {h.name for h in self.topology.receivers}
         senders = {h.name for h in self.topology.senders}
         first = next((name for name in group.src if name in receivers or name in senders), None)
         return first in receivers
 
     def _endpoint_problems(self, group: FlowGroup | UdpGroup) -> list[tuple[Loc, str]]:
+        if not isinstance(self.topology, Dumbbell):
+            return self._graph_endpoint_problems(group)
         out: list[tuple[Loc, str]] = []
         sides = {"senders": [h.name for h in self.topology.senders], "receivers": [h.name for h in self.topology.receivers]}
         reverse = self.is_reverse(group)
@@ -207,6 +239,38 @@ class Scenario(_Model):
                 if pair in seen:
                     out.append((("dst", j), f"the pair {show(pair[0])} -> {show(pair[1])} is listed twice; use per_pair for several flows per pair"))
                 seen.add(pair)
+        return out
+
+    def _graph_endpoint_problems(self, group: FlowGroup | UdpGroup) -> list[tuple[Loc, str]]:
+        """Every src and dst a host of the graph; "zip" pairs of equal lengths and no host
+        paired with itself ("all" skips those pairs)."""
+        out: list[tuple[Loc, str]] = []
+        nodes = self.nodes()
+        hosts = [n for n, host in nodes.items() if host]
+        shown = ", ".join(hosts[:12]) + (", ..." if len(hosts) > 12 else "")
+        for field in ("src", "dst"):
+            names: list[str] = getattr(group, field)
+            if not names:
+                out.append(((field,), f"needs at least one host: {shown}"))
+            for j, name in enumerate(names):
+                if name not in nodes:
+                    out.append(((field, j), f"unknown host {show(name)}; hosts are: {shown}"))
+                elif not nodes[name]:
+                    out.append(((field, j), f"{show(name)} is a router: flows run between hosts ({shown})"))
+                elif name in names[:j] and group.pairs == "all":
+                    out.append(((field, j), f"{show(name)} is listed twice; use per_pair for several flows per pair"))
+        if group.pairs == "zip":
+            if len(group.src) != len(group.dst):
+                out.append((("dst",), f'pairs = "zip" pairs src[i] with dst[i], but src has {len(group.src)} hosts and dst {len(group.dst)}: list as many of each, or use pairs = "all" (src x dst)'))
+            seen: set[tuple[str, str]] = set()
+            for j, pair in enumerate(zip(group.src, group.dst)):
+                if pair[0] == pair[1]:
+                    out.append((("dst", j), f"{show(pair[0])} is paired with itself: a flow runs between two hosts"))
+                elif pair in seen:
+                    out.append((("dst", j), f"the pair {show(pair[0])} -> {show(pair[1])} is listed twice; use per_pair for several flows per pair"))
+                seen.add(pair)
+        elif group.src and group.dst and not group_pairs(group):
+            out.append((("dst",), f"every (src, dst) pair is a host with itself: no flow; name other hosts in dst"))
         return out
 
     def _group_problems(self, group: FlowGroup) -> list[tuple[Loc, str]]:
@@ -298,8 +362,46 @@ class Scenario(_Model):
             return self.tcp
         return self.tcp.model_copy(update={k: getattr(group.tcp, k) for k in group.tcp.model_fields_set})
 
+    @functools.cached_property
+    def graph(self) -> dict[str, Any]:
+        """The graph the engine builds from the topology: ``nodes`` (name, host) and ``links``
+        (from, to, edge) in its order (a dumbbell's too: senders, A, B, receivers)."""
+        return expand(self.topology)
+
+    def nodes(self) -> dict[str, bool]:
+        """Every node of the topology: name -> is a host."""
+        if isinstance(self.topology, Graph):
+            return self.topology.node_kinds()
+        return {n["name"]: bool(n.get("host")) for n in self.graph["nodes"]}
+
+    @functools.cached_property
+    def _plan(self) -> dict[str, Any]:
+        return dict(json.loads(engine().plan_json(json.dumps(self.to_engine_spec()))))
+
+    def plan(self) -> dict[str, Any]:
+        """The engine's plan: every flow's ``route``, ``ack_route`` and ``bottleneck`` (link
+        names), the graph's ``nodes`` and ``links``; or ``problems`` if it has any."""
+        return self._plan
+
+    def bottleneck_link(self) -> str:
+        """The link the headline metrics describe: a dumbbell's A->B; a graph's or preset's
+        ``bottleneck`` if set, else the link most flows have as their bottleneck (the first of
+        equals in link order, as the engine's ``series_queue = "bottleneck"``)."""
+        if isinstance(self.topology, Dumbbell):
+            return "A->B"
+        if self.topology.bottleneck is not None:
+            return self.topology.bottleneck
+        plan = self.plan()
+        counts = Counter(f["bottleneck"] for f in [*plan.get("flows", []), *plan.get("udp", [])])
+        best = max(counts.values(), default=0)
+        return next((link["name"] for link in plan.get("links", []) if counts.get(link["name"]) == best), "")
+
     def link_names(self) -> list[str]:
-        """The dumbbell's simplex links, as the engine names them (``queues.link``)."""
+        """The simplex links, as the engine names them (``queues.link``)."""
+        if isinstance(self.topology, Graph):
+            return self.topology.link_names()
+        if isinstance(self.topology, PresetTopology):
+            return [f"{link['from']}->{link['to']}" for link in self.graph["links"]]
         names = ["A->B", "B->A"]
         for h in self.topology.senders:
             names += [f"{h.name}->A", f"A->{h.name}"]
@@ -307,8 +409,20 @@ class Scenario(_Model):
             names += [f"{h.name}->B", f"B->{h.name}"]
         return names
 
+    def series_link(self) -> str:
+        """The link the ``series`` table samples."""
+        if isinstance(self.topology, Dumbbell):
+            return {"bottleneck": "A->B", "reverse": "B->A"}.get(self.series_queue, self.series_queue)
+        return self.bottleneck_link() if self.series_queue == "bottleneck" else self.series_queue
+
     def series_qdisc(self) -> dict[str, Any]:
         """The engine spec of the discipline on the queue ``series`` samples."""
+        if not isinstance(self.topology, Dumbbell):
+            name = self.series_link()
+            for link in self.graph["links"]:
+                if f"{link['from']}->{link['to']}" == name:
+                    return dict(link["edge"]["qdisc"])
+            raise LookupError(f"no queue {name!r}")
         topo = self.topology.engine_spec()
         name = self.series_queue
         if name in ("bottleneck", "A->B"):
@@ -325,10 +439,13 @@ class Scenario(_Model):
 
     def _expand(self, groups: Sequence[FlowGroup | UdpGroup], suffix: str) -> Iterator[ExpandedFlow]:
         """Every flow of ``groups`` in engine order (group, then pair as listed, then index),
-        named ``<src>-<dst>.<suffix><k>``, ``k`` counting that pair's flows over the groups."""
-        senders = {h.name: i for i, h in enumerate(self.topology.senders)}
-        receivers = {h.name: i for i, h in enumerate(self.topology.receivers)}
+        named ``<src>-<dst>.<suffix><k>``, ``k`` counting that pair's flows over the groups. A
+        dumbbell's flows give their hosts as indices into its senders and receivers, a graph's
+        as names."""
         count: dict[tuple[str, str], int] = {}
+        dumbbell = isinstance(self.topology, Dumbbell)
+        senders = {h.name: i for i, h in enumerate(self.topology.senders)} if isinstance(self.topology, Dumbbell) else {}
+        receivers = {h.name: i for i, h in enumerate(self.topology.receivers)} if isinstance(self.topology, Dumbbell) else {}
         for g, group in enumerate(groups):
             reverse = self.is_reverse(group)
             src_index, dst_index = (receivers, senders) if reverse else (senders, receivers)
@@ -336,11 +453,16 @@ class Scenario(_Model):
                 for _ in range(group.per_pair):
                     k = count.get((src, dst), 0)
                     count[(src, dst)] = k + 1
-                    yield ExpandedFlow(f"{src}-{dst}.{suffix}{k}", g, src_index[src], dst_index[dst], reverse)
+                    ends: tuple[int | str, int | str] = (src_index[src], dst_index[dst]) if dumbbell else (src, dst)
+                    yield ExpandedFlow(f"{src}-{dst}.{suffix}{k}", g, *ends, reverse)
 
     def expand_flows(self) -> list[ExpandedFlow]:
         """All flows in engine order: group order, then src, then dst (as listed), then index."""
         return list(self._expand(self.flows, ""))
+
+    def expand_udp(self) -> list[ExpandedFlow]:
+        """All UDP flows in engine order, as :meth:`expand_flows`."""
+        return list(self._expand(self.udp, "udp"))
 
     def to_engine_spec(self) -> dict[str, Any]:
         """The engine spec (docs/design.md "Engine interface"): JSON-ready, SI integers."""
@@ -385,7 +507,7 @@ class Scenario(_Model):
             "warmup": self.warmup,
             "sample_interval": self.sample_interval,
             "cwnd_trace": self.cwnd_trace,
-            "series_queue": {"bottleneck": "forward"}.get(self.series_queue, self.series_queue),
+            "series_queue": {"bottleneck": "forward"}.get(self.series_queue, self.series_queue) if isinstance(self.topology, Dumbbell) else self.series_queue,
             "limits": self.limits.engine_spec(),
             "tie_break": self.tie_break,
             "topology": self.topology.engine_spec(),

@@ -1,16 +1,26 @@
-"""The dumbbell: its links (per-direction overrides), its hosts, and their engine spec."""
+"""Topologies: the dumbbell (its links with per-direction overrides, its hosts), any graph of
+hosts, routers and full-duplex links with its routing, and the presets the engine declares
+(parking lot, leaf-spine, fat-tree); each lowered to its engine spec."""
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+import difflib
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any, Final, Literal, Union
 
 from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    Discriminator,
+    Tag,
     model_validator,
 )
 
-from crosslayer.scenario.algorithms import _QDISC, AlgorithmConfig, QdiscConfig
-from crosslayer.scenario.errors import Loc, _Model, _raise_problems
-from crosslayer.scenario.fields import Delay, Loss, NodeName, Rate
+from crosslayer.catalog import catalog, engine
+from crosslayer.scenario.algorithms import _QDISC, AlgorithmConfig, QdiscConfig, _algorithm_model, _tag_by
+from crosslayer.scenario.errors import _TAG, Loc, _error, _Model, _raise_problems
+from crosslayer.scenario.fields import Delay, Flag, Loss, NodeList, NodeName, Rate
 from crosslayer.units import (
     show,
 )
@@ -132,3 +142,219 @@ class Dumbbell(_Model):
             "senders": [h.engine_spec(self.default_qdisc) for h in self.senders],
             "receivers": [h.engine_spec(self.default_qdisc) for h in self.receivers],
         }
+
+
+# -- graphs -----------------------------------------------------------------------------------
+
+
+class GraphLink(_Model):
+    """A full-duplex link between two nodes: ``between[0] -> between[1]`` (``forward``) and back
+    (``backward``), each direction with the link's values unless overridden."""
+
+    between: tuple[NodeName, NodeName]
+    rate: Rate
+    delay: Delay
+    """One-way propagation delay."""
+    loss: Loss = 0.0
+    jitter: Delay = 0
+    qdisc: QdiscConfig | None = None
+    """Egress queue of both directions; default: topology.default_qdisc."""
+    forward: LinkOverride | None = None
+    """Overrides of the direction between[0] -> between[1]."""
+    backward: LinkOverride | None = None
+    """Overrides of the direction between[1] -> between[0]."""
+
+    def names(self) -> tuple[str, str]:
+        """Its two simplex links' names, ``a->b`` and ``b->a``."""
+        a, b = self.between
+        return f"{a}->{b}", f"{b}->{a}"
+
+
+class RouteOverride(_Model):
+    """At router ``at``, packets for the hosts ``to`` leave towards the neighbour ``via``."""
+
+    at: NodeName
+    to: NodeList
+    via: NodeName
+
+
+class Routing(_Model):
+    """Static routes: shortest paths by ``metric``, ECMP over equal-cost next hops (a seeded hash
+    of each flow picks one: one flow, one path), and per-destination ``overrides``."""
+
+    metric: Literal["hops", "delay"] = "hops"
+    """What a shortest path minimizes: the number of links, or the sum of their delays (ties by hops)."""
+    ecmp: Flag = False
+    """Spread flows over equal-cost paths (off: the first link declared among them)."""
+    overrides: list[RouteOverride] = []
+
+    def engine_spec(self) -> dict[str, Any]:
+        return {"metric": self.metric, "ecmp": self.ecmp, "overrides": [o.model_dump() for o in self.overrides]}
+
+
+def _graph_link_problems(names: dict[str, bool], links: list[GraphLink]) -> list[tuple[Loc, str]]:
+    """Unknown nodes, links to themselves and duplicate links (``names``: node -> is a host)."""
+    out: list[tuple[Loc, str]] = []
+    known = ", ".join(names) if len(names) <= 12 else ", ".join(list(names)[:12]) + ", ..."
+    pairs: dict[frozenset[str], int] = {}
+    for i, link in enumerate(links):
+        a, b = link.between
+        for j, node in enumerate((a, b)):
+            if node not in names:
+                close = difflib.get_close_matches(node, list(names), n=1)
+                hint = f" (did you mean {show(close[0])}?)" if close else ""
+                out.append((("links", i, "between", j), f"unknown node {show(node)}{hint}; nodes are: {known}"))
+        if a == b:
+            out.append((("links", i, "between"), f"a link from {show(a)} to itself: a link joins two different nodes"))
+        key = frozenset((a, b))
+        if key in pairs and a != b:
+            out.append((("links", i, "between"), f"duplicate link between {show(a)} and {show(b)} (links[{pairs[key]}] joins them already): a link is full-duplex; set forward/backward for per-direction values"))
+        pairs.setdefault(key, i)
+    return out
+
+
+def _routing_problems(names: dict[str, bool], neighbours: set[tuple[str, str]], routing: Routing) -> list[tuple[Loc, str]]:
+    out: list[tuple[Loc, str]] = []
+    for i, o in enumerate(routing.overrides):
+        loc: Loc = ("routing", "overrides", i)
+        for field in ("at", "via"):
+            node = getattr(o, field)
+            if node not in names:
+                out.append(((*loc, field), f"unknown node {show(node)}"))
+        if names.get(o.at):
+            out.append(((*loc, "at"), f"{show(o.at)} is a host: hosts do not forward; an override is for a router"))
+        if o.at in names and o.via in names and (o.at, o.via) not in neighbours:
+            out.append(((*loc, "via"), f"{show(o.via)} is not a neighbour of {show(o.at)}: no link joins them"))
+        if names.get(o.via) and any(t != o.via for t in o.to):
+            out.append(((*loc, "via"), f"{show(o.via)} is a host: it can be the next hop only of packets for itself (a host is not a router)"))
+        for j, t in enumerate(o.to):
+            if t not in names:
+                out.append(((*loc, "to", j), f"unknown host {show(t)}"))
+            elif not names[t]:
+                out.append(((*loc, "to", j), f"{show(t)} is a router: routes lead to hosts"))
+    return out
+
+
+class Graph(_Model):
+    """Any network: hosts (ends of flows, never transit), routers and full-duplex links.
+
+    Each link direction has its own queue; every queue is measured (``queues``), any can be
+    sampled (``series_queue``) or captured (``[pcap]``).
+    """
+
+    kind: Literal["graph"] = "graph"
+    hosts: list[NodeName]
+    routers: list[NodeName] = []
+    links: list[GraphLink]
+    default_qdisc: QdiscConfig = _QDISC.validate_python({"kind": "droptail", "limit_pkts": 1000})
+    """Egress queue of every link that sets none (1000 packets: Linux's default txqueuelen)."""
+    routing: Routing = Routing()
+    bottleneck: str | None = None
+    """The link the headline metrics (utilization, queue, drop ratio) describe, e.g. "R1->R2";
+    default: the link most flows have as their bottleneck (the slowest link between routers
+    on their path)."""
+
+    @model_validator(mode="after")
+    def _check_graph(self) -> Graph:
+        _raise_problems(self._checks())
+        return self
+
+    def node_kinds(self) -> dict[str, bool]:
+        """Node name -> is a host."""
+        return {**{r: False for r in self.routers}, **{h: True for h in self.hosts}}
+
+    def _checks(self) -> list[tuple[Loc, str]]:
+        out: list[tuple[Loc, str]] = []
+        if not self.hosts:
+            out.append((("hosts",), 'needs at least two hosts, e.g. ["S1", "D1"]: flows run between hosts'))
+        seen: dict[str, str] = {}
+        for field in ("hosts", "routers"):
+            for i, name in enumerate(getattr(self, field)):
+                if name in seen:
+                    out.append(((field, i), f"duplicate node name {show(name)} (also one of the {seen[name]}); node names must be unique"))
+                seen.setdefault(name, field)
+        names = self.node_kinds()
+        out += _graph_link_problems(names, self.links)
+        neighbours = {p for link in self.links for p in (tuple(link.between), tuple(reversed(link.between)))}
+        out += _routing_problems(names, neighbours, self.routing)
+        links = self.link_names()
+        if self.bottleneck is not None and self.bottleneck not in links:
+            example = show(links[0] if links else "R1->R2")
+            out.append((("bottleneck",), f"no link {show(self.bottleneck)}: a link is named <from>-><to>, e.g. {example}"))
+        return out
+
+    def link_names(self) -> list[str]:
+        """Its simplex links as the engine names them: each link's two directions in order."""
+        return [n for link in self.links for n in link.names()]
+
+    def engine_spec(self) -> dict[str, Any]:
+        nodes = [{"name": h, "host": True} for h in self.hosts] + [{"name": r, "host": False} for r in self.routers]
+        links = []
+        for link in self.links:
+            qdisc = link.qdisc or self.default_qdisc
+            a, b = link.between
+            for (src, dst), override in (((a, b), link.forward), ((b, a), link.backward)):
+                edge = _edge_spec(link.rate, link.delay, link.loss, link.jitter, qdisc, override)
+                links.append({"from": src, "to": dst, "edge": edge})
+        return {"kind": "graph", "nodes": nodes, "links": links, "routing": self.routing.engine_spec()}
+
+
+# -- presets ----------------------------------------------------------------------------------
+
+
+class PresetTopology(AlgorithmConfig):
+    """A topology preset (``crosslayer list topologies``): parameters the engine declares, its
+    routing (default: the preset's own, ECMP in the fabrics) and the headline link."""
+
+    routing: Routing | None = None
+    """Replaces the preset's routing (shortest paths by hop count; ECMP in leaf-spine and fat-tree)."""
+    bottleneck: str | None = None
+    """The link the headline metrics describe (default: the link most flows have as their bottleneck)."""
+
+    def engine_spec(self) -> dict[str, Any]:
+        spec = super().engine_spec()
+        if self.routing is not None:
+            spec["routing"] = self.routing.engine_spec()
+        return spec
+
+
+_PRESETS: Final = {a.name: _algorithm_model(a, PresetTopology) for a in catalog().topology.values()}
+_PRESET_NAMES: Final = {n: a.name for a in catalog().topology.values() for n in a.names}
+TOPOLOGY_KINDS: Final = ("dumbbell", "graph", *_PRESETS)
+
+
+def _normalize_topology(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value
+    if not isinstance(value, Mapping):
+        raise _error("topology_form", f'must be a table with a kind: {", ".join(TOPOLOGY_KINDS)} (got {show(value)})')
+    kind = value.get("kind", "dumbbell")
+    if not isinstance(kind, str) or (kind.lower() not in ("dumbbell", "graph") and kind.lower() not in _PRESET_NAMES):
+        known = list(TOPOLOGY_KINDS)
+        close = difflib.get_close_matches(str(kind).lower(), known, n=1)
+        hint = f' (did you mean "{close[0]}"?)' if close else ""
+        raise _error("unknown_kind", f"unknown topology {show(kind)}{hint}; known: {', '.join(known)}")
+    kind = kind.lower()
+    return {**value, "kind": _PRESET_NAMES.get(kind, kind)}
+
+
+_TOPOLOGY_MEMBERS: Final = (
+    Annotated[Dumbbell, Tag(_TAG + "dumbbell")],
+    Annotated[Graph, Tag(_TAG + "graph")],
+    *(Annotated[m, Tag(_TAG + n)] for n, m in _PRESETS.items()),
+)
+Topology = Annotated[
+    Union[_TOPOLOGY_MEMBERS],  # noqa: UP007 (built at run time)
+    Discriminator(_tag_by(lambda v: v.get("kind", "dumbbell"))),
+    BeforeValidator(_normalize_topology),
+]
+"""A topology: a dumbbell (``kind`` may be left out), a graph, or a preset by name."""
+
+
+def expand(topology: Dumbbell | Graph | PresetTopology) -> dict[str, Any]:
+    """The graph the engine builds from ``topology``: ``nodes`` (name, host) and ``links``
+    (from, to, edge, role) in the engine's order."""
+    raw = json.loads(engine().expand_topology(json.dumps(topology.engine_spec())))
+    if "problems" in raw:  # validation ran before: a preset's problems were reported then
+        raise ValueError("; ".join(f"{f}: {m}" for f, m in raw["problems"]))
+    return dict(raw)

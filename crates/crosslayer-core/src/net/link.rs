@@ -54,7 +54,8 @@ pub enum TxStart {
     Lost(PacketId),
 }
 
-/// What a link is in the dumbbell (the `role` column of the result tables).
+/// What a link is in its topology (the `role` column of the result tables): the dumbbell's six
+/// roles, or in a graph a link between routers or to or from a host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LinkRole {
     /// A -> B, the bottleneck.
@@ -69,6 +70,12 @@ pub enum LinkRole {
     ReceiverUp,
     /// B -> a receiver host.
     ReceiverDown,
+    /// A graph's link between two routers.
+    Router,
+    /// A graph's link from a host.
+    HostUp,
+    /// A graph's link to a host.
+    HostDown,
 }
 
 impl LinkRole {
@@ -81,14 +88,23 @@ impl LinkRole {
             LinkRole::SenderDown => "sender_down",
             LinkRole::ReceiverUp => "receiver_up",
             LinkRole::ReceiverDown => "receiver_down",
+            LinkRole::Router => "router",
+            LinkRole::HostUp => "host_up",
+            LinkRole::HostDown => "host_down",
         }
+    }
+
+    /// The role a name gives (`forward`, ..., `host_down`).
+    pub fn from_name(name: &str) -> Option<LinkRole> {
+        use LinkRole::*;
+        [Forward, Reverse, SenderUp, SenderDown, ReceiverUp, ReceiverDown, Router, HostUp, HostDown].into_iter().find(|r| r.name() == name)
     }
 }
 
 #[derive(Debug)]
 pub struct Link {
     pub name: String,
-    /// Role in the topology (`forward`, `reverse`, `sender_up`, ...).
+    /// Role in the topology (`forward`, `reverse`, `sender_up`, ..., `router`).
     pub role: LinkRole,
     pub from: u32,
     pub to: u32,

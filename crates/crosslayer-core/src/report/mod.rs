@@ -5,7 +5,9 @@
 //! tables of a run and describe them without one ([`tables_json`], exported to Python, which
 //! takes its column lists and its test stubs from it).
 //!
-//! Tables: `flows` (one row per TCP flow), `udp` (one row per unresponsive CBR flow), `queues` (one row per simplex link), `drops` (one row per
+//! Tables: `flows` (one row per TCP flow), `udp` (one row per unresponsive CBR flow), `queues`
+//! (one row per simplex link), `hosts` (one row per host that sends and bottleneck its data
+//! crosses), `hops` (one row per flow, direction and link of its path), `drops` (one row per
 //! link and declared drop/mark reason of its discipline), `qdisc_stats` (one row per link and
 //! counter its discipline declares), `series` (one queue, the bottleneck by default, every
 //! `sample_interval`, with its discipline's state), `cwnd` (every flow's window, with its congestion control's state).
@@ -15,7 +17,6 @@ use crate::aqm::QueueCounters;
 use crate::metrics::Counters;
 use crate::net::link::{LinkCounters, LinkRole};
 use crate::result::{build, static_columns, Col, Column, ColumnSpec, DType, RunResult, Summary, Table};
-use crate::net::topology::CORE_LINKS;
 use crate::sim::{BottleneckCounters, CoreCounters, Sim};
 use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
@@ -30,7 +31,7 @@ fn nan_or(v: Option<f64>) -> f64 {
 }
 
 /// Doc of the `direction` column of the flow tables.
-const DIRECTION_DOC: &str = "forward: data from a sender host to a receiver host over A->B (the bottleneck); reverse: from a receiver host to a sender host over B->A";
+const DIRECTION_DOC: &str = "in a dumbbell, forward: data from a sender host to a receiver host over A->B (the bottleneck); reverse: from a receiver host to a sender host over B->A. In a graph: forward";
 
 fn direction(reverse: bool) -> &'static str {
     if reverse {
@@ -53,6 +54,9 @@ pub struct FlowRow {
     connected_s: f64,
     ended_s: f64,
     base_rtt: Dur,
+    route: String,
+    ack_route: String,
+    bottleneck_link: String,
     span: Dur,
     sender: SenderCounters,
     receiver: ReceiverCounters,
@@ -68,8 +72,8 @@ pub struct FlowRow {
 pub fn flow_columns() -> Vec<Col<FlowRow>> {
     let mut c = vec![
         Col::str("name", "flow name: <src>-<dst>.<k>", |r: &FlowRow| r.name.clone()),
-        Col::str("src", "the host sending the data: a sender host, or a receiver host for a reverse flow", |r: &FlowRow| r.src.clone()),
-        Col::str("dst", "the host receiving the data: a receiver host, or a sender host for a reverse flow", |r: &FlowRow| r.dst.clone()),
+        Col::str("src", "the host sending the data (in a dumbbell a sender host, or a receiver host for a reverse flow)", |r: &FlowRow| r.src.clone()),
+        Col::str("dst", "the host receiving the data (in a dumbbell a receiver host, or a sender host for a reverse flow)", |r: &FlowRow| r.dst.clone()),
         Col::str("direction", DIRECTION_DOC, |r: &FlowRow| direction(r.reverse).to_string()),
         Col::str("cc", "congestion control (canonical name)", |r: &FlowRow| r.cc.to_string()),
         Col::f64("start_s", "s", "start time (whole run)", |r: &FlowRow| r.start_s),
@@ -77,7 +81,7 @@ pub fn flow_columns() -> Vec<Col<FlowRow>> {
         Col::str("connection", "the connection at the end: established, never_connected (every SYN timed out), aborted (data_retries timeouts), connecting, not_started", |r: &FlowRow| r.connection.to_string()),
         Col::f64("connected_s", "s", "when the handshake completed (the start time without a handshake); NaN = never", |r: &FlowRow| r.connected_s),
         Col::f64("ended_s", "s", "when the connection failed or was given up; NaN = it did not", |r: &FlowRow| r.ended_s),
-        Col::f64("base_rtt_s", "s", "propagation round-trip time (no queueing, no serialization)", |r: &FlowRow| r.base_rtt.secs_f64()),
+        Col::f64("base_rtt_s", "s", "propagation round-trip time (no queueing, no serialization): the delays of its data path and of its ACKs' path", |r: &FlowRow| r.base_rtt.secs_f64()),
         Col::f64("goodput_bps", "bps", "payload bytes the receiver got for the first time during the window (counted when they arrive), per second of the window", |r: &FlowRow| {
             r.receiver.received_bytes as f64 * 8.0 / r.span.secs_f64()
         }),
@@ -94,9 +98,15 @@ pub fn flow_columns() -> Vec<Col<FlowRow>> {
         Col::f64("rtt_p99_s", "s", "99th percentile of RTT samples in the window", |r: &FlowRow| nan_or(r.rtt_p99_s)),
         Col::u64("rtt_samples", "count", &["RTT samples in the window"], |r: &FlowRow| r.rtt_samples),
         Col::u64("cwnd_final_bytes", "bytes", &["congestion window at the end of the run"], |r: &FlowRow| r.cwnd_final_bytes),
+        Col::str("route", ROUTE_DOC, |r: &FlowRow| r.route.clone()),
+        Col::str("ack_route", "the links its ACKs cross, in order, joined by commas (may differ from the data's: asymmetric routes)", |r: &FlowRow| r.ack_route.clone()),
+        Col::str("bottleneck", BOTTLENECK_DOC, |r: &FlowRow| r.bottleneck_link.clone()),
     ]);
     c
 }
+
+const ROUTE_DOC: &str = "the links its data crosses, in order, joined by commas (e.g. S0->R1,R1->R2,R2->D0; split on ',' for a list); the hops table has its counts at each";
+const BOTTLENECK_DOC: &str = "the link its bottleneck_* columns count at: the slowest link between two routers on its data path (the first of equals), or the slowest link if it crosses none";
 
 /// One unresponsive (CBR) flow, measured over the window.
 pub struct UdpRow {
@@ -109,6 +119,8 @@ pub struct UdpRow {
     start_s: f64,
     stop_s: f64,
     base_owd: Dur,
+    route: String,
+    bottleneck_link: String,
     sent: CbrSentCounters,
     recv: CbrRecvCounters,
     bottleneck: BottleneckCounters,
@@ -121,8 +133,8 @@ pub struct UdpRow {
 pub fn udp_columns() -> Vec<Col<UdpRow>> {
     let mut c = vec![
         Col::str("name", "flow name: <src>-<dst>.udp<k>", |r: &UdpRow| r.name.clone()),
-        Col::str("src", "the source host: a sender host, or a receiver host for a reverse flow", |r: &UdpRow| r.src.clone()),
-        Col::str("dst", "the sink host: a receiver host, or a sender host for a reverse flow", |r: &UdpRow| r.dst.clone()),
+        Col::str("src", "the source host (in a dumbbell a sender host, or a receiver host for a reverse flow)", |r: &UdpRow| r.src.clone()),
+        Col::str("dst", "the sink host (in a dumbbell a receiver host, or a sender host for a reverse flow)", |r: &UdpRow| r.dst.clone()),
         Col::str("direction", DIRECTION_DOC, |r: &UdpRow| direction(r.reverse).to_string()),
         Col::u64("rate_bps", "bps", &["configured sending rate (wire bytes)"], |r: &UdpRow| r.rate_bps),
         Col::u64("packet_bytes", "bytes", &["wire size of each datagram"], |r: &UdpRow| r.packet_bytes),
@@ -152,6 +164,8 @@ pub fn udp_columns() -> Vec<Col<UdpRow>> {
         Col::f64("owd_min_s", "s", "smallest one-way delay in the window", |r: &UdpRow| nan_or(r.owd[1])),
         Col::f64("owd_p50_s", "s", "median one-way delay in the window", |r: &UdpRow| nan_or(r.owd[2])),
         Col::f64("owd_p99_s", "s", "99th percentile of the one-way delay in the window", |r: &UdpRow| nan_or(r.owd[3])),
+        Col::str("route", ROUTE_DOC, |r: &UdpRow| r.route.clone()),
+        Col::str("bottleneck", BOTTLENECK_DOC, |r: &UdpRow| r.bottleneck_link.clone()),
     ]);
     c
 }
@@ -168,6 +182,7 @@ pub struct LinkRow {
     sojourn: [Option<f64>; 3],
     queue: QueueCounters,
     link: LinkCounters,
+    bottleneck_flows: u64,
     span: Dur,
 }
 
@@ -175,7 +190,7 @@ pub struct LinkRow {
 pub fn queue_columns() -> Vec<Col<LinkRow>> {
     let mut c = vec![
         Col::str("link", "link name: <from>-><to>", |r: &LinkRow| r.name.clone()),
-        Col::str("role", "forward (A->B, the bottleneck), reverse (B->A), sender_up, sender_down, receiver_up, receiver_down", |r: &LinkRow| r.role.name().to_string()),
+        Col::str("role", "in a dumbbell: forward (A->B, the bottleneck), reverse (B->A), sender_up, sender_down, receiver_up, receiver_down; in a graph: router (between two routers), host_up (from a host), host_down (to a host), or the role the link declares", |r: &LinkRow| r.role.name().to_string()),
         Col::str("qdisc", "queue discipline (canonical name)", |r: &LinkRow| r.qdisc.to_string()),
         Col::u64("rate_bps", "bps", &["link rate"], |r: &LinkRow| r.rate_bps),
         Col::f64("delay_s", "s", "propagation delay", |r: &LinkRow| r.delay.secs_f64()),
@@ -202,14 +217,16 @@ pub fn queue_columns() -> Vec<Col<LinkRow>> {
     c.push(Col::f64("utilization", "ratio", "busy_ns / window: the fraction of the window the transmitter was serializing", |r: &LinkRow| {
         r.link.busy_ns as f64 / r.span.ns() as f64
     }));
+    c.push(Col::u64("bottleneck_flows", "count", &["flows (TCP and UDP) whose data path has this link as its bottleneck (their bottleneck column)"], |r: &LinkRow| r.bottleneck_flows));
     c
 }
 
-/// One host that sends TCP data: how its flows fared at the queue between the routers they
-/// cross (the lock-out indicators).
+/// One host that sends TCP data and one bottleneck its flows cross: how they fared there (the
+/// lock-out indicators).
 pub struct HostRow {
     host: String,
     reverse: bool,
+    bottleneck_link: String,
     flows: u64,
     goodput_bps: f64,
     total_goodput_bps: f64,
@@ -222,10 +239,10 @@ pub struct HostRow {
 pub fn host_columns() -> Vec<Col<HostRow>> {
     let mut c = vec![
         Col::str("host", "a sender host, or a receiver host that sends reverse flows", |r: &HostRow| r.host.clone()),
-        Col::str("direction", "forward (a sender host: its flows cross A->B) or reverse (a receiver host: its reverse flows cross B->A)", |r: &HostRow| direction(r.reverse).to_string()),
-        Col::u64("flows", "count", &["TCP flows sending data from this host"], |r: &HostRow| r.flows),
+        Col::str("direction", "in a dumbbell, forward (a sender host: its flows cross A->B) or reverse (a receiver host: its reverse flows cross B->A); in a graph: forward", |r: &HostRow| direction(r.reverse).to_string()),
+        Col::u64("flows", "count", &["TCP flows sending data from this host (through this bottleneck)"], |r: &HostRow| r.flows),
         Col::f64("goodput_bps", "bps", "sum of its flows' goodput", |r: &HostRow| r.goodput_bps),
-        Col::f64("goodput_share", "ratio", "its share of the goodput of all flows in its direction (those that share its router link): near 1 for one host and 0 for the others is a lock-out", |r: &HostRow| {
+        Col::f64("goodput_share", "ratio", "its share of the goodput of all flows with the same bottleneck (in a dumbbell: all flows in its direction): near 1 for one host and 0 for the others is a lock-out", |r: &HostRow| {
             if r.total_goodput_bps > 0.0 {
                 r.goodput_bps / r.total_goodput_bps
             } else {
@@ -236,13 +253,39 @@ pub fn host_columns() -> Vec<Col<HostRow>> {
         Col::u64("never_connected_flows", "count", &["its flows whose every SYN timed out"], |r: &HostRow| r.never_connected_flows),
     ];
     c.extend(BottleneckCounters::columns(|r: &HostRow| r.bottleneck));
-    c.push(Col::f64("bottleneck_drop_share", "ratio", "bottleneck_drops / bottleneck_arrivals: how often its packets were dropped at the queue between the routers (A->B, or B->A for a receiver host's reverse flows), on arrival or from the queue", |r: &HostRow| {
+    c.push(Col::f64("bottleneck_drop_share", "ratio", "bottleneck_drops / bottleneck_arrivals: how often its packets were dropped at the queue of the bottleneck (A->B, or B->A for a receiver host's reverse flows), on arrival or from the queue", |r: &HostRow| {
         if r.bottleneck.bottleneck_arrivals > 0 {
             r.bottleneck.bottleneck_drops as f64 / r.bottleneck.bottleneck_arrivals as f64
         } else {
             f64::NAN
         }
     }));
+    c.push(Col::str("bottleneck", "the link its flows' bottleneck_* columns count at", |r: &HostRow| r.bottleneck_link.clone()));
+    c
+}
+
+/// One link of one flow's path in one direction, measured over the window.
+pub struct HopRow {
+    flow: String,
+    udp: bool,
+    ack: bool,
+    hop: u64,
+    link: String,
+    bottleneck: bool,
+    counts: CoreCounters,
+}
+
+/// Columns of the `hops` table.
+pub fn hop_columns() -> Vec<Col<HopRow>> {
+    let mut c = vec![
+        Col::str("flow", "flow name (of the flows or the udp table)", |r: &HopRow| r.flow.clone()),
+        Col::str("protocol", "tcp or udp", |r: &HopRow| if r.udp { "udp" } else { "tcp" }.to_string()),
+        Col::str("direction", "data (the flow's data, SYN and handshake ACK, or a UDP flow's datagrams) or ack (its ACKs and SYN-ACK)", |r: &HopRow| if r.ack { "ack" } else { "data" }.to_string()),
+        Col::u64("hop", "count", &["position of the link on the path, from 0 (the source's own link)"], |r: &HopRow| r.hop),
+        Col::str("link", "link name", |r: &HopRow| r.link.clone()),
+        Col::u64("is_bottleneck", "flag", &["1 if this is the link the flow's bottleneck_* columns count at (the bottleneck of this direction's path)"], |r: &HopRow| r.bottleneck as u64),
+    ];
+    c.extend(CoreCounters::columns(|r: &HopRow| r.counts));
     c
 }
 
@@ -325,7 +368,8 @@ pub fn tables_json() -> Json {
         "flows": {"doc": "one row per flow", "columns": specs(flow_columns())},
         "udp": {"doc": "one row per unresponsive constant-bit-rate (UDP) flow", "columns": specs(udp_columns())},
         "queues": {"doc": "one row per simplex link", "columns": specs(queue_columns())},
-        "hosts": {"doc": "one row per sender host, then one per receiver host that sends reverse flows: its share of the router link its data crosses (lock-out indicators)", "columns": specs(host_columns())},
+        "hosts": {"doc": "one row per host that sends TCP data and bottleneck its flows cross: its share there (lock-out indicators); in a dumbbell one per sender host, then one per receiver host that sends reverse flows", "columns": specs(host_columns())},
+        "hops": {"doc": "one row per flow, direction (data, ack) and link of its path: what its packets met at that link's queue in the window", "columns": specs(hop_columns())},
         "drops": {"doc": "one row per link and drop/mark reason its discipline declares", "columns": specs(drop_columns())},
         "qdisc_stats": {"doc": "one row per link and counter its discipline declares", "columns": specs(stat_columns())},
         "series": {"doc": "the queue named by series_queue (the bottleneck unless told otherwise) every sample_interval", "columns": fixed(series_columns()),
@@ -335,9 +379,12 @@ pub fn tables_json() -> Json {
     })
 }
 
-/// A flow's counts at the router links over the measurement window.
-fn measured(now: &[CoreCounters; CORE_LINKS], at_warmup: &[CoreCounters; CORE_LINKS]) -> [CoreCounters; CORE_LINKS] {
-    std::array::from_fn(|l| now[l].minus(&at_warmup[l]))
+/// What the packets of one slot (a flow, a direction, a link) met over the measurement window.
+fn measured(sim: &Sim, slot: usize) -> CoreCounters {
+    match sim.hops_at_warmup.get(slot) {
+        Some(w) => sim.hops[slot].minus(w),
+        None => sim.hops[slot],
+    }
 }
 
 /// Assemble the result tables of a finished run (the traces move into them).
@@ -353,12 +400,14 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
         .map(|(fl, fs)| {
             let (s, r) = (&fl.sender, &fl.receiver);
             let h = &s.rtt_hist;
-            let rtt = topo.path_delay(s.node, r.node) + topo.path_delay(r.node, s.node);
+            let [data, ack] = fl.route.map(|r| &sim.hop_link[r.slots()]);
+            let rtt = topo.path_delay(data) + topo.path_delay(ack);
+            let [bd, ba] = fl.route.map(|r| measured(sim, (r.base + r.bottleneck) as usize));
             FlowRow {
                 name: fl.name.clone(),
                 src: topo.node_names[s.node as usize].clone(),
                 dst: topo.node_names[r.node as usize].clone(),
-                reverse: fs.reverse,
+                reverse: topo.links[data[fl.route[0].bottleneck as usize] as usize].role == LinkRole::Reverse,
                 cc: fs.cc.name(),
                 start_s: s.start_at().secs_f64(),
                 stop_s: fs.stop.map_or(f64::NAN, |t| t.secs_f64()),
@@ -366,10 +415,13 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
                 connected_s: s.connected_at.map_or(f64::NAN, Time::secs_f64),
                 ended_s: s.ended_at.map_or(f64::NAN, Time::secs_f64),
                 base_rtt: rtt,
+                route: topo.path_names(data),
+                ack_route: topo.path_names(ack),
+                bottleneck_link: topo.links[data[fl.route[0].bottleneck as usize] as usize].name.clone(),
                 span,
                 sender: s.counters.minus(&fl.at_warmup.0),
                 receiver: r.counters.minus(&fl.at_warmup.1),
-                bottleneck: BottleneckCounters::of(&measured(&fl.core, &fl.at_warmup.2), fs.reverse as usize),
+                bottleneck: BottleneckCounters::of(bd, ba),
                 rtt_mean_s: h.mean().map(|v| v / 1e9),
                 rtt_min_s: h.min().map(|v| v as f64 / 1e9),
                 rtt_p99_s: h.quantile(0.99).map(|v| v / 1e9),
@@ -386,63 +438,56 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
         .map(|(u, us)| {
             let s = &u.source;
             let h = &u.owd;
+            let path = &sim.hop_link[u.route.slots()];
+            let b = path[u.route.bottleneck as usize] as usize;
             UdpRow {
                 name: u.name.clone(),
                 src: topo.node_names[s.node as usize].clone(),
                 dst: topo.node_names[s.peer as usize].clone(),
-                reverse: us.reverse,
+                reverse: topo.links[b].role == LinkRole::Reverse,
                 rate_bps: s.rate().bps(),
                 packet_bytes: s.size_bytes() as u64,
                 start_s: s.start_at().secs_f64(),
                 stop_s: us.stop.map_or(f64::NAN, |t| t.secs_f64()),
-                base_owd: topo.path_delay(s.node, s.peer),
+                base_owd: topo.path_delay(path),
+                route: topo.path_names(path),
+                bottleneck_link: topo.links[b].name.clone(),
                 sent: s.counters.minus(&u.at_warmup.0),
                 recv: u.recv.minus(&u.at_warmup.1),
-                bottleneck: BottleneckCounters::of(&measured(&u.core, &u.at_warmup.2), us.reverse as usize),
-                dropped_pkts: u.data.dropped - u.at_warmup.3,
+                bottleneck: BottleneckCounters::of(measured(sim, (u.route.base + u.route.bottleneck) as usize), CoreCounters::default()),
+                dropped_pkts: u.data.dropped - u.at_warmup.2,
                 owd: [h.mean().map(|v| v / 1e9), h.min().map(|v| v as f64 / 1e9), h.quantile(0.5).map(|v| v / 1e9), h.quantile(0.99).map(|v| v / 1e9)],
                 span,
             }
         })
         .collect();
 
-    let goodput = |f: &FlowRow| f.receiver.received_bytes as f64 * 8.0 / span.secs_f64();
-    let total_goodput = |reverse: bool| -> f64 { flow_rows.iter().filter(|f| f.reverse == reverse).map(goodput).sum() };
-    let (forward_total, reverse_total) = (total_goodput(false), total_goodput(true));
-    // Every sender host (as before two-way traffic existed), then the receiver hosts that send.
-    let reverse_sources = topo.receivers.iter().filter(|&&node| flow_rows.iter().any(|f| f.reverse && f.src == topo.node_names[node as usize]));
-    let host_rows: Vec<HostRow> = topo
-        .senders
-        .iter()
-        .map(|&node| (node, false))
-        .chain(reverse_sources.map(|&node| (node, true)))
-        .map(|(node, reverse)| {
-            let name = &topo.node_names[node as usize];
-            let mine: Vec<&FlowRow> = flow_rows.iter().filter(|f| &f.src == name).collect();
-            let mut b = BottleneckCounters::default();
-            for f in &mine {
-                b.bottleneck_arrivals += f.bottleneck.bottleneck_arrivals;
-                b.bottleneck_drops += f.bottleneck.bottleneck_drops;
-                b.bottleneck_marks += f.bottleneck.bottleneck_marks;
-                b.bottleneck_ack_drops += f.bottleneck.bottleneck_ack_drops;
-            }
-            HostRow {
-                host: name.clone(),
-                reverse,
-                flows: mine.len() as u64,
-                goodput_bps: mine.iter().map(|f| goodput(f)).sum(),
-                total_goodput_bps: if reverse { reverse_total } else { forward_total },
-                zero_goodput_flows: mine.iter().filter(|f| f.receiver.received_bytes == 0).count() as u64,
-                never_connected_flows: mine.iter().filter(|f| f.connection == "never_connected").count() as u64,
-                bottleneck: b,
-            }
-        })
-        .collect();
+    let host_rows = host_rows(sim, &flow_rows, span);
 
+    let mut hop_rows = Vec::new();
+    let tcp = sim.flows.iter().map(|f| (&f.name, false, &f.route[..]));
+    let udp = sim.udp.iter().map(|u| (&u.name, true, std::slice::from_ref(&u.route)));
+    for (name, udp, routes) in tcp.chain(udp) {
+        for (dir, r) in routes.iter().enumerate() {
+            for (i, slot) in r.slots().enumerate() {
+                hop_rows.push(HopRow {
+                    flow: name.clone(),
+                    udp,
+                    ack: dir == 1,
+                    hop: i as u64,
+                    link: topo.links[sim.hop_link[slot] as usize].name.clone(),
+                    bottleneck: i as u32 == r.bottleneck,
+                    counts: measured(sim, slot),
+                });
+            }
+        }
+    }
+
+    let bottleneck_flows = sim.bottleneck_flows();
     let mut link_rows = Vec::new();
     let mut reason_rows = Vec::new();
     let mut stat_rows = Vec::new();
-    for l in &topo.links {
+    for (k, l) in topo.links.iter().enumerate() {
         let q = &l.queue;
         let qdisc = q.qdisc.info().name;
         let sojourn = |p: Option<f64>| match p {
@@ -460,6 +505,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
             sojourn: [sojourn(None), sojourn(Some(0.5)), sojourn(Some(0.99))],
             queue: q.measured(),
             link: l.measured(now),
+            bottleneck_flows: bottleneck_flows[k],
             span,
         });
         let counts = q.reasons_measured();
@@ -499,9 +545,67 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
         udp: build(&udp_columns(), &udp_rows),
         queues: build(&queue_columns(), &link_rows),
         hosts: build(&host_columns(), &host_rows),
+        hops: build(&hop_columns(), &hop_rows),
         drops: build(&drop_columns(), &reason_rows),
         qdisc_stats: build(&stat_columns(), &stat_rows),
         series,
         cwnd,
     }
+}
+
+/// The rows of the `hosts` table: per host that sends TCP data, one per bottleneck its flows
+/// cross, its share of the goodput of all flows with that bottleneck. A dumbbell has a row for
+/// every sender host (its bottleneck A->B), then for each receiver host that sends reverse
+/// flows (B->A).
+fn host_rows(sim: &Sim, flow_rows: &[FlowRow], span: Dur) -> Vec<HostRow> {
+    let topo = &sim.topo;
+    let goodput = |f: &FlowRow| f.receiver.received_bytes as f64 * 8.0 / span.secs_f64();
+    let mut keys: Vec<(String, String, bool)> = Vec::new(); // (host, bottleneck, reverse)
+    if let Some((senders, receivers)) = &topo.dumbbell {
+        let (fwd, rev) = (&topo.links[topo.link_index("forward").expect("a dumbbell")].name, &topo.links[topo.link_index("reverse").expect("a dumbbell")].name);
+        keys.extend(senders.iter().map(|&n| (topo.node_names[n as usize].clone(), fwd.clone(), false)));
+        for &n in receivers {
+            let name = &topo.node_names[n as usize];
+            if flow_rows.iter().any(|f| f.reverse && &f.src == name) {
+                keys.push((name.clone(), rev.clone(), true));
+            }
+        }
+    } else {
+        let mut seen = std::collections::HashSet::new();
+        let mut by_host: Vec<Vec<&FlowRow>> = vec![Vec::new(); topo.node_names.len()];
+        let node = |name: &str| topo.node_names.iter().position(|n| n == name).expect("a node");
+        for f in flow_rows {
+            by_host[node(&f.src)].push(f);
+        }
+        for (n, flows) in by_host.iter().enumerate() {
+            for f in flows {
+                if seen.insert((n, f.bottleneck_link.as_str())) {
+                    keys.push((topo.node_names[n].clone(), f.bottleneck_link.clone(), false));
+                }
+            }
+        }
+    }
+    keys.into_iter()
+        .map(|(host, link, reverse)| {
+            let mine: Vec<&FlowRow> = flow_rows.iter().filter(|f| f.src == host && f.bottleneck_link == link).collect();
+            let mut b = BottleneckCounters::default();
+            for f in &mine {
+                b.bottleneck_arrivals += f.bottleneck.bottleneck_arrivals;
+                b.bottleneck_drops += f.bottleneck.bottleneck_drops;
+                b.bottleneck_marks += f.bottleneck.bottleneck_marks;
+                b.bottleneck_ack_drops += f.bottleneck.bottleneck_ack_drops;
+            }
+            HostRow {
+                reverse,
+                flows: mine.len() as u64,
+                goodput_bps: mine.iter().map(|f| goodput(f)).sum(),
+                total_goodput_bps: flow_rows.iter().filter(|f| f.bottleneck_link == link).map(goodput).sum(),
+                zero_goodput_flows: mine.iter().filter(|f| f.receiver.received_bytes == 0).count() as u64,
+                never_connected_flows: mine.iter().filter(|f| f.connection == "never_connected").count() as u64,
+                bottleneck: b,
+                host,
+                bottleneck_link: link,
+            }
+        })
+        .collect()
 }

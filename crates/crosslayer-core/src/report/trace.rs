@@ -32,7 +32,7 @@ impl Traces {
     /// runs out of memory half-way (the limit `limits.max_trace_rows` was checked by `validate`).
     pub fn new(sim: &Sim) -> Result<Traces, Error> {
         let spec = sim.spec();
-        let series_link = sim.topo.link_index(&spec.series_queue).ok_or_else(|| Error::Invalid(format!("series_queue: no link {:?}", spec.series_queue)))?;
+        let series_link = sim.series_link().ok_or_else(|| Error::Invalid(format!("series_queue: no link {:?}", spec.series_queue)))?;
         let samples = crate::spec::trace_rows(spec.duration, spec.sample_interval, 0, false) as usize;
         Ok(Traces {
             series: QueueSeries::new(&sim.topo.links[series_link].queue, samples).map_err(Error::OutOfMemory)?,

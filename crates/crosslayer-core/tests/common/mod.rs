@@ -11,7 +11,7 @@ use crosslayer_core::{run, RunResult};
 
 /// Put `qdisc` on the bottleneck (A -> B) of a dumbbell spec.
 pub fn set_bottleneck(spec: &mut ScenarioSpec, qdisc: QdiscConfig) {
-    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology;
+    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
     forward.qdisc = qdisc;
 }
 
