@@ -16,12 +16,12 @@ install: $(PY)
 demo: install
 	$(VENV)/bin/crosslayer run studies/seed000-access-link.toml --out results/demo --force   # the demo owns results/demo/
 
-# Debian packages that some tests drive (a headless browser opens the HTML report): installed
-# when missing and this user can (root with apt-get), so that CI really runs those tests;
-# elsewhere the tests skip and say why.
-TEST_PACKAGES := chromium
+# Debian packages that some tests drive (a headless browser opens the HTML report, tshark reads
+# the packet captures): installed when missing and this user can (root with apt-get), so that
+# CI really runs those tests; elsewhere the tests skip and say why.
+TEST_PACKAGES := chromium tshark
 test-deps:
-	@for pkg in $(TEST_PACKAGES); do \
+	@export DEBIAN_FRONTEND=noninteractive; for pkg in $(TEST_PACKAGES); do \
 	  command -v $$pkg >/dev/null 2>&1 && continue; \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing $$pkg (Debian) for the tests that drive it"; \

@@ -20,8 +20,9 @@ class SimulatorBug(EngineError):
 
 def run_json(spec: str, progress: Callable[[float], Any] | None = None) -> dict[str, Any]:
     """Run an engine spec (JSON text); return ``{"summary": {...}, "flows": {col: [...]}, ...}``
-    with the tables ``flows, udp, queues, hosts, drops, qdisc_stats, series, cwnd`` (see
-    ``catalog()``). ``progress(sim_s)`` is called with the simulated time about every 0.2 s of
+    with the tables ``flows, udp, queues, hosts, hops, drops, qdisc_stats, series, cwnd`` (see
+    ``catalog()``), and with a ``pcap`` spec ``"pcap": [{"name", "bytes", "packets",
+    "missed"}, ...]``. ``progress(sim_s)`` is called with the simulated time about every 0.2 s of
     wall time.
 
     Raises ValueError for an invalid spec (naming the field), LimitError when a limit is

@@ -16,7 +16,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -162,12 +162,21 @@ class Result:
     """cwnd/ssthresh (and the congestion control's state) per flow every sample_interval, when
     cwnd_trace."""
     scenario: Scenario
+    captures: dict[str, bytes] = field(default_factory=dict)
+    """Packet captures (``[pcap]``): file name (``R1-R2.pcap``, ``S1.pcap``) -> pcap bytes;
+    :meth:`save` writes them under ``pcap/``."""
 
     @classmethod
     def from_engine(cls, raw: Mapping[str, Any], scenario: Scenario) -> Result:
         """Wrap the dict returned by ``_core.run_json``."""
         tables = {name: _table(raw.get(name), columns) for name, columns in TABLES.items()}
-        return cls(summary=dict(raw["summary"]), scenario=scenario, **tables)
+        summary = dict(raw["summary"])
+        captures: dict[str, bytes] = {}
+        for f in raw.get("pcap", []):
+            captures[f"{f['name']}.pcap"] = bytes(f["bytes"])
+            summary["pcap_packets"] = summary.get("pcap_packets", 0) + int(f["packets"])
+            summary["pcap_missed"] = summary.get("pcap_missed", 0) + int(f["missed"])
+        return cls(summary=summary, scenario=scenario, captures=captures, **tables)
 
     def _headline(self) -> dict[str, str]:
         try:
@@ -302,6 +311,10 @@ class Result:
                     (tmp / f"{name}.json").write_text(dumps_json(frame.to_dict(orient="list")))
             (tmp / "summary.json").write_text(dumps_json(self.summary, indent=2))
             (tmp / "scenario.json").write_text(dumps_json(self.scenario.model_dump(mode="json"), indent=2))
+            if self.captures:
+                (tmp / "pcap").mkdir()
+                for name, data in self.captures.items():
+                    (tmp / "pcap" / name).write_bytes(data)
             _publish(tmp, out)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -352,4 +365,5 @@ class Result:
                 tables[name] = _table(None, columns)
             else:
                 raise FileNotFoundError(f"{src}: no {name}.parquet or {name}.json")
-        return cls(summary=summary, scenario=scenario, **tables)
+        captures = {p.name: p.read_bytes() for p in sorted((src / "pcap").glob("*.pcap"))} if (src / "pcap").is_dir() else {}
+        return cls(summary=summary, scenario=scenario, captures=captures, **tables)

@@ -47,6 +47,11 @@ pub fn run(spec: ScenarioSpec) -> Result<RunResult, Error> {
 /// unwind gets it back with [`Error::from_panic`].
 pub fn run_checked(spec: ScenarioSpec, stop: &mut dyn FnMut(units::Time) -> bool) -> Result<RunResult, Error> {
     let mut sim = Sim::new(spec)?;
+    if let Some(pcap) = &sim.spec().pcap {
+        let names = pcap.files(&sim.spec().topology.graph()).into_iter().map(|(name, _)| name).collect();
+        let mss = sim.spec().flows.iter().map(|f| report::pcap::TcpOptions { mss: f.tcp.mss.get() as u16, sack: f.tcp.sack, timestamps: f.tcp.timestamps }).collect();
+        sim.set_tap(Box::new(report::pcap::Capture::new(names, pcap.snaplen, pcap.max_bytes, mss)));
+    }
     let mut traces = report::trace::Traces::new(&sim)?;
     let wall_s = sim.run_to_end(&mut traces, stop)?;
     sim.check_invariants()?;

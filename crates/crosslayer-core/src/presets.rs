@@ -71,6 +71,7 @@ fn three_by_three(rate_bps: u64, bottleneck_delay_ns: u64, sender_delays: [u64; 
         topology: TopologySpec::Dumbbell { forward: bottleneck.clone(), reverse: bottleneck, senders, receivers },
         flows,
         udp: vec![],
+        pcap: None,
     }
 }
 
@@ -109,5 +110,6 @@ pub fn single_bottleneck(rate_bps: u64, rtt_ns: u64, buffer_pkts: u32, flows: Ve
             .map(|(i, (cc, tcp))| FlowSpec { name: format!("f{i}"), src: 0.into(), dst: 0.into(), reverse: false, cc, tcp, start: StartSpec::Fixed { at: Time::ZERO }, stop: None, dscp: 0, port: 0 })
             .collect(),
         udp: vec![],
+        pcap: None,
     }
 }

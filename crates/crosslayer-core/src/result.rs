@@ -190,6 +190,17 @@ pub struct Summary {
     pub peak_packets: u64,
 }
 
+/// One packet-capture file of a run (`report::pcap`): its name and its pcap bytes.
+#[derive(Clone, Debug, Default)]
+pub struct CaptureFile {
+    pub name: String,
+    pub bytes: Vec<u8>,
+    /// Packets written.
+    pub packets: u64,
+    /// Packets not written because the capture reached its size cap.
+    pub missed: u64,
+}
+
 /// A finished run: the summary and the tables described in `report`.
 #[derive(Clone, Debug, Default)]
 pub struct RunResult {
@@ -203,6 +214,8 @@ pub struct RunResult {
     pub qdisc_stats: Table,
     pub series: Table,
     pub cwnd: Table,
+    /// The packet captures (`pcap`), if the scenario asked for them.
+    pub pcap: Vec<CaptureFile>,
 }
 
 impl RunResult {

@@ -113,6 +113,15 @@ pub struct UdpFlow {
     pub at_warmup: (CbrSentCounters, CbrRecvCounters, u64),
 }
 
+/// What captures packets (`report::pcap`): the loop hands it every packet a link with a
+/// capture file starts sending (`Link::capture_tx`) or delivers (`Link::capture_rx`), with
+/// the hops it has travelled.
+pub trait PacketTap {
+    fn packet(&mut self, now: Time, file: u16, p: &crate::packet::Packet, hops: u32);
+    /// The capture files.
+    fn finish(self: Box<Self>) -> Vec<crate::result::CaptureFile>;
+}
+
 /// What records the time series: the loop calls it at every `Sample` event (every
 /// `sample_interval`), with the links and the flows as they are at that instant
 /// (`report::trace::Traces`; `()` records nothing).
@@ -142,6 +151,8 @@ pub struct Sim {
     pub hops: Vec<CoreCounters>,
     /// `hops` at the start of the measurement window.
     pub hops_at_warmup: Vec<CoreCounters>,
+    /// The packet capture, if any (`set_tap`).
+    tap: Option<Box<dyn PacketTap>>,
     end: Time,
     warmup: Time,
 }
@@ -223,6 +234,7 @@ impl Sim {
             dropped: Vec::with_capacity(64),
             hops: vec![CoreCounters::default(); hop_link.len()],
             hops_at_warmup: Vec::new(),
+            tap: None,
             hop_link,
             end,
         };
@@ -237,6 +249,18 @@ impl Sim {
         for l in 0..sim.topo.links.len() {
             sim.arm_qdisc_timer(l);
         }
+        if let Some(pcap) = &sim.spec.pcap {
+            for (k, (_, points)) in pcap.files(&plan.net.graph).iter().enumerate() {
+                for (link, tx) in points {
+                    let l = sim.topo.link_index(link).expect("validated");
+                    let file = (k + 1) as u16;
+                    match tx {
+                        true => sim.topo.links[l].capture_tx = file,
+                        false => sim.topo.links[l].capture_rx = file,
+                    }
+                }
+            }
+        }
         if sim.spec.warmup > Dur::ZERO {
             sim.sched.schedule(sim.warmup, Event::Warmup);
         }
@@ -244,6 +268,45 @@ impl Sim {
             sim.sched.schedule(Time::ZERO, Event::Sample);
         }
         Ok(sim)
+    }
+
+    /// Capture packets into `tap` at the links whose `capture_tx` / `capture_rx` the spec's
+    /// `pcap` set (`Sim::new`).
+    pub fn set_tap(&mut self, tap: Box<dyn PacketTap>) {
+        self.tap = Some(tap);
+    }
+
+    /// The capture files, once the run is over.
+    pub fn take_captures(&mut self) -> Vec<crate::result::CaptureFile> {
+        self.tap.take().map_or_else(Vec::new, |t| t.finish())
+    }
+
+    /// Capture what link `l` just started sending, then go on as `start_tx` does: schedule its
+    /// delivery (`first_in_pipe`) or discard it (`lost`).
+    #[cold]
+    #[inline(never)]
+    fn capture_started(&mut self, now: Time, l: usize, id: PacketId, first_in_pipe: Option<Time>, lost: bool) {
+        self.capture(now, self.topo.links[l].capture_tx, id);
+        if lost {
+            self.discard(id);
+        } else if let Some(t) = first_in_pipe {
+            self.sched.schedule(t, Event::Deliver(l as u32));
+        }
+    }
+
+    /// Hand packet `id` to the tap: into capture file `file` (1-based).
+    #[cold]
+    #[inline(never)]
+    fn capture(&mut self, now: Time, file: u16, id: PacketId) {
+        let p = self.arena.get(id);
+        let f = p.flow as usize;
+        let base = match p.kind {
+            PktKind::Datagram => self.udp[f - self.flows.len()].route.base,
+            k => self.flows[f].route[!k.from_sender() as usize].base,
+        };
+        if let Some(tap) = self.tap.as_mut() {
+            tap.packet(now, file - 1, p, p.hop - base);
+        }
     }
 
     /// How many flows (TCP and UDP) have each link as the bottleneck of their data path.
@@ -336,11 +399,15 @@ impl Sim {
                 self.start_tx(now, l as usize);
             }
             Event::Deliver(l) => {
-                let (id, next) = self.topo.links[l as usize].deliver(now);
+                let link = &mut self.topo.links[l as usize];
+                let (id, next) = link.deliver(now);
+                let (node, capture) = (link.to, link.capture_rx);
                 if let Some(t) = next {
                     self.sched.schedule(t, Event::Deliver(l));
                 }
-                let node = self.topo.links[l as usize].to;
+                if capture != 0 {
+                    self.capture(now, capture, id);
+                }
                 self.arrive(now, node, id);
             }
             Event::SenderTimer(f) => {
@@ -407,6 +474,7 @@ impl Sim {
         match started {
             TxStart::Sent { first_in_pipe: Some(t) } => self.sched.schedule(t, Event::Deliver(l as u32)),
             TxStart::Lost(id) => self.discard(id),
+            TxStart::Captured { id, first_in_pipe, lost } => self.capture_started(now, l, id, first_in_pipe, lost),
             _ => {}
         }
         self.flush_drops(l);

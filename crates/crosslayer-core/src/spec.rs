@@ -196,6 +196,85 @@ pub struct UdpFlowSpec {
     pub port: u16,
 }
 
+/// Packet capture (`report::pcap`): the packets chosen links start sending, and what chosen
+/// hosts send and receive, each into a pcap file (`<from>-<to>` for a link, the host's name for
+/// a host), at most `snaplen` bytes of each packet and `max_bytes` in all.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PcapSpec {
+    #[serde(default)]
+    pub links: Vec<String>,
+    #[serde(default)]
+    pub hosts: Vec<String>,
+    #[serde(default = "default_snaplen")]
+    pub snaplen: u32,
+    #[serde(default = "default_pcap_bytes")]
+    pub max_bytes: u64,
+}
+
+fn default_snaplen() -> u32 {
+    128
+}
+
+fn default_pcap_bytes() -> u64 {
+    100_000_000
+}
+
+/// Largest `pcap.max_bytes` (the captures are held in memory until the run ends).
+pub const MAX_PCAP_BYTES: u64 = 8 << 30;
+
+impl PcapSpec {
+    /// The capture files: each a name and its (link name, at its sending end) capture points.
+    pub fn files(&self, g: &GraphSpec) -> Vec<(String, Vec<(String, bool)>)> {
+        let mut out: Vec<(String, Vec<(String, bool)>)> = self.links.iter().map(|l| (l.replace("->", "-"), vec![(l.clone(), true)])).collect();
+        for h in &self.hosts {
+            let mut points: Vec<(String, bool)> = g.links.iter().filter(|l| &l.from == h).map(|l| (format!("{}->{}", l.from, l.to), true)).collect();
+            points.extend(g.links.iter().filter(|l| &l.to == h).map(|l| (format!("{}->{}", l.from, l.to), false)));
+            out.push((h.clone(), points));
+        }
+        out
+    }
+
+    fn problems(&self, g: &GraphSpec, out: &mut Vec<Problem>) {
+        let names = g.link_names();
+        let index = g.index();
+        if self.links.is_empty() && self.hosts.is_empty() {
+            out.push(Problem::new("pcap", "name the links (pcap.links) or hosts (pcap.hosts) to capture"));
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            if !names.contains(l) {
+                out.push(Problem::new(format!("pcap.links[{i}]"), format!("no link {l:?}: a link is named <from>-><to>, e.g. {:?}", names[0])));
+            }
+        }
+        for (i, h) in self.hosts.iter().enumerate() {
+            if !index.get(h.as_str()).is_some_and(|&n| g.nodes[n as usize].host) {
+                out.push(Problem::new(format!("pcap.hosts[{i}]"), format!("{h:?} is not a host of the topology")));
+            }
+        }
+        if !(64..=65_535).contains(&self.snaplen) {
+            out.push(Problem::new("pcap.snaplen", "must be in [64, 65535] bytes (64 holds every header)"));
+        }
+        if !(1024..=MAX_PCAP_BYTES).contains(&self.max_bytes) {
+            out.push(Problem::new("pcap.max_bytes", format!("must be in [1 KiB, {} GiB] (captures are held in memory until the run ends)", MAX_PCAP_BYTES >> 30)));
+        }
+        if out.iter().any(|p| p.field.starts_with("pcap")) {
+            return;
+        }
+        let mut seen = std::collections::HashMap::new();
+        for (file, points) in self.files(g) {
+            for p in points {
+                if let Some(other) = seen.insert(p.clone(), file.clone()) {
+                    let at = if p.1 { "sends" } else { "delivers" };
+                    out.push(Problem::new("pcap", format!("what {} {at} would go into two files ({other} and {file}): capture it once", p.0)));
+                }
+            }
+        }
+        if seen.len() >= u16::MAX as usize {
+            out.push(Problem::new("pcap", "too many capture points"));
+        }
+    }
+}
+
 /// Largest datagram a CBR flow may send (IPv4's total-length limit).
 pub const MAX_DATAGRAM_BYTES: u64 = 65_535;
 
@@ -228,6 +307,9 @@ pub struct ScenarioSpec {
     /// Unresponsive constant-bit-rate flows; their engine flow ids follow the TCP flows'.
     #[serde(default)]
     pub udp: Vec<UdpFlowSpec>,
+    /// Packet capture to pcap files; none by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcap: Option<PcapSpec>,
 }
 
 /// A scenario's network made concrete: the graph, each flow's end nodes and its paths (data,
@@ -370,6 +452,9 @@ impl ScenarioSpec {
             let more = if names.len() > 12 { ", ..." } else { "" };
             let hint = if dumbbell { "bottleneck, forward, reverse, or a link name" } else { "bottleneck (the link most flows have as their bottleneck) or a link name" };
             out.push(Problem::new("series_queue", format!("no such queue {:?}: {hint} ({shown}{more})", self.series_queue)));
+        }
+        if let Some(pcap) = &self.pcap {
+            pcap.problems(&self.topology.graph(), out);
         }
         true
     }

@@ -73,6 +73,7 @@ fn seed003_rtt(qdisc: QdiscConfig, seconds: u64, rtt_ms: u64) -> ScenarioSpec {
         topology: TopologySpec::Dumbbell { forward, reverse, senders: vec![host("linux"), host("windows")], receivers: vec![host("server")] },
         flows,
         udp: vec![],
+        pcap: None,
     }
 }
 

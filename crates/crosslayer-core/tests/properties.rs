@@ -162,6 +162,7 @@ fn arb_scenario() -> impl Strategy<Value = ScenarioSpec> {
                     topology: TopologySpec::Dumbbell { forward, reverse, senders: hosts(s, "s"), receivers: hosts(r, "r") },
                     flows,
                     udp,
+                    pcap: None,
                 }
             })
     })

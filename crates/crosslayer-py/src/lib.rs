@@ -21,7 +21,7 @@ use numpy::PyArray1;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 create_exception!(_core, EngineError, PyRuntimeError, "The engine stopped without results: a limit reached (LimitError) or a simulator bug (SimulatorBug).");
@@ -96,9 +96,21 @@ fn to_py(py: Python<'_>, r: RunResult) -> PyResult<Bound<'_, PyDict>> {
     summary.set_item("engine_version", env!("CARGO_PKG_VERSION"))?;
     let out = PyDict::new(py);
     out.set_item("summary", summary)?;
-    let RunResult { flows, udp, queues, hosts, hops, drops, qdisc_stats, series, cwnd, .. } = r;
+    let RunResult { flows, udp, queues, hosts, hops, drops, qdisc_stats, series, cwnd, pcap, .. } = r;
     for (name, t) in [("flows", flows), ("udp", udp), ("queues", queues), ("hosts", hosts), ("hops", hops), ("drops", drops), ("qdisc_stats", qdisc_stats), ("series", series), ("cwnd", cwnd)] {
         out.set_item(name, table(py, t)?)?;
+    }
+    if !pcap.is_empty() {
+        let files = PyList::empty(py);
+        for f in pcap {
+            let d = PyDict::new(py);
+            d.set_item("name", f.name)?;
+            d.set_item("bytes", PyBytes::new(py, &f.bytes))?;
+            d.set_item("packets", f.packets)?;
+            d.set_item("missed", f.missed)?;
+            files.append(d)?;
+        }
+        out.set_item("pcap", files)?;
     }
     Ok(out)
 }

@@ -206,6 +206,10 @@ def run(
     if verbose:
         _print_table(console, _queues_table(result))
     _print_table(console, _summary_table(agg, folder))
+    if result.captures:
+        missed = int(result.summary.get("pcap_missed", 0))
+        note = f"; {missed:,} packets not written: the capture reached pcap.max_bytes" if missed else ""
+        console.print(f"pcap: {int(result.summary.get('pcap_packets', 0)):,} packets in {folder / 'pcap'}/ ({', '.join(result.captures)}){note}", highlight=False)
 
 
 @app.command()

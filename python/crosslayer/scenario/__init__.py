@@ -1,6 +1,7 @@
 """Scenario (study file) models: TOML in, validated models, engine spec out.
 
-A scenario is one simulation run: a dumbbell topology, TCP defaults and flow groups. Study files
+A scenario is one simulation run: a topology (the dumbbell, any graph, or a preset), TCP
+defaults and flow groups. Study files
 are TOML (see ``studies/`` for annotated examples); every quantity is a unit string parsed by
 :mod:`crosslayer.units`. After validation, every time field holds integer nanoseconds, every
 rate integer bit/s and every size integer bytes; :meth:`Scenario.to_engine_spec` lowers the
@@ -16,7 +17,8 @@ are collected into one :class:`ScenarioError` (unknown keys included, with a did
 Models are frozen; use :meth:`Scenario.with_overrides` to derive a variant (it re-validates).
 The package: ``errors`` (ScenarioError, problem paths, the base model), ``fields`` (units,
 counts, names, the engine's limits), ``algorithms`` (congestion controls, queue disciplines,
-``[tcp]`` and ``[limits]``, from the catalog), ``topology`` (the dumbbell), ``flows`` (flow
+``[tcp]`` and ``[limits]``, from the catalog), ``topology`` (the dumbbell, graphs and their
+routing, the presets), ``flows`` (flow
 groups and their start times) and ``model`` (the Scenario itself).
 """
 
@@ -47,14 +49,30 @@ from crosslayer.scenario.flows import (
     UniformStart,
     group_pairs,
 )
-from crosslayer.scenario.model import Scenario
-from crosslayer.scenario.topology import Bottleneck, Dumbbell, Host, LinkOverride
+from crosslayer.scenario.model import Pcap, Scenario
+from crosslayer.scenario.topology import (
+    Bottleneck,
+    Dumbbell,
+    Graph,
+    GraphLink,
+    Host,
+    LinkOverride,
+    PresetTopology,
+    RouteOverride,
+    Routing,
+)
 
 __all__ = [
     "AlgorithmConfig",
     "Bottleneck",
     "CcConfig",
     "Dumbbell",
+    "Graph",
+    "GraphLink",
+    "Pcap",
+    "PresetTopology",
+    "RouteOverride",
+    "Routing",
     "ExpandedFlow",
     "FixedStart",
     "FlowGroup",

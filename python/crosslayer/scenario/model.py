@@ -9,7 +9,7 @@ import tomllib
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import (
     ValidationError,
@@ -32,8 +32,10 @@ from crosslayer.scenario.fields import (
     MAX_FLOWS,
     Duration,
     Flag,
+    NodeList,
     ScenarioName,
     Seed,
+    Size,
     _got,
 )
 from crosslayer.scenario.flows import (
@@ -49,6 +51,29 @@ from crosslayer.units import (
     format_size,
     show,
 )
+
+# -- packet capture ---------------------------------------------------------------------------
+
+MAX_PCAP_BYTES: Final = 8 << 30
+"""Largest ``[pcap] max_bytes``: captures are held in memory until the run ends."""
+
+
+class Pcap(_Model):
+    """Packet capture to pcap files that Wireshark and tshark open (``pcap/`` in the results):
+    the packets chosen links start sending (after their queue), and what chosen hosts send and
+    receive; IPv4 + TCP with its options (SACK, timestamps, window scale, ECN) or UDP, headers
+    only (the payload is not modelled)."""
+
+    links: list[str] = []
+    """Links to capture, e.g. ["A->B"]: a file ``A-B.pcap`` each."""
+    hosts: NodeList = []
+    """Hosts whose interface to capture (what they send and receive): a file ``<host>.pcap`` each."""
+    snaplen: Size = 128
+    """Bytes kept of each packet (its headers, then zeros): 128 B holds every header."""
+    max_bytes: Size = 100_000_000
+    """The most the files hold together; packets beyond are counted, not written (summary:
+    pcap_missed)."""
+
 
 # -- scenario ---------------------------------------------------------------------------------
 
@@ -81,6 +106,8 @@ class Scenario(_Model):
     flows: list[FlowGroup] = []
     udp: list[UdpGroup] = []
     """Unresponsive constant-bit-rate flows."""
+    pcap: Pcap | None = None
+    """Packet capture (none by default)."""
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
@@ -163,6 +190,8 @@ class Scenario(_Model):
             out += [(("flows", i, *loc), msg) for loc, msg in self._group_problems(group)]
         for i, udp in enumerate(self.udp):
             out += [(("udp", i, *loc), msg) for loc, msg in self._udp_problems(udp)]
+        if self.pcap is not None:
+            out += [(("pcap", *loc), msg) for loc, msg in self._pcap_problems(self.pcap)]
         rows, limit = self.trace_rows(), self.limits.max_trace_rows
         if rows > limit and not out:
             what = "series and cwnd traces" if self.cwnd_trace else "series"
@@ -174,6 +203,38 @@ class Scenario(_Model):
                     f"{_got(self.sample_interval)}",
                 )
             )
+        return out
+
+    def _pcap_problems(self, pcap: Pcap) -> list[tuple[Loc, str]]:
+        out: list[tuple[Loc, str]] = []
+        links = self.link_names()
+        nodes = self.nodes()
+        if not pcap.links and not pcap.hosts:
+            out.append(((), 'name what to capture: links = ["A->B"] or hosts = ["N1"]'))
+        for i, link in enumerate(pcap.links):
+            if link not in links:
+                shown = ", ".join(links[:12]) + (", ..." if len(links) > 12 else "")
+                out.append((("links", i), f"no link {show(link)}; links are: {shown}"))
+        for i, host in enumerate(pcap.hosts):
+            if not nodes.get(host):
+                hosts = [n for n, h in nodes.items() if h]
+                out.append((("hosts", i), f"{show(host)} is not a host; hosts are: {', '.join(hosts[:12])}{', ...' if len(hosts) > 12 else ''}"))
+        if not 64 <= pcap.snaplen <= 65535:
+            out.append((("snaplen",), f"must be in [64B, 65535B] (64 B holds every header) (got {show(format_size(pcap.snaplen))})"))
+        if not 1024 <= pcap.max_bytes <= MAX_PCAP_BYTES:
+            out.append((("max_bytes",), f"must be in [1KiB, 8GiB]: captures are held in memory until the run ends (got {show(format_size(pcap.max_bytes))})"))
+        if out:
+            return out
+        points: dict[tuple[str, bool], str] = {}
+        files = [(link.replace("->", "-"), [(link, True)]) for link in pcap.links]
+        for host in pcap.hosts:
+            files.append((host, [(link, True) for link in links if link.split("->")[0] == host] + [(link, False) for link in links if link.split("->")[1] == host]))
+        for name, where in files:
+            for point in where:
+                if point in points:
+                    verb = "sends" if point[1] else "delivers"
+                    out.append(((), f"what {point[0]} {verb} would be in two files ({points[point]}.pcap and {name}.pcap): capture it once"))
+                points.setdefault(point, name)
         return out
 
     def _udp_problems(self, group: UdpGroup) -> list[tuple[Loc, str]]:
@@ -501,7 +562,7 @@ class Scenario(_Model):
                     "port": group.port,
                 }
             )
-        return {
+        spec: dict[str, Any] = {
             "seed": self.seed,
             "duration": self.duration,
             "warmup": self.warmup,
@@ -514,3 +575,6 @@ class Scenario(_Model):
             "flows": flows,
             "udp": udp,
         }
+        if self.pcap is not None:
+            spec["pcap"] = {"links": self.pcap.links, "hosts": self.pcap.hosts, "snaplen": self.pcap.snaplen, "max_bytes": self.pcap.max_bytes}
+        return spec

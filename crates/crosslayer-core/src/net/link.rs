@@ -52,6 +52,9 @@ pub enum TxStart {
     Sent { first_in_pipe: Option<Time> },
     /// Serializing a packet that the random-loss process will corrupt: never arrives.
     Lost(PacketId),
+    /// Serializing packet `id` on a link whose packets are captured (`capture_tx`): as `Sent`,
+    /// or as `Lost` when `lost`.
+    Captured { id: PacketId, first_in_pipe: Option<Time>, lost: bool },
 }
 
 /// What a link is in its topology (the `role` column of the result tables): the dumbbell's six
@@ -115,6 +118,10 @@ pub struct Link {
     busy_until: Time,
     /// A `TxDone` event is scheduled at `busy_until`.
     pub tx_done_pending: bool,
+    /// Capture file (1-based; 0: none) of the packets it starts sending, and of those it
+    /// delivers (`spec::PcapSpec`).
+    pub capture_tx: u16,
+    pub capture_rx: u16,
     /// Packets propagating, with their arrival times (non-decreasing).
     pipe: VecDeque<(Time, PacketId)>,
     loss: f64,
@@ -143,6 +150,8 @@ impl Link {
             queue,
             busy_until: Time::ZERO,
             tx_done_pending: false,
+            capture_tx: 0,
+            capture_rx: 0,
             pipe: VecDeque::new(),
             loss: edge.loss,
             loss_rng,
@@ -184,6 +193,9 @@ impl Link {
         self.in_service = InService { end, bytes: size, lost };
         if lost {
             self.counters.lost_random += 1;
+            if self.capture_tx != 0 {
+                return TxStart::Captured { id, first_in_pipe: None, lost: true };
+            }
             return TxStart::Lost(id);
         }
         let mut arrival = end + self.delay;
@@ -193,6 +205,9 @@ impl Link {
         }
         let was_empty = self.pipe.is_empty();
         self.pipe.push_back((arrival, id));
+        if self.capture_tx != 0 {
+            return TxStart::Captured { id, first_in_pipe: was_empty.then_some(arrival), lost: false };
+        }
         TxStart::Sent { first_in_pipe: was_empty.then_some(arrival) }
     }
 

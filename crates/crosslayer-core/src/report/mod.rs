@@ -23,6 +23,7 @@ use crate::tcp::sender::SenderCounters;
 use crate::traffic::cbr::{CbrRecvCounters, CbrSentCounters};
 use crate::units::{Dur, Time};
 
+pub mod pcap;
 pub mod trace;
 use serde_json::{json, Value as Json};
 
@@ -550,6 +551,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
         qdisc_stats: build(&stat_columns(), &stat_rows),
         series,
         cwnd,
+        pcap: sim.take_captures(),
     }
 }
 

@@ -53,6 +53,10 @@ crate::counters! {
         acks_sent: "pkts",
         /// SYN-ACKs sent (one per SYN received).
         synacks_sent: "pkts",
+        /// ACKs sent that acknowledge nothing new: the same cumulative ACK as the ACK before (duplicate ACKs as a packet capture counts them: Wireshark's tcp.analysis.duplicate_ack).
+        dup_acks: "pkts",
+        /// SACK blocks carried by the ACKs sent (RFC 2018).
+        sack_blocks: "count",
     }
 }
 
@@ -93,6 +97,8 @@ pub struct Receiver {
     pub dctcp_echo: bool,
     /// TSval to echo in the next ACK.
     ts_echo: Time,
+    /// The cumulative ACK of the last ACK sent (`u64::MAX`: none yet).
+    last_ack: u64,
     pub counters: ReceiverCounters,
 }
 
@@ -121,6 +127,7 @@ impl Receiver {
             ece_pending: false,
             dctcp_echo: false,
             ts_echo: Time::ZERO,
+            last_ack: u64::MAX,
             counters: ReceiverCounters::default(),
         }
     }
@@ -274,6 +281,9 @@ impl Receiver {
         }
         // SACK option: 8 per block plus kind and length, aligned as the profile does.
         p.size_bytes = self.ack_bytes + if p.n_sack > 0 { self.option_padding.sack_bytes(p.n_sack as u32, self.timestamps) } else { 0 };
+        self.counters.dup_acks += (p.ack == self.last_ack) as u64;
+        self.counters.sack_blocks += p.n_sack as u64;
+        self.last_ack = p.ack;
         ctx.out.push(ctx.arena.alloc(p));
         self.counters.acks_sent += 1;
         self.quick = self.quick.saturating_sub(self.unacked_segs); // tcp_dec_quickack_mode
