@@ -268,6 +268,8 @@ def markdown_algorithm(a: Algorithm) -> str:
     """The generated part of an algorithm's docs page: summary, sources, parameters, outputs."""
     out = [f"`{a.name}`" + (f" (aliases: {', '.join(f'`{x}`' for x in a.aliases)})" if a.aliases else "") + f": {a.summary}.", ""]
     out += ["Sources: " + "; ".join(a.sources) + ".", ""]
+    if a.extras.get("naming"):
+        out += [f"Naming: {a.extras['naming']}.", ""]
     out += [markdown_params(a.params) if a.params else "No parameters.", ""]
     for key, title in (("reasons", "Drop/mark reasons"), ("stats", "Counters"), ("state", "State in traces")):
         items = a.extras.get(key) or []

@@ -18,9 +18,9 @@ DOC_END: Final = "<!-- /catalog -->"
 
 
 def doc_blocks() -> dict[str, str]:
-    """Page name -> generated block, for every registered algorithm and for TCP."""
+    """Page name -> generated block, for every registered algorithm, topology preset and TCP."""
     cat = catalog()
-    blocks = {a.name: markdown_algorithm(a) for fam in ("cc", "aqm") for a in cat.family(fam).values()}  # type: ignore[arg-type]
+    blocks = {a.name: markdown_algorithm(a) for fam in ("cc", "aqm", "topology") for a in cat.family(fam).values()}  # type: ignore[arg-type]
     blocks["tcp"] = markdown_params(cat.tcp, cat.tcp_profiles) + "\n"
     return blocks
 

@@ -423,17 +423,27 @@ impl fmt::Display for Problem {
 }
 
 /// Join problems into one message, each prefixed with `path` (for Rust callers).
+/// At most `SHOWN_PROBLEMS` are spelled out (a mistake repeated over 100,000 flows would
+/// otherwise make a message of megabytes); the rest are counted.
 pub fn describe_problems(path: &str, problems: &[Problem]) -> String {
-    problems
+    let mut text = problems
         .iter()
+        .take(SHOWN_PROBLEMS)
         .map(|p| match (path.is_empty(), p.field.is_empty()) {
             (true, _) => p.to_string(),
             (false, true) => format!("{path}: {}", p.message),
             (false, false) => format!("{path}.{}: {}", p.field, p.message),
         })
         .collect::<Vec<_>>()
-        .join("; ")
+        .join("; ");
+    if problems.len() > SHOWN_PROBLEMS {
+        text += &format!("; and {} more problems", problems.len() - SHOWN_PROBLEMS);
+    }
+    text
 }
+
+/// How many problems `describe_problems` spells out.
+pub const SHOWN_PROBLEMS: usize = 20;
 
 /// The catalog description of one parameter.
 #[derive(Clone, Debug)]
@@ -667,6 +677,15 @@ mod tests {
         let rel = Demo { limit: Some(5), ..Demo::default() };
         assert_eq!(rel.validate(), vec![Problem::new("limit", "is for byte mode only")]);
         assert!(!Demo { p: f64::NAN, ..Demo::default() }.validate().is_empty());
+    }
+
+    #[test]
+    fn a_long_list_of_problems_is_cut() {
+        let many: Vec<Problem> = (0..1000).map(|i| Problem::new(format!("flows[{i}].start"), "need from <= to < duration")).collect();
+        let text = describe_problems("", &many);
+        assert!(text.starts_with("flows[0].start: need from <= to < duration; flows[1].start"));
+        assert!(text.ends_with("flows[19].start: need from <= to < duration; and 980 more problems"), "{text}");
+        assert_eq!(describe_problems("x", &many[..2]), "x.flows[0].start: need from <= to < duration; x.flows[1].start: need from <= to < duration");
     }
 
     #[test]

@@ -160,8 +160,10 @@ pub struct Sim {
 impl Sim {
     /// Build a simulation from a validated spec.
     pub fn new(spec: ScenarioSpec) -> Result<Sim, Error> {
-        spec.validate().map_err(Error::Invalid)?;
-        let plan = spec.plan().map_err(|p| Error::Invalid(crate::params::describe_problems("", &p)))?;
+        let plan = match spec.problems_and_plan() {
+            (problems, Some(plan)) if problems.is_empty() => plan,
+            (problems, _) => return Err(Error::Invalid(crate::params::describe_problems("", &problems))),
+        };
         let topo = Topology::build(&plan.net.graph, plan.net.dumbbell.clone(), spec.seed);
         let end = Time::ZERO + spec.duration;
         let mut hop_link = Vec::new();
@@ -318,10 +320,12 @@ impl Sim {
         n
     }
 
-    /// The link `series_queue` names: `bottleneck` is the link most flows have as their
-    /// bottleneck (the first of equals); see `Topology::link_index` for the others.
+    /// The link `series_queue` names: `bottleneck` is a dumbbell's A->B, a graph's link most
+    /// flows have as their bottleneck (the first of equals); see `Topology::link_index` for the
+    /// others.
     pub fn series_link(&self) -> Option<usize> {
         match self.spec.series_queue.as_str() {
+            "bottleneck" if self.topo.dumbbell.is_some() => self.topo.link_index("forward"),
             "bottleneck" => {
                 let n = self.bottleneck_flows();
                 let max = n.iter().copied().max()?;

@@ -159,7 +159,7 @@ pub struct FlowSpec {
 }
 
 fn default_series_queue() -> String {
-    "forward".into()
+    "bottleneck".into()
 }
 
 /// An unresponsive constant-bit-rate (UDP-like) flow (`traffic::cbr`).
@@ -292,8 +292,9 @@ pub struct ScenarioSpec {
     #[serde(default)]
     pub cwnd_trace: bool,
     /// The queue the `series` table samples: a link name such as `R1->R2` or `N1->A`,
-    /// `bottleneck` (the link most flows have as the bottleneck of their data path, the first
-    /// of equals), or in a dumbbell `forward` (A->B, the default) or `reverse` (B->A).
+    /// `bottleneck` (the default: a dumbbell's A->B; in a graph the link most flows have as the
+    /// bottleneck of their data path, the first of equals), or in a dumbbell `forward` (A->B)
+    /// or `reverse` (B->A).
     #[serde(default = "default_series_queue")]
     pub series_queue: String,
     #[serde(default)]
@@ -330,6 +331,13 @@ impl ScenarioSpec {
 
     /// Every problem, each naming its field in the engine spec.
     pub fn problems(&self) -> Vec<Problem> {
+        self.problems_and_plan().0
+    }
+
+    /// Every problem, and the plan when there is none (`Sim::new` builds from it, so the
+    /// routes are computed once).
+    pub fn problems_and_plan(&self) -> (Vec<Problem>, Option<Plan>) {
+        let mut plan = None;
         let mut out = Vec::new();
         if self.duration == Dur::ZERO || self.duration > MAX_DURATION {
             out.push(Problem::new("duration", format!("must be in (0s, {MAX_DURATION}]")));
@@ -347,12 +355,13 @@ impl ScenarioSpec {
         }
         if self.flows.len() + self.udp.len() > MAX_FLOWS {
             out.push(Problem::new("flows", format!("at most {MAX_FLOWS} flows (TCP and UDP together)")));
-            return out; // checking each of them would take as long as the user's mistake is big
+            return (out, None); // checking each of them would take as long as the user's mistake is big
         }
         let topology_ok = self.topology_problems(&mut out);
         if topology_ok {
-            if let Err(problems) = self.plan() {
-                out.extend(problems);
+            match self.plan() {
+                Ok(p) => plan = Some(p),
+                Err(problems) => out.extend(problems),
             }
         }
         if self.flows.is_empty() && self.udp.is_empty() {
@@ -395,7 +404,8 @@ impl ScenarioSpec {
                 _ => {}
             }
         }
-        out
+        let plan = if out.is_empty() { plan } else { None };
+        (out, plan)
     }
 
     /// Problems of the topology itself (appended to `out`); whether there were none.

@@ -1,18 +1,23 @@
 //! Static routes of a graph: for every node and destination host, the link to take.
 //!
-//! Shortest paths by hop count or by propagation delay (ties by hops), computed per destination
-//! host by Dijkstra over the reversed links, never through another host (hosts are endpoints,
-//! not routers). With ECMP, a node with several equal-cost next hops gets a group; a flow picks
-//! one member with a hash of its seeded per-flow value and the node (each switch hashes with its
-//! own salt, as real switches do, so successive stages do not choose in lock-step), so one flow
-//! always takes one path and never reorders. Without ECMP the first equal-cost link (in the
-//! order the links are declared) is taken. Per-destination overrides replace an entry.
+//! Shortest paths by hop count (breadth-first) or by propagation delay (Dijkstra; ties by hops),
+//! computed towards each destination over the reversed links, never through another host
+//! (hosts are endpoints, not routers). With ECMP, a node with several equal-cost next hops gets a
+//! group; a flow picks one member with a hash of its seeded per-flow value and the node (each
+//! switch hashes with its own salt, as real switches do, so successive stages do not choose in
+//! lock-step), so one flow always takes one path and never reorders. Without ECMP the first
+//! equal-cost link (in the order the links are declared) is taken. Per-destination overrides
+//! replace an entry.
 //!
-//! The table is one `u32` per (node, destination): a link index, `ECMP | group`, or [`NONE`].
+//! A host with a single incoming link, from a router, is reached through that router whatever
+//! the path before it: its routes are the router's, plus the last hop. So routes are computed,
+//! and stored, once per such router (a fat-tree's edge switch serves k/2 hosts), and per
+//! destination only for hosts reached otherwise; a table row is one `u32` per node: a link
+//! index, `ECMP | group`, or [`NONE`].
 
 use super::{GraphSpec, RouteMetric};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 /// No route (the destination is the node itself, or a router, or unreachable).
 pub const NONE: u32 = u32::MAX;
@@ -23,10 +28,14 @@ pub const ECMP: u32 = 1 << 31;
 #[derive(Clone, Debug)]
 pub struct Routes {
     n: usize,
-    /// Row of each node as a destination in `table` (NONE: no routes computed towards it).
+    /// Row of each destination host in `table` (NONE: no routes computed towards it).
     row: Vec<u32>,
-    /// `table[row(dst) * n + node]`: what `node` does with packets for `dst`.
+    /// A single-homed destination's router and the link from it (routes lead to the router).
+    last_hop: Vec<Option<(u32, u32)>>,
+    /// `table[row * n + node]`: what `node` does with packets for the row's destination.
     table: Vec<u32>,
+    /// Per-destination overrides: (node, destination host) -> link.
+    overrides: HashMap<(u32, u32), u32>,
     /// The links of each ECMP group (equal-cost next hops of one node towards one destination).
     pub groups: Vec<Vec<u32>>,
 }
@@ -55,8 +64,7 @@ pub fn pick(group: &[u32], hash: u64, node: u32) -> u32 {
 }
 
 impl Routes {
-    /// The routes of `g` (its structure checked: every name known) towards the hosts `dests`
-    /// (the table is nodes x destinations, so only the hosts flows send to get a row).
+    /// The routes of `g` (its structure checked: every name known) towards the hosts `dests`.
     pub fn compute(g: &GraphSpec, dests: impl IntoIterator<Item = u32>) -> Routes {
         let index = g.index();
         let n = g.nodes.len();
@@ -75,38 +83,69 @@ impl Routes {
                 RouteMetric::Delay => (g.links[k].edge.delay.ns(), 1),
             }
         };
+        // Each destination's row: its router's when it is single-homed behind one.
         let mut row = vec![NONE; n];
-        let mut dest_list = Vec::new();
+        let mut last_hop = vec![None; n];
+        let mut targets: Vec<usize> = Vec::new(); // the node each row's routes lead to
+        let mut row_of_target: HashMap<usize, u32> = HashMap::new();
         for d in dests {
-            if host[d as usize] && row[d as usize] == NONE {
-                row[d as usize] = dest_list.len() as u32;
-                dest_list.push(d as usize);
+            let d = d as usize;
+            if !host[d] || row[d] != NONE {
+                continue;
             }
+            let target = match incoming[d].as_slice() {
+                &[(r, link)] if !host[r] => {
+                    last_hop[d] = Some((r as u32, link));
+                    r
+                }
+                _ => d,
+            };
+            row[d] = *row_of_target.entry(target).or_insert_with(|| {
+                targets.push(target);
+                (targets.len() - 1) as u32
+            });
         }
-        let mut table = vec![NONE; n * dest_list.len()];
+        let mut table = vec![NONE; n * targets.len()];
         let mut groups: Vec<Vec<u32>> = Vec::new();
         let mut group_ids: HashMap<Vec<u32>, u32> = HashMap::new();
         let inf = (u64::MAX, u64::MAX);
         let mut dist = vec![inf; n];
-        for (r, &dst) in dest_list.iter().enumerate() {
+        let mut next = Vec::new();
+        for (r, &dst) in targets.iter().enumerate() {
             dist.fill(inf);
             dist[dst] = (0, 0);
-            let mut heap = BinaryHeap::new();
-            heap.push(Reverse((dist[dst], dst)));
-            while let Some(Reverse((d, v))) = heap.pop() {
-                if d > dist[v] || (v != dst && host[v]) {
-                    continue; // stale, or a host: an end, never a transit
+            // a host is an end, never a transit: only the target itself and routers relax
+            if g.routing.metric == RouteMetric::Hops {
+                let mut queue = VecDeque::from([dst]);
+                while let Some(v) = queue.pop_front() {
+                    if v != dst && host[v] {
+                        continue;
+                    }
+                    let d = dist[v].0 + 1;
+                    for &(u, _) in &incoming[v] {
+                        if dist[u] == inf {
+                            dist[u] = (d, 0);
+                            queue.push_back(u);
+                        }
+                    }
                 }
-                for &(u, k) in &incoming[v] {
-                    let c = cost(k as usize);
-                    let nd = (d.0.saturating_add(c.0), d.1.saturating_add(c.1));
-                    if nd < dist[u] {
-                        dist[u] = nd;
-                        heap.push(Reverse((nd, u)));
+            } else {
+                let mut heap = BinaryHeap::new();
+                heap.push(Reverse((dist[dst], dst)));
+                while let Some(Reverse((d, v))) = heap.pop() {
+                    if d > dist[v] || (v != dst && host[v]) {
+                        continue;
+                    }
+                    for &(u, k) in &incoming[v] {
+                        let c = cost(k as usize);
+                        let nd = (d.0.saturating_add(c.0), d.1.saturating_add(c.1));
+                        if nd < dist[u] {
+                            dist[u] = nd;
+                            heap.push(Reverse((nd, u)));
+                        }
                     }
                 }
             }
-            let mut next = Vec::new();
             for u in 0..n {
                 if u == dst || dist[u] == inf {
                     continue;
@@ -135,26 +174,32 @@ impl Routes {
                 };
             }
         }
+        let mut overrides = HashMap::new();
         for o in &g.routing.overrides {
             let (at, via) = (index[o.at.as_str()] as usize, index[o.via.as_str()] as usize);
             let Some(&link) = outgoing[at].iter().find(|&&k| from_to[k as usize].1 == via) else { continue };
             for t in &o.to {
                 if let Some(&dst) = index.get(t.as_str()) {
-                    if row[dst as usize] != NONE {
-                        table[row[dst as usize] as usize * n + at] = link;
-                    }
+                    overrides.insert((at as u32, dst), link);
                 }
             }
         }
-        Routes { n, row, table, groups }
+        Routes { n, row, last_hop, table, overrides, groups }
     }
 
     /// The entry for packets at `node` bound for `dst`.
     #[inline]
     pub fn entry(&self, node: u32, dst: u32) -> u32 {
-        match self.row[dst as usize] {
-            NONE => NONE,
-            r => self.table[r as usize * self.n + node as usize],
+        if node == dst {
+            return NONE;
+        }
+        if let Some(&link) = self.overrides.get(&(node, dst)) {
+            return link;
+        }
+        match (self.row[dst as usize], self.last_hop[dst as usize]) {
+            (NONE, _) => NONE,
+            (_, Some((router, link))) if router == node => link,
+            (r, _) => self.table[r as usize * self.n + node as usize],
         }
     }
 
