@@ -96,6 +96,8 @@ pub struct Packet {
     pub cwr: bool,
     /// Data: this is a retransmission.
     pub retx: bool,
+    /// Data: the last segment of a finite flow, which carries its FIN.
+    pub fin: bool,
     /// Sender's send time (carried like a TSval, used for the receiver's echo).
     pub tsval: Time,
     /// ACK: echo of the TSval of the segment that triggered this ACK.

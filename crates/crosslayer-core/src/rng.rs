@@ -12,6 +12,7 @@ pub enum StreamKind {
     Qdisc = 3,
     LinkJitter = 4,
     Scheduler = 5,
+    Arrivals = 6,
 }
 
 fn splitmix64(state: &mut u64) -> u64 {

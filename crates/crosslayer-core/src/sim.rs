@@ -160,9 +160,18 @@ pub struct Sim {
 impl Sim {
     /// Build a simulation from a validated spec.
     pub fn new(spec: ScenarioSpec) -> Result<Sim, Error> {
+        let invalid = |p: Vec<crate::params::Problem>| Error::Invalid(crate::params::describe_problems("", &p));
+        let spec = if spec.arrivals.is_empty() {
+            spec
+        } else {
+            match spec.problems() {
+                p if !p.is_empty() => return Err(invalid(p)),
+                _ => spec.with_arrivals().map_err(invalid)?,
+            }
+        };
         let plan = match spec.problems_and_plan() {
             (problems, Some(plan)) if problems.is_empty() => plan,
-            (problems, _) => return Err(Error::Invalid(crate::params::describe_problems("", &problems))),
+            (problems, _) => return Err(invalid(problems)),
         };
         let topo = Topology::build(&plan.net.graph, plan.net.dumbbell.clone(), spec.seed);
         let end = Time::ZERO + spec.duration;
@@ -185,6 +194,9 @@ impl Sim {
             let env = CcEnv { rng_seed: Rng::stream(spec.seed, StreamKind::Flow, i as u64 | 1 << 40).next_u64(), ..Sender::cc_env(&f.tcp) };
             let cc = Cc::new(&f.cc, &env);
             let mut sender = Sender::new(i as u32, src, dst, &f.tcp, cc, start, stop);
+            if let Some(size) = f.size {
+                sender.set_size(size.get());
+            }
             let mut receiver = Receiver::new(i as u32, dst, src, &f.tcp);
             receiver.dctcp_echo = sender.cc.needs_ecn();
             (sender.dscp, sender.port, receiver.dscp, receiver.port) = (f.dscp, f.port, f.dscp, f.port);
@@ -309,6 +321,26 @@ impl Sim {
         if let Some(tap) = self.tap.as_mut() {
             tap.packet(now, file - 1, p, p.hop - base);
         }
+    }
+
+    /// A finite flow's ideal completion time (`metrics::fct`: alone on its path, with an
+    /// unlimited window); `None` for a bulk transfer.
+    pub fn ideal_fct(&self, i: usize) -> Option<Dur> {
+        let f = &self.flows[i];
+        f.sender.size()?;
+        let hops = |r: Route| -> Vec<crate::metrics::fct::Hop> {
+            self.hop_link[r.slots()].iter().map(|&l| (self.topo.links[l as usize].rate, self.topo.links[l as usize].delay)).collect()
+        };
+        let (hs, full, full_size, last) = f.sender.wire_train();
+        let hs = hs.map(|(syn, ack)| (syn, f.receiver.synack_bytes(), ack));
+        Some(crate::metrics::fct::ideal_fct(&hops(f.route[0]), &hops(f.route[1]), hs, full, full_size, last))
+    }
+
+    /// A finite flow's completion time: from its start (its first SYN) to the delivery of its
+    /// last byte; `None` if it did not complete (or is a bulk transfer).
+    pub fn fct(&self, i: usize) -> Option<Dur> {
+        let f = &self.flows[i];
+        f.receiver.completed_at.map(|t| t.since(f.sender.start_at()))
     }
 
     /// How many flows (TCP and UDP) have each link as the bottleneck of their data path.
@@ -703,6 +735,13 @@ impl Sim {
                 return Err(format!("flow {}: engine counted {} packets from the sender, the sender {sent}", fl.name, fl.data.sent));
             }
             fl.sender.sb.check().map_err(|e| format!("flow {}: {e}", fl.name))?;
+        }
+        for i in 0..self.flows.len() {
+            if let (Some(fct), Some(ideal)) = (self.fct(i), self.ideal_fct(i)) {
+                if fct < ideal {
+                    return Err(format!("flow {} completed in {fct}, faster than alone with an unlimited window ({ideal}): slowdown below 1", self.flows[i].name));
+                }
+            }
         }
         for (u, &(d, _)) in self.udp.iter().zip(&in_flight[self.flows.len()..]) {
             if u.data.sent != u.data.delivered + u.data.dropped + d {

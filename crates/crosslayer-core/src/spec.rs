@@ -29,6 +29,8 @@ pub use crate::topo::MAX_DELAY;
 pub const MAX_HOSTS: usize = 1_000;
 /// Most flows in one run.
 pub const MAX_FLOWS: usize = 100_000;
+/// Largest finite flow, payload bytes.
+pub const MAX_FLOW_BYTES: u64 = 1_000_000_000_000;
 /// Largest `limits.max_trace_rows` a study may ask for.
 pub const MAX_TRACE_ROWS: u64 = 1_000_000_000;
 
@@ -150,6 +152,10 @@ pub struct FlowSpec {
     /// No new data after this time; `None` = until the end.
     #[serde(default)]
     pub stop: Option<Time>,
+    /// Payload bytes of a finite flow (it completes when the last is delivered: its flow
+    /// completion time); `None` = a bulk transfer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Bytes>,
     /// DiffServ codepoint of its packets (0-63; class-based disciplines may classify by it).
     #[serde(default)]
     pub dscp: u8,
@@ -308,6 +314,10 @@ pub struct ScenarioSpec {
     /// Unresponsive constant-bit-rate flows; their engine flow ids follow the TCP flows'.
     #[serde(default)]
     pub udp: Vec<UdpFlowSpec>,
+    /// Finite TCP flows arriving as Poisson processes (`traffic::workload`); the engine turns
+    /// them into flows after those of `flows` (`with_arrivals`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arrivals: Vec<crate::traffic::workload::ArrivalSpec>,
     /// Packet capture to pcap files; none by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pcap: Option<PcapSpec>,
@@ -359,12 +369,15 @@ impl ScenarioSpec {
         }
         let topology_ok = self.topology_problems(&mut out);
         if topology_ok {
+            self.arrival_problems(&mut out);
+        }
+        if topology_ok {
             match self.plan() {
                 Ok(p) => plan = Some(p),
                 Err(problems) => out.extend(problems),
             }
         }
-        if self.flows.is_empty() && self.udp.is_empty() {
+        if self.flows.is_empty() && self.udp.is_empty() && self.arrivals.is_empty() {
             out.push(Problem::new("flows", "at least one flow (TCP or UDP) is needed"));
         }
         let end = Time::ZERO + self.duration;
@@ -393,6 +406,9 @@ impl ScenarioSpec {
             }
             out.extend(under(&format!("{path}.cc"), f.cc.validate()));
             out.extend(under(&format!("{path}.tcp"), f.tcp.validate()));
+            if f.size.is_some_and(|b| b.get() == 0 || b.get() > MAX_FLOW_BYTES) {
+                out.push(Problem::new(format!("{path}.size"), format!("a finite flow sends 1 B to {} GB (leave size out for a bulk transfer)", MAX_FLOW_BYTES / 1_000_000_000)));
+            }
             let end = Time::ZERO + self.duration;
             match f.start {
                 StartSpec::Fixed { at } if at >= end => {
@@ -406,6 +422,73 @@ impl ScenarioSpec {
         }
         let plan = if out.is_empty() { plan } else { None };
         (out, plan)
+    }
+
+    /// The rate of the link named `name` (`A->B`), if there is one.
+    fn link_rate(&self, name: &str) -> Option<u64> {
+        let g = self.topology.graph();
+        g.links.iter().find(|l| format!("{}->{}", l.from, l.to) == name).map(|l| l.edge.rate.bps())
+    }
+
+    /// Problems of the arrival groups (appended to `out`).
+    fn arrival_problems(&self, out: &mut Vec<Problem>) {
+        let end = Time::ZERO + self.duration;
+        let mut expected = (self.flows.len() + self.udp.len()) as f64;
+        for (i, a) in self.arrivals.iter().enumerate() {
+            let path = format!("arrivals[{i}]");
+            let before = out.len();
+            if a.pairs.is_empty() {
+                out.push(Problem::new(format!("{path}.pairs"), "name at least one (source, destination) pair"));
+            }
+            out.extend(under(&format!("{path}.cc"), a.cc.validate()));
+            out.extend(under(&format!("{path}.tcp"), a.tcp.validate()));
+            a.sizes.problems(&format!("{path}.sizes"), out);
+            if !(a.load > 0.0 && a.load < 1.0) {
+                out.push(Problem::new(
+                    format!("{path}.load"),
+                    format!("must be in (0, 1) (got {}): at a load of 1 or more flows arrive faster than the link carries them, and the backlog and the open flows grow until the run ends", a.load),
+                ));
+            }
+            if a.start >= end || a.stop.is_some_and(|s| s <= a.start) {
+                out.push(Problem::new(format!("{path}.start"), "arrivals need start < stop (and start before the end of the run)"));
+            }
+            if a.dscp > 63 {
+                out.push(Problem::new(format!("{path}.dscp"), "a DiffServ codepoint is 6 bits: 0-63"));
+            }
+            let Some(rate) = self.link_rate(&a.link) else {
+                let names = self.topology.graph().link_names();
+                out.push(Problem::new(format!("{path}.link"), format!("no link {:?}: name one as <from>-><to>, e.g. {:?}", a.link, names.first().cloned().unwrap_or_default())));
+                continue;
+            };
+            if out.len() > before {
+                continue;
+            }
+            let span = a.stop.unwrap_or(end).min(end).since(a.start).secs_f64();
+            let n = a.rate_per_s(rate) * span;
+            expected += n;
+            if expected + 6.0 * expected.sqrt() > MAX_FLOWS as f64 {
+                out.push(Problem::new(
+                    format!("{path}.load"),
+                    format!("about {n:.0} flows would arrive ({:.1} per second for {span} s); a run holds at most {MAX_FLOWS} flows: shorten the arrivals or lower the load", a.rate_per_s(rate)),
+                ));
+            }
+        }
+    }
+
+    /// This spec with its arrival groups expanded into finite flows after `flows` (each group
+    /// from its own random stream of the seed). Call on a spec without problems.
+    pub fn with_arrivals(mut self) -> Result<ScenarioSpec, Vec<Problem>> {
+        let end = Time::ZERO + self.duration;
+        for (i, a) in std::mem::take(&mut self.arrivals).into_iter().enumerate() {
+            let rate = self.link_rate(&a.link).ok_or_else(|| vec![Problem::new(format!("arrivals[{i}].link"), "no such link")])?;
+            let mut rng = crate::rng::Rng::stream(self.seed, crate::rng::StreamKind::Arrivals, i as u64);
+            let room = MAX_FLOWS.saturating_sub(self.flows.len() + self.udp.len());
+            match a.expand(rate, a.stop.unwrap_or(end).min(end), &mut rng, room) {
+                Some(flows) => self.flows.extend(flows),
+                None => return Err(vec![Problem::new(format!("arrivals[{i}].load"), format!("more than {MAX_FLOWS} flows arrived"))]),
+            }
+        }
+        Ok(self)
     }
 
     /// Problems of the topology itself (appended to `out`); whether there were none.

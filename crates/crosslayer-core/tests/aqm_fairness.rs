@@ -57,6 +57,7 @@ fn seed003_rtt(qdisc: QdiscConfig, seconds: u64, rtt_ms: u64) -> ScenarioSpec {
             tcp: TcpConfig::default(),
             start: StartSpec::Uniform { from: Time::ZERO, to: Time::from_secs(1) },
             stop: None,
+            size: None,
             dscp: 0,
             port: 0,
         })
@@ -73,6 +74,7 @@ fn seed003_rtt(qdisc: QdiscConfig, seconds: u64, rtt_ms: u64) -> ScenarioSpec {
         topology: TopologySpec::Dumbbell { forward, reverse, senders: vec![host("linux"), host("windows")], receivers: vec![host("server")] },
         flows,
         udp: vec![],
+        arrivals: vec![],
         pcap: None,
     }
 }

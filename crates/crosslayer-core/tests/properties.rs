@@ -89,7 +89,7 @@ prop_compose! {
 prop_compose! {
     /// A TCP flow; one in four goes the other way (from a receiver host to a sender host).
     fn arb_flow(n_s: u32, n_r: u32)(a in any::<u32>(), b in any::<u32>(), dir in 0u8..4, cc in any::<usize>(), tcp in arb_tcp(),
-                  start in 0u64..500, stop in prop::option::of(1000u64..3000)) -> FlowSpec {
+                  start in 0u64..500, stop in prop::option::of(1000u64..3000), size in prop::option::of(1u64..2_000_000)) -> FlowSpec {
         let all = cc::all_defaults();
         let reverse = dir == 0;
         let (n_src, n_dst) = if reverse { (n_r, n_s) } else { (n_s, n_r) };
@@ -102,6 +102,7 @@ prop_compose! {
             tcp,
             start: StartSpec::Uniform { from: Time::ZERO, to: Time::from_ns(start * MS) },
             stop: stop.map(|s| Time::from_ns(s * MS)),
+            size: size.map(Bytes::new),
             dscp: 0,
             port: 0,
         }
@@ -162,6 +163,7 @@ fn arb_scenario() -> impl Strategy<Value = ScenarioSpec> {
                     topology: TopologySpec::Dumbbell { forward, reverse, senders: hosts(s, "s"), receivers: hosts(r, "r") },
                     flows,
                     udp,
+                    arrivals: vec![],
                     pcap: None,
                 }
             })

@@ -3,6 +3,7 @@
 //! the report (`report::trace`).
 
 pub mod counters;
+pub mod fct;
 pub mod histogram;
 pub mod timeavg;
 

@@ -67,6 +67,12 @@ pub struct FlowRow {
     rtt_p99_s: Option<f64>,
     rtt_samples: u64,
     cwnd_final_bytes: u64,
+    /// A finite flow's size, what its receiver still lacked at the end, its completion time and
+    /// ideal completion time.
+    size: Option<u64>,
+    bytes_left: u64,
+    fct: Option<Dur>,
+    ideal_fct: Option<Dur>,
 }
 
 /// Columns of the `flows` table.
@@ -102,9 +108,21 @@ pub fn flow_columns() -> Vec<Col<FlowRow>> {
         Col::str("route", ROUTE_DOC, |r: &FlowRow| r.route.clone()),
         Col::str("ack_route", "the links its ACKs cross, in order, joined by commas (may differ from the data's: asymmetric routes)", |r: &FlowRow| r.ack_route.clone()),
         Col::str("bottleneck", BOTTLENECK_DOC, |r: &FlowRow| r.bottleneck_link.clone()),
+        Col::u64("size_bytes", "bytes", &["payload bytes of a finite flow; 0 = a bulk transfer"], |r: &FlowRow| r.size.unwrap_or(0)),
+        Col::u64("bytes_left", "bytes", &["bytes of a finite flow its receiver had not got in order when the run ended (0 once complete; 0 for a bulk transfer)"], |r: &FlowRow| r.bytes_left),
+        Col::f64("fct_s", "s", "flow completion time: from its start (the first SYN) to the delivery of its last byte to the receiver; NaN = not completed (or a bulk transfer)", |r: &FlowRow| {
+            r.fct.map_or(f64::NAN, Dur::secs_f64)
+        }),
+        Col::f64("ideal_fct_s", "s", IDEAL_DOC, |r: &FlowRow| r.ideal_fct.map_or(f64::NAN, Dur::secs_f64)),
+        Col::f64("slowdown", "ratio", "fct_s / ideal_fct_s (>= 1; NaN = not completed)", |r: &FlowRow| match (r.fct, r.ideal_fct) {
+            (Some(f), Some(i)) if i > Dur::ZERO => f.secs_f64() / i.secs_f64(),
+            _ => f64::NAN,
+        }),
     ]);
     c
 }
+
+const IDEAL_DOC: &str = "a finite flow's completion time alone on its path with an unlimited window: the handshake, then its packets back to back through every link (serialization at each link's rate, store and forward, propagation delays); NaN for a bulk transfer";
 
 const ROUTE_DOC: &str = "the links its data crosses, in order, joined by commas (e.g. S0->R1,R1->R2,R2->D0; split on ',' for a list); the hops table has its counts at each";
 const BOTTLENECK_DOC: &str = "the link its bottleneck_* columns count at: the slowest link between two routers on its data path (the first of equals), or the slowest link if it crosses none";
@@ -398,7 +416,8 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
         .flows
         .iter()
         .zip(&sim.spec().flows)
-        .map(|(fl, fs)| {
+        .enumerate()
+        .map(|(i, (fl, fs))| {
             let (s, r) = (&fl.sender, &fl.receiver);
             let h = &s.rtt_hist;
             let [data, ack] = fl.route.map(|r| &sim.hop_link[r.slots()]);
@@ -428,6 +447,10 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
                 rtt_p99_s: h.quantile(0.99).map(|v| v / 1e9),
                 rtt_samples: h.count(),
                 cwnd_final_bytes: s.window.cwnd,
+                size: s.size(),
+                bytes_left: s.size().map_or(0, |n| n.saturating_sub(r.rcv_nxt)),
+                fct: sim.fct(i),
+                ideal_fct: sim.ideal_fct(i),
             }
         })
         .collect();

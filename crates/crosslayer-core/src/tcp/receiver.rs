@@ -99,6 +99,10 @@ pub struct Receiver {
     ts_echo: Time,
     /// The cumulative ACK of the last ACK sent (`u64::MAX`: none yet).
     last_ack: u64,
+    /// A finite flow's end (the byte after its last), known from the segment with the FIN.
+    fin_seq: Option<u64>,
+    /// When every byte up to the FIN was delivered in order: the flow completed.
+    pub completed_at: Option<Time>,
     pub counters: ReceiverCounters,
 }
 
@@ -128,12 +132,19 @@ impl Receiver {
             dctcp_echo: false,
             ts_echo: Time::ZERO,
             last_ack: u64::MAX,
+            fin_seq: None,
+            completed_at: None,
             counters: ReceiverCounters::default(),
         }
     }
 
     pub fn next_deadline(&self) -> Time {
         self.delack_deadline
+    }
+
+    /// Wire size of its SYN-ACK.
+    pub fn synack_bytes(&self) -> u32 {
+        self.syn_bytes
     }
 
     /// Delayed-ACK timer.
@@ -196,8 +207,16 @@ impl Receiver {
             self.insert_ooo(start, end);
             true
         };
+        if p.fin {
+            self.fin_seq = Some(end);
+        }
+        let done = self.fin_seq.is_some_and(|f| self.rcv_nxt >= f);
+        if done && self.completed_at.is_none() {
+            self.completed_at = Some(ctx.now);
+        }
         self.unacked_segs += 1;
-        if immediate || self.quick > 0 || !self.delayed_ack || self.unacked_segs >= 2 {
+        // RFC 9293 section 3.10.7.4: the FIN is acknowledged at once (no delayed ACK)
+        if immediate || done || self.quick > 0 || !self.delayed_ack || self.unacked_segs >= 2 {
             self.send_ack(ctx);
         } else if self.delack_deadline.is_never() {
             self.delack_deadline = ctx.now + self.delack_timeout;

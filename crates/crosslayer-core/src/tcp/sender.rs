@@ -1,4 +1,7 @@
-//! Bulk TCP sender: byte-sequenced, always backlogged between its start and stop times.
+//! TCP sender: byte-sequenced, always backlogged between its start and stop times (a bulk
+//! transfer), or sending a given number of bytes (a finite flow, `set_size`): its last segment
+//! carries the rest (shorter than the MSS) and the FIN flag, as Linux sends a FIN with the last
+//! data when the application closes right after its last write.
 //!
 //! Sources, rule by rule:
 //! * Slow start / congestion avoidance: delegated to the congestion control (`cc`), which sees
@@ -59,6 +62,10 @@
 //!   sender happens only after its stop time. Tail losses after the stop time are found by TLP
 //!   (Linux profile) or the RTO.
 //! * No F-RTO, DSACK or undo of spurious reductions.
+//! * A finite flow's FIN occupies no sequence number (the receiver's ACK of the last byte
+//!   acknowledges it) and the connection does not linger in FIN-WAIT or TIME-WAIT: the flow is
+//!   complete when its last byte is delivered (`Receiver::completed_at`). Its short last
+//!   segment counts as a whole segment in the pipe and in cwnd (as Linux counts packets).
 
 use super::rack::{ProbeOutcome, Rack, Tlp};
 use super::rtt::RttEstimator;
@@ -315,6 +322,9 @@ pub struct Sender {
     rto_deadline: Time,
     start_at: Time,
     stop_at: Time,
+    /// Segments of a finite flow (`u64::MAX`: a bulk transfer) and the payload of its last.
+    total_segs: u64,
+    last_len: u32,
     /// The start time passed.
     pub started: bool,
     /// Earliest time the next packet may leave when paced.
@@ -402,6 +412,8 @@ impl Sender {
             rto_deadline: Time::NEVER,
             start_at,
             stop_at,
+            total_segs: u64::MAX,
+            last_len: mss,
             started: false,
             pace_next: Time::ZERO,
             pace_blocked: false,
@@ -437,6 +449,32 @@ impl Sender {
 
     pub fn start_at(&self) -> Time {
         self.start_at
+    }
+
+    /// Make this a finite flow of `bytes` (> 0) of payload.
+    pub fn set_size(&mut self, bytes: u64) {
+        let mss = self.mss as u64;
+        self.total_segs = bytes.div_ceil(mss);
+        self.last_len = (bytes - (self.total_segs - 1) * mss) as u32;
+    }
+
+    /// Payload bytes of a finite flow (`None`: a bulk transfer).
+    pub fn size(&self) -> Option<u64> {
+        (self.total_segs != u64::MAX).then(|| (self.total_segs - 1) * self.mss as u64 + self.last_len as u64)
+    }
+
+    /// Every byte of a finite flow is cumulatively acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.sb.una() >= self.total_segs
+    }
+
+    /// Wire sizes of what a lone finite flow sends, in order, for its ideal completion time
+    /// (`report::ideal_fct`): the SYN and the handshake's ACK (`None` without a handshake), then
+    /// the data as (full segments, wire size of each, wire size of the last).
+    pub fn wire_train(&self) -> (Option<(u32, u32)>, u64, u32, u32) {
+        let hs = self.hs.enabled.then_some((self.hs.syn_bytes, self.hs.ack_bytes));
+        let full = self.total_segs.saturating_sub(1);
+        (hs, full, self.mss + self.header_bytes, self.last_len + self.header_bytes)
     }
 
     /// Bytes acknowledged cumulatively so far (snd_una).
@@ -697,8 +735,8 @@ impl Sender {
             return; // ACKs of data sent before the connection was given up
         }
         let mss = self.mss as u64;
-        let ack_seg = a.ack / mss;
-        debug_assert_eq!(a.ack % mss, 0, "bulk flows send full segments");
+        // whole segments, but for a finite flow's last, whose end rounds up to the segment
+        let ack_seg = a.ack.div_ceil(mss);
         if ack_seg > self.sb.nxt() || ack_seg < self.sb.una() {
             return; // acknowledges data never sent, or an old ACK reordered: ignore
         }
@@ -740,7 +778,7 @@ impl Sender {
         if self.sack && !a.sack.is_empty() {
             let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
             for (dst, b) in blocks.iter_mut().zip(a.sack) {
-                *dst = (b.start / mss, b.end / mss);
+                *dst = (b.start / mss, b.end.div_ceil(mss));
             }
             sacked = self.sb.sack_blocks(&blocks[..a.sack.len()]);
         }
@@ -1165,7 +1203,7 @@ impl Sender {
             } else if let Some(n) = self.rescue_candidate() {
                 self.rescue(n, ctx);
             } else {
-                if self.rate_sampling && ctx.now >= self.stop_at {
+                if self.rate_sampling && (ctx.now >= self.stop_at || self.sb.nxt() >= self.total_segs) {
                     // Nothing left to send with room in cwnd: application-limited (Linux
                     // tcp_rate_check_app_limited) until what is in flight is delivered.
                     self.rate.app_limited = (self.rate.delivered + self.pipe_bytes()).max(1);
@@ -1207,9 +1245,10 @@ impl Sender {
         self.transmit(n, true, ctx);
     }
 
-    /// New data may go out: before the stop time and within the receiver window.
+    /// New data may go out: before the stop time, while a finite flow has some left, and within
+    /// the receiver window.
     fn can_send_new(&self, now: Time) -> bool {
-        now < self.stop_at && (self.sb.nxt() + 1 - self.sb.una()) * self.mss as u64 <= self.rwnd_bytes
+        now < self.stop_at && self.sb.nxt() < self.total_segs && (self.sb.nxt() + 1 - self.sb.una()) * self.mss as u64 <= self.rwnd_bytes
     }
 
     /// Send the next new segment (`limited_transmit`: sent beyond cwnd by RFC 3042).
@@ -1253,7 +1292,9 @@ impl Sender {
 
     fn transmit(&mut self, n: u64, retx: bool, ctx: &mut TxCtx<'_>) {
         let mss = self.mss;
-        let size = mss + self.header_bytes;
+        let fin = n + 1 == self.total_segs;
+        let len = if fin { self.last_len } else { mss };
+        let size = len + self.header_bytes;
         let cwr = !retx && std::mem::take(&mut self.cwr_pending);
         let p = Packet {
             flow: self.flow,
@@ -1261,7 +1302,8 @@ impl Sender {
             dst: self.peer, src: self.node, dscp: self.dscp, port: self.port,
             size_bytes: size,
             seq: n * mss as u64,
-            len_bytes: mss,
+            len_bytes: len,
+            fin,
             ecn: if self.ecn && !retx { self.ect } else { Ecn::NotEct },
             cwr,
             retx,

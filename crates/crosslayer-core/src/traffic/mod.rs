@@ -2,3 +2,4 @@
 //! (a timer per source, packets through `TxCtx`), with its own per-flow accounting.
 
 pub mod cbr;
+pub mod workload;

@@ -1,0 +1,290 @@
+//! Finite-flow workloads: TCP transfers that arrive as a Poisson process at a target load of a
+//! link, each between a host pair drawn uniformly from the group's pairs, of a size drawn from a
+//! distribution. A workload is expanded into finite flows (`FlowSpec` with a `size` and a fixed
+//! start) when the run is built, from its own random stream of the seed.
+//!
+//! Sources:
+//! * Arrival rate from the load, as the data-center traffic generators compute it (pFabric;
+//!   PIAS's TrafficGenerator; HPCC's `traffic_gen.py`): lambda = load x C / (8 E[S]), with C the
+//!   link's rate and E[S] the mean payload of a flow. Headers and retransmissions come on top,
+//!   so the link's measured utilization is a few percent above the load.
+//! * Exponential inter-arrival times (a Poisson process); sizes independent of arrivals.
+//! * Empirical CDFs (web search, Alizadeh et al., DCTCP, SIGCOMM 2010; data mining, Greenberg
+//!   et al., VL2, SIGCOMM 2009) as the generators above ship them: (bytes, probability) points,
+//!   linear interpolation between consecutive points, the result rounded up to whole bytes
+//!   (empirical-traffic-gen's `INTER_INTEGRAL`). Their mean is the integral of that piecewise
+//!   linear quantile function.
+//! * Pareto with shape a > 1 and the given mean (scale x_m = mean (a - 1) / a); lognormal by its
+//!   median e^mu and sigma; exponential by its mean. Samples are rounded up to whole bytes (at
+//!   least 1) and capped at `MAX_FLOW_BYTES`.
+
+use crate::cc::CcConfig;
+use crate::params::Problem;
+use crate::rng::Rng;
+use crate::spec::{FlowSpec, StartSpec, MAX_FLOW_BYTES};
+use crate::tcp::TcpConfig;
+use crate::topo::HostRef;
+use crate::units::{Bytes, Time};
+use serde::{Deserialize, Serialize};
+
+/// A flow-size distribution (payload bytes).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SizeDist {
+    Fixed { size: Bytes },
+    Exponential { mean: Bytes },
+    /// Pareto with the given mean and shape (> 1; the smaller, the heavier the tail).
+    Pareto { mean: Bytes, shape: f64 },
+    /// Lognormal: the median e^mu and sigma of the size's logarithm.
+    Lognormal { median: Bytes, sigma: f64 },
+    /// An empirical CDF: (bytes, cumulative probability) points, bytes and probabilities
+    /// non-decreasing, the last probability 1; linear between points.
+    Cdf { points: Vec<[f64; 2]> },
+}
+
+impl SizeDist {
+    /// The mean flow size, bytes (before rounding up to whole bytes).
+    pub fn mean(&self) -> f64 {
+        match self {
+            SizeDist::Fixed { size } => size.get() as f64,
+            SizeDist::Exponential { mean } | SizeDist::Pareto { mean, .. } => mean.get() as f64,
+            SizeDist::Lognormal { median, sigma } => median.get() as f64 * (sigma * sigma / 2.0).exp(),
+            SizeDist::Cdf { points } => {
+                // an atom at the first point below its probability, then trapezoids
+                let mut m = points[0][0] * points[0][1];
+                for w in points.windows(2) {
+                    m += (w[1][1] - w[0][1]) * (w[0][0] + w[1][0]) / 2.0;
+                }
+                m
+            }
+        }
+    }
+
+    /// One size, bytes: at least 1, at most `MAX_FLOW_BYTES`.
+    pub fn sample(&self, rng: &mut Rng) -> u64 {
+        let x = match self {
+            SizeDist::Fixed { size } => return size.get().clamp(1, MAX_FLOW_BYTES),
+            SizeDist::Exponential { mean } => -(mean.get() as f64) * (1.0 - rng.next_f64()).ln(),
+            SizeDist::Pareto { mean, shape } => {
+                let xm = mean.get() as f64 * (shape - 1.0) / shape;
+                xm / (1.0 - rng.next_f64()).powf(1.0 / shape)
+            }
+            SizeDist::Lognormal { median, sigma } => median.get() as f64 * (sigma * normal(rng)).exp(),
+            SizeDist::Cdf { points } => quantile(points, rng.next_f64()),
+        };
+        if x.is_finite() {
+            (x.ceil() as u64).clamp(1, MAX_FLOW_BYTES)
+        } else {
+            MAX_FLOW_BYTES
+        }
+    }
+
+    pub fn problems(&self, path: &str, out: &mut Vec<Problem>) {
+        let bad = |field: &str, msg: String| Problem::new(format!("{path}.{field}"), msg);
+        match self {
+            SizeDist::Fixed { size: b } | SizeDist::Exponential { mean: b } | SizeDist::Pareto { mean: b, .. } | SizeDist::Lognormal { median: b, .. }
+                if b.get() == 0 || b.get() > MAX_FLOW_BYTES =>
+            {
+                let field = match self {
+                    SizeDist::Fixed { .. } => "size",
+                    SizeDist::Lognormal { .. } => "median",
+                    _ => "mean",
+                };
+                out.push(bad(field, format!("must be in [1B, {}GB]", MAX_FLOW_BYTES / 1_000_000_000)));
+            }
+            SizeDist::Pareto { shape, .. } if !(*shape > 1.0 && *shape <= 100.0) => {
+                out.push(bad("shape", format!("must be in (1, 100]: at 1 or below the mean is infinite (got {shape})")));
+            }
+            SizeDist::Lognormal { sigma, .. } if !(*sigma >= 0.0 && *sigma <= 10.0) => {
+                out.push(bad("sigma", format!("must be in [0, 10] (got {sigma})")));
+            }
+            SizeDist::Cdf { points } => cdf_problems(points, &format!("{path}.points"), out),
+            _ => {}
+        }
+    }
+}
+
+fn cdf_problems(points: &[[f64; 2]], path: &str, out: &mut Vec<Problem>) {
+    if points.len() < 2 {
+        out.push(Problem::new(path, "a CDF needs at least two (bytes, probability) points"));
+        return;
+    }
+    for (i, w) in points.windows(2).enumerate() {
+        let ([x0, p0], [x1, p1]) = (w[0], w[1]);
+        if x1 < x0 || p1 < p0 {
+            out.push(Problem::new(format!("{path}[{}]", i + 1), format!("a CDF is non-decreasing: ({x1}, {p1}) follows ({x0}, {p0}); sort the points by size")));
+            return;
+        }
+    }
+    for (i, &[x, p]) in points.iter().enumerate() {
+        if !(x.is_finite() && (0.0..=MAX_FLOW_BYTES as f64).contains(&x)) || !(0.0..=1.0).contains(&p) {
+            out.push(Problem::new(format!("{path}[{i}]"), format!("({x}, {p}): sizes are in [0, {MAX_FLOW_BYTES}] bytes and probabilities in [0, 1]")));
+            return;
+        }
+    }
+    let last = points[points.len() - 1][1];
+    if (last - 1.0).abs() > 1e-9 {
+        out.push(Problem::new(format!("{path}[{}]", points.len() - 1), format!("a CDF reaches 1 at its last point (got {last}); add the largest size with probability 1")));
+    }
+    if points[points.len() - 1][0] < 1.0 {
+        out.push(Problem::new(path.to_string(), "every size would be 0 bytes: a flow sends at least 1 B"));
+    }
+}
+
+/// The inverse of a piecewise-linear CDF at `u` in [0, 1).
+fn quantile(points: &[[f64; 2]], u: f64) -> f64 {
+    let i = points.partition_point(|p| p[1] < u);
+    if i == 0 {
+        return points[0][0];
+    }
+    if i >= points.len() {
+        return points[points.len() - 1][0];
+    }
+    let ([x0, p0], [x1, p1]) = (points[i - 1], points[i]);
+    if p1 <= p0 {
+        x1
+    } else {
+        x0 + (x1 - x0) * (u - p0) / (p1 - p0)
+    }
+}
+
+/// A standard normal sample (Box-Muller, one of the pair).
+fn normal(rng: &mut Rng) -> f64 {
+    let u1 = 1.0 - rng.next_f64(); // (0, 1]
+    let u2 = rng.next_f64();
+    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// A group of finite flows arriving as a Poisson process.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ArrivalSpec {
+    /// The flows are named `<name>.<k>` in arrival order.
+    pub name: String,
+    /// (source, destination) host pairs; each arrival picks one uniformly.
+    pub pairs: Vec<[HostRef; 2]>,
+    /// As `FlowSpec::reverse` (a dumbbell's pairs given by indices).
+    #[serde(default)]
+    pub reverse: bool,
+    pub cc: CcConfig,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    /// Offered load of `link`: lambda = load x its rate / (8 x the mean size).
+    pub load: f64,
+    /// The link the load is of, by name (`A->B`, `R1->R2`).
+    pub link: String,
+    pub sizes: SizeDist,
+    /// Arrivals in [start, stop); `stop` = the end of the run if none.
+    #[serde(default)]
+    pub start: Time,
+    #[serde(default)]
+    pub stop: Option<Time>,
+    #[serde(default)]
+    pub dscp: u8,
+    #[serde(default)]
+    pub port: u16,
+}
+
+impl ArrivalSpec {
+    /// Arrivals per second at a link of `rate_bps`.
+    pub fn rate_per_s(&self, rate_bps: u64) -> f64 {
+        self.load * rate_bps as f64 / (8.0 * self.sizes.mean())
+    }
+
+    /// The flows of this group, from `rng`: starts in [start, stop), at most `max` of them
+    /// (`None` if more would arrive).
+    pub fn expand(&self, rate_bps: u64, stop: Time, rng: &mut Rng, max: usize) -> Option<Vec<FlowSpec>> {
+        let lambda = self.rate_per_s(rate_bps);
+        let mut out = Vec::new();
+        let mut t = self.start.ns() as f64;
+        loop {
+            t += -(1.0 - rng.next_f64()).ln() / lambda * 1e9;
+            if !(t < stop.ns() as f64) {
+                return Some(out);
+            }
+            if out.len() == max {
+                return None;
+            }
+            let [src, dst] = self.pairs[rng.range_inclusive(0, self.pairs.len() as u64 - 1) as usize].clone();
+            let size = self.sizes.sample(rng);
+            out.push(FlowSpec {
+                name: format!("{}.{}", self.name, out.len()),
+                src,
+                dst,
+                reverse: self.reverse,
+                cc: self.cc.clone(),
+                tcp: self.tcp.clone(),
+                start: StartSpec::Fixed { at: Time::from_ns(t as u64) },
+                stop: None,
+                size: Some(Bytes::new(size)),
+                dscp: self.dscp,
+                port: self.port,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::StreamKind;
+
+    fn websearch() -> SizeDist {
+        let p = [(0.0, 0.0), (10e3, 0.15), (20e3, 0.2), (30e3, 0.3), (50e3, 0.4), (80e3, 0.53), (200e3, 0.6), (1e6, 0.7), (2e6, 0.8), (5e6, 0.9), (10e6, 0.97), (30e6, 1.0)];
+        SizeDist::Cdf { points: p.iter().map(|&(x, p)| [x, p]).collect() }
+    }
+
+    /// Each distribution's sample mean is within 4 standard errors of its stated mean.
+    #[test]
+    fn sample_means_match_the_closed_forms() {
+        let dists = [
+            SizeDist::Fixed { size: Bytes::new(1000) },
+            SizeDist::Exponential { mean: Bytes::new(100_000) },
+            SizeDist::Pareto { mean: Bytes::new(100_000), shape: 2.5 },
+            SizeDist::Lognormal { median: Bytes::new(10_000), sigma: 1.0 },
+            websearch(),
+        ];
+        for d in &dists {
+            let mut rng = Rng::stream(7, StreamKind::Flow, 3);
+            let n = 400_000;
+            let xs: Vec<f64> = (0..n).map(|_| d.sample(&mut rng) as f64).collect();
+            let m = xs.iter().sum::<f64>() / n as f64;
+            let sd = (xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1) as f64).sqrt();
+            let se = sd / (n as f64).sqrt();
+            // rounding up adds half a byte on average
+            assert!((m - d.mean() - 0.5).abs() <= 4.0 * se + 0.5, "{d:?}: sample mean {m}, closed form {} (se {se})", d.mean());
+        }
+        // 0.15 x 5 kB + 0.05 x 15 kB + ... + 0.03 x 20 MB, the trapezoids of the points
+        assert!((websearch().mean() - 1_711_250.0).abs() < 1e-6, "{}", websearch().mean());
+    }
+
+    /// The empirical CDF is reproduced at its points (Kolmogorov distance of 200,000 samples).
+    #[test]
+    fn cdf_samples_follow_the_points() {
+        let d = websearch();
+        let SizeDist::Cdf { points } = &d else { unreachable!() };
+        let mut rng = Rng::stream(1, StreamKind::Flow, 0);
+        let n = 200_000;
+        let mut xs: Vec<u64> = (0..n).map(|_| d.sample(&mut rng)).collect();
+        xs.sort_unstable();
+        for &[x, p] in points {
+            let below = xs.partition_point(|&v| (v as f64) <= x) as f64 / n as f64;
+            assert!((below - p).abs() < 0.005, "P(S <= {x}) = {below}, CDF {p}");
+        }
+        assert!((quantile(points, 0.15) - 10e3).abs() < 1e-6);
+        assert!((quantile(points, 0.175) - 15e3).abs() < 1e-6);
+    }
+
+    #[test]
+    fn bad_cdfs_name_the_point() {
+        let mut out = Vec::new();
+        SizeDist::Cdf { points: vec![[0.0, 0.0], [100.0, 0.5], [50.0, 0.6], [200.0, 1.0]] }.problems("sizes", &mut out);
+        assert_eq!(out[0].field, "sizes.points[2]");
+        out.clear();
+        SizeDist::Cdf { points: vec![[0.0, 0.0], [100.0, 0.9]] }.problems("sizes", &mut out);
+        assert!(out[0].message.contains("reaches 1"), "{:?}", out);
+        out.clear();
+        SizeDist::Pareto { mean: Bytes::new(1000), shape: 1.0 }.problems("sizes", &mut out);
+        assert_eq!(out[0].field, "sizes.shape");
+    }
+}

@@ -1,0 +1,117 @@
+//! Finite flows and their completion times: a lone flow that fits in its initial window
+//! completes exactly at its ideal FCT (`metrics::fct`), to the nanosecond, on one bottleneck and
+//! on a path of several; larger lone flows take longer (slow start); Poisson arrivals at a load
+//! arrive as often as the load says and carry it; every completed flow of every run has a
+//! slowdown of at least 1 (the engine checks it on every run).
+
+use crosslayer_core::spec::ScenarioSpec;
+use crosslayer_core::{run, RunResult};
+use serde_json::{json, Value as Json};
+
+const MS: u64 = 1_000_000;
+const S: u64 = 1_000_000_000;
+
+/// Hosts S and D joined by a chain of `routers` routers; host links 100 Mb/s 1 ms, the
+/// routers' links `rate` and 10 ms, DropTail `limit` packets.
+fn chain(routers: usize, rate: u64, limit: u32) -> Json {
+    let dt = |n: u32| json!({"kind": "droptail", "limit_pkts": n});
+    let names: Vec<String> = (1..=routers).map(|i| format!("R{i}")).collect();
+    let mut nodes = vec![json!({"name": "S", "host": true}), json!({"name": "D", "host": true})];
+    nodes.extend(names.iter().map(|r| json!({"name": r})));
+    let mut hops = vec![("S".to_string(), names[0].clone(), 100_000_000u64, MS, dt(1000))];
+    for w in names.windows(2) {
+        hops.push((w[0].clone(), w[1].clone(), rate, 10 * MS, dt(limit)));
+    }
+    hops.push((names[routers - 1].clone(), "D".to_string(), 100_000_000, MS, dt(1000)));
+    let links: Vec<Json> = hops
+        .iter()
+        .flat_map(|(a, b, r, d, q)| [json!({"from": a, "to": b, "edge": {"rate": r, "delay": d, "qdisc": q}}), json!({"from": b, "to": a, "edge": {"rate": r, "delay": d, "qdisc": q}})])
+        .collect();
+    json!({"kind": "graph", "nodes": nodes, "links": links})
+}
+
+fn spec(topology: Json, flows: Vec<Json>, arrivals: Vec<Json>, duration_s: u64) -> ScenarioSpec {
+    serde_json::from_value(json!({"seed": 3, "duration": duration_s * S, "topology": topology, "flows": flows, "arrivals": arrivals})).expect("an engine spec")
+}
+
+fn finite(name: &str, size: u64, cc: &str) -> Json {
+    json!({"name": name, "src": "S", "dst": "D", "cc": {"kind": cc}, "start": {"kind": "fixed", "at": 0}, "size": size})
+}
+
+fn col(r: &RunResult, c: &str) -> Vec<f64> {
+    r.flows.f64s(c).to_vec()
+}
+
+#[test]
+fn a_lone_flow_within_its_initial_window_completes_at_its_ideal_fct_to_the_nanosecond() {
+    // 1 B, one segment, one byte more than a segment, ten full segments (the initial window)
+    for routers in [2, 4] {
+        for (size, cc) in [(1u64, "cubic"), (1000, "reno"), (1448, "cubic"), (1449, "cubic"), (14_480, "bbr"), (14_480, "dctcp")] {
+            let r = run(spec(chain(routers, 10_000_000, 100), vec![finite("f", size, cc)], vec![], 5)).expect("run");
+            let (fct, ideal) = (col(&r, "fct_s")[0], col(&r, "ideal_fct_s")[0]);
+            assert_eq!((fct * 1e9).round(), (ideal * 1e9).round(), "{routers} routers, {size} B {cc}: fct {fct}, ideal {ideal}");
+            assert_eq!(r.flows.u64s("bytes_left")[0], 0);
+            assert_eq!(r.flows.u64s("size_bytes")[0], size);
+        }
+    }
+    // by hand for one segment over S-R1-R2-D (12 ms one way): SYN and SYN-ACK (about 60 B:
+    // 4.8 us at 100 Mb/s, 48 us at 10 Mb/s) take 24.12 ms; then the handshake ACK and the 1500 B
+    // segment: 0.12 ms onto the first link, 1.2 ms at 10 Mb/s, 0.12 ms onto D's link, 12 ms
+    let r = run(spec(chain(2, 10_000_000, 100), vec![finite("f", 1448, "cubic")], vec![], 5)).expect("run");
+    let ideal = col(&r, "ideal_fct_s")[0];
+    assert!(ideal > 0.03750 && ideal < 0.03760, "{ideal}");
+}
+
+#[test]
+fn a_lone_flow_beyond_its_initial_window_waits_for_slow_start() {
+    let r = run(spec(chain(2, 10_000_000, 100), vec![finite("f", 1_000_000, "cubic")], vec![], 10)).expect("run");
+    let (fct, ideal, slowdown) = (col(&r, "fct_s")[0], col(&r, "ideal_fct_s")[0], col(&r, "slowdown")[0]);
+    assert!(slowdown > 1.0 && fct > ideal, "fct {fct} ideal {ideal}");
+    // 1 MB at 10 Mb/s is 0.83 s of serialization: the ideal holds it and the handshake
+    assert!(ideal > 0.83 && ideal < 0.9, "{ideal}");
+}
+
+#[test]
+fn an_unfinished_flow_reports_the_bytes_it_lacked() {
+    let r = run(spec(chain(2, 10_000_000, 100), vec![finite("f", 100_000_000, "cubic")], vec![], 2)).expect("run");
+    assert!(col(&r, "fct_s")[0].is_nan() && col(&r, "slowdown")[0].is_nan());
+    let left = r.flows.u64s("bytes_left")[0];
+    assert!(left > 97_000_000 && left < 100_000_000, "{left}");
+}
+
+/// Poisson arrivals of fixed-size flows at load 0.5 of a 10 Mb/s link over 400 s: lambda = 0.5 x
+/// 10 Mb/s / (8 x 50 kB) = 12.5 per second.
+#[test]
+fn poisson_arrivals_come_at_the_rate_the_load_sets_and_carry_the_load() {
+    let arrivals = vec![json!({"name": "web", "pairs": [["S", "D"]], "cc": {"kind": "cubic"}, "load": 0.5, "link": "R1->R2",
+                               "sizes": {"kind": "fixed", "size": 50_000}})];
+    let r = run(spec(chain(2, 10_000_000, 100), vec![], arrivals, 400)).expect("run");
+    let n = r.flows.rows() as f64;
+    let expect = 12.5 * 400.0;
+    assert!((n - expect).abs() < 3.0 * expect.sqrt(), "{n} arrivals, expected {expect} +- {}", 3.0 * expect.sqrt());
+    let starts = col(&r, "start_s");
+    assert!(starts.windows(2).all(|w| w[0] <= w[1]) && starts[0] >= 0.0 && *starts.last().unwrap() < 400.0);
+    // the payload delivered over the link, per second of the run, is the load (the last
+    // flows' unfinished bytes aside)
+    let delivered: f64 = r.flows.u64s("size_bytes").iter().zip(r.flows.u64s("bytes_left")).map(|(s, l)| (s - l) as f64).sum();
+    let load = delivered * 8.0 / (10e6 * 400.0);
+    assert!((load - 0.5).abs() < 0.05 * 0.5, "achieved load {load}");
+    let slowdowns: Vec<f64> = col(&r, "slowdown").into_iter().filter(|s| !s.is_nan()).collect();
+    assert!(slowdowns.len() as f64 > 0.99 * n && slowdowns.iter().all(|&s| s >= 1.0));
+}
+
+/// Web-search sizes at load 0.6: every completed flow's slowdown is at least 1 (also checked
+/// by the engine after every run), and the largest flows' is above the small ones'.
+#[test]
+fn web_search_flows_at_load_0_6_complete_with_slowdowns_of_at_least_1() {
+    let p = [(0.0, 0.0), (10e3, 0.15), (20e3, 0.2), (30e3, 0.3), (50e3, 0.4), (80e3, 0.53), (200e3, 0.6), (1e6, 0.7), (2e6, 0.8), (5e6, 0.9), (10e6, 0.97), (30e6, 1.0)];
+    let points: Vec<[f64; 2]> = p.iter().map(|&(x, p)| [x, p]).collect();
+    let arrivals = vec![json!({"name": "web", "pairs": [["S", "D"]], "cc": {"kind": "dctcp"}, "tcp": {"ecn": true}, "load": 0.6, "link": "R1->R2",
+                               "sizes": {"kind": "cdf", "points": points}, "stop": 50 * S})];
+    let mut s = spec(chain(2, 100_000_000, 1000), vec![], arrivals, 60);
+    s.seed = 5;
+    let r = run(s).expect("run");
+    let slow = col(&r, "slowdown");
+    let done: Vec<f64> = slow.iter().copied().filter(|s| !s.is_nan()).collect();
+    assert!(done.len() > 200 && done.iter().all(|&s| s >= 1.0), "{} completed", done.len());
+}
