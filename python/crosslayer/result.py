@@ -224,6 +224,14 @@ class Result:
             raise LookupError(f"expected one bottleneck queue, found {len(rows)}")
         return rows.iloc[0]
 
+    @property
+    def fct(self) -> pd.DataFrame:
+        """The finite flows and their completion times (:func:`crosslayer.analysis.fct`): size,
+        FCT, ideal FCT, slowdown, retransmissions, timeouts, bytes left, completed."""
+        from crosslayer.analysis import fct
+
+        return fct(self.flows)
+
     def busiest_links(self, n: int = 3) -> pd.DataFrame:
         """The ``n`` links with the highest utilization (link, role, utilization, drop ratio,
         mean queue), busiest first."""
@@ -267,6 +275,7 @@ class Result:
                     "zero_goodput_flows": int((self.flows["goodput_bps"] == 0).sum()),
                     "max_host_bottleneck_drop_share": float(self.hosts["bottleneck_drop_share"].max()) if len(self.hosts) else None,
                 },
+                "fct": self._fct_aggregates(),
                 "busiest_links": [{"link": r.link, "utilization": r.utilization, "drop_ratio": r.drop_ratio} for r in self.busiest_links().itertuples()],
                 "bottleneck": {
                     "link": b["link"],
@@ -282,6 +291,22 @@ class Result:
             }
         )
         return aggregates
+
+    def _fct_aggregates(self) -> dict[str, Any] | None:
+        """Finite flows: how many, how many completed, their slowdown (mean, p50, p99); None
+        without finite flows."""
+        f = self.fct
+        if not len(f):
+            return None
+        s = f.loc[f["completed"], "slowdown"]
+        return {
+            "flows": len(f),
+            "completed": int(f["completed"].sum()),
+            "slowdown_mean": float(s.mean()) if len(s) else None,
+            "slowdown_p50": float(s.quantile(0.5)) if len(s) else None,
+            "slowdown_p99": float(s.quantile(0.99)) if len(s) else None,
+            "fct_mean_s": float(f.loc[f["completed"], "fct_s"].mean()) if len(s) else None,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """Everything as plain Python: summary, tables as column dicts, scenario as JSON-ready dict."""

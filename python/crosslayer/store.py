@@ -53,6 +53,8 @@ if TYPE_CHECKING:
 __all__ = ["TABLES", "Claim", "DiskFullError", "Store", "StoreError", "differences", "folder_kind", "git_commit"]
 
 TABLES: Final = ("runs", "flows", "queues", "series", "udp", "cwnd")
+FCT_SQL_COLUMNS: Final = "key, name, src, dst, cc, start_s, size_bytes, fct_s, ideal_fct_s, slowdown, retransmits, timeouts, bytes_left"
+"""Columns of the SQL view ``fct`` (the finite flows of ``flows``, and ``completed``)."""
 """The datasets of a store; ``runs`` marks a stored run."""
 
 _KEY: Final = re.compile(r"^[0-9a-f]{20}$")
@@ -346,6 +348,13 @@ class Store:
     def flows(self) -> pd.DataFrame:
         return self.table("flows")
 
+    def fct(self) -> pd.DataFrame:
+        """The finite flows of every stored run with their completion times
+        (:func:`crosslayer.analysis.fct`), keyed by run; the SQL view ``fct`` holds the same."""
+        from crosslayer.analysis import fct
+
+        return fct(self.flows())
+
     def queues(self) -> pd.DataFrame:
         return self.table("queues")
 
@@ -403,7 +412,8 @@ class Store:
 
     def query(self, sql: str, *, write_dir: str | Path | None = None) -> pd.DataFrame:
         """Run SQL over the store with DuckDB: the tables are views ``runs``, ``flows``,
-        ``queues``, ``series``, ``udp`` and ``cwnd`` (only of completely stored runs).
+        ``queues``, ``series``, ``udp`` and ``cwnd`` (only of completely stored runs), and
+        ``fct``: the finite flows of ``flows`` with their completion times and ``completed``.
 
         The connection reads the store's files and nothing else: file access beyond them is
         disabled (no ``read_text('/etc/passwd')``, no ``COPY ... TO``, no ``ATTACH``), extensions
@@ -422,6 +432,11 @@ class Store:
                 allowed += files
             else:
                 con.execute(f"CREATE VIEW {name} AS SELECT NULL::VARCHAR AS key WHERE false")
+        flow_columns = {row[0] for row in con.execute("DESCRIBE flows").fetchall()}
+        if {"size_bytes", "fct_s"} <= flow_columns:
+            con.execute(f"CREATE VIEW fct AS SELECT {FCT_SQL_COLUMNS}, NOT isnan(fct_s) AS completed FROM flows WHERE size_bytes > 0")
+        else:  # a store of runs from before finite flows
+            con.execute("CREATE VIEW fct AS SELECT NULL::VARCHAR AS key WHERE false")
         con.execute("SET allowed_paths = $1", [allowed])
         if write_dir is not None:
             con.execute("SET allowed_directories = $1", [[str(Path(write_dir).resolve())]])

@@ -199,6 +199,7 @@ impl Sim {
             }
             let mut receiver = Receiver::new(i as u32, dst, src, &f.tcp);
             receiver.dctcp_echo = sender.cc.needs_ecn();
+            receiver.ect = sender.control_ecn();
             (sender.dscp, sender.port, receiver.dscp, receiver.port) = (f.dscp, f.port, f.dscp, f.port);
             flows.push(Flow {
                 name: f.name.clone(),

@@ -88,6 +88,7 @@ def _summary_table(agg: dict[str, Any], out: Path) -> Table:
         ("utilization", f"{_num(q['utilization'], 2, 100)} %"),
         ("busiest links", "\n".join(f"{b['link']}: {_num(b['utilization'], 1, 100)} % busy, {_num(b['drop_ratio'], 3, 100)} % dropped" for b in agg["busiest_links"])),
         *_lockout_rows(agg),
+        *_fct_rows(agg),
         ("simulated / measured, s", f"{_num(agg['sim_s'], 1)} / {_num(agg['measured_s'], 1)}"),
         ("wall time, s", _num(agg["wall_s"], 3)),
         ("events", f"{agg['events']:,}  ({_num(agg['events_per_wall_s'], 0)} per wall-s)"),
@@ -101,6 +102,16 @@ def _summary_table(agg: dict[str, Any], out: Path) -> Table:
     for key, value in rows:
         table.add_row(key, value)
     return table
+
+
+def _fct_rows(agg: dict[str, Any]) -> list[tuple[str, str]]:
+    f = agg.get("fct")
+    if not f:
+        return []
+    return [
+        ("finite flows", f"{f['completed']:,} of {f['flows']:,} completed (the fct table has each; bytes_left the rest)"),
+        ("slowdown (FCT / ideal)", f"mean {_num(f['slowdown_mean'], 2)}, median {_num(f['slowdown_p50'], 2)}, p99 {_num(f['slowdown_p99'], 2)}"),
+    ]
 
 
 LOCKOUT_SHARE = 0.95

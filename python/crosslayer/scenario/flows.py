@@ -138,6 +138,9 @@ class FlowGroup(_Model):
     start: Start = FixedStart(at=0)
     stop: Duration | None = None
     """Time the sender stops sending new data; unset: runs to the end."""
+    size: Size | None = None
+    """Payload bytes of each flow: a finite transfer that completes when its last byte is
+    delivered (its completion time is in the fct table); unset: a bulk transfer."""
     tcp: TcpConfig | None = None
     """Overrides of the scenario's [tcp] for this group: only the fields given here apply."""
     dscp: Dscp = 0

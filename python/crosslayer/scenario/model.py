@@ -46,6 +46,7 @@ from crosslayer.scenario.flows import (
     group_pairs,
 )
 from crosslayer.scenario.topology import Dumbbell, Graph, PresetTopology, Topology, expand
+from crosslayer.scenario.workload import ArrivalGroup
 from crosslayer.units import (
     format_duration,
     format_size,
@@ -106,6 +107,8 @@ class Scenario(_Model):
     flows: list[FlowGroup] = []
     udp: list[UdpGroup] = []
     """Unresponsive constant-bit-rate flows."""
+    arrivals: list[ArrivalGroup] = []
+    """Finite TCP flows arriving as Poisson processes (their completion times: the fct table)."""
     pcap: Pcap | None = None
     """Packet capture (none by default)."""
 
@@ -179,8 +182,8 @@ class Scenario(_Model):
             shown = ", ".join(links[:12]) + (", ..." if len(links) > 12 else "")
             choices = '"bottleneck", "reverse"' if len(named) == 2 else '"bottleneck"'
             out.append((("series_queue",), f"no such queue: {choices} or a link name ({shown}) (got {show(self.series_queue)})"))
-        if not self.flows and not self.udp:
-            out.append((("flows",), 'needs at least one [[flows]] group, e.g. src = "N1", dst = "N4", cc = "cubic" (or a [[udp]] group)'))
+        if not self.flows and not self.udp and not self.arrivals:
+            out.append((("flows",), 'needs at least one [[flows]] group, e.g. src = "N1", dst = "N4", cc = "cubic" (or a [[udp]] or [[arrivals]] group)'))
         flows = self.flow_count()
         if flows > MAX_FLOWS:
             counts = " + ".join(f"{len(g.src)} x {len(g.dst)} x {g.per_pair}" if g.pairs == "all" else f"{_pair_count(g)} pairs x {g.per_pair}" for g in [*self.flows, *self.udp])
@@ -190,6 +193,17 @@ class Scenario(_Model):
             out += [(("flows", i, *loc), msg) for loc, msg in self._group_problems(group)]
         for i, udp in enumerate(self.udp):
             out += [(("udp", i, *loc), msg) for loc, msg in self._udp_problems(udp)]
+        expected = float(flows)
+        for i, group in enumerate(self.arrivals):
+            problems = self._arrival_problems(group)
+            out += [(("arrivals", i, *loc), msg) for loc, msg in problems]
+            if not problems:
+                n = self.expected_arrivals(group)
+                expected += n
+                if expected + 6 * expected**0.5 > MAX_FLOWS:
+                    out.append(
+                        (("arrivals", i, "load"), f"about {n:,.0f} flows would arrive; a run holds at most {MAX_FLOWS:,} flows: shorten the arrivals (stop) or lower the load")
+                    )
         if self.pcap is not None:
             out += [(("pcap", *loc), msg) for loc, msg in self._pcap_problems(self.pcap)]
         rows, limit = self.trace_rows(), self.limits.max_trace_rows
@@ -235,6 +249,44 @@ class Scenario(_Model):
                     verb = "sends" if point[1] else "delivers"
                     out.append(((), f"what {point[0]} {verb} would be in two files ({points[point]}.pcap and {name}.pcap): capture it once"))
                 points.setdefault(point, name)
+        return out
+
+    def arrival_link(self, group: ArrivalGroup) -> str:
+        """The link an arrival group's load is of, by name."""
+        if group.link != "bottleneck":
+            return group.link
+        return "A->B" if isinstance(self.topology, Dumbbell) else self.bottleneck_link()
+
+    def expected_arrivals(self, group: ArrivalGroup) -> float:
+        """How many flows a group's Poisson process brings on average."""
+        rate = self.link_rate(self.arrival_link(group))
+        span = (min(group.stop or self.duration, self.duration) - group.start) / 1e9
+        return group.load * rate / (8 * group.sizes.mean_bytes()) * span
+
+    def _arrival_problems(self, group: ArrivalGroup) -> list[tuple[Loc, str]]:
+        out = self._endpoint_problems(group)  # type: ignore[arg-type]
+        duration = format_duration(self.duration)
+        if not 0 < group.load < 1:
+            out.append(
+                (
+                    ("load",),
+                    f"must be in (0, 1) (got {group.load}): at a load of 1 or more flows arrive faster than the link carries them, "
+                    "and the backlog and the open flows grow until the run ends",
+                )
+            )
+        links = self.link_names()
+        shown = ", ".join(links[:12]) + (", ..." if len(links) > 12 else "")
+        if group.link != "bottleneck" and group.link not in links:
+            out.append((("link",), f"no link {show(group.link)}: \"bottleneck\" or a link name ({shown})"))
+        elif not out and self.arrival_link(group) not in links:
+            out.append((("link",), f"this topology names no bottleneck and has no bulk flows to find one: name the link, one of {shown}"))
+        if group.start >= self.duration:
+            out.append((("start",), f"must be before duration ({duration}) {_got(group.start)}"))
+        if group.stop is not None and not group.start < group.stop <= self.duration:
+            out.append((("stop",), f"must be in ({format_duration(group.start)}, duration = {duration}] {_got(group.stop)}; omit it to run to the end"))
+        if group.tcp is not None:
+            inherited = self.tcp.problems()
+            out += [(("tcp", *p[0]), p[1]) for p in self.tcp_for(group).problems() if p not in inherited]  # type: ignore[arg-type]
         return out
 
     def _udp_problems(self, group: UdpGroup) -> list[tuple[Loc, str]]:
@@ -437,7 +489,18 @@ class Scenario(_Model):
 
     @functools.cached_property
     def _plan(self) -> dict[str, Any]:
-        return dict(json.loads(engine().plan_json(json.dumps(self.to_engine_spec()))))
+        # without the arrival groups: their link may be "bottleneck", which this plan names
+        spec = {k: v for k, v in self.to_engine_spec(arrivals=False).items()}
+        if not spec["flows"] and not spec["udp"]:
+            return {"links": [], "flows": [], "udp": []}
+        return dict(json.loads(engine().plan_json(json.dumps(spec))))
+
+    def link_rate(self, name: str) -> int:
+        """The rate of a link (bit/s), by name; 0 if there is none."""
+        for link in self.graph["links"]:
+            if f"{link['from']}->{link['to']}" == name:
+                return int(link["edge"]["rate"])
+        return 0
 
     def plan(self) -> dict[str, Any]:
         """The engine's plan: every flow's ``route``, ``ack_route`` and ``bottleneck`` (link
@@ -525,7 +588,32 @@ class Scenario(_Model):
         """All UDP flows in engine order, as :meth:`expand_flows`."""
         return list(self._expand(self.udp, "udp"))
 
-    def to_engine_spec(self) -> dict[str, Any]:
+    def _arrival_spec(self, i: int, group: ArrivalGroup) -> dict[str, Any]:
+        reverse = self.is_reverse(group)  # type: ignore[arg-type]
+        pairs: list[list[int | str]] = []
+        if isinstance(self.topology, Dumbbell):
+            senders = {h.name: k for k, h in enumerate(self.topology.senders)}
+            receivers = {h.name: k for k, h in enumerate(self.topology.receivers)}
+            src_index, dst_index = (receivers, senders) if reverse else (senders, receivers)
+            pairs = [[src_index[a], dst_index[b]] for a, b in group_pairs(group)]  # type: ignore[arg-type]
+        else:
+            pairs = [[a, b] for a, b in group_pairs(group)]  # type: ignore[arg-type]
+        return {
+            "name": group.name or f"arrivals{i}",
+            "pairs": pairs,
+            "reverse": reverse,
+            "cc": group.cc.engine_spec(),
+            "tcp": self.tcp_for(group).engine_spec(),  # type: ignore[arg-type]
+            "load": group.load,
+            "link": self.arrival_link(group),
+            "sizes": group.sizes.engine_spec(),
+            "start": group.start,
+            "stop": group.stop,
+            "dscp": group.dscp,
+            "port": group.port,
+        }
+
+    def to_engine_spec(self, arrivals: bool = True) -> dict[str, Any]:
         """The engine spec (docs/design.md "Engine interface"): JSON-ready, SI integers."""
         flows = []
         for flow in self.expand_flows():
@@ -542,6 +630,7 @@ class Scenario(_Model):
                     "stop": group.stop,
                     "dscp": group.dscp,
                     "port": group.port,
+                    **({"size": group.size} if group.size is not None else {}),
                 }
             )
         udp: list[dict[str, Any]] = []
@@ -575,6 +664,8 @@ class Scenario(_Model):
             "flows": flows,
             "udp": udp,
         }
+        if self.arrivals and arrivals:
+            spec["arrivals"] = [self._arrival_spec(i, g) for i, g in enumerate(self.arrivals)]
         if self.pcap is not None:
             spec["pcap"] = {"links": self.pcap.links, "hosts": self.pcap.hosts, "snaplen": self.pcap.snaplen, "max_bytes": self.pcap.max_bytes}
         return spec

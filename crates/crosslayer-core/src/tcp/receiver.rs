@@ -95,6 +95,9 @@ pub struct Receiver {
     ece_pending: bool,
     /// DCTCP's echo (RFC 8257 section 3.2): ECE = the CE mark of the last segment received.
     pub dctcp_echo: bool,
+    /// Codepoint of its SYN-ACK and ACKs: the sender's control codepoint (`Sender::control_ecn`:
+    /// both ends run the flow's congestion control, so with DCTCP they are ECN-capable too).
+    pub ect: Ecn,
     /// TSval to echo in the next ACK.
     ts_echo: Time,
     /// The cumulative ACK of the last ACK sent (`u64::MAX`: none yet).
@@ -130,6 +133,7 @@ impl Receiver {
             quickack: if cfg.profile == crate::tcp::Profile::Linux { cfg.quickack() } else { 0 },
             ece_pending: false,
             dctcp_echo: false,
+            ect: Ecn::NotEct,
             ts_echo: Time::ZERO,
             last_ack: u64::MAX,
             fin_seq: None,
@@ -157,7 +161,7 @@ impl Receiver {
     /// A SYN arrived: answer with a SYN-ACK (every SYN, duplicates included, as a listener
     /// answers a retransmitted SYN), echoing its timestamp.
     pub fn on_syn(&mut self, syn: &Packet, ctx: &mut TxCtx<'_>) {
-        let p = Packet { flow: self.flow, kind: PktKind::SynAck, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: self.syn_bytes, tsval: ctx.now, tsecr: syn.tsval, ..Default::default() };
+        let p = Packet { flow: self.flow, kind: PktKind::SynAck, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: self.syn_bytes, tsval: ctx.now, tsecr: syn.tsval, ecn: self.ect, ..Default::default() };
         ctx.out.push(ctx.arena.alloc(p));
         self.counters.synacks_sent += 1;
     }
@@ -270,6 +274,7 @@ impl Receiver {
             kind: PktKind::Ack,
             dst: self.peer, src: self.node, dscp: self.dscp, port: self.port,
             ack: self.rcv_nxt,
+            ecn: self.ect,
             ece: self.ece_pending,
             tsecr: self.ts_echo,
             tsval: ctx.now,

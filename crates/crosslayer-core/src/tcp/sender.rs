@@ -43,7 +43,13 @@
 //!   order under the slow-starting cwnd until the ACK passes the highest segment sent before the
 //!   timeout (which with SACK off is go-back-N, Tahoe's behaviour after a timeout).
 //! * ECN, RFC 3168 section 6.1.2: on ECN-Echo, reduce as for a loss at most once per window, set
-//!   CWR on the next new segment; data is sent ECT(0), retransmissions Not-ECT.
+//!   CWR on the next new segment; data is sent ECT(0), retransmissions Not-ECT. A congestion
+//!   control that needs ECN (DCTCP, Prague) sends every packet ECN-capable - SYN, the
+//!   handshake's ACK and retransmissions too - as Linux does (`tcp_assign_congestion_control`
+//!   sets the socket's ECT for `TCP_CONG_NEEDS_ECN`; `tcp_ecn_send` clears it on retransmissions
+//!   and pure ACKs only for the others), so a queue marking above a threshold does not drop
+//!   them (RFC 8257 section 3 leaves control packets open; a marking switch drops Not-ECT
+//!   packets above its threshold, which would cost short flows a 1 s SYN timeout).
 //! * RTT samples (`rtt_samples`): Karn's rule on the oldest newly acknowledged (else SACKed)
 //!   segment, else the timestamp echo (Linux), or the echo of every ACK of new data (ns-3).
 //!   Timestamps also give the one-way-delay sample of each ACK (TSval - TSecr).
@@ -280,6 +286,8 @@ pub struct Sender {
     ecn: bool,
     /// The ECN-capable codepoint of data: ECT(0), or ECT(1) for L4S algorithms.
     ect: Ecn,
+    /// Every packet is ECN-capable, not only new data (the congestion control needs ECN).
+    ect_all: bool,
     /// Stamp transmissions and form delivery-rate samples (the algorithm asked for them).
     rate_sampling: bool,
     rwnd_bytes: u64,
@@ -388,6 +396,7 @@ impl Sender {
             rtt_samples: cfg.rtt_samples(),
             ecn: cfg.ecn || cc.needs_ecn(),
             ect: if cc.ect1() { Ecn::Ect1 } else { Ecn::Ect0 },
+            ect_all: cc.needs_ecn(),
             rate_sampling,
             rwnd_bytes: cfg.rwnd.map_or(u64::MAX, |r| r.get()),
             cc,
@@ -570,9 +579,19 @@ impl Sender {
     }
 
     fn send_control(&mut self, kind: PktKind, size: u32, tsecr: Time, ctx: &mut TxCtx<'_>) {
-        let p = Packet { flow: self.flow, kind, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: size, tsval: ctx.now, tsecr, ..Default::default() };
+        let p = Packet { flow: self.flow, kind, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: size, tsval: ctx.now, tsecr, ecn: self.control_ecn(), ..Default::default() };
         ctx.out.push(ctx.arena.alloc(p));
         self.counters.control_pkts += 1;
+    }
+
+    /// The codepoint of packets other than new data (SYN, pure ACKs, retransmissions):
+    /// ECN-capable when the congestion control needs ECN, else Not-ECT.
+    pub fn control_ecn(&self) -> Ecn {
+        if self.ect_all {
+            self.ect
+        } else {
+            Ecn::NotEct
+        }
     }
 
     /// The SYN-ACK arrived: the connection is established; complete the handshake and send.
@@ -1304,7 +1323,7 @@ impl Sender {
             seq: n * mss as u64,
             len_bytes: len,
             fin,
-            ecn: if self.ecn && !retx { self.ect } else { Ecn::NotEct },
+            ecn: if self.ecn && !retx { self.ect } else { self.control_ecn() },
             cwr,
             retx,
             tsval: ctx.now,

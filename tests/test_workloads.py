@@ -1,0 +1,152 @@
+"""Finite flows and Poisson arrivals from a study file: sizes on flow groups, [[arrivals]] with
+every size distribution (the shipped web-search and data-mining CDFs, CDF files), the fct table,
+its SQL view and the slowdown per size bin; every bad input named with its field and fix."""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crosslayer import run
+from crosslayer.analysis import slowdown_by_size
+from crosslayer.scenario import Scenario, ScenarioError
+from crosslayer.scenario.workload import builtin_cdf, cdf_mean
+
+ROOT = Path(__file__).resolve().parents[1]
+
+BASE: dict[str, Any] = {
+    "name": "wl",
+    "duration": "20s",
+    "topology": {
+        "bottleneck": {"rate": "100Mbps", "delay": "5ms", "qdisc": {"kind": "droptail", "limit_pkts": 200}},
+        "senders": [{"name": "N1", "rate": "1Gbps", "delay": "1ms"}, {"name": "N2", "rate": "1Gbps", "delay": "1ms"}],
+        "receivers": [{"name": "N4", "rate": "1Gbps", "delay": "1ms"}],
+    },
+    "arrivals": [{"src": ["N1", "N2"], "dst": "N4", "cc": "cubic", "load": 0.5, "sizes": "websearch", "stop": "15s"}],
+}
+
+
+def scenario(**changes: Any) -> dict[str, Any]:
+    s = copy.deepcopy(BASE)
+    for path, value in changes.items():
+        *head, last = path.split(".")
+        node: Any = s
+        for k in head:
+            node = node[int(k)] if isinstance(node, list) else node[k]
+        node[last] = value
+    return s
+
+
+def problems(data: dict[str, Any]) -> str:
+    with pytest.raises(ScenarioError) as exc:
+        Scenario.from_dict(data)
+    return str(exc.value)
+
+
+def test_the_shipped_cdfs_have_the_published_points_and_means() -> None:
+    web, mining = builtin_cdf("websearch"), builtin_cdf("datamining")
+    assert web[1] == (10_000, 0.15) and web[-1] == (30_000_000, 1.0) and len(web) == 12
+    assert mining[5] == (1100, 0.5) and mining[-1] == (1e9, 1.0) and len(mining) == 13
+    assert cdf_mean(web) == pytest.approx(1_711_250)
+    assert cdf_mean(mining) == pytest.approx(12_658_198.6)
+
+
+def test_a_flow_group_with_a_size_is_finite_and_its_fct_is_reported() -> None:
+    data = scenario()
+    del data["arrivals"]
+    data["flows"] = [{"src": "N1", "dst": "N4", "cc": "reno", "size": "10KB"}, {"src": "N2", "dst": "N4", "cc": "cubic", "size": "5MB", "start": "1s"}]
+    r = run(Scenario.from_dict(data))
+    f = r.fct
+    assert list(f["size_bytes"]) == [10_000, 5_000_000] and f["completed"].all()
+    # the 10 kB flow is alone and fits in its initial window: exactly its ideal
+    assert f["slowdown"][0] == pytest.approx(1.0, abs=1e-12)
+    assert f["slowdown"][1] > 1.0
+    agg = r.aggregates()["fct"]
+    assert agg["flows"] == 2 and agg["completed"] == 2
+
+
+def test_poisson_web_search_arrivals_come_as_often_as_the_load_says() -> None:
+    sc = Scenario.from_dict(scenario())
+    expected = sc.expected_arrivals(sc.arrivals[0])
+    assert expected == pytest.approx(0.5 * 100e6 / (8 * 1_711_250) * 15)
+    r = run(sc)
+    n = len(r.flows)
+    assert abs(n - expected) < 4 * math.sqrt(expected), (n, expected)
+    f = r.fct
+    done = f[f["completed"]]
+    assert len(done) >= 0.9 * n and (done["slowdown"] >= 1).all()
+    assert set(f["src"]) == {"N1", "N2"} and set(f["dst"]) == {"N4"}
+    bins = slowdown_by_size(f)
+    assert list(bins["size_bin"])[0] == "< 10kB" and bins["flows"].sum() == n
+
+
+@pytest.mark.parametrize(
+    "sizes",
+    [
+        "datamining",
+        "200KB",
+        {"kind": "exponential", "mean": "100KB"},
+        {"kind": "pareto", "mean": "100KB", "shape": 1.5},
+        {"kind": "lognormal", "median": "20KB", "sigma": 1.5},
+        {"kind": "cdf", "points": [[1000, 0], [1000, 0.5], [100000, 1]]},
+    ],
+)
+def test_every_size_distribution_runs(sizes: Any) -> None:
+    r = run(Scenario.from_dict(scenario(**{"arrivals.0.sizes": sizes, "duration": "5s", "arrivals.0.stop": "4s"})))
+    assert len(r.fct) > 0 and (r.fct["size_bytes"] >= 1).all()
+
+
+def test_a_cdf_file_is_read_and_its_bad_line_named(tmp_path: Path) -> None:
+    good = tmp_path / "sizes.csv"
+    good.write_text("# my sizes\nbytes,cdf\n0,0\n5000,0.5\n50000,1\n")
+    r = run(Scenario.from_dict(scenario(**{"arrivals.0.sizes": {"kind": "cdf", "file": str(good)}, "duration": "3s", "arrivals.0.stop": "2s"})))
+    assert r.fct["size_bytes"].max() <= 50_000
+    bad = tmp_path / "bad.csv"
+    bad.write_text("bytes,cdf\n0,0\n5000,half\n50000,1\n")
+    assert "line 3" in problems(scenario(**{"arrivals.0.sizes": {"kind": "cdf", "file": str(bad)}}))
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({"arrivals.0.load": 1.2}, "arrivals[0].load: must be in (0, 1)"),
+        ({"arrivals.0.load": "high"}, "arrivals[0].load"),
+        ({"arrivals.0.link": "X->Y"}, 'arrivals[0].link: no link "X->Y"'),
+        ({"arrivals.0.sizes": {"kind": "cdf", "points": [[0, 0], [100, 0.6], [50, 0.7], [200, 1]]}}, "non-decreasing"),
+        ({"arrivals.0.sizes": {"kind": "cdf", "points": [[0, 0], [100, 0.6]]}}, "reaches 1"),
+        ({"arrivals.0.sizes": {"kind": "pareto", "mean": "1MB", "shape": 0.9}}, "arrivals[0].sizes.shape: must be in (1, 100]"),
+        ({"arrivals.0.sizes": {"kind": "fixed", "size": "0B"}}, "arrivals[0].sizes.size: must be a positive size"),
+        ({"arrivals.0.sizes": {"kind": "exponential"}}, "needs mean"),
+        ({"arrivals.0.sizes": {"kind": "cdf", "file": "a.csv", "points": [[0, 0], [1, 1]]}}, "one of them"),
+        ({"arrivals.0.stop": "50s"}, "arrivals[0].stop: must be in"),
+        ({"arrivals.0.dst": "N9"}, "arrivals[0].dst[0]: unknown node"),
+        ({"arrivals.0.load": 0.99, "duration": "3600s", "arrivals.0.stop": None, "arrivals.0.sizes": "1KB"}, "a run holds at most"),
+    ],
+)
+def test_bad_arrivals_are_named(changes: dict[str, Any], expected: str) -> None:
+    data = scenario(**{k: v for k, v in changes.items() if v is not None})
+    for k, v in changes.items():
+        if v is None:
+            del data["arrivals"][0][k.split(".")[-1]]
+    assert expected in problems(data)
+
+
+def test_a_finite_size_of_zero_is_refused() -> None:
+    data = scenario()
+    del data["arrivals"]
+    data["flows"] = [{"src": "N1", "dst": "N4", "cc": "reno", "size": "0B"}]
+    assert "flows" in problems(data) and "size" in problems(data)
+
+
+def test_the_web_search_study_stores_an_fct_view(tmp_path: Path) -> None:
+    from crosslayer import run_study
+
+    store = run_study(ROOT / "studies" / "websearch-fct.toml", tmp_path / "s", overrides={"duration": "3s", "arrivals[0].stop": "2s"}, workers=1)
+    q = store.query("select count(*) as n, sum(completed::int) as done, min(slowdown) as lo from fct")
+    assert int(q["n"][0]) == len(store.fct()) > 0 and float(q["lo"][0]) >= 1.0
+    by_point = store.query("select r.arrivals_cc, count(*) as n from fct join runs r using (key) group by 1 order by 1")
+    assert list(by_point["arrivals_cc"]) == ["cubic", "dctcp"]
