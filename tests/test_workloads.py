@@ -150,3 +150,8 @@ def test_the_web_search_study_stores_an_fct_view(tmp_path: Path) -> None:
     assert int(q["n"][0]) == len(store.fct()) > 0 and float(q["lo"][0]) >= 1.0
     by_point = store.query("select r.arrivals_cc, count(*) as n from fct join runs r using (key) group by 1 order by 1")
     assert list(by_point["arrivals_cc"]) == ["cubic", "dctcp"]
+    from crosslayer.report import write_report
+
+    folder = write_report(tmp_path / "s")
+    md = (folder / "report.md").read_text()
+    assert "## Flow completion: slowdown per size bin" in md and "![slowdown per size bin]" in md

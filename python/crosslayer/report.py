@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 import pandas as pd
 
-from crosslayer.analysis import fairness, groups, quartiles, system
+from crosslayer.analysis import fairness, fct, groups, quartiles, slowdown_by_size, system
 from crosslayer.metrics import BY_NAME, GROUP_COLUMN, METRICS, Metric, lookup
 from crosslayer.store import Store, differences
 
@@ -359,6 +359,32 @@ def goodput_boxes(flows: pd.DataFrame, by: Sequence[str], fixed: Mapping[str, An
     return fig
 
 
+def slowdown_figure(by_size: pd.DataFrame, point: Sequence[str]) -> Figure | None:
+    """Mean and 99th-percentile slowdown per size bin, a line per point (the figure the
+    data-center transport papers draw), on a log scale."""
+    import matplotlib.pyplot as plt
+
+    if by_size.empty:
+        return None
+    bins = list(dict.fromkeys(by_size["size_bin"]))
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.4), sharey=True, layout="constrained")
+    groups = by_size.groupby(list(point), sort=False) if point else [((), by_size)]
+    for key, g in groups:
+        label = ", ".join(str(k) for k in (key if isinstance(key, tuple) else (key,))) or "all"
+        x = [bins.index(b) for b in g["size_bin"]]
+        for ax, col in zip(axes, ("slowdown_mean", "slowdown_p99")):
+            ax.plot(x, g[col], marker="o", label=label)
+    for ax, title in zip(axes, ("mean slowdown", "99th-percentile slowdown")):
+        ax.set_xticks(range(len(bins)), bins, rotation=30, fontsize=8)
+        ax.set_yscale("log")
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("flow size (payload)")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("FCT / ideal FCT")
+    axes[1].legend(fontsize=7, title=", ".join(point) or None, title_fontsize=7)
+    return fig
+
+
 def delay_goodput_ellipses(flows: pd.DataFrame, group: str, fixed: Mapping[str, Any]) -> Figure | None:
     """RFC 7928 (section 2.7) delay-goodput plot: each flow's queueing delay (mean RTT less its
     propagation RTT, ms; delay grows to the left, as the RFC draws it) and goodput (Mb/s), one
@@ -586,6 +612,17 @@ def write_report(root: str | Path, out: str | Path | None = None, weights: Mappi
             "RTT classes: over the mean goodput of each propagation-RTT class.",
             index=False,
         )
+    fct_rows = fct(flows, point)
+    if len(fct_rows):
+        by_size = in_study_order(slowdown_by_size(fct_rows, point), meta.get("levels", {})).round(3)
+        add_table(
+            "Flow completion: slowdown per size bin",
+            by_size,
+            "Finite flows of all seeds together: slowdown = FCT / ideal FCT (the flow alone on its path with an unlimited "
+            "window; >= 1); mean, median and 99th percentile over the completed flows of each payload-size bin.",
+            index=False,
+        )
+        add_figure("Slowdown per flow size", slowdown_figure(by_size, point), "slowdown per size bin")
     if aqm is not None and others:
         pair_cols = [c for c in point if c in (aqm,) or "flows" in c or c in ("tcp", "cc")]
         scen = [c for c in point if c not in pair_cols]
