@@ -27,7 +27,7 @@ pub fn reno() -> CcConfig {
 }
 
 fn edge(rate_bps: u64, delay_ns: u64, qdisc: QdiscConfig) -> EdgeSpec {
-    EdgeSpec { rate: Rate::from_bps(rate_bps), delay: Dur::from_ns(delay_ns), loss: 0.0, jitter: Dur::ZERO, qdisc }
+    EdgeSpec { rate: Rate::from_bps(rate_bps), delay: Dur::from_ns(delay_ns), loss: 0.0, jitter: Dur::ZERO, qdisc, impair: Default::default() }
 }
 
 fn host(name: &str, rate_bps: u64, delay_ns: u64) -> HostSpec {

@@ -330,7 +330,7 @@ impl Sim {
         let f = &self.flows[i];
         f.sender.size()?;
         let hops = |r: Route| -> Vec<crate::metrics::fct::Hop> {
-            self.hop_link[r.slots()].iter().map(|&l| (self.topo.links[l as usize].rate, self.topo.links[l as usize].delay)).collect()
+            self.hop_link[r.slots()].iter().map(|&l| self.topo.links[l as usize].best_rate_delay()).collect()
         };
         let (hs, full, full_size, last) = f.sender.wire_train();
         let hs = hs.map(|(syn, ack)| (syn, f.receiver.synack_bytes(), ack));

@@ -32,7 +32,7 @@ use crosslayer_core::{run, RunResult};
 const SECONDS: u64 = 60;
 
 fn edge(rate: Rate, delay: Dur, qdisc: QdiscConfig) -> EdgeSpec {
-    EdgeSpec { rate, delay, loss: 0.0, jitter: Dur::ZERO, qdisc }
+    EdgeSpec { rate, delay, loss: 0.0, jitter: Dur::ZERO, qdisc, impair: Default::default() }
 }
 
 /// Seed 003's network with `qdisc` at the bottleneck: sender 0 ("linux") runs 10 CUBIC flows

@@ -5,6 +5,7 @@
 //! every registered algorithm is covered.
 
 use crosslayer_core::aqm::{self, QdiscConfig};
+use crosslayer_core::net::impair::{Impairments, JitterDist, LossModel, Outage, Step};
 use crosslayer_core::cc::{self, CcConfig};
 use crosslayer_core::presets;
 use crosslayer_core::result::RunResult;
@@ -54,13 +55,30 @@ fn min_limit_pkts(kind: &str) -> u32 {
 }
 
 fn edge(rate_mbps: u64, delay_ms: u64, loss: f64, jitter_us: u64, qdisc: QdiscConfig) -> EdgeSpec {
-    EdgeSpec { rate: Rate::from_mbps(rate_mbps), delay: Dur::from_ms(delay_ms), loss, jitter: Dur::from_us(jitter_us), qdisc }
+    EdgeSpec { rate: Rate::from_mbps(rate_mbps), delay: Dur::from_ms(delay_ms), loss, jitter: Dur::from_us(jitter_us), qdisc, impair: Default::default() }
+}
+
+prop_compose! {
+    /// One link in eight impaired: a loss model (Gilbert-Elliott, periodic or bit errors),
+    /// half-normal jitter, an outage, a rate and delay step.
+    fn arb_impair()(which in 0u8..8, p in 0.0f64..0.05, r in 0.1f64..0.9, every in 5u64..200, ber in 0.0f64..1e-5,
+                    at in 100u64..3000, len in 1u64..800, rate in 1u64..200, delay in 0u64..40) -> Impairments {
+        match which {
+            0 => Impairments { loss_model: Some(LossModel::GilbertElliott { p, r, bad_loss: 1.0, good_loss: 0.0 }), ..Default::default() },
+            1 => Impairments { loss_model: Some(LossModel::Periodic { every }), jitter_dist: JitterDist::Normal, ..Default::default() },
+            2 => Impairments { loss_model: Some(LossModel::Ber { ber }), ..Default::default() },
+            3 => Impairments { outages: vec![Outage { from: Time::from_ms(at), to: Time::from_ms(at + len) }], ..Default::default() },
+            4 => Impairments { schedule: vec![Step { at: Time::from_ms(at), rate: Some(Rate::from_mbps(rate)), delay: Some(Dur::from_ms(delay)) }], ..Default::default() },
+            _ => Impairments::default(),
+        }
+    }
 }
 
 prop_compose! {
     fn arb_edge()(rate in 1u64..200, delay in 0u64..40, lossy in 0u8..4, loss in 0.0f64..0.05, jittery in any::<bool>(),
-                  jitter in 0u64..2000, kind in any::<usize>(), pkts in 2u32..300, bytes in prop::option::of(3000u64..400_000)) -> EdgeSpec {
-        edge(rate, delay, if lossy == 0 { loss } else { 0.0 }, if jittery { jitter } else { 0 }, qdisc(kind, pkts, bytes))
+                  jitter in 0u64..2000, kind in any::<usize>(), pkts in 2u32..300, bytes in prop::option::of(3000u64..400_000),
+                  impair in arb_impair()) -> EdgeSpec {
+        EdgeSpec { impair, ..edge(rate, delay, if lossy == 0 { loss } else { 0.0 }, if jittery { jitter } else { 0 }, qdisc(kind, pkts, bytes)) }
     }
 }
 

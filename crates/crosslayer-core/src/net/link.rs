@@ -12,6 +12,7 @@
 //! would otherwise keep (see docs/phase-effects.md).
 
 use crate::aqm::Queue;
+use crate::net::impair::{Impair, JitterDist};
 use crate::packet::{PacketArena, PacketId};
 use crate::metrics::Counters;
 use crate::rng::Rng;
@@ -28,7 +29,7 @@ crate::counters! {
         tx_pkts: "pkts",
         /// Wire bytes whose serialization completed.
         tx_bytes: "bytes",
-        /// Packets lost on the wire by the random (Bernoulli) loss process.
+        /// Packets lost on the wire by the random (Bernoulli) loss process or the link's loss model.
         lost_random: "pkts",
         /// Time the transmitter was busy, ns (utilization = busy time / window).
         busy_ns: "ns",
@@ -55,6 +56,8 @@ pub enum TxStart {
     /// Serializing packet `id` on a link whose packets are captured (`capture_tx`): as `Sent`,
     /// or as `Lost` when `lost`.
     Captured { id: PacketId, first_in_pipe: Option<Time>, lost: bool },
+    /// The link is down (an outage): nothing leaves before `busy_until`.
+    Held,
 }
 
 /// What a link is in its topology (the `role` column of the result tables): the dumbbell's six
@@ -131,6 +134,8 @@ pub struct Link {
     jitter_rng: Rng,
     /// Arrival time of the last packet put in the pipe (jitter never reorders).
     last_arrival: Time,
+    /// Loss models, the jitter's distribution, outages, a rate/delay schedule (`net::impair`).
+    impair: Option<Box<Impair>>,
     pub counters: LinkCounters,
     /// Counters at the start of the measurement window.
     pub at_warmup: LinkCounters,
@@ -139,7 +144,7 @@ pub struct Link {
 
 impl Link {
     /// A link built from its spec; `loss_rng` and `jitter_rng` are its own random streams.
-    pub fn new(name: String, role: LinkRole, (from, to): (u32, u32), edge: &EdgeSpec, queue: Queue, loss_rng: Rng, jitter_rng: Rng) -> Link {
+    pub fn new(name: String, role: LinkRole, (from, to): (u32, u32), edge: &EdgeSpec, queue: Queue, loss_rng: Rng, jitter_rng: Rng, impair_rng: Rng) -> Link {
         Link {
             name,
             role,
@@ -158,6 +163,7 @@ impl Link {
             jitter: edge.jitter,
             jitter_rng,
             last_arrival: Time::ZERO,
+            impair: (!edge.impair.is_none()).then(|| Box::new(Impair::of(&edge.impair, edge.rate, edge.delay, impair_rng))),
             counters: LinkCounters::default(),
             at_warmup: LinkCounters::default(),
             in_service: InService::default(),
@@ -181,6 +187,9 @@ impl Link {
         dropped: &mut Vec<PacketId>,
     ) -> TxStart {
         debug_assert!(now >= self.busy_until);
+        if self.impair.is_some() && self.impaired_start(now) {
+            return TxStart::Held;
+        }
         let Some(id) = self.queue.dequeue(now, arena, dropped) else { return TxStart::Idle };
         let size = arena.get(id).size_bytes;
         let tx = self.rate.tx_time(size);
@@ -189,7 +198,7 @@ impl Link {
         self.counters.tx_pkts += 1;
         self.counters.tx_bytes += size as u64;
         self.counters.busy_ns += tx.ns();
-        let lost = self.loss > 0.0 && self.loss_rng.chance(self.loss);
+        let lost = (self.loss > 0.0 && self.loss_rng.chance(self.loss)) || self.impair.as_deref_mut().is_some_and(|i| i.lose(size));
         self.in_service = InService { end, bytes: size, lost };
         if lost {
             self.counters.lost_random += 1;
@@ -199,8 +208,12 @@ impl Link {
             return TxStart::Lost(id);
         }
         let mut arrival = end + self.delay;
-        if self.jitter > Dur::ZERO {
-            arrival = (arrival + Dur::from_ns(self.jitter_rng.range_inclusive(0, self.jitter.ns()))).max(self.last_arrival);
+        if self.jitter > Dur::ZERO || self.impair.is_some() {
+            let dist = self.impair.as_ref().map_or(JitterDist::Uniform, |i| i.jitter_dist);
+            if self.jitter > Dur::ZERO {
+                arrival = arrival + Impair::jitter(dist, self.jitter, &mut self.jitter_rng);
+            }
+            arrival = arrival.max(self.last_arrival);
             self.last_arrival = arrival;
         }
         let was_empty = self.pipe.is_empty();
@@ -209,6 +222,28 @@ impl Link {
             return TxStart::Captured { id, first_in_pipe: was_empty.then_some(arrival), lost: false };
         }
         TxStart::Sent { first_in_pipe: was_empty.then_some(arrival) }
+    }
+
+    /// An outage or a schedule step at `now`: whether the link is down (then nothing leaves
+    /// before `busy_until`), after applying the rate and delay in force.
+    #[cold]
+    #[inline(never)]
+    fn impaired_start(&mut self, now: Time) -> bool {
+        let imp = self.impair.as_deref_mut().expect("impaired");
+        if let Some(until) = imp.down_until(now) {
+            self.busy_until = until;
+            return true;
+        }
+        let (rate, delay) = imp.due(now);
+        self.rate = rate.unwrap_or(self.rate);
+        self.delay = delay.unwrap_or(self.delay);
+        false
+    }
+
+    /// The highest rate and lowest delay this link ever has (a lower bound on any transfer
+    /// over it: the ideal FCT's).
+    pub fn best_rate_delay(&self) -> (Rate, Dur) {
+        self.impair.as_ref().map_or((self.rate, self.delay), |i| i.best())
     }
 
     /// Packets waiting in the queue.

@@ -59,6 +59,7 @@ impl Topology {
                 queue,
                 Rng::stream(seed, StreamKind::LinkLoss, idx),
                 Rng::stream(seed, StreamKind::LinkJitter, idx),
+                Rng::stream(seed, StreamKind::LinkLoss, idx | 1 << 40),
             ));
         }
         Topology { links, node_names: g.nodes.iter().map(|n| n.name.clone()).collect(), is_host, dumbbell }

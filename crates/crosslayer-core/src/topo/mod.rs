@@ -40,6 +40,10 @@ pub struct EdgeSpec {
     pub jitter: Dur,
     #[serde(default = "default_qdisc")]
     pub qdisc: QdiscConfig,
+    /// Loss models, the jitter's distribution, outages and a rate/delay schedule
+    /// (`net::impair`); none by default.
+    #[serde(default, skip_serializing_if = "crate::net::impair::Impairments::is_none")]
+    pub impair: crate::net::impair::Impairments,
 }
 
 pub fn default_qdisc() -> QdiscConfig {
@@ -53,7 +57,7 @@ pub fn under(path: &str, problems: Vec<Problem>) -> impl Iterator<Item = Problem
 
 impl EdgeSpec {
     pub fn new(rate: Rate, delay: Dur) -> EdgeSpec {
-        EdgeSpec { rate, delay, loss: 0.0, jitter: Dur::ZERO, qdisc: default_qdisc() }
+        EdgeSpec { rate, delay, loss: 0.0, jitter: Dur::ZERO, qdisc: default_qdisc(), impair: Default::default() }
     }
 
     pub fn problems(&self, path: &str, out: &mut Vec<Problem>) {
@@ -70,6 +74,7 @@ impl EdgeSpec {
             out.push(Problem::new(format!("{path}.loss"), "must be in [0, 1)"));
         }
         out.extend(under(&format!("{path}.qdisc"), self.qdisc.validate()));
+        self.impair.problems(&format!("{path}.impair"), out);
     }
 }
 

@@ -80,7 +80,7 @@ impl Algorithm for FatTree {
             for (i, e) in edges[p].iter().enumerate() {
                 for h in 1..=half {
                     let name = b.host(format!("H{}_{}_{h}", p + 1, i + 1));
-                    let up = crate::topo::EdgeSpec { rate: cfg.rate, delay: cfg.delay, loss: 0.0, jitter: Dur::ZERO, qdisc: cfg.host_qdisc.clone() };
+                    let up = crate::topo::EdgeSpec { rate: cfg.rate, delay: cfg.delay, loss: 0.0, jitter: Dur::ZERO, qdisc: cfg.host_qdisc.clone(), impair: Default::default() };
                     let down = crate::topo::EdgeSpec { qdisc: cfg.qdisc.clone(), ..up.clone() };
                     b.graph.links.push(crate::topo::GraphLinkSpec { from: name.clone(), to: e.clone(), edge: up, role: None });
                     b.graph.links.push(crate::topo::GraphLinkSpec { from: e.clone(), to: name, edge: down, role: None });

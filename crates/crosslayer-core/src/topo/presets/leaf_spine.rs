@@ -90,7 +90,7 @@ impl Algorithm for LeafSpine {
 }
 
 fn edge(rate: Rate, delay: Dur, qdisc: &QdiscConfig) -> crate::topo::EdgeSpec {
-    crate::topo::EdgeSpec { rate, delay, loss: 0.0, jitter: Dur::ZERO, qdisc: qdisc.clone() }
+    crate::topo::EdgeSpec { rate, delay, loss: 0.0, jitter: Dur::ZERO, qdisc: qdisc.clone(), impair: Default::default() }
 }
 
 impl Topology for LeafSpine {

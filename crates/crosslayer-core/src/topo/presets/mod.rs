@@ -77,7 +77,7 @@ impl Builder {
 
     /// A full-duplex link `a` <-> `b`: `a -> b` then `b -> a`, each with `edge`.
     pub fn link(&mut self, a: &str, b: &str, rate: Rate, delay: Dur, qdisc: &QdiscConfig) {
-        let edge = EdgeSpec { rate, delay, loss: 0.0, jitter: Dur::ZERO, qdisc: qdisc.clone() };
+        let edge = EdgeSpec { rate, delay, loss: 0.0, jitter: Dur::ZERO, qdisc: qdisc.clone(), impair: Default::default() };
         for (from, to) in [(a, b), (b, a)] {
             self.graph.links.push(GraphLinkSpec { from: from.into(), to: to.into(), edge: edge.clone(), role: None });
         }

@@ -1,0 +1,110 @@
+//! Link impairments in runs (`net::impair`; the laws are its unit tests): an outage holds
+//! exactly what arrives during it (the queue keeps what fits, its discipline drops the rest, and
+//! all of it leaves when the link is back); a rate schedule carries exactly its rates; normal
+//! jitter never reorders; Gilbert-Elliott loss on a link loses at its long-run rate; bad
+//! impairments are named in validation.
+
+use crosslayer_core::spec::ScenarioSpec;
+use crosslayer_core::{run, RunResult};
+use serde_json::{json, Value as Json};
+
+const MS: u64 = 1_000_000;
+const S: u64 = 1_000_000_000;
+
+/// S - R1 - R2 - D; the R1 -> R2 link at 10 Mb/s and 10 ms with `impair` and a DropTail of
+/// `limit` packets; host links 100 Mb/s, 1 ms.
+fn net(impair: Json, limit: u32, jitter: u64) -> Json {
+    let dt = |n: u32| json!({"kind": "droptail", "limit_pkts": n});
+    let e = |rate: u64, delay: u64, q: Json| json!({"rate": rate, "delay": delay, "qdisc": q});
+    let mut bottleneck = e(10_000_000, 10 * MS, dt(limit));
+    bottleneck["impair"] = impair;
+    bottleneck["jitter"] = json!(jitter);
+    let links = vec![
+        json!({"from": "S", "to": "R1", "edge": e(100_000_000, MS, dt(1000))}),
+        json!({"from": "R1", "to": "S", "edge": e(100_000_000, MS, dt(1000))}),
+        json!({"from": "R1", "to": "R2", "edge": bottleneck}),
+        json!({"from": "R2", "to": "R1", "edge": e(10_000_000, 10 * MS, dt(1000))}),
+        json!({"from": "R2", "to": "D", "edge": e(100_000_000, MS, dt(1000))}),
+        json!({"from": "D", "to": "R2", "edge": e(100_000_000, MS, dt(1000))}),
+    ];
+    json!({"kind": "graph", "nodes": [{"name": "S", "host": true}, {"name": "D", "host": true}, {"name": "R1"}, {"name": "R2"}], "links": links})
+}
+
+fn spec(topology: Json, flows: Vec<Json>, udp: Vec<Json>, duration_s: u64) -> ScenarioSpec {
+    serde_json::from_value(json!({"seed": 2, "duration": duration_s * S, "topology": topology, "flows": flows, "udp": udp})).expect("an engine spec")
+}
+
+fn cbr(rate: u64) -> Json {
+    json!({"name": "u", "src": "S", "dst": "D", "rate": rate, "packet_size": 1250})
+}
+
+fn link(r: &RunResult, name: &str, col: &str) -> u64 {
+    let i = r.queues.strs("link").iter().position(|l| l == name).expect("the link");
+    r.queues.u64s(col)[i]
+}
+
+/// 1 Mb/s of 1250-byte datagrams is 100 a second: an outage of R1->R2 in [1 s, 2 s) meets 100
+/// of them; a 30-packet queue keeps 30 and drops 70, which is all that is lost; with a queue of
+/// 1000 nothing is lost and every datagram arrives.
+#[test]
+fn an_outage_holds_what_fits_in_the_queue_and_drops_the_rest() {
+    let outage = json!({"outages": [{"from": S, "to": 2 * S}]});
+    let r = run(spec(net(outage.clone(), 30, 0), vec![], vec![cbr(1_000_000)], 4)).expect("run");
+    assert_eq!(link(&r, "R1->R2", "drops"), 70);
+    let (sent, got) = (r.udp.u64s("sent_pkts")[0], r.udp.u64s("delivered_pkts")[0]);
+    assert!(sent - got - 70 <= 2, "sent {sent}, delivered {got}: only the 70 drops and what was in flight at the end are missing");
+    let r = run(spec(net(outage, 1000, 0), vec![], vec![cbr(1_000_000)], 4)).expect("run");
+    assert_eq!(link(&r, "R1->R2", "drops"), 0);
+    // the datagrams held for the outage waited up to its whole second
+    let owd_p99 = r.udp.f64s("owd_p99_s")[0];
+    assert!(owd_p99 > 0.5, "{owd_p99}");
+}
+
+/// A saturating CBR over R1 -> R2 (10 Mb/s, then 5 Mb/s from 2 s, then 20 Mb/s from 3 s): the
+/// link carries exactly 10 Mb/s x 2 s + 5 Mb/s x 1 s + 20 Mb/s x 1 s, to a packet.
+#[test]
+fn a_rate_schedule_carries_its_rates() {
+    let schedule = json!({"schedule": [{"at": 2 * S, "rate": 5_000_000}, {"at": 3 * S, "rate": 20_000_000}]});
+    let r = run(spec(net(schedule, 1000, 0), vec![], vec![cbr(50_000_000)], 4)).expect("run");
+    let bytes = link(&r, "R1->R2", "tx_bytes") as f64;
+    let expect = (10e6 * 2.0 + 5e6 + 20e6) / 8.0;
+    assert!((bytes - expect).abs() <= 2.0 * 1250.0, "{bytes} vs {expect}");
+}
+
+/// Half-normal jitter of scale 2 ms on a 10 Mb/s link: a TCP flow sees no reordering (no
+/// duplicate ACK, no retransmission with a queue that never fills).
+#[test]
+fn normal_jitter_never_reorders() {
+    let flow = json!({"name": "f", "src": "S", "dst": "D", "cc": {"kind": "cubic"}, "start": {"kind": "fixed", "at": 0}, "tcp": {"rwnd": 100_000}});
+    let r = run(spec(net(json!({"jitter_dist": "normal"}), 1000, 2 * MS), vec![flow], vec![], 10)).expect("run");
+    assert_eq!(r.flows.u64s("dup_acks")[0], 0);
+    assert_eq!(r.flows.u64s("retransmits")[0], 0);
+    assert!(r.flows.f64s("rtt_mean_s")[0] > 0.0445, "the jitter adds delay");
+}
+
+/// Gilbert-Elliott (p = 0.01, r = 0.25, loss 1 in the bad state): 3.85 % of the packets the link
+/// sends are lost in the long run; 40,000 datagrams land within 1 point of it.
+#[test]
+fn gilbert_elliott_loses_at_its_long_run_rate_in_a_run() {
+    let ge = json!({"loss_model": {"kind": "gilbert_elliott", "p": 0.01, "r": 0.25}});
+    let r = run(spec(net(ge, 1000, 0), vec![], vec![cbr(5_000_000)], 80)).expect("run");
+    let rate = link(&r, "R1->R2", "lost_random") as f64 / link(&r, "R1->R2", "tx_pkts") as f64;
+    assert!((rate - 0.01 / 0.26).abs() < 0.01, "{rate}");
+}
+
+#[test]
+fn bad_impairments_are_named() {
+    let bad = [
+        (json!({"outages": [{"from": 2 * S, "to": S}]}), "topology.links[2].edge.impair.outages[0]: ends"),
+        (json!({"outages": [{"from": S, "to": 3 * S}, {"from": 2 * S, "to": 4 * S}]}), "overlaps"),
+        (json!({"schedule": [{"at": 2 * S, "rate": 1000}, {"at": S, "delay": MS}]}), "impair.schedule[1]: at the same time as or before"),
+        (json!({"loss_model": {"kind": "gilbert_elliott", "p": 0.1, "r": 0.0}}), "impair.loss_model.r"),
+        (json!({"loss_model": {"kind": "periodic", "every": 0}}), "impair.loss_model.every"),
+        (json!({"loss_model": {"kind": "ber", "ber": 1.5}}), "impair.loss_model.ber"),
+    ];
+    for (impair, expect) in bad {
+        let s = spec(net(impair, 100, 0), vec![], vec![cbr(1_000_000)], 4);
+        let msg = s.problems().iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; ");
+        assert!(msg.contains(expect), "{expect}: {msg}");
+    }
+}
