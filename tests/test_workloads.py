@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from crosslayer import run
-from crosslayer.analysis import slowdown_by_size
+from crosslayer.fct import slowdown_by_size
 from crosslayer.scenario import Scenario, ScenarioError
 from crosslayer.scenario.workload import builtin_cdf, cdf_mean
 

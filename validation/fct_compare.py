@@ -159,7 +159,7 @@ def _tables(seeds: range = SEEDS, ref: str = "ns3") -> tuple[pd.DataFrame, pd.Da
 
 
 def table(seeds: range = SEEDS, ref: str = "ns3") -> int:
-    from crosslayer.analysis import SIZE_BINS, _bin_label, slowdown_by_size
+    from crosslayer.fct import SIZE_BINS, _bin_label, slowdown_by_size
 
     name = REFERENCES[ref]
     cl, other = _tables(seeds, ref)

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 import pandas as pd
 
-from crosslayer.analysis import fairness, fct, groups, quartiles, slowdown_by_size, system
+from crosslayer.analysis import fairness, groups, quartiles, system
+from crosslayer.fct import fct, slowdown_by_size
 from crosslayer.metrics import BY_NAME, GROUP_COLUMN, METRICS, Metric, lookup
 from crosslayer.store import Store, differences
 

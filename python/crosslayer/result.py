@@ -226,9 +226,9 @@ class Result:
 
     @property
     def fct(self) -> pd.DataFrame:
-        """The finite flows and their completion times (:func:`crosslayer.analysis.fct`): size,
+        """The finite flows and their completion times (:func:`crosslayer.fct.fct`): size,
         FCT, ideal FCT, slowdown, retransmissions, timeouts, bytes left, completed."""
-        from crosslayer.analysis import fct
+        from crosslayer.fct import fct
 
         return fct(self.flows)
 

@@ -350,8 +350,8 @@ class Store:
 
     def fct(self) -> pd.DataFrame:
         """The finite flows of every stored run with their completion times
-        (:func:`crosslayer.analysis.fct`), keyed by run; the SQL view ``fct`` holds the same."""
-        from crosslayer.analysis import fct
+        (:func:`crosslayer.fct.fct`), keyed by run; the SQL view ``fct`` holds the same."""
+        from crosslayer.fct import fct
 
         return fct(self.flows())
 

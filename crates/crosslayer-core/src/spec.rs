@@ -29,8 +29,7 @@ pub use crate::topo::MAX_DELAY;
 pub const MAX_HOSTS: usize = 1_000;
 /// Most flows in one run.
 pub const MAX_FLOWS: usize = 100_000;
-/// Largest finite flow, payload bytes.
-pub const MAX_FLOW_BYTES: u64 = 1_000_000_000_000;
+pub use crate::traffic::workload::MAX_FLOW_BYTES;
 /// Largest `limits.max_trace_rows` a study may ask for.
 pub const MAX_TRACE_ROWS: u64 = 1_000_000_000;
 
@@ -166,6 +165,73 @@ pub struct FlowSpec {
 
 fn default_series_queue() -> String {
     "bottleneck".into()
+}
+
+/// A group of finite flows arriving as a Poisson process.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ArrivalSpec {
+    /// The flows are named `<name>.<k>` in arrival order.
+    pub name: String,
+    /// (source, destination) host pairs; each arrival picks one uniformly.
+    pub pairs: Vec<[HostRef; 2]>,
+    /// As `FlowSpec::reverse` (a dumbbell's pairs given by indices).
+    #[serde(default)]
+    pub reverse: bool,
+    pub cc: CcConfig,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    /// Offered load of `link`: lambda = load x its rate / (8 x the mean size).
+    pub load: f64,
+    /// The link the load is of, by name (`A->B`, `R1->R2`).
+    pub link: String,
+    pub sizes: crate::traffic::workload::SizeDist,
+    /// Arrivals in [start, stop); `stop` = the end of the run if none.
+    #[serde(default)]
+    pub start: Time,
+    #[serde(default)]
+    pub stop: Option<Time>,
+    #[serde(default)]
+    pub dscp: u8,
+    #[serde(default)]
+    pub port: u16,
+}
+
+impl ArrivalSpec {
+    /// Arrivals per second at a link of `rate_bps`.
+    pub fn rate_per_s(&self, rate_bps: u64) -> f64 {
+        self.load * rate_bps as f64 / (8.0 * self.sizes.mean())
+    }
+
+    /// The flows of this group, from `rng`: starts in [start, stop) (`traffic::workload::Poisson`),
+    /// each with a pair and a size drawn in arrival order, at most `max` of them (`None` if more
+    /// would arrive).
+    pub fn expand(&self, rate_bps: u64, stop: Time, rng: &mut crate::rng::Rng, max: usize) -> Option<Vec<FlowSpec>> {
+        let mut clock = crate::traffic::workload::Poisson::new(self.rate_per_s(rate_bps), self.start, stop);
+        let mut out = Vec::new();
+        // per arrival: its time, then its pair, then its size
+        while let Some(at) = clock.next(rng) {
+            if out.len() == max {
+                return None;
+            }
+            let [src, dst] = self.pairs[rng.range_inclusive(0, self.pairs.len() as u64 - 1) as usize].clone();
+            let size = self.sizes.sample(rng);
+            out.push(FlowSpec {
+                name: format!("{}.{}", self.name, out.len()),
+                src,
+                dst,
+                reverse: self.reverse,
+                cc: self.cc.clone(),
+                tcp: self.tcp.clone(),
+                start: StartSpec::Fixed { at },
+                stop: None,
+                size: Some(Bytes::new(size)),
+                dscp: self.dscp,
+                port: self.port,
+            });
+        }
+        Some(out)
+    }
 }
 
 /// An unresponsive constant-bit-rate (UDP-like) flow (`traffic::cbr`).
@@ -317,7 +383,7 @@ pub struct ScenarioSpec {
     /// Finite TCP flows arriving as Poisson processes (`traffic::workload`); the engine turns
     /// them into flows after those of `flows` (`with_arrivals`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub arrivals: Vec<crate::traffic::workload::ArrivalSpec>,
+    pub arrivals: Vec<ArrivalSpec>,
     /// Packet capture to pcap files; none by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pcap: Option<PcapSpec>,

@@ -20,15 +20,116 @@ from pydantic import (
 from crosslayer.catalog import catalog, engine
 from crosslayer.scenario.algorithms import _QDISC, AlgorithmConfig, QdiscConfig, _algorithm_model, _tag_by
 from crosslayer.scenario.errors import _TAG, Loc, _error, _Model, _raise_problems
-from crosslayer.scenario.fields import Delay, Flag, Loss, NodeList, NodeName, Rate
+from crosslayer.scenario.fields import Delay, Duration, Flag, Loss, NodeList, NodeName, Rate
 from crosslayer.units import (
+    format_duration,
     show,
 )
 
 # -- links and hosts --------------------------------------------------------------------------
 
 
-class LinkOverride(_Model):
+class LossModel(_Model):
+    """A loss process on the wire (``crates/.../net/impair.rs``): ``{ kind = "gilbert_elliott",
+    p = 0.01, r = 0.3 }`` (netem's p, r, and the loss probabilities ``bad_loss`` = 1-h, default 1,
+    and ``good_loss`` = 1-k, default 0), ``{ kind = "periodic", every = 100 }`` or ``{ kind =
+    "ber", ber = 1e-6 }``."""
+
+    kind: Literal["gilbert_elliott", "periodic", "ber"]
+    p: float | None = None
+    r: float | None = None
+    bad_loss: float = 1.0
+    good_loss: float = 0.0
+    every: int | None = None
+    ber: float | None = None
+
+    @model_validator(mode="after")
+    def _valid(self) -> LossModel:
+        _raise_problems(self._checks())
+        return self
+
+    def _checks(self) -> list[tuple[Loc, str]]:
+        out: list[tuple[Loc, str]] = []
+        if self.kind == "gilbert_elliott":
+            for name in ("p", "r", "bad_loss", "good_loss"):
+                v = getattr(self, name)
+                if v is None:
+                    out.append(((name,), "a gilbert_elliott model needs p and r (probabilities)"))
+                elif not 0 <= v <= 1:
+                    out.append(((name,), f"a probability in [0, 1] (got {v})"))
+            if not out and self.p and self.r == 0:
+                out.append((("r",), "with r = 0 the bad state never ends: give r > 0"))
+        elif self.kind == "periodic" and (self.every is None or self.every < 1):
+            out.append((("every",), "a periodic model loses every n-th packet: give every >= 1"))
+        elif self.kind == "ber" and (self.ber is None or not 0 <= self.ber < 1):
+            out.append((("ber",), f"a bit-error rate in [0, 1) (got {self.ber})"))
+        return out
+
+    def engine_spec(self) -> dict[str, Any]:
+        if self.kind == "gilbert_elliott":
+            return {"kind": self.kind, "p": self.p, "r": self.r, "bad_loss": self.bad_loss, "good_loss": self.good_loss}
+        return {"kind": self.kind, "every": self.every} if self.kind == "periodic" else {"kind": self.kind, "ber": self.ber}
+
+
+class Step(_Model):
+    """From ``at`` on, the link's ``rate`` and/or ``delay``."""
+
+    at: Duration
+    rate: Rate | None = None
+    delay: Delay | None = None
+
+
+class _Impaired(_Model):
+    """Impairments of a link direction beyond ``loss`` and ``jitter`` (none by default)."""
+
+    loss_model: LossModel | None = None
+    """A loss process on the wire (Gilbert-Elliott, periodic, bit errors), on top of ``loss``."""
+    jitter_dist: Literal["uniform", "normal"] | None = None
+    """The distribution ``jitter`` scales: uniform in [0, jitter] (default) or half-normal."""
+    outages: list[tuple[Duration, Duration]] | None = None
+    """Times [from, to) the link is down: packets wait in its queue (which drops what overflows)."""
+    schedule: list[Step] | None = None
+    """Rate and/or delay changes at given times (piecewise constant)."""
+
+    def _impair_checks(self) -> list[tuple[Loc, str]]:
+        out: list[tuple[Loc, str]] = []
+        for i, (a, b) in enumerate(self.outages or []):
+            if b <= a:
+                out.append((("outages", i), f"ends before it starts ({show(format_duration(b))} <= {show(format_duration(a))}): give [from, to] with from < to"))
+            elif i and a < (self.outages or [])[i - 1][1]:
+                out.append((("outages", i), "overlaps the outage before it: list outages in time order, apart"))
+        steps = self.schedule or []
+        for i, step in enumerate(steps):
+            if i and step.at <= steps[i - 1].at:
+                out.append((("schedule", i), "at the same time as or before the step before it: list steps in time order, one per time"))
+            if step.rate is None and step.delay is None:
+                out.append((("schedule", i), "changes nothing: give rate and/or delay"))
+        return out
+
+    @model_validator(mode="after")
+    def _impair_valid(self) -> _Impaired:
+        _raise_problems(self._impair_checks())
+        return self
+
+
+def _impair_spec(*layers: _Impaired | None) -> dict[str, Any]:
+    """The engine's ``impair`` of a link direction: each field from the last layer that sets it."""
+    out: dict[str, Any] = {}
+    for layer in layers:
+        if layer is None:
+            continue
+        if layer.loss_model is not None:
+            out["loss_model"] = layer.loss_model.engine_spec()
+        if layer.jitter_dist is not None:
+            out["jitter_dist"] = layer.jitter_dist
+        if layer.outages is not None:
+            out["outages"] = [{"from": a, "to": b} for a, b in layer.outages]
+        if layer.schedule is not None:
+            out["schedule"] = [{"at": s.at, "rate": s.rate, "delay": s.delay} for s in layer.schedule]
+    return out
+
+
+class LinkOverride(_Impaired):
     """Per-direction overrides of a link; unset fields keep the edge's value."""
 
     rate: Rate | None = None
@@ -39,20 +140,25 @@ class LinkOverride(_Model):
 
 
 def _edge_spec(
-    rate: int, delay: int, loss: float, jitter: int, qdisc: AlgorithmConfig, override: LinkOverride | None
+    rate: int, delay: int, loss: float, jitter: int, qdisc: AlgorithmConfig, override: LinkOverride | None, base: _Impaired | None = None
 ) -> dict[str, Any]:
-    """One simplex link of the engine spec; ``override`` fields win over the arguments."""
+    """One simplex link of the engine spec; ``override`` fields win over the arguments (and over
+    ``base``'s impairments)."""
     o = override or LinkOverride()
-    return {
+    spec = {
         "rate": rate if o.rate is None else o.rate,
         "delay": delay if o.delay is None else o.delay,
         "loss": loss if o.loss is None else o.loss,
         "jitter": jitter if o.jitter is None else o.jitter,
         "qdisc": (qdisc if o.qdisc is None else o.qdisc).engine_spec(),
     }
+    impair = _impair_spec(base, override)
+    if impair:
+        spec["impair"] = impair
+    return spec
 
 
-class Bottleneck(_Model):
+class Bottleneck(_Impaired):
     """The A -> B link (data direction): the queue under study."""
 
     rate: Rate
@@ -65,7 +171,7 @@ class Bottleneck(_Model):
     qdisc: QdiscConfig
 
 
-class Host(_Model):
+class Host(_Impaired):
     """A sender (attached to router A) or receiver (attached to router B).
 
     ``rate``, ``delay``, ``loss`` and ``qdisc`` apply to both directions of the access edge;
@@ -88,8 +194,8 @@ class Host(_Model):
         qdisc = self.qdisc or default_qdisc
         return {
             "name": self.name,
-            "up": _edge_spec(self.rate, self.delay, self.loss, self.jitter, qdisc, self.up),
-            "down": _edge_spec(self.rate, self.delay, self.loss, self.jitter, qdisc, self.down),
+            "up": _edge_spec(self.rate, self.delay, self.loss, self.jitter, qdisc, self.up, self),
+            "down": _edge_spec(self.rate, self.delay, self.loss, self.jitter, qdisc, self.down, self),
         }
 
 
@@ -137,7 +243,7 @@ class Dumbbell(_Model):
         b = self.bottleneck
         return {
             "kind": self.kind,
-            "forward": _edge_spec(b.rate, b.delay, b.loss, b.jitter, b.qdisc, None),
+            "forward": _edge_spec(b.rate, b.delay, b.loss, b.jitter, b.qdisc, None, b),
             "reverse": _edge_spec(b.rate, b.delay, 0.0, 0, self.default_qdisc, self.reverse),
             "senders": [h.engine_spec(self.default_qdisc) for h in self.senders],
             "receivers": [h.engine_spec(self.default_qdisc) for h in self.receivers],
@@ -147,7 +253,7 @@ class Dumbbell(_Model):
 # -- graphs -----------------------------------------------------------------------------------
 
 
-class GraphLink(_Model):
+class GraphLink(_Impaired):
     """A full-duplex link between two nodes: ``between[0] -> between[1]`` (``forward``) and back
     (``backward``), each direction with the link's values unless overridden."""
 
@@ -294,7 +400,7 @@ class Graph(_Model):
             qdisc = link.qdisc or self.default_qdisc
             a, b = link.between
             for (src, dst), override in (((a, b), link.forward), ((b, a), link.backward)):
-                edge = _edge_spec(link.rate, link.delay, link.loss, link.jitter, qdisc, override)
+                edge = _edge_spec(link.rate, link.delay, link.loss, link.jitter, qdisc, override, link)
                 links.append({"from": src, "to": dst, "edge": edge})
         return {"kind": "graph", "nodes": nodes, "links": links, "routing": self.routing.engine_spec()}
 

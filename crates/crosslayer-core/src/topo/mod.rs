@@ -7,6 +7,7 @@
 //! This module sits below the engine spec (`spec.rs` holds a [`TopologySpec`]) and above the
 //! queue disciplines (an edge names its discipline): it knows no runtime state.
 
+pub mod impair;
 pub mod presets;
 pub mod routing;
 
@@ -42,8 +43,8 @@ pub struct EdgeSpec {
     pub qdisc: QdiscConfig,
     /// Loss models, the jitter's distribution, outages and a rate/delay schedule
     /// (`net::impair`); none by default.
-    #[serde(default, skip_serializing_if = "crate::net::impair::Impairments::is_none")]
-    pub impair: crate::net::impair::Impairments,
+    #[serde(default, skip_serializing_if = "crate::topo::impair::Impairments::is_none")]
+    pub impair: crate::topo::impair::Impairments,
 }
 
 pub fn default_qdisc() -> QdiscConfig {

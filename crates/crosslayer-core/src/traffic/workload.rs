@@ -1,7 +1,6 @@
 //! Finite-flow workloads: TCP transfers that arrive as a Poisson process at a target load of a
 //! link, each between a host pair drawn uniformly from the group's pairs, of a size drawn from a
-//! distribution. A workload is expanded into finite flows (`FlowSpec` with a `size` and a fixed
-//! start) when the run is built, from its own random stream of the seed.
+//! distribution. A workload is expanded into finite flows (`spec::ArrivalSpec`) when the run is built, from its own random stream of the seed.
 //!
 //! Sources:
 //! * Arrival rate from the load, as the data-center traffic generators compute it (pFabric;
@@ -18,14 +17,13 @@
 //!   median e^mu and sigma; exponential by its mean. Samples are rounded up to whole bytes (at
 //!   least 1) and capped at `MAX_FLOW_BYTES`.
 
-use crate::cc::CcConfig;
 use crate::params::Problem;
 use crate::rng::Rng;
-use crate::spec::{FlowSpec, StartSpec, MAX_FLOW_BYTES};
-use crate::tcp::TcpConfig;
-use crate::topo::HostRef;
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
+
+/// Largest finite flow, payload bytes.
+pub const MAX_FLOW_BYTES: u64 = 1_000_000_000_000;
 
 /// A flow-size distribution (payload bytes).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -155,72 +153,24 @@ fn normal(rng: &mut Rng) -> f64 {
     (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 
-/// A group of finite flows arriving as a Poisson process.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ArrivalSpec {
-    /// The flows are named `<name>.<k>` in arrival order.
-    pub name: String,
-    /// (source, destination) host pairs; each arrival picks one uniformly.
-    pub pairs: Vec<[HostRef; 2]>,
-    /// As `FlowSpec::reverse` (a dumbbell's pairs given by indices).
-    #[serde(default)]
-    pub reverse: bool,
-    pub cc: CcConfig,
-    #[serde(default)]
-    pub tcp: TcpConfig,
-    /// Offered load of `link`: lambda = load x its rate / (8 x the mean size).
-    pub load: f64,
-    /// The link the load is of, by name (`A->B`, `R1->R2`).
-    pub link: String,
-    pub sizes: SizeDist,
-    /// Arrivals in [start, stop); `stop` = the end of the run if none.
-    #[serde(default)]
-    pub start: Time,
-    #[serde(default)]
-    pub stop: Option<Time>,
-    #[serde(default)]
-    pub dscp: u8,
-    #[serde(default)]
-    pub port: u16,
+/// A Poisson process of `rate_per_s` arrivals per second from `start` until `stop`.
+#[derive(Clone, Copy, Debug)]
+pub struct Poisson {
+    t: f64,
+    rate_per_s: f64,
+    stop: Time,
 }
 
-impl ArrivalSpec {
-    /// Arrivals per second at a link of `rate_bps`.
-    pub fn rate_per_s(&self, rate_bps: u64) -> f64 {
-        self.load * rate_bps as f64 / (8.0 * self.sizes.mean())
+impl Poisson {
+    pub fn new(rate_per_s: f64, start: Time, stop: Time) -> Poisson {
+        Poisson { t: start.ns() as f64, rate_per_s, stop }
     }
 
-    /// The flows of this group, from `rng`: starts in [start, stop), at most `max` of them
-    /// (`None` if more would arrive).
-    pub fn expand(&self, rate_bps: u64, stop: Time, rng: &mut Rng, max: usize) -> Option<Vec<FlowSpec>> {
-        let lambda = self.rate_per_s(rate_bps);
-        let mut out = Vec::new();
-        let mut t = self.start.ns() as f64;
-        loop {
-            t += -(1.0 - rng.next_f64()).ln() / lambda * 1e9;
-            if !(t < stop.ns() as f64) {
-                return Some(out);
-            }
-            if out.len() == max {
-                return None;
-            }
-            let [src, dst] = self.pairs[rng.range_inclusive(0, self.pairs.len() as u64 - 1) as usize].clone();
-            let size = self.sizes.sample(rng);
-            out.push(FlowSpec {
-                name: format!("{}.{}", self.name, out.len()),
-                src,
-                dst,
-                reverse: self.reverse,
-                cc: self.cc.clone(),
-                tcp: self.tcp.clone(),
-                start: StartSpec::Fixed { at: Time::from_ns(t as u64) },
-                stop: None,
-                size: Some(Bytes::new(size)),
-                dscp: self.dscp,
-                port: self.port,
-            });
-        }
+    /// The next arrival time (one exponential draw from `rng`), or `None` once it is at or past
+    /// `stop`.
+    pub fn next(&mut self, rng: &mut Rng) -> Option<Time> {
+        self.t += -(1.0 - rng.next_f64()).ln() / self.rate_per_s * 1e9;
+        (self.t < self.stop.ns() as f64).then(|| Time::from_ns(self.t as u64))
     }
 }
 
