@@ -18,11 +18,12 @@ per point (and group).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
+from crosslayer.fct import per_point as _per_point
 from crosslayer.result import jain_index
 
 __all__ = ["fairness", "groups", "jain", "quartiles", "rtt_fairness", "system"]
@@ -31,15 +32,6 @@ __all__ = ["fairness", "groups", "jain", "quartiles", "rtt_fairness", "system"]
 def jain(values: Iterable[float]) -> float:
     """Jain's fairness index of ``values`` (1 = equal shares; 1/n = one takes all)."""
     return jain_index(values)
-
-
-def _per_point(flows: pd.DataFrame, point: Sequence[str]) -> Iterator[tuple[dict[str, object], pd.DataFrame]]:
-    """Each point's labels (column -> value) and its rows."""
-    if not point:
-        yield {}, flows
-        return
-    for key, g in flows.groupby(list(point), sort=True, dropna=False):
-        yield dict(zip(point, key if isinstance(key, tuple) else (key,))), g
 
 
 def quartiles(flows: pd.DataFrame, point: Sequence[str] = (), value: str = "goodput_bps") -> pd.DataFrame:

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 
-def _per_point(table: pd.DataFrame, point: Sequence[str]) -> Iterator[tuple[dict[str, object], pd.DataFrame]]:
+def per_point(table: pd.DataFrame, point: Sequence[str]) -> Iterator[tuple[dict[str, object], pd.DataFrame]]:
     """Each point's labels (column -> value) and its rows."""
     if not point:
         yield {}, table
@@ -48,7 +48,7 @@ def slowdown_by_size(table: pd.DataFrame, point: Sequence[str] = (), bins: Seque
     table = fct(table, point) if "completed" not in table else table
     labels = [_bin_label(lo, hi) for lo, hi in zip(bins, bins[1:])]
     rows = []
-    for point_labels, g in _per_point(table, point):
+    for point_labels, g in per_point(table, point):
         which = pd.cut(g["size_bytes"].astype(float), bins=list(bins), right=False, labels=labels)
         for label in labels:
             b = g[which == label]

@@ -107,12 +107,7 @@ impl Impair {
     pub fn jitter(dist: JitterDist, jitter: Dur, rng: &mut Rng) -> Dur {
         match dist {
             JitterDist::Uniform => Dur::from_ns(rng.range_inclusive(0, jitter.ns())),
-            JitterDist::Normal => {
-                let u1 = 1.0 - rng.next_f64();
-                let u2 = rng.next_f64();
-                let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
-                Dur::from_ns((z.abs() * jitter.ns() as f64).round() as u64)
-            }
+            JitterDist::Normal => Dur::from_ns((rng.normal().abs() * jitter.ns() as f64).round() as u64),
         }
     }
 }

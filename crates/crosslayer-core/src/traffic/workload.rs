@@ -67,7 +67,7 @@ impl SizeDist {
                 let xm = mean.get() as f64 * (shape - 1.0) / shape;
                 xm / (1.0 - rng.next_f64()).powf(1.0 / shape)
             }
-            SizeDist::Lognormal { median, sigma } => median.get() as f64 * (sigma * normal(rng)).exp(),
+            SizeDist::Lognormal { median, sigma } => median.get() as f64 * (sigma * rng.normal()).exp(),
             SizeDist::Cdf { points } => quantile(points, rng.next_f64()),
         };
         if x.is_finite() {
@@ -144,13 +144,6 @@ fn quantile(points: &[[f64; 2]], u: f64) -> f64 {
     } else {
         x0 + (x1 - x0) * (u - p0) / (p1 - p0)
     }
-}
-
-/// A standard normal sample (Box-Muller, one of the pair).
-fn normal(rng: &mut Rng) -> f64 {
-    let u1 = 1.0 - rng.next_f64(); // (0, 1]
-    let u2 = rng.next_f64();
-    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 
 /// A Poisson process of `rate_per_s` arrivals per second from `start` until `stop`.
