@@ -35,6 +35,7 @@ FLOORS: list[set[str]] = [
     {"topo"},
     {"spec"},
     {"net"},
+    {"flow"},
     {"sim"},
     {"report"},
     {"catalog", "presets"},
@@ -43,7 +44,7 @@ FLOORS: list[set[str]] = [
 stack's options, the scheduler), then the laws and algorithms (congestion controls, queue
 disciplines), the endpoints (TCP, other traffic), the scenario (its topology: graphs, presets,
 routing; then the spec) and the network built from it,
-the loop, and the outputs on top (the report, the catalog, the presets)."""
+a flow's life (pending, live, ended), the loop, and the outputs on top (the report, the catalog, the presets)."""
 
 
 def strip_tests(text: str) -> str:

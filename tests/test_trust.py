@@ -270,13 +270,18 @@ def test_an_unreadable_run_is_not_stored_and_runs_again(tmp_path: Path) -> None:
 
 
 def test_two_study_runs_on_one_store_never_run_a_point_twice(tmp_path: Path) -> None:
-    text = MINI.replace('duration = "1s"', 'duration = "20s"').replace('rate = "10Mbps"', 'rate = "100Mbps"')
+    # points of about half a second each; the second invocation starts once the first has
+    # stored a point (not after a fixed sleep: on a fast or a loaded machine the first could
+    # otherwise finish before the second starts, or the second start before the first)
+    text = MINI.replace('duration = "1s"', 'duration = "60s"').replace('rate = "10Mbps"', 'rate = "100Mbps"')
     study_file = tmp_path / "s.toml"
     study_file.write_text(text)
     store = tmp_path / "store"
     cmd = [*CLI, "study", "run", str(study_file), "-o", str(store), "-j", "1", "--json"]
     a = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
-    time.sleep(1.5)
+    deadline = time.monotonic() + 120
+    while not list((store / "runs").glob("*.parquet")) and a.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
     b = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
     out_a, err_a = a.communicate(timeout=600)
     out_b, err_b = b.communicate(timeout=600)

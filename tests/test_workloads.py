@@ -155,3 +155,46 @@ def test_the_web_search_study_stores_an_fct_view(tmp_path: Path) -> None:
     folder = write_report(tmp_path / "s")
     md = (folder / "report.md").read_text()
     assert "## Flow completion: slowdown per size bin" in md and "![slowdown per size bin]" in md
+
+
+def listed(tmp_path: Path, text: str, **extra: Any) -> dict[str, Any]:
+    f = tmp_path / "flows.csv"
+    f.write_text(text)
+    return scenario(arrivals=[{"name": "trace", "file": str(f), **extra}])
+
+
+def test_a_flow_list_runs_each_line_as_a_finite_flow(tmp_path: Path) -> None:
+    text = "# a hand-made trace\nstart,src,dst,size,cc\n0,N1,N4,20KB,\n0.25,N2,N4,1000000,dctcp\n1.5s,N4,N1,1500,\n"
+    r = run(listed(tmp_path, text, cc="cubic"))
+    f = r.flows.set_index("name")
+    assert list(f.index) == ["trace.0", "trace.1", "trace.2"]
+    assert list(f.size_bytes) == [20_000, 1_000_000, 1500]
+    assert list(f.start_s) == [0.0, 0.25, 1.5]
+    assert list(f.cc) == ["cubic", "dctcp", "cubic"]
+    # the last line runs from the receiver side back to a sender (over B->A)
+    assert list(f.direction) == ["forward", "forward", "reverse"] and list(f.src) == ["N1", "N2", "N4"]
+    assert (r.fct.slowdown >= 1).all() and r.fct.fct_s.notna().all()
+
+
+@pytest.mark.parametrize(
+    ("text", "extra", "expected"),
+    [
+        ("start,src,size\n0,N1,20KB\n", {"cc": "cubic"}, "line 1: the header must name the columns start, src, dst, size and optionally cc"),
+        ("start,src,dst,size\n0,N1,N4,20KB\n0,N1,N4,0\n", {"cc": "cubic"}, "line 3: size: must be a whole number of bytes, at least 1"),
+        ("start,src,dst,size\n-1,N1,N4,20KB\n", {"cc": "cubic"}, "line 2: start: must be a time of at least 0"),
+        ("start,src,dst,size\n0,N1,N4\n", {"cc": "cubic"}, "line 2: \"0,N1,N4\" has 3 cells, the header 4"),
+        ("start,src,dst,size\n0,N1,N9,20KB\n", {"cc": "cubic"}, "line 2: \"N1\" -> \"N9\" is not a sender and a receiver of the dumbbell"),
+        ("start,src,dst,size\n30s,N1,N4,20KB\n", {"cc": "cubic"}, "line 2: start 30s is not before the end of the run (20s)"),
+        ("start,src,dst,size\n0,N1,N4,20KB\n", {}, "arrivals[0].cc: line 2 of"),
+        ("start,src,dst,size,cc\n0,N1,N4,20KB,kubic\n", {}, "line 2: cc: no congestion control \"kubic\""),
+        ("start,src,dst,size\n", {"cc": "cubic"}, "no flow after the header"),
+    ],
+)
+def test_a_bad_flow_list_names_its_line(tmp_path: Path, text: str, extra: dict[str, Any], expected: str) -> None:
+    message = problems(listed(tmp_path, text, **extra))
+    assert expected in message and "arrivals[0]" in message, message
+
+
+def test_a_missing_flow_list_is_named(tmp_path: Path) -> None:
+    data = scenario(arrivals=[{"file": str(tmp_path / "nope.csv"), "cc": "cubic"}])
+    assert "arrivals[0].file: cannot read" in problems(data)

@@ -7,6 +7,7 @@ pub mod aqm;
 pub mod catalog;
 pub mod cc;
 pub mod error;
+pub mod flow;
 pub mod metrics;
 pub mod net;
 pub mod packet;

@@ -6,28 +6,19 @@
 //! they discard into another, so the loop allocates nothing per packet. Per-flow packet
 //! accounting (sent / delivered / dropped) feeds the conservation check at the end of every run.
 
-use crate::cc::{Cc, CcEnv};
 use crate::error::Error;
+pub use crate::flow::{Endpoints, Flow, FlowState, PktAccount, Route, Summary};
 use crate::packet::{PacketArena, PacketId, PktKind};
 use crate::net::{Topology, TxStart};
 use crate::rng::{Rng, StreamKind};
 use crate::sched::{Event, Scheduler, TimerSlot};
 use crate::spec::{ScenarioSpec, StartSpec};
-use crate::tcp::receiver::{Receiver, ReceiverCounters};
-use crate::tcp::sender::{AckInfo, Sender, SenderCounters};
+use crate::tcp::sender::{AckInfo, SenderCounters};
 use crate::packet::TxCtx;
 use crate::metrics::LogHistogram;
 use crate::packet::Ecn;
 use crate::traffic::cbr::{CbrRecvCounters, CbrSentCounters, CbrSource};
 use crate::units::{Dur, Time};
-
-/// Packet accounting of one flow in one direction.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PktAccount {
-    pub sent: u64,
-    pub delivered: u64,
-    pub dropped: u64,
-}
 
 crate::counters! {
     /// What one flow's packets in one direction met at the queue of one link of their path,
@@ -63,37 +54,6 @@ impl BottleneckCounters {
     pub fn of(data: CoreCounters, ack: CoreCounters) -> BottleneckCounters {
         BottleneckCounters { bottleneck_arrivals: data.arrivals, bottleneck_drops: data.drops, bottleneck_marks: data.marks, bottleneck_ack_drops: ack.drops }
     }
-}
-
-/// A flow's path in one direction: its links are `Sim::hop_link[base..base + len]`, and its
-/// packets at each are counted in `Sim::hops` at the same slots.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Route {
-    pub base: u32,
-    pub len: u32,
-    /// Position of its bottleneck in the path (`Topology::bottleneck`).
-    pub bottleneck: u32,
-}
-
-impl Route {
-    /// The slots of its links.
-    pub fn slots(&self) -> std::ops::Range<usize> {
-        self.base as usize..(self.base + self.len) as usize
-    }
-}
-
-pub struct Flow {
-    pub name: String,
-    pub sender: Sender,
-    pub receiver: Receiver,
-    pub data: PktAccount,
-    pub acks: PktAccount,
-    /// Its data path (0) and its ACKs' path (1).
-    pub route: [Route; 2],
-    tx_timer: TimerSlot,
-    rx_timer: TimerSlot,
-    /// Counters at the start of the measurement window.
-    pub at_warmup: (SenderCounters, ReceiverCounters),
 }
 
 /// An unresponsive constant-bit-rate flow: its source, what its sink received, and its
@@ -153,6 +113,9 @@ pub struct Sim {
     pub hops_at_warmup: Vec<CoreCounters>,
     /// The packet capture, if any (`set_tap`).
     tap: Option<Box<dyn PacketTap>>,
+    /// Flows started and not ended, now and at most.
+    live: u32,
+    peak_live: u32,
     end: Time,
     warmup: Time,
 }
@@ -189,22 +152,15 @@ impl Sim {
                 StartSpec::Fixed { at } => at,
                 StartSpec::Uniform { from, to } => Time::from_ns(rng.range_inclusive(from.ns(), to.ns())),
             };
-            let stop = f.stop.unwrap_or(Time::NEVER);
             let (src, dst, _) = plan.flows[i];
-            let env = CcEnv { rng_seed: Rng::stream(spec.seed, StreamKind::Flow, i as u64 | 1 << 40).next_u64(), ..Sender::cc_env(&f.tcp) };
-            let cc = Cc::new(&f.cc, &env);
-            let mut sender = Sender::new(i as u32, src, dst, &f.tcp, cc, start, stop);
-            if let Some(size) = f.size {
-                sender.set_size(size.get());
-            }
-            let mut receiver = Receiver::new(i as u32, dst, src, &f.tcp);
-            receiver.dctcp_echo = sender.cc.needs_ecn();
-            receiver.ect = sender.control_ecn();
-            (sender.dscp, sender.port, receiver.dscp, receiver.port) = (f.dscp, f.port, f.dscp, f.port);
             flows.push(Flow {
                 name: f.name.clone(),
-                sender,
-                receiver,
+                id: i as u32,
+                src,
+                dst,
+                start,
+                finite: f.size.is_some(),
+                state: FlowState::Pending,
                 data: PktAccount::default(),
                 acks: PktAccount::default(),
                 route: routes[i],
@@ -250,11 +206,13 @@ impl Sim {
             hops: vec![CoreCounters::default(); hop_link.len()],
             hops_at_warmup: Vec::new(),
             tap: None,
+            live: 0,
+            peak_live: 0,
             hop_link,
             end,
         };
         for i in 0..sim.flows.len() {
-            let t = sim.flows[i].sender.start_at();
+            let t = sim.flows[i].start;
             sim.flows[i].tx_timer.arm(&mut sim.sched, t, Event::SenderTimer(i as u32));
         }
         for j in 0..sim.udp.len() {
@@ -324,24 +282,30 @@ impl Sim {
         }
     }
 
-    /// A finite flow's ideal completion time (`metrics::fct`: alone on its path, with an
-    /// unlimited window); `None` for a bulk transfer.
-    pub fn ideal_fct(&self, i: usize) -> Option<Dur> {
+    /// The (rate, delay) of the links of a path, each at its best (`metrics::fct`).
+    fn path_hops(&self, r: Route) -> Vec<crate::metrics::fct::Hop> {
+        self.hop_link[r.slots()].iter().map(|&l| self.topo.links[l as usize].best_rate_delay()).collect()
+    }
+
+    /// What flow `i`'s result row needs: kept when it ended, else taken from its endpoints now
+    /// (from endpoints as they would start, for a flow that has not started).
+    pub fn summary(&self, i: usize) -> std::borrow::Cow<'_, Summary> {
         let f = &self.flows[i];
-        f.sender.size()?;
-        let hops = |r: Route| -> Vec<crate::metrics::fct::Hop> {
-            self.hop_link[r.slots()].iter().map(|&l| self.topo.links[l as usize].best_rate_delay()).collect()
+        let of = |ep: &Endpoints| {
+            let hops = f.route.map(|r| self.path_hops(r));
+            Summary::of(ep, [&hops[0], &hops[1]])
         };
-        let (hs, full, full_size, last) = f.sender.wire_train();
-        let hs = hs.map(|(syn, ack)| (syn, f.receiver.synack_bytes(), ack));
-        Some(crate::metrics::fct::ideal_fct(&hops(f.route[0]), &hops(f.route[1]), hs, full, full_size, last))
+        match &f.state {
+            FlowState::Ended(s) => std::borrow::Cow::Borrowed(s),
+            FlowState::Live(ep) => std::borrow::Cow::Owned(of(ep)),
+            FlowState::Pending => std::borrow::Cow::Owned(of(&f.endpoints(&self.spec.flows[i], self.spec.seed))),
+        }
     }
 
     /// A finite flow's completion time: from its start (its first SYN) to the delivery of its
     /// last byte; `None` if it did not complete (or is a bulk transfer).
-    pub fn fct(&self, i: usize) -> Option<Dur> {
-        let f = &self.flows[i];
-        f.receiver.completed_at.map(|t| t.since(f.sender.start_at()))
+    pub fn fct(&self, i: usize, s: &Summary) -> Option<Dur> {
+        s.completed_at.map(|t| t.since(self.flows[i].start))
     }
 
     /// How many flows (TCP and UDP) have each link as the bottleneck of their data path.
@@ -448,18 +412,27 @@ impl Sim {
                 self.arrive(now, node, id);
             }
             Event::SenderTimer(f) => {
-                if self.flows[f as usize].tx_timer.fire(now) {
-                    let fl = &mut self.flows[f as usize];
+                let fl = &mut self.flows[f as usize];
+                if fl.tx_timer.fire(now) {
+                    match fl.state {
+                        FlowState::Live(_) => {}
+                        FlowState::Pending => {
+                            fl.state = FlowState::Live(Box::new(fl.endpoints(&self.spec.flows[f as usize], self.spec.seed)));
+                            self.live += 1;
+                            self.peak_live = self.peak_live.max(self.live);
+                        }
+                        FlowState::Ended(_) => return, // an entry from before it ended
+                    }
                     let mut ctx = TxCtx { now, arena: &mut self.arena, out: &mut self.out };
-                    fl.sender.on_timer(&mut ctx);
+                    fl.live().sender.on_timer(&mut ctx);
                     self.after_sender(now, f as usize);
                 }
             }
             Event::ReceiverTimer(f) => {
-                if self.flows[f as usize].rx_timer.fire(now) {
-                    let fl = &mut self.flows[f as usize];
+                let fl = &mut self.flows[f as usize];
+                if fl.rx_timer.fire(now) && matches!(fl.state, FlowState::Live(_)) {
                     let mut ctx = TxCtx { now, arena: &mut self.arena, out: &mut self.out };
-                    fl.receiver.on_timer(&mut ctx);
+                    fl.live().receiver.on_timer(&mut ctx);
                     self.after_receiver(now, f as usize);
                 }
             }
@@ -546,8 +519,8 @@ impl Sim {
         if pkt.kind.from_sender() {
             fl.data.delivered += 1;
             match pkt.kind {
-                PktKind::Data => fl.receiver.on_data(&pkt, &mut ctx),
-                PktKind::Syn => fl.receiver.on_syn(&pkt, &mut ctx),
+                PktKind::Data => fl.live().receiver.on_data(&pkt, &mut ctx),
+                PktKind::Syn => fl.live().receiver.on_syn(&pkt, &mut ctx),
                 _ => {} // the handshake's ACK: nothing to do
             }
             self.after_receiver(now, f);
@@ -555,8 +528,8 @@ impl Sim {
             fl.acks.delivered += 1;
             let info = AckInfo { ack: pkt.ack, sack: &pkt.sack[..pkt.n_sack as usize], ece: pkt.ece, tsval: pkt.tsval, tsecr: pkt.tsecr };
             match pkt.kind {
-                PktKind::SynAck => fl.sender.on_synack(info, &mut ctx),
-                _ => fl.sender.on_ack(info, &mut ctx),
+                PktKind::SynAck => fl.live().sender.on_synack(info, &mut ctx),
+                _ => fl.live().sender.on_ack(info, &mut ctx),
             }
             self.after_sender(now, f);
         }
@@ -595,19 +568,49 @@ impl Sim {
     /// Route what a sender produced and re-arm its timer.
     #[inline]
     fn after_sender(&mut self, now: Time, f: usize) {
-        let (node, base) = (self.flows[f].sender.node, self.flows[f].route[0].base);
+        let (node, base) = (self.flows[f].src, self.flows[f].route[0].base);
         self.flows[f].data.sent += self.route_out(now, node, base);
         let fl = &mut self.flows[f];
-        fl.tx_timer.arm(&mut self.sched, fl.sender.next_deadline(), Event::SenderTimer(f as u32));
+        let t = fl.live().sender.next_deadline();
+        fl.tx_timer.arm(&mut self.sched, t, Event::SenderTimer(f as u32));
+        self.maybe_end(f);
     }
 
     /// Route what a receiver produced and re-arm its timer.
     #[inline]
     fn after_receiver(&mut self, now: Time, f: usize) {
-        let (node, base) = (self.flows[f].receiver.node, self.flows[f].route[1].base);
+        let (node, base) = (self.flows[f].dst, self.flows[f].route[1].base);
         self.flows[f].acks.sent += self.route_out(now, node, base);
         let fl = &mut self.flows[f];
-        fl.rx_timer.arm(&mut self.sched, fl.receiver.next_deadline(), Event::ReceiverTimer(f as u32));
+        let t = fl.live().receiver.next_deadline();
+        fl.rx_timer.arm(&mut self.sched, t, Event::ReceiverTimer(f as u32));
+        self.maybe_end(f);
+    }
+
+    /// End flow `f` if nothing can happen to it any more (`Flow::may_end`): keep its summary,
+    /// free its endpoints.
+    #[inline]
+    fn maybe_end(&mut self, f: usize) {
+        if self.flows[f].may_end() {
+            self.end_flow(f);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn end_flow(&mut self, f: usize) {
+        let mut s = self.summary(f).into_owned();
+        if self.now() < self.warmup {
+            s.rtt = Default::default(); // as `start_measurement` clears a live flow's samples
+        }
+        self.flows[f].state = FlowState::Ended(Box::new(s));
+        self.live -= 1;
+    }
+
+    /// The most flows live (started, not ended) at once so far: what the memory of the flows'
+    /// endpoints follows.
+    pub fn peak_live_flows(&self) -> u32 {
+        self.peak_live
     }
 
     /// Forward the packets an endpoint on `node` just produced onto their path, whose first
@@ -633,13 +636,15 @@ impl Sim {
             self.arena.free(id);
             return;
         }
-        let fl = &mut self.flows[p.flow as usize];
+        let f = p.flow as usize;
+        let fl = &mut self.flows[f];
         if p.kind.from_sender() {
             fl.data.dropped += 1;
         } else {
             fl.acks.dropped += 1;
         }
         self.arena.free(id);
+        self.maybe_end(f);
     }
 
     /// After a call into the queue of link `l`: count the queued packets its discipline
@@ -678,8 +683,17 @@ impl Sim {
             l.start_measurement(now);
         }
         for fl in &mut self.flows {
-            fl.at_warmup = (fl.sender.counters, fl.receiver.counters);
-            fl.sender.rtt_hist.clear();
+            match &mut fl.state {
+                FlowState::Pending => {}
+                FlowState::Live(ep) => {
+                    fl.at_warmup = (ep.sender.counters, ep.receiver.counters);
+                    ep.sender.rtt_hist.clear();
+                }
+                FlowState::Ended(s) => {
+                    fl.at_warmup = (s.sender, s.receiver);
+                    s.rtt = Default::default();
+                }
+            }
         }
         for u in &mut self.udp {
             u.at_warmup = (u.source.counters, u.recv, u.data.dropped);
@@ -731,14 +745,22 @@ impl Sim {
                     ));
                 }
             }
-            let sent = fl.sender.counters.segments_sent + fl.sender.counters.control_pkts;
+            let counters = match &fl.state {
+                FlowState::Pending => SenderCounters::default(),
+                FlowState::Live(ep) => {
+                    ep.sender.sb.check().map_err(|e| format!("flow {}: {e}", fl.name))?;
+                    ep.sender.counters
+                }
+                FlowState::Ended(s) => s.sender,
+            };
+            let sent = counters.segments_sent + counters.control_pkts;
             if fl.data.sent != sent {
                 return Err(format!("flow {}: engine counted {} packets from the sender, the sender {sent}", fl.name, fl.data.sent));
             }
-            fl.sender.sb.check().map_err(|e| format!("flow {}: {e}", fl.name))?;
         }
         for i in 0..self.flows.len() {
-            if let (Some(fct), Some(ideal)) = (self.fct(i), self.ideal_fct(i)) {
+            let s = self.summary(i);
+            if let (Some(fct), Some(ideal)) = (self.fct(i, &s), s.ideal_fct) {
                 if fct < ideal {
                     return Err(format!("flow {} completed in {fct}, faster than alone with an unlimited window ({ideal}): slowdown below 1", self.flows[i].name));
                 }

@@ -28,7 +28,7 @@ pub use crate::topo::MAX_DELAY;
 /// Most senders, and most receivers, of a dumbbell (the routing table is quadratic in hosts).
 pub const MAX_HOSTS: usize = 1_000;
 /// Most flows in one run.
-pub const MAX_FLOWS: usize = 100_000;
+pub const MAX_FLOWS: usize = 1_000_000;
 pub use crate::traffic::workload::MAX_FLOW_BYTES;
 /// Largest `limits.max_trace_rows` a study may ask for.
 pub const MAX_TRACE_ROWS: u64 = 1_000_000_000;

@@ -162,3 +162,35 @@ fn the_largest_flows_approach_processor_sharing_1_over_1_minus_rho() {
         assert!(all > ps, "rho {rho}: all flows {all:.3} vs PS {ps:.3}");
     }
 }
+
+/// A finite flow that is over keeps only its summary: every completed flow ends (its endpoints
+/// freed) once nothing of it is left in the network, flows live at once stay few while
+/// thousands come and go, and its row is the same as if it had been kept live (the endpoints
+/// summarized at the end of the run: checked here on the flows still live when the run stops,
+/// and on every study by `validation/snapshot.py studies` before and after, docs/PERFORMANCE.md).
+#[test]
+fn finished_flows_free_their_endpoints_and_live_flows_stay_few() {
+    use crosslayer_core::sim::FlowState;
+    let arrivals = vec![json!({"name": "w", "pairs": [["S", "D"]], "cc": {"kind": "cubic"}, "tcp": {"min_rto": 10 * MS}, "load": 0.5, "link": "R1->R2",
+                               "sizes": {"kind": "exponential", "mean": 20_000}, "stop": 9 * S})];
+    let mut sim = crosslayer_core::Sim::new(spec(chain(2, 100_000_000, 200), vec![], arrivals, 10)).expect("a sim");
+    // before its start a flow holds no endpoints
+    assert!(sim.flows.iter().all(|f| matches!(f.state, FlowState::Pending)));
+    sim.run_to_end(&mut (), &mut |_| false).expect("run");
+    sim.check_invariants().expect("invariants");
+    let n = sim.flows.len();
+    let ended = sim.flows.iter().filter(|f| matches!(f.state, FlowState::Ended(_))).count();
+    let live = sim.flows.iter().filter(|f| matches!(f.state, FlowState::Live(_))).count();
+    let completed = (0..n).filter(|&i| sim.summary(i).completed_at.is_some()).count();
+    assert!(n > 2500, "{n} flows");
+    // every completed flow ended, bar those whose last ACKs were still on their way at the end
+    assert!(ended + live == n && completed >= ended && completed - ended <= 3, "{n} flows, {completed} completed, {ended} ended, {live} live");
+    assert!(sim.peak_live_flows() < 60, "{} flows live at once", sim.peak_live_flows());
+    for i in 0..n {
+        let s = sim.summary(i);
+        if let FlowState::Ended(_) = sim.flows[i].state {
+            assert_eq!(s.rcv_nxt, s.size.expect("finite"));
+            assert_eq!(sim.flows[i].data.in_flight() + sim.flows[i].acks.in_flight(), 0);
+        }
+    }
+}

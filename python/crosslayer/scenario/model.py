@@ -46,7 +46,7 @@ from crosslayer.scenario.flows import (
     group_pairs,
 )
 from crosslayer.scenario.topology import Dumbbell, Graph, PresetTopology, Topology, expand
-from crosslayer.scenario.workload import ArrivalGroup
+from crosslayer.scenario.workload import ArrivalGroup, ArrivalList, Arrivals, ListedFlow
 from crosslayer.units import (
     format_duration,
     format_size,
@@ -107,8 +107,9 @@ class Scenario(_Model):
     flows: list[FlowGroup] = []
     udp: list[UdpGroup] = []
     """Unresponsive constant-bit-rate flows."""
-    arrivals: list[ArrivalGroup] = []
-    """Finite TCP flows arriving as Poisson processes (their completion times: the fct table)."""
+    arrivals: list[Arrivals] = []
+    """Finite TCP flows arriving as Poisson processes, or listed in a CSV file (their completion
+    times: the fct table)."""
     pcap: Pcap | None = None
     """Packet capture (none by default)."""
 
@@ -195,6 +196,13 @@ class Scenario(_Model):
             out += [(("udp", i, *loc), msg) for loc, msg in self._udp_problems(udp)]
         expected = float(flows)
         for i, group in enumerate(self.arrivals):
+            if isinstance(group, ArrivalList):
+                listed = group.flows()
+                out += [(("arrivals", i, *loc), msg) for loc, msg in self._listed_problems(group, listed)]
+                expected += len(listed)
+                if expected > MAX_FLOWS:
+                    out.append((("arrivals", i, "file"), f"{len(listed):,} flows; a run holds at most {MAX_FLOWS:,} flows"))
+                continue
             problems = self._arrival_problems(group)
             out += [(("arrivals", i, *loc), msg) for loc, msg in problems]
             if not problems:
@@ -352,6 +360,63 @@ class Scenario(_Model):
                 if pair in seen:
                     out.append((("dst", j), f"the pair {show(pair[0])} -> {show(pair[1])} is listed twice; use per_pair for several flows per pair"))
                 seen.add(pair)
+        return out
+
+    def _listed_ends(self, flow: ListedFlow) -> tuple[int | str, int | str, bool] | str:
+        """A listed flow's endpoints as the engine takes them (a dumbbell's as indices, and
+        whether it runs from a receiver to a sender), or what is wrong with them."""
+        if isinstance(self.topology, Dumbbell):
+            senders = {h.name: k for k, h in enumerate(self.topology.senders)}
+            receivers = {h.name: k for k, h in enumerate(self.topology.receivers)}
+            if flow.src in senders and flow.dst in receivers:
+                return senders[flow.src], receivers[flow.dst], False
+            if flow.src in receivers and flow.dst in senders:
+                return receivers[flow.src], senders[flow.dst], True
+            return f"{show(flow.src)} -> {show(flow.dst)} is not a sender and a receiver of the dumbbell (senders: {', '.join(senders)}; receivers: {', '.join(receivers)})"
+        nodes = self.nodes()
+        for name in (flow.src, flow.dst):
+            if not nodes.get(name, False):
+                hosts = [n for n, host in nodes.items() if host]
+                what = "a router" if name in nodes else "no node"
+                return f"{show(name)} is {what}: flows run between hosts ({', '.join(hosts[:12])}{', ...' if len(hosts) > 12 else ''})"
+        if flow.src == flow.dst:
+            return f"{show(flow.src)} is paired with itself: a flow runs between two hosts"
+        return flow.src, flow.dst, False
+
+    def _listed_problems(self, group: ArrivalList, flows: list[ListedFlow]) -> list[tuple[Loc, str]]:
+        out: list[tuple[Loc, str]] = []
+        for f in flows:
+            ends = self._listed_ends(f)
+            problem = ends if isinstance(ends, str) else None
+            if problem is None and f.start >= self.duration:
+                problem = f"start {format_duration(f.start)} is not before the end of the run ({format_duration(self.duration)})"
+            if problem is not None:
+                out.append((("file",), f"{group.file} line {f.line}: {problem}"))
+                if len(out) >= 20:
+                    break
+        return out
+
+    def _listed_specs(self, i: int, group: ArrivalList) -> list[dict[str, Any]]:
+        """A flow list's flows as engine flows (validated)."""
+        tcp = self.tcp_for(group).engine_spec()  # type: ignore[arg-type]
+        out = []
+        for k, f in enumerate(group.flows()):
+            src, dst, reverse = self._listed_ends(f)  # type: ignore[misc]
+            out.append(
+                {
+                    "name": f"{group.name or f'arrivals{i}'}.{k}",
+                    "src": src,
+                    "dst": dst,
+                    "reverse": reverse,
+                    "cc": group.cc_of(f).engine_spec(),
+                    "tcp": tcp,
+                    "start": {"kind": "fixed", "at": f.start},
+                    "stop": None,
+                    "dscp": group.dscp,
+                    "port": group.port,
+                    "size": f.size,
+                }
+            )
         return out
 
     def _graph_endpoint_problems(self, group: FlowGroup | UdpGroup) -> list[tuple[Loc, str]]:
@@ -664,8 +729,11 @@ class Scenario(_Model):
             "flows": flows,
             "udp": udp,
         }
-        if self.arrivals and arrivals:
-            spec["arrivals"] = [self._arrival_spec(i, g) for i, g in enumerate(self.arrivals)]
+        for i, g in enumerate(self.arrivals):
+            if isinstance(g, ArrivalList):
+                spec["flows"] += self._listed_specs(i, g)
+        if arrivals and any(isinstance(g, ArrivalGroup) for g in self.arrivals):
+            spec["arrivals"] = [self._arrival_spec(i, g) for i, g in enumerate(self.arrivals) if isinstance(g, ArrivalGroup)]
         if self.pcap is not None:
             spec["pcap"] = {"links": self.pcap.links, "hosts": self.pcap.hosts, "snaplen": self.pcap.snaplen, "max_bytes": self.pcap.max_bytes}
         return spec

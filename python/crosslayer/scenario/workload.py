@@ -10,12 +10,12 @@ import csv
 import math
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, NamedTuple
 
-from pydantic import BeforeValidator, model_validator
+from pydantic import BeforeValidator, Discriminator, Tag, model_validator
 
-from crosslayer.scenario.algorithms import CcConfig, TcpConfig
-from crosslayer.scenario.errors import Loc, _error, _Model, _raise_problems
+from crosslayer.scenario.algorithms import CcConfig, TcpConfig, _tag_by
+from crosslayer.scenario.errors import _TAG, Loc, _error, _Model, _raise_problems
 from crosslayer.scenario.fields import Dscp, Duration, NodeList, Port, Size
 from crosslayer.scenario.flows import Pairs
 from crosslayer.units import show
@@ -233,3 +233,143 @@ class ArrivalGroup(_Model):
     """No arrival from this time (default: the end of the run)."""
     dscp: Dscp = 0
     port: Port = 0
+
+
+class ListedFlow(NamedTuple):
+    """One line of a flow list: start (ns), source and destination host, size (bytes), its
+    congestion control (None: the list's)."""
+
+    line: int
+    start: int
+    src: str
+    dst: str
+    size: int
+    cc: str | None
+
+
+MAX_LISTED_FLOWS: Final = 1_000_000
+_LIST_COLUMNS: Final = ("start", "src", "dst", "size")
+
+
+def parse_flow_list(text: str, where: str) -> list[ListedFlow]:
+    """Flows from CSV text: a header naming the columns ``start,src,dst,size`` and optionally
+    ``cc`` (any order), then one flow per line; ``#`` comments and blank lines are skipped. A
+    start is a time (``"1.5ms"``, or a bare number of seconds), a size a size (``"20KB"``, or a
+    bare number of bytes), a cc a registered name (an empty cell: the list's ``cc``)."""
+    from crosslayer.units import parse_duration_ns, parse_size_bytes
+
+    lines = [(n, line.split("#", 1)[0].strip()) for n, line in enumerate(text.splitlines(), start=1)]
+    lines = [(n, line) for n, line in lines if line]
+    if not lines:
+        raise CdfError(f"{where}: no header line (start,src,dst,size[,cc])")
+    header_line, header = lines[0]
+    columns = [c.strip().lower() for c in next(csv.reader([header]))]
+    missing = [c for c in _LIST_COLUMNS if c not in columns]
+    unknown = [c for c in columns if c not in (*_LIST_COLUMNS, "cc")]
+    if missing or unknown or len(set(columns)) != len(columns):
+        raise CdfError(f"{where} line {header_line}: the header must name the columns start, src, dst, size and optionally cc, each once (got {show(header)})")
+    at = {c: columns.index(c) for c in columns}
+    out: list[ListedFlow] = []
+    for n, line in lines[1:]:
+        cells = [c.strip() for c in next(csv.reader([line]))]
+        if len(cells) != len(columns):
+            raise CdfError(f"{where} line {n}: {show(line)} has {len(cells)} cells, the header {len(columns)}")
+
+        def cell(name: str, parse: Any, what: str, n: int = n, cells: list[str] = cells) -> int:
+            raw = cells[at[name]]
+            try:
+                value = float(raw)
+            except ValueError:
+                value = None
+            try:
+                if value is not None and name == "start":
+                    if not math.isfinite(value) or value < 0:
+                        raise ValueError(f"must be a time of at least 0 (got {show(raw)})")
+                    return round(value * 1e9)
+                if value is not None:  # a size in bytes
+                    if not (math.isfinite(value) and value == int(value) and value >= 1):
+                        raise ValueError(f"must be a whole number of bytes, at least 1 (got {show(raw)})")
+                    return int(value)
+                return int(parse(raw))
+            except (ValueError, OverflowError) as exc:
+                raise CdfError(f"{where} line {n}: {name}: {exc if str(exc) else f'not {what}'}") from None
+
+        start = cell("start", parse_duration_ns, "a time")
+        size = cell("size", parse_size_bytes, "a size")
+        if size > MAX_FLOW_BYTES:
+            raise CdfError(f"{where} line {n}: size: at most {MAX_FLOW_BYTES:,} bytes (got {size:,})")
+        src, dst = cells[at["src"]], cells[at["dst"]]
+        if not src or not dst:
+            raise CdfError(f"{where} line {n}: src and dst name hosts (got {show(line)})")
+        cc = cells[at["cc"]] if "cc" in at and cells[at["cc"]] else None
+        out.append(ListedFlow(n, start, src, dst, size, cc))
+        if len(out) > MAX_LISTED_FLOWS:
+            raise CdfError(f"{where}: more than {MAX_LISTED_FLOWS:,} flows")
+    if not out:
+        raise CdfError(f"{where}: no flow after the header")
+    return out
+
+
+class ArrivalList(_Model):
+    """Finite TCP flows listed in a CSV file (``start,src,dst,size[,cc]``, one flow per line),
+    each starting at its time between its hosts with its size; named ``<name>.<k>`` in the
+    file's order. Their completion times are in the ``fct`` table."""
+
+    name: str = ""
+    """Flows are named ``<name>.<k>``, k counting the file's lines (default: ``arrivals<i>``)."""
+    file: str
+    """The CSV file (relative to the working directory)."""
+    cc: CcConfig | None = None
+    """The congestion control of lines whose cc cell is empty or missing."""
+    tcp: TcpConfig | None = None
+    dscp: Dscp = 0
+    port: Port = 0
+
+    @model_validator(mode="after")
+    def _read(self) -> ArrivalList:
+        _raise_problems(self._checks())
+        return self
+
+    def _checks(self) -> list[tuple[Loc, str]]:
+        try:
+            flows = self.flows()
+        except OSError as exc:
+            return [(("file",), f"cannot read {show(self.file)}: {exc.strerror or exc}")]
+        except CdfError as exc:
+            return [(("file",), str(exc))]
+        out: list[tuple[Loc, str]] = []
+        if self.cc is None and any(f.cc is None for f in flows):
+            line = next(f.line for f in flows if f.cc is None)
+            out.append((("cc",), f'line {line} of {self.file} gives no cc: give the list a cc = "cubic" (or a cc column)'))
+        from pydantic import TypeAdapter, ValidationError
+
+        adapter = TypeAdapter(CcConfig)
+        for name in sorted({f.cc for f in flows if f.cc is not None}):
+            try:
+                adapter.validate_python(name)
+            except ValidationError:
+                line = next(f.line for f in flows if f.cc == name)
+                out.append((("file",), f"{self.file} line {line}: cc: no congestion control {show(name)} (crosslayer list cc)"))
+        return out
+
+    def flows(self) -> list[ListedFlow]:
+        """The file's flows (read again only if the file changed)."""
+        return _read_flow_list(self.file, Path(self.file).stat().st_mtime_ns)
+
+    def cc_of(self, flow: ListedFlow) -> Any:
+        """A listed flow's congestion control (validated)."""
+        from pydantic import TypeAdapter
+
+        return TypeAdapter(CcConfig).validate_python(flow.cc) if flow.cc is not None else self.cc
+
+
+@cache
+def _read_flow_list(file: str, _mtime_ns: int) -> list[ListedFlow]:
+    return parse_flow_list(Path(file).read_text(), file)
+
+
+Arrivals = Annotated[
+    Annotated[ArrivalGroup, Tag(_TAG + "poisson")] | Annotated[ArrivalList, Tag(_TAG + "list")],
+    Discriminator(_tag_by(lambda v: "list" if "file" in v else "poisson")),
+]
+"""An ``[[arrivals]]`` table: a Poisson process at a load, or (with ``file``) a list of flows."""

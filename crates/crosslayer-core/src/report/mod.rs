@@ -418,18 +418,17 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
         .zip(&sim.spec().flows)
         .enumerate()
         .map(|(i, (fl, fs))| {
-            let (s, r) = (&fl.sender, &fl.receiver);
-            let h = &s.rtt_hist;
+            let s = sim.summary(i);
             let [data, ack] = fl.route.map(|r| &sim.hop_link[r.slots()]);
             let rtt = topo.path_delay(data) + topo.path_delay(ack);
             let [bd, ba] = fl.route.map(|r| measured(sim, (r.base + r.bottleneck) as usize));
             FlowRow {
                 name: fl.name.clone(),
-                src: topo.node_names[s.node as usize].clone(),
-                dst: topo.node_names[r.node as usize].clone(),
+                src: topo.node_names[fl.src as usize].clone(),
+                dst: topo.node_names[fl.dst as usize].clone(),
                 reverse: topo.links[data[fl.route[0].bottleneck as usize] as usize].role == LinkRole::Reverse,
                 cc: fs.cc.name(),
-                start_s: s.start_at().secs_f64(),
+                start_s: fl.start.secs_f64(),
                 stop_s: fs.stop.map_or(f64::NAN, |t| t.secs_f64()),
                 connection: s.conn.name(),
                 connected_s: s.connected_at.map_or(f64::NAN, Time::secs_f64),
@@ -439,18 +438,18 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
                 ack_route: topo.path_names(ack),
                 bottleneck_link: topo.links[data[fl.route[0].bottleneck as usize] as usize].name.clone(),
                 span,
-                sender: s.counters.minus(&fl.at_warmup.0),
-                receiver: r.counters.minus(&fl.at_warmup.1),
+                sender: s.sender.minus(&fl.at_warmup.0),
+                receiver: s.receiver.minus(&fl.at_warmup.1),
                 bottleneck: BottleneckCounters::of(bd, ba),
-                rtt_mean_s: h.mean().map(|v| v / 1e9),
-                rtt_min_s: h.min().map(|v| v as f64 / 1e9),
-                rtt_p99_s: h.quantile(0.99).map(|v| v / 1e9),
-                rtt_samples: h.count(),
-                cwnd_final_bytes: s.window.cwnd,
-                size: s.size(),
-                bytes_left: s.size().map_or(0, |n| n.saturating_sub(r.rcv_nxt)),
-                fct: sim.fct(i),
-                ideal_fct: sim.ideal_fct(i),
+                rtt_mean_s: s.rtt.mean_s,
+                rtt_min_s: s.rtt.min_s,
+                rtt_p99_s: s.rtt.p99_s,
+                rtt_samples: s.rtt.samples,
+                cwnd_final_bytes: s.cwnd_final_bytes,
+                size: s.size,
+                bytes_left: s.size.map_or(0, |n| n.saturating_sub(s.rcv_nxt)),
+                fct: sim.fct(i, &s),
+                ideal_fct: s.ideal_fct,
             }
         })
         .collect();

@@ -37,7 +37,7 @@ impl Traces {
         Ok(Traces {
             series: QueueSeries::new(&sim.topo.links[series_link].queue, samples).map_err(Error::OutOfMemory)?,
             cwnd: match spec.cwnd_trace && samples > 0 {
-                true => Some(CwndTrace::new(sim.flows.iter().map(|f| &f.sender.cc), samples.saturating_mul(sim.flows.len())).map_err(Error::OutOfMemory)?),
+                true => Some(CwndTrace::new(&spec.flows, samples.saturating_mul(sim.flows.len())).map_err(Error::OutOfMemory)?),
                 false => None,
             },
             series_link,
@@ -50,8 +50,8 @@ impl Recorder for Traces {
         self.series.sample(now, &mut topo.links[self.series_link].queue);
         if let Some(cwnd) = &mut self.cwnd {
             for (i, fl) in flows.iter().enumerate() {
-                if now >= fl.sender.start_at() {
-                    cwnd.sample(now, i as u32, &fl.sender);
+                if let Some(ep) = fl.live_ref() {
+                    cwnd.sample(now, i as u32, &ep.sender);
                 }
             }
         }
@@ -154,10 +154,17 @@ pub struct CwndTrace {
 }
 
 impl CwndTrace {
-    /// `ccs`: each flow's congestion control, in flow order; room for `rows` rows is reserved.
-    pub fn new<'a>(ccs: impl Iterator<Item = &'a Cc>, rows: usize) -> Result<CwndTrace, String> {
+    /// `flows`: the run's flows, in order; room for `rows` rows is reserved.
+    pub fn new(flows: &[crate::spec::FlowSpec], rows: usize) -> Result<CwndTrace, String> {
         let mut t = CwndTrace::default();
-        for cc in ccs {
+        let mut kinds: Vec<(&crate::cc::CcConfig, Cc)> = Vec::new();
+        for f in flows {
+            // one congestion control of each configuration tells which state fields it has
+            let at = kinds.iter().position(|(c, _)| *c == &f.cc).unwrap_or_else(|| {
+                kinds.push((&f.cc, Cc::new(&f.cc, &crate::tcp::sender::Sender::cc_env(&f.tcp))));
+                kinds.len() - 1
+            });
+            let cc = &kinds[at].1;
             let algo = cc.info().name;
             let cols = cc
                 .state_fields()
