@@ -1,10 +1,12 @@
-"""Link impairments from a study file: loss models, the jitter's distribution, outages and
-rate/delay schedules on a dumbbell's links, a graph's links and per-direction overrides; bad
-ones named with their field."""
+"""Link impairments from a study file: loss models, the jitter's distribution (netem's pareto
+and paretonormal too), reordering, duplication, outages, rate/delay schedules and mahimahi
+traces on a dumbbell's links, a graph's links and per-direction overrides; bad ones named with
+their field (a trace's bad line with its number)."""
 
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -84,10 +86,56 @@ def test_a_graph_link_takes_impairments_per_direction() -> None:
         ({"loss_model": {"kind": "gilbert_elliott", "p": 1.5, "r": 0.1}}, "a probability in [0, 1]"),
         ({"loss_model": {"kind": "periodic", "every": 0}}, "topology.bottleneck.loss_model.every"),
         ({"loss_model": {"kind": "ber", "ber": 2}}, "topology.bottleneck.loss_model.ber"),
-        ({"jitter_dist": "pareto"}, "topology.bottleneck.jitter_dist"),
+        ({"jitter_dist": "cauchy"}, "topology.bottleneck.jitter_dist"),
+        ({"duplicate": 1.5}, "topology.bottleneck.duplicate"),
     ],
 )
 def test_bad_impairments_are_named(fields: dict[str, Any], expected: str) -> None:
     with pytest.raises(ScenarioError) as exc:
         Scenario.from_dict(with_bottleneck(**fields))
     assert expected in str(exc.value)
+
+
+def test_jitter_reordering_duplication_and_a_trace_reach_the_engine(tmp_path: Path) -> None:
+    trace = tmp_path / "cell.down"
+    trace.write_text("1\n1\n2\n4\n")
+    d = with_bottleneck(jitter="5ms", jitter_dist="paretonormal", reorder=True, duplicate=0.01, trace=str(trace))
+    spec = Scenario.from_dict(d).to_engine_spec()["topology"]["forward"]["impair"]
+    assert spec == {"jitter_dist": "pareto_normal", "reorder": True, "duplicate": 0.01, "trace": {"opportunities_ms": [1, 1, 2, 4], "repeat": True}}
+    d["topology"]["bottleneck"]["trace"] = {"file": str(trace), "repeat": False}
+    assert Scenario.from_dict(d).to_engine_spec()["topology"]["forward"]["impair"]["trace"]["repeat"] is False
+
+
+def test_a_bulk_flow_over_a_trace_gets_the_traces_capacity(tmp_path: Path) -> None:
+    # 3 opportunities every 4 ms: 3 x 1504 bytes / 4 ms = 9.02 Mb/s
+    trace = tmp_path / "steady.trace"
+    trace.write_text("".join(f"{4 * k + 1}\n{4 * k + 2}\n{4 * k + 4}\n" for k in range(250)))
+    d = with_bottleneck(trace=str(trace), qdisc={"kind": "droptail", "limit_pkts": 100})
+    d["duration"], d["warmup"] = "20s", "5s"
+    d.pop("udp")
+    d["flows"] = [{"src": "N1", "dst": "N4", "cc": "cubic"}]
+    r = run(Scenario.from_dict(d))
+    capacity = 3 * 1504 * 8 / 4e-3
+    # the link carries all of it (its utilization is of the trace's capacity); goodput is that
+    # less the headers (52 of 1500 bytes with timestamps) and the tun header mm-link counts
+    assert float(r.bottleneck["utilization"]) > 0.99
+    goodput = float(r.flows["goodput_bps"][0])
+    assert goodput == pytest.approx(capacity * 1448 / 1504, rel=0.01), goodput
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1\n2\nx\n", "line 3: \"x\" is not a time in whole milliseconds"),
+        ("1\n3\n2\n", "line 3: 2 ms comes before the line before it (3 ms)"),
+        ("", "no line"),
+        ("0\n0\n", "the last time must be after 0 ms"),
+        ("1\n\n2\n", "line 2"),
+    ],
+)
+def test_a_bad_trace_line_is_named(tmp_path: Path, text: str, expected: str) -> None:
+    trace = tmp_path / "bad.trace"
+    trace.write_text(text)
+    with pytest.raises(ScenarioError) as exc:
+        Scenario.from_dict(with_bottleneck(trace=str(trace)))
+    assert "topology.bottleneck.trace.file" in str(exc.value) and expected in str(exc.value), str(exc.value)

@@ -21,14 +21,16 @@ use crate::units::{Dur, Time};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PktAccount {
     pub sent: u64,
+    /// Copies a link made (`duplicate`).
+    pub copies: u64,
     pub delivered: u64,
     pub dropped: u64,
 }
 
 impl PktAccount {
-    /// Packets sent and neither delivered nor dropped yet.
+    /// Packets sent (or copied on the way) and neither delivered nor dropped yet.
     pub fn in_flight(&self) -> u64 {
-        self.sent - self.delivered - self.dropped
+        self.sent + self.copies - self.delivered - self.dropped
     }
 }
 
@@ -164,11 +166,12 @@ impl Flow {
     pub fn live(&mut self) -> &mut Endpoints {
         match &mut self.state {
             FlowState::Live(ep) => ep,
-            _ => unreachable!("a packet or timer of flow {} outside its life", self.name),
+            _ => outside_life(&self.name),
         }
     }
 
     /// Its live endpoints, if it is live.
+    #[inline]
     pub fn live_ref(&self) -> Option<&Endpoints> {
         match &self.state {
             FlowState::Live(ep) => Some(ep),
@@ -196,4 +199,10 @@ impl Flow {
             _ => false,
         }
     }
+}
+
+#[cold]
+#[inline(never)]
+fn outside_life(name: &str) -> ! {
+    unreachable!("a packet or timer of flow {name} outside its life")
 }

@@ -267,6 +267,23 @@ impl Sim {
         }
     }
 
+    /// Link `l` duplicated a packet (`net::impair`): count the copy against its flow; `Some(t)`:
+    /// schedule a `Deliver` at `t`.
+    #[cold]
+    #[inline(never)]
+    fn copied(&mut self, l: usize, first_in_pipe: Option<Time>, copy: PacketId) {
+        if let Some(t) = first_in_pipe {
+            self.sched.schedule(t, Event::Deliver(l as u32));
+        }
+        let p = self.arena.get(copy);
+        let f = p.flow as usize;
+        match p.kind {
+            PktKind::Datagram => self.udp[f - self.flows.len()].data.copies += 1,
+            k if k.from_sender() => self.flows[f].data.copies += 1,
+            _ => self.flows[f].acks.copies += 1,
+        }
+    }
+
     /// Hand packet `id` to the tap: into capture file `file` (1-based).
     #[cold]
     #[inline(never)]
@@ -401,7 +418,7 @@ impl Sim {
             }
             Event::Deliver(l) => {
                 let link = &mut self.topo.links[l as usize];
-                let (id, next) = link.deliver(now);
+                let Some((id, next)) = link.deliver(now) else { return };
                 let (node, capture) = (link.to, link.capture_rx);
                 if let Some(t) = next {
                     self.sched.schedule(t, Event::Deliver(l));
@@ -484,7 +501,13 @@ impl Sim {
         match started {
             TxStart::Sent { first_in_pipe: Some(t) } => self.sched.schedule(t, Event::Deliver(l as u32)),
             TxStart::Lost(id) => self.discard(id),
-            TxStart::Captured { id, first_in_pipe, lost } => self.capture_started(now, l, id, first_in_pipe, lost),
+            TxStart::Copied { first_in_pipe, copy } => self.copied(l, first_in_pipe, copy),
+            TxStart::Captured { id, first_in_pipe, lost } => {
+                if let Some(c) = self.topo.links[l].captured_copy.take() {
+                    self.copied(l, None, c);
+                }
+                self.capture_started(now, l, id, first_in_pipe, lost)
+            }
             _ => {}
         }
         self.flush_drops(l);
@@ -738,10 +761,10 @@ impl Sim {
         }
         for (fl, &(d, a)) in self.flows.iter().zip(&in_flight) {
             for (what, acc, fly) in [("data", fl.data, d), ("ACK", fl.acks, a)] {
-                if acc.sent != acc.delivered + acc.dropped + fly {
+                if acc.sent + acc.copies != acc.delivered + acc.dropped + fly {
                     return Err(format!(
-                        "conservation violated for flow {} ({what}): sent {} != delivered {} + dropped {} + in flight {}",
-                        fl.name, acc.sent, acc.delivered, acc.dropped, fly
+                        "conservation violated for flow {} ({what}): sent {} + copies {} != delivered {} + dropped {} + in flight {}",
+                        fl.name, acc.sent, acc.copies, acc.delivered, acc.dropped, fly
                     ));
                 }
             }
@@ -767,7 +790,7 @@ impl Sim {
             }
         }
         for (u, &(d, _)) in self.udp.iter().zip(&in_flight[self.flows.len()..]) {
-            if u.data.sent != u.data.delivered + u.data.dropped + d {
+            if u.data.sent + u.data.copies != u.data.delivered + u.data.dropped + d {
                 return Err(format!(
                     "conservation violated for UDP flow {}: sent {} != delivered {} + dropped {} + in flight {d}",
                     u.name, u.data.sent, u.data.delivered, u.data.dropped

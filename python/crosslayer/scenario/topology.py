@@ -5,6 +5,7 @@ hosts, routers and full-duplex links with its routing, and the presets the engin
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 from collections.abc import Mapping
 from typing import Annotated, Any, Final, Literal, Union
@@ -13,6 +14,7 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     Discriminator,
+    Field,
     Tag,
     model_validator,
 )
@@ -79,13 +81,87 @@ class Step(_Model):
     delay: Delay | None = None
 
 
+class LinkTrace(_Model):
+    """A trace-driven link: ``{ file = "cell.down", repeat = true }`` (or just the file name), a
+    trace in mahimahi's format (one delivery opportunity of 1504 bytes per line, its time in
+    integer milliseconds, non-decreasing), replayed in a loop of the last time's period unless
+    ``repeat = false``."""
+
+    file: str
+    """The trace file (relative to the working directory)."""
+    repeat: bool = True
+
+    @model_validator(mode="after")
+    def _valid(self) -> LinkTrace:
+        _raise_problems(self._checks())
+        return self
+
+    def _checks(self) -> list[tuple[Loc, str]]:
+        try:
+            self.opportunities()
+        except OSError as exc:
+            return [(("file",), f"cannot read {show(self.file)}: {exc.strerror or exc}")]
+        except ValueError as exc:
+            return [(("file",), str(exc))]
+        return []
+
+    def opportunities(self) -> list[int]:
+        """The trace's opportunities, ms (read again only if the file changed)."""
+        from pathlib import Path
+
+        return _read_trace(self.file, Path(self.file).stat().st_mtime_ns)
+
+    def engine_spec(self) -> dict[str, Any]:
+        return {"opportunities_ms": self.opportunities(), "repeat": self.repeat}
+
+
+MAX_TRACE_LINES: Final = 50_000_000
+
+
+@functools.cache
+def _read_trace(file: str, _mtime_ns: int) -> list[int]:
+    """A mahimahi trace's lines as milliseconds; a bad line named by its number."""
+    from pathlib import Path
+
+    out: list[int] = []
+    with Path(file).open() as f:
+        for n, line in enumerate(f, start=1):
+            text = line.strip()
+            if not text.isdigit():
+                raise ValueError(f"{file} line {n}: {show(text)} is not a time in whole milliseconds (one delivery opportunity per line)")
+            ms = int(text)
+            if out and ms < out[-1]:
+                raise ValueError(f"{file} line {n}: {ms} ms comes before the line before it ({out[-1]} ms): times must not decrease")
+            out.append(ms)
+            if len(out) > MAX_TRACE_LINES:
+                raise ValueError(f"{file}: more than {MAX_TRACE_LINES:,} lines")
+    if not out:
+        raise ValueError(f"{file}: no line (one delivery opportunity per line, in ms)")
+    if out[-1] == 0:
+        raise ValueError(f"{file}: the last time must be after 0 ms (it is the trace's period)")
+    if out[-1] > 1_000_000_000:
+        raise ValueError(f"{file}: times at most 1,000,000,000 ms")
+    return out
+
+
+def _trace_form(value: Any) -> Any:
+    return {"file": value} if isinstance(value, str) else value
+
+
 class _Impaired(_Model):
     """Impairments of a link direction beyond ``loss`` and ``jitter`` (none by default)."""
 
     loss_model: LossModel | None = None
     """A loss process on the wire (Gilbert-Elliott, periodic, bit errors), on top of ``loss``."""
-    jitter_dist: Literal["uniform", "normal"] | None = None
-    """The distribution ``jitter`` scales: uniform in [0, jitter] (default) or half-normal."""
+    jitter_dist: Literal["uniform", "normal", "pareto", "paretonormal"] | None = None
+    """The distribution ``jitter`` scales: uniform in [0, jitter] (default), half-normal, or
+    netem's pareto and paretonormal (delay + jitter x X, X of mean about 0)."""
+    reorder: bool | None = None
+    """Jitter may reorder packets (netem without a rate); by default a packet never overtakes."""
+    duplicate: Annotated[float, Field(ge=0, le=1)] | None = None
+    """Probability that the link sends a packet twice (netem ``duplicate``)."""
+    trace: Annotated[LinkTrace, BeforeValidator(_trace_form)] | None = None
+    """Delivery opportunities from a mahimahi trace instead of the rate."""
     outages: list[tuple[Duration, Duration]] | None = None
     """Times [from, to) the link is down: packets wait in its queue (which drops what overflows)."""
     schedule: list[Step] | None = None
@@ -121,7 +197,13 @@ def _impair_spec(*layers: _Impaired | None) -> dict[str, Any]:
         if layer.loss_model is not None:
             out["loss_model"] = layer.loss_model.engine_spec()
         if layer.jitter_dist is not None:
-            out["jitter_dist"] = layer.jitter_dist
+            out["jitter_dist"] = {"paretonormal": "pareto_normal"}.get(layer.jitter_dist, layer.jitter_dist)
+        if layer.reorder is not None:
+            out["reorder"] = layer.reorder
+        if layer.duplicate is not None:
+            out["duplicate"] = layer.duplicate
+        if layer.trace is not None:
+            out["trace"] = layer.trace.engine_spec()
         if layer.outages is not None:
             out["outages"] = [{"from": a, "to": b} for a, b in layer.outages]
         if layer.schedule is not None:

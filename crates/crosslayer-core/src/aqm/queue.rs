@@ -127,7 +127,7 @@ impl Queue {
     }
 
     /// Next packet to send, if any; head drops go to `dropped`.
-    #[inline]
+    #[inline(always)]
     pub fn dequeue(&mut self, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<PacketId> {
         let out = self.qdisc.dequeue(&mut QdiscCtx { now, arena: &mut *arena, acct: &mut self.acct, dropped });
         if let Some(id) = out {

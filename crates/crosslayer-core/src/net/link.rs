@@ -49,14 +49,18 @@ struct InService {
 pub enum TxStart {
     /// Nothing to send.
     Idle,
-    /// Serializing; `Some(t)`: the pipe was empty, schedule `Deliver` at `t`.
+    /// Serializing; `Some(t)`: the pipe was empty (or, with reordering, the packet goes before
+    /// its head), schedule `Deliver` at `t`.
     Sent { first_in_pipe: Option<Time> },
+    /// As `Sent`, and the packet was duplicated: `copy` is in the pipe too (`net::impair`).
+    Copied { first_in_pipe: Option<Time>, copy: PacketId },
     /// Serializing a packet that the random-loss process will corrupt: never arrives.
     Lost(PacketId),
     /// Serializing packet `id` on a link whose packets are captured (`capture_tx`): as `Sent`,
     /// or as `Lost` when `lost`.
     Captured { id: PacketId, first_in_pipe: Option<Time>, lost: bool },
-    /// The link is down (an outage): nothing leaves before `busy_until`.
+    /// The link is down (an outage), or a trace-driven link waits for its next delivery
+    /// opportunity: nothing leaves before `busy_until`.
     Held,
 }
 
@@ -140,6 +144,10 @@ pub struct Link {
     /// Counters at the start of the measurement window.
     pub at_warmup: LinkCounters,
     in_service: InService,
+    /// The copy a duplicating link made of the packet it just returned as `Captured`.
+    pub captured_copy: Option<PacketId>,
+    /// Jitter may reorder its packets (`Impairments::reorder`).
+    reorders: bool,
 }
 
 impl Link {
@@ -167,6 +175,8 @@ impl Link {
             counters: LinkCounters::default(),
             at_warmup: LinkCounters::default(),
             in_service: InService::default(),
+            captured_copy: None,
+            reorders: edge.impair.reorder,
         }
     }
 
@@ -187,8 +197,8 @@ impl Link {
         dropped: &mut Vec<PacketId>,
     ) -> TxStart {
         debug_assert!(now >= self.busy_until);
-        if self.impair.is_some() && self.impaired_start(now) {
-            return TxStart::Held;
+        if self.impair.is_some() {
+            return self.start_tx_impaired(now, arena, dropped);
         }
         let Some(id) = self.queue.dequeue(now, arena, dropped) else { return TxStart::Idle };
         let size = arena.get(id).size_bytes;
@@ -198,7 +208,7 @@ impl Link {
         self.counters.tx_pkts += 1;
         self.counters.tx_bytes += size as u64;
         self.counters.busy_ns += tx.ns();
-        let lost = (self.loss > 0.0 && self.loss_rng.chance(self.loss)) || self.impair.as_deref_mut().is_some_and(|i| i.lose(size));
+        let lost = self.loss > 0.0 && self.loss_rng.chance(self.loss);
         self.in_service = InService { end, bytes: size, lost };
         if lost {
             self.counters.lost_random += 1;
@@ -208,11 +218,8 @@ impl Link {
             return TxStart::Lost(id);
         }
         let mut arrival = end + self.delay;
-        if self.jitter > Dur::ZERO || self.impair.is_some() {
-            let dist = self.impair.as_ref().map_or(JitterDist::Uniform, |i| i.jitter_dist);
-            if self.jitter > Dur::ZERO {
-                arrival = arrival + Impair::jitter(dist, self.jitter, &mut self.jitter_rng);
-            }
+        if self.jitter > Dur::ZERO {
+            arrival = arrival + Dur::from_ns(Impair::jitter(JitterDist::Uniform, self.jitter, &mut self.jitter_rng) as u64);
             arrival = arrival.max(self.last_arrival);
             self.last_arrival = arrival;
         }
@@ -222,6 +229,107 @@ impl Link {
             return TxStart::Captured { id, first_in_pipe: was_empty.then_some(arrival), lost: false };
         }
         TxStart::Sent { first_in_pipe: was_empty.then_some(arrival) }
+    }
+
+    /// `start_tx` on a link with impairments (`net::impair`): outages, schedules, a trace's
+    /// opportunities, loss models, the jitter's distribution, reordering, duplication.
+    #[cold]
+    #[inline(never)]
+    fn start_tx_impaired(&mut self, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> TxStart {
+        if self.impaired_start(now) {
+            return TxStart::Held;
+        }
+        let Some(id) = self.dequeue_cold(now, arena, dropped) else { return TxStart::Idle };
+        let size = arena.get(id).size_bytes;
+        let imp = self.impair.as_deref_mut().expect("impaired");
+        // a trace that does not repeat and is over carries nothing more: its packets are lost
+        let (end, over, busy) = match imp.trace.as_mut() {
+            None => {
+                let tx = self.rate.tx_time(size);
+                (now + tx, false, tx)
+            }
+            // busy: the packet's share of the trace's mean capacity (utilization = bytes carried
+            // over the bytes its opportunities offer)
+            Some(trace) => match trace.carry(now, size) {
+                Time::NEVER => (now, true, Dur::ZERO),
+                t => (t, false, trace.mean_rate().tx_time(size + crate::net::impair::TRACE_HEADER_BYTES)),
+            },
+        };
+        self.busy_until = end;
+        self.counters.tx_pkts += 1;
+        self.counters.tx_bytes += size as u64;
+        self.counters.busy_ns += busy.ns();
+        let mut copy = imp.copy();
+        let mut lost = (self.loss > 0.0 && self.loss_rng.chance(self.loss)) || imp.lose(size);
+        if copy && lost {
+            (copy, lost) = (false, false); // netem: count = 1 + copy - loss, one goes through
+        }
+        lost |= over;
+        self.in_service = InService { end, bytes: size, lost };
+        if let Some(t) = imp_trace(&mut self.impair) {
+            t.in_service = (now, busy);
+        }
+        if lost {
+            self.counters.lost_random += 1;
+            if self.capture_tx != 0 {
+                return TxStart::Captured { id, first_in_pipe: None, lost: true };
+            }
+            return TxStart::Lost(id);
+        }
+        let mut first_in_pipe = self.put_in_pipe(end, id);
+        let mut copied = None;
+        if copy && !self.copy_lost(size) {
+            let c = arena.alloc(arena.get(id).clone());
+            if let Some(t) = self.put_in_pipe(end, c) {
+                first_in_pipe = Some(t);
+            }
+            copied = Some(c);
+        }
+        if self.capture_tx != 0 {
+            self.captured_copy = copied;
+            return TxStart::Captured { id, first_in_pipe, lost: false };
+        }
+        match copied {
+            None => TxStart::Sent { first_in_pipe },
+            Some(copy) => TxStart::Copied { first_in_pipe, copy },
+        }
+    }
+
+    /// The queue's dequeue, called from the impaired path (kept out of line, so the hot path's
+    /// call stays inlined).
+    #[inline(never)]
+    fn dequeue_cold(&mut self, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<PacketId> {
+        self.queue.dequeue(now, arena, dropped)
+    }
+
+    /// Put a packet whose serialization ends at `end` in the pipe of an impaired link, with its
+    /// delay and jitter; the time to schedule a `Deliver` at if it is now the pipe's head (none
+    /// already is).
+    fn put_in_pipe(&mut self, end: Time, id: PacketId) -> Option<Time> {
+        let mut arrival = end + self.delay;
+        let (dist, reorder) = self.impair.as_ref().map_or((JitterDist::Uniform, false), |i| (i.jitter_dist, i.reorder));
+        if self.jitter > Dur::ZERO {
+            let x = Impair::jitter(dist, self.jitter, &mut self.jitter_rng);
+            arrival = if x >= 0 { arrival + Dur::from_ns(x as u64) } else { Time::from_ns(arrival.ns().saturating_sub(x.unsigned_abs()).max(end.ns())) };
+        }
+        if !reorder {
+            arrival = arrival.max(self.last_arrival);
+            self.last_arrival = arrival;
+        }
+        let head = self.pipe.front().map(|&(t, _)| t);
+        if reorder {
+            // after every packet due no later (FIFO among equal times)
+            let at = self.pipe.iter().rposition(|&(t, _)| t <= arrival).map_or(0, |k| k + 1);
+            self.pipe.insert(at, (arrival, id));
+            return (head.is_none_or(|h| arrival < h)).then_some(arrival);
+        }
+        self.pipe.push_back((arrival, id));
+        head.is_none().then_some(arrival)
+    }
+
+    /// The copy of a duplicated packet takes its own loss draw (netem re-enqueues it).
+    fn copy_lost(&mut self, size: u32) -> bool {
+        (self.loss > 0.0 && self.loss_rng.chance(self.loss)) || self.impair.as_deref_mut().is_some_and(|i| i.lose(size))
     }
 
     /// An outage or a schedule step at `now`: whether the link is down (then nothing leaves
@@ -237,6 +345,15 @@ impl Link {
         let (rate, delay) = imp.due(now);
         self.rate = rate.unwrap_or(self.rate);
         self.delay = delay.unwrap_or(self.delay);
+        if let Some(trace) = imp.trace.as_mut() {
+            if self.queue.len_pkts() == 0 {
+                return false; // nothing to carry: Idle
+            }
+            if let Some(t) = trace.wait(now, now > self.busy_until) {
+                self.busy_until = t;
+                return true;
+            }
+        }
         false
     }
 
@@ -246,18 +363,42 @@ impl Link {
         self.impair.as_ref().map_or((self.rate, self.delay), |i| i.best())
     }
 
+    /// Its capacity comes from a trace of delivery opportunities (its utilization is then of
+    /// the trace's mean capacity, and a window where the trace offers more than its mean can
+    /// show more than 1).
+    pub fn trace_driven(&self) -> bool {
+        self.impair.as_ref().is_some_and(|i| i.trace.is_some())
+    }
+
     /// Packets waiting in the queue.
     #[inline]
     pub fn backlog(&self) -> u32 {
         self.queue.len_pkts()
     }
 
-    /// Pop the packet arriving at `now`; returns it and the next arrival time, if any.
+    /// Pop the packet arriving at `now`; returns it and the next arrival time, if any. `None`:
+    /// no packet arrives now (with reordering, a packet that overtook the head got its own
+    /// `Deliver`, and the head's earlier one finds nothing due).
     #[inline]
-    pub fn deliver(&mut self, now: Time) -> (PacketId, Option<Time>) {
+    pub fn deliver(&mut self, now: Time) -> Option<(PacketId, Option<Time>)> {
+        if self.reorders {
+            return self.deliver_reordered(now);
+        }
         let (t, id) = self.pipe.pop_front().expect("Deliver with an empty pipe");
         debug_assert_eq!(t, now);
-        (id, self.pipe.front().map(|&(t, _)| t))
+        Some((id, self.pipe.front().map(|&(t, _)| t)))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn deliver_reordered(&mut self, now: Time) -> Option<(PacketId, Option<Time>)> {
+        match self.pipe.front() {
+            Some(&(t, id)) if t == now => {
+                self.pipe.pop_front();
+                Some((id, self.pipe.front().map(|&(t, _)| t)))
+            }
+            _ => None,
+        }
     }
 
     /// The counters as of `now`, counting the packet in service only once it completes and only
@@ -269,7 +410,11 @@ impl Link {
             c.tx_pkts -= 1;
             c.tx_bytes -= s.bytes as u64;
             c.lost_random -= s.lost as u64;
-            c.busy_ns -= s.end.since(now).ns();
+            c.busy_ns -= match self.impair.as_ref().and_then(|i| i.trace.as_ref()) {
+                None => s.end.since(now).ns(),
+                // a trace-driven link counts a share of the busy time it counted for the packet
+                Some(t) => (t.in_service.1.ns() as u128 * s.end.since(now).ns() as u128 / s.end.since(t.in_service.0).ns() as u128) as u64,
+            };
         }
         c
     }
@@ -284,4 +429,9 @@ impl Link {
     pub fn measured(&self, now: Time) -> LinkCounters {
         self.completed(now).minus(&self.at_warmup)
     }
+}
+
+/// A link's trace, if it is trace-driven.
+fn imp_trace(impair: &mut Option<Box<Impair>>) -> Option<&mut crate::net::impair::TraceState> {
+    impair.as_deref_mut().and_then(|i| i.trace.as_mut())
 }

@@ -38,7 +38,42 @@ pub enum JitterDist {
     Uniform,
     /// |N(0, jitter^2)|: a half-normal of scale `jitter`.
     Normal,
+    /// netem's `distribution pareto`: delay + jitter X, X = min(4/3 ((1-U)^(-1/3) - 3/2), 4)
+    /// (a Pareto of shape 3 shifted to mean 0, scaled by 4/3, cut at 4): mostly below the
+    /// delay, now and then far above it.
+    Pareto,
+    /// netem's `distribution paretonormal`: X = Phi^-1(U) / 4 + 3/4 of the Pareto's X at the
+    /// same U (the average of the two quantile functions, as iproute2 builds its table).
+    ParetoNormal,
 }
+
+impl JitterDist {
+    /// Whether the extra delay may be negative (netem's tables: the delay is `delay` + jitter
+    /// X with X of mean about 0; a packet never arrives before it was sent).
+    pub fn centered(self) -> bool {
+        matches!(self, JitterDist::Pareto | JitterDist::ParetoNormal)
+    }
+}
+
+/// A trace-driven link (mahimahi's `mm-link` traces): delivery opportunities at integer
+/// milliseconds, one per line of the trace, each carrying up to 1504 bytes.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkTrace {
+    /// The opportunities, ms from the start of the run, non-decreasing; the last > 0.
+    pub opportunities_ms: Vec<u64>,
+    /// Start again after the last one (the period: the last's time), as mm-link does unless
+    /// `--once`.
+    #[serde(default = "yes")]
+    pub repeat: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Most opportunities in a trace.
+pub const MAX_TRACE_OPPORTUNITIES: usize = 50_000_000;
 
 /// The link is down in [from, to).
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -117,6 +152,20 @@ pub struct Impairments {
     pub outages: Vec<Outage>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub schedule: Vec<Step>,
+    /// Jitter may reorder packets (a packet whose delay is shorter overtakes the one before,
+    /// as netem's time-ordered queue without `rate`); by default a packet never overtakes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reorder: bool,
+    /// Probability that a packet is duplicated (netem `duplicate`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub duplicate: f64,
+    /// Delivery opportunities instead of a fixed rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<LinkTrace>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl Impairments {
@@ -129,6 +178,24 @@ impl Impairments {
             m.problems(&format!("{path}.loss_model"), out);
         }
         timing_problems(&self.outages, &self.schedule, path, out);
+        if !(0.0..=1.0).contains(&self.duplicate) {
+            out.push(Problem::new(format!("{path}.duplicate"), format!("a probability in [0, 1] (got {})", self.duplicate)));
+        }
+        if let Some(t) = &self.trace {
+            let at = format!("{path}.trace");
+            if t.opportunities_ms.is_empty() || t.opportunities_ms.len() > MAX_TRACE_OPPORTUNITIES {
+                out.push(Problem::new(&at, format!("from 1 to {MAX_TRACE_OPPORTUNITIES} delivery opportunities")));
+            } else if let Some(i) = t.opportunities_ms.windows(2).position(|w| w[1] < w[0]) {
+                out.push(Problem::new(&at, format!("opportunity {} ({} ms) comes before the one before it ({} ms): times must not decrease", i + 1, t.opportunities_ms[i + 1], t.opportunities_ms[i])));
+            } else if t.opportunities_ms.last() == Some(&0) {
+                out.push(Problem::new(&at, "the last opportunity must be after 0 ms (it is the trace's period)"));
+            } else if t.opportunities_ms[t.opportunities_ms.len() - 1] > 1_000_000_000 {
+                out.push(Problem::new(&at, "opportunities at most 1,000,000,000 ms (11.6 days)"));
+            }
+            if self.schedule.iter().any(|s| s.rate.is_some()) {
+                out.push(Problem::new(&at, "a trace-driven link has no rate to schedule: give the schedule delays only"));
+            }
+        }
     }
 }
 
