@@ -198,3 +198,29 @@ def test_a_bad_flow_list_names_its_line(tmp_path: Path, text: str, extra: dict[s
 def test_a_missing_flow_list_is_named(tmp_path: Path) -> None:
     data = scenario(arrivals=[{"file": str(tmp_path / "nope.csv"), "cc": "cubic"}])
     assert "arrivals[0].file: cannot read" in problems(data)
+
+
+def test_the_goodput_series_is_a_table_and_is_stored(tmp_path: Path) -> None:
+    data = scenario(goodput_interval="1s", duration="6s")
+    data["arrivals"][0].update(stop="4s")
+    data["flows"] = [{"src": "N1", "dst": "N4", "cc": "cubic"}]
+    r = run(data)
+    g = r.goodput
+    assert list(g.columns) == ["t_s", "flow", "bytes", "goodput_bps"]
+    bulk = g[g.flow == "N1-N4.0"]
+    assert list(bulk.t_s) == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    assert (bulk.goodput_bps == bulk.bytes * 8.0).all()
+    done = r.flows[r.flows.fct_s.notna()]
+    per_flow = g.groupby("flow", observed=True).bytes.sum()
+    assert (per_flow[done.name].to_numpy() == done.size_bytes.to_numpy()).all()
+    study = tmp_path / "s.toml"
+    import tomli_w
+
+    study.write_text(tomli_w.dumps({**data, "study": {"seeds": 1}}))
+    from crosslayer.store import Store
+    from crosslayer.study import Study
+    from crosslayer.sweep import run_study
+
+    store = Store(tmp_path / "store")
+    run_study(Study.from_toml(study), store, workers=1)
+    assert len(store.goodput()) == len(g)

@@ -45,7 +45,8 @@ TCP flow), ``udp`` (one row per unresponsive CBR flow), ``queues`` (one row per 
 ``hosts`` (per sending host and bottleneck), ``hops`` (per flow, direction and link of its path),
 ``drops`` (per link and drop/mark reason),
 ``qdisc_stats`` (per link and discipline counter), ``series`` (the bottleneck queue every
-sample_interval) and ``cwnd`` (per flow every sample_interval, with cwnd_trace). ``series`` and
+sample_interval), ``cwnd`` (per flow every sample_interval, with cwnd_trace) and ``goodput`` (per
+flow every goodput_interval). ``series`` and
 ``cwnd`` add columns of algorithm state (:func:`state_columns`)."""
 
 BOTTLENECK_ROLE: Final = "forward"
@@ -161,6 +162,9 @@ class Result:
     cwnd: pd.DataFrame
     """cwnd/ssthresh (and the congestion control's state) per flow every sample_interval, when
     cwnd_trace."""
+    goodput: pd.DataFrame
+    """Each flow's goodput over each goodput_interval (bytes delivered in order, and bit/s),
+    from its start to the interval it ends in, when goodput_interval is set."""
     scenario: Scenario
     captures: dict[str, bytes] = field(default_factory=dict)
     """Packet captures (``[pcap]``): file name (``R1-R2.pcap``, ``S1.pcap``) -> pcap bytes;

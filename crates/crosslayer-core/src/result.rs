@@ -214,13 +214,14 @@ pub struct RunResult {
     pub qdisc_stats: Table,
     pub series: Table,
     pub cwnd: Table,
+    pub goodput: Table,
     /// The packet captures (`pcap`), if the scenario asked for them.
     pub pcap: Vec<CaptureFile>,
 }
 
 impl RunResult {
     /// The tables by name, in the order of `report::tables_json`.
-    pub fn tables(&self) -> [(&'static str, &Table); 9] {
+    pub fn tables(&self) -> [(&'static str, &Table); 10] {
         [
             ("flows", &self.flows),
             ("udp", &self.udp),
@@ -231,6 +232,7 @@ impl RunResult {
             ("qdisc_stats", &self.qdisc_stats),
             ("series", &self.series),
             ("cwnd", &self.cwnd),
+            ("goodput", &self.goodput),
         ]
     }
 }

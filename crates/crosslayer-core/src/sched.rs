@@ -25,6 +25,8 @@ pub enum Event {
     Sample,
     /// Start of the measurement window.
     Warmup,
+    /// Periodic sampler of the flows' goodput.
+    Goodput,
     /// Timer of unresponsive source `0` (`traffic`).
     SourceTimer(u32),
 }
@@ -51,6 +53,7 @@ impl Event {
             Event::QdiscTimer(i) => (4, i),
             Event::Sample => (5, 0),
             Event::Warmup => (6, 0),
+            Event::Goodput => (6, 1),
             Event::SourceTimer(i) => (7, i),
         };
         debug_assert!(index < MAX_INDEX);
@@ -67,7 +70,8 @@ impl Event {
             3 => Event::ReceiverTimer(index),
             4 => Event::QdiscTimer(index),
             5 => Event::Sample,
-            6 => Event::Warmup,
+            6 if index == 0 => Event::Warmup,
+            6 => Event::Goodput,
             _ => Event::SourceTimer(index),
         }
     }
@@ -217,7 +221,7 @@ mod tests {
 
     #[test]
     fn events_round_trip_through_the_key() {
-        for e in [Event::TxDone(0), Event::Deliver(MAX_INDEX - 1), Event::SenderTimer(77), Event::ReceiverTimer(5), Event::QdiscTimer(3), Event::Sample, Event::Warmup] {
+        for e in [Event::TxDone(0), Event::Deliver(MAX_INDEX - 1), Event::SenderTimer(77), Event::ReceiverTimer(5), Event::QdiscTimer(3), Event::Sample, Event::Warmup, Event::Goodput] {
             let k = Entry::new(Time::from_ns(123), (1 << SEQ_BITS) - 1, e);
             assert_eq!((k.event(), k.time()), (e, Time::from_ns(123)));
         }

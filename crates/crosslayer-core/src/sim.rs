@@ -87,6 +87,8 @@ pub trait PacketTap {
 /// (`report::trace::Traces`; `()` records nothing).
 pub trait Recorder {
     fn sample(&mut self, now: Time, topo: &mut Topology, flows: &[Flow]);
+    /// Every `goodput_interval`: the flows as they are at its end.
+    fn goodput(&mut self, _now: Time, _flows: &[Flow]) {}
 }
 
 impl Recorder for () {
@@ -239,6 +241,9 @@ impl Sim {
         }
         if sim.spec.sample_interval > Dur::ZERO {
             sim.sched.schedule(Time::ZERO, Event::Sample);
+        }
+        if sim.spec.goodput_interval > Dur::ZERO && Time::ZERO + sim.spec.goodput_interval <= sim.end {
+            sim.sched.schedule(Time::ZERO + sim.spec.goodput_interval, Event::Goodput);
         }
         Ok(sim)
     }
@@ -479,6 +484,13 @@ impl Sim {
             }
             Event::Sample => self.on_sample(now, rec),
             Event::Warmup => self.start_measurement(now),
+            Event::Goodput => {
+                rec.goodput(now, &self.flows);
+                let next = now + self.spec.goodput_interval;
+                if next <= self.end {
+                    self.sched.schedule(next, Event::Goodput);
+                }
+            }
         }
     }
 

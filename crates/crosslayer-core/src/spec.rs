@@ -117,6 +117,14 @@ pub fn trace_rows(duration: Dur, sample_interval: Dur, flows: usize, cwnd_trace:
     samples.saturating_mul(if cwnd_trace { 1 + flows as u64 } else { 1 })
 }
 
+/// Rows the goodput series of a spec holds at most: one per flow and interval.
+pub fn goodput_rows(duration: Dur, interval: Dur, flows: usize) -> u64 {
+    if interval == Dur::ZERO {
+        return 0;
+    }
+    (duration.ns() / interval.ns()).saturating_mul(flows as u64)
+}
+
 use crate::topo::under;
 
 /// When a flow starts.
@@ -363,6 +371,9 @@ pub struct ScenarioSpec {
     pub sample_interval: Dur,
     #[serde(default)]
     pub cwnd_trace: bool,
+    /// Period of the per-flow goodput series (`goodput` table); zero = none.
+    #[serde(default)]
+    pub goodput_interval: Dur,
     /// The queue the `series` table samples: a link name such as `R1->R2` or `N1->A`,
     /// `bottleneck` (the default: a dumbbell's A->B; in a graph the link most flows have as the
     /// bottleneck of their data path, the first of equals), or in a dumbbell `forward` (A->B)
@@ -422,7 +433,7 @@ impl ScenarioSpec {
             out.push(Problem::new("warmup", format!("the warm-up ({}) must be shorter than the run ({})", self.warmup, self.duration)));
         }
         out.extend(under("limits", self.limits.validate()));
-        let rows = trace_rows(self.duration, self.sample_interval, self.flows.len(), self.cwnd_trace);
+        let rows = trace_rows(self.duration, self.sample_interval, self.flows.len(), self.cwnd_trace).saturating_add(goodput_rows(self.duration, self.goodput_interval, self.flows.len()));
         if rows > self.limits.max_trace_rows {
             out.push(Problem::new(
                 "sample_interval",

@@ -68,6 +68,7 @@ fn seed003_rtt(qdisc: QdiscConfig, seconds: u64, rtt_ms: u64) -> ScenarioSpec {
         warmup: Dur::from_secs(seconds / 3),
         sample_interval: Dur::from_ms(10),
         cwnd_trace: true,
+        goodput_interval: Dur::ZERO,
         series_queue: "forward".into(),
         limits: Default::default(),
         tie_break: Default::default(),

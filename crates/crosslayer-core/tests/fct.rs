@@ -194,3 +194,33 @@ fn finished_flows_free_their_endpoints_and_live_flows_stay_few() {
         }
     }
 }
+
+/// The goodput series: a row per started flow and interval until the interval a finite flow
+/// ends in; each flow's rows add up to the bytes it delivered in order (all of a completed
+/// flow's), and none comes before its start.
+#[test]
+fn the_goodput_series_adds_up_to_what_each_flow_delivered() {
+    let bulk = json!({"name": "bulk", "src": "S", "dst": "D", "cc": {"kind": "cubic"}, "start": {"kind": "fixed", "at": 0}});
+    let mut late = finite("late", 400_000, "bbr");
+    late["start"] = json!({"kind": "fixed", "at": S});
+    let mut s = spec(chain(2, 10_000_000, 100), vec![bulk, late], vec![], 4);
+    s.goodput_interval = crosslayer_core::units::Dur::from_ms(250);
+    let r = run(s).expect("run");
+    let g = &r.goodput;
+    let (t, flow, bytes) = (g.f64s("t_s"), g.labels("flow"), g.u64s("bytes"));
+    for (i, name) in ["bulk", "late"].iter().enumerate() {
+        let rows: Vec<usize> = (0..g.rows()).filter(|&k| flow[k] == *name).collect();
+        let total: u64 = rows.iter().map(|&k| bytes[k]).sum();
+        if i == 1 {
+            assert_eq!(total, 400_000, "the finite flow's rows add up to its size");
+            let fct_end = 1.0 + r.flows.f64s("fct_s")[1];
+            let last = t[*rows.last().expect("rows")];
+            assert!(last >= fct_end && last < fct_end + 0.25, "its last row is the interval it ended in: {last} for an end at {fct_end}");
+            assert!(t[rows[0]] >= 1.0, "no row before its start");
+        } else {
+            assert_eq!(rows.len(), 16, "a row every 250 ms for 4 s");
+            // the bottleneck's 10 Mb/s for 4 s bounds what it delivered
+            assert!(total > 1_000_000 && total <= 5_000_000, "{total}");
+        }
+    }
+}

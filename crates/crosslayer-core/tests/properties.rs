@@ -179,6 +179,7 @@ fn arb_scenario() -> impl Strategy<Value = ScenarioSpec> {
                     warmup: Dur::from_ms(1000),
                     sample_interval: Dur::from_ms(50),
                     cwnd_trace: true,
+                    goodput_interval: Dur::from_ms(100),
                     series_queue: "forward".into(),
                     limits: Default::default(),
                     tie_break: if random_ties { TieBreak::Random } else { TieBreak::Fifo },

@@ -93,6 +93,8 @@ class Scenario(_Model):
     """Period of the queue-length (and cwnd) time series."""
     cwnd_trace: Flag = False
     """Record every flow's cwnd and ssthresh each sample_interval."""
+    goodput_interval: Duration = 0
+    """Period of the per-flow goodput series (the goodput table); 0 (the default): none."""
     series_queue: str = "bottleneck"
     """The queue the series table samples: "bottleneck" (a dumbbell's A->B; in a graph the
     topology's bottleneck link, or the link most flows have as their bottleneck), "reverse"
@@ -131,7 +133,8 @@ class Scenario(_Model):
             return 0
         samples = self.duration // self.sample_interval + 1
         tcp_flows = sum(_pair_count(g) * g.per_pair for g in self.flows)
-        return samples * (1 + tcp_flows if self.cwnd_trace else 1)
+        goodput = (self.duration // self.goodput_interval) * tcp_flows if self.goodput_interval else 0
+        return samples * (1 + tcp_flows if self.cwnd_trace else 1) + goodput
 
     def _problems(self) -> list[tuple[Loc, str]]:
         out = self._field_problems()
@@ -722,6 +725,7 @@ class Scenario(_Model):
             "warmup": self.warmup,
             "sample_interval": self.sample_interval,
             "cwnd_trace": self.cwnd_trace,
+            "goodput_interval": self.goodput_interval,
             "series_queue": {"bottleneck": "forward"}.get(self.series_queue, self.series_queue) if isinstance(self.topology, Dumbbell) else self.series_queue,
             "limits": self.limits.engine_spec(),
             "tie_break": self.tie_break,

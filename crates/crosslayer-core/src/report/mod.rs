@@ -362,6 +362,16 @@ pub fn series_columns() -> Vec<ColumnSpec> {
     ])
 }
 
+/// Columns of `goodput`.
+pub fn goodput_columns() -> Vec<ColumnSpec> {
+    static_columns(&[
+        ("t_s", "s", "end of the interval (whole run)", DType::F64),
+        ("flow", "", "flow name", DType::Cat),
+        ("bytes", "bytes", "payload bytes delivered in order to the receiver in the interval", DType::U64),
+        ("goodput_bps", "bps", "those bytes x 8 over goodput_interval", DType::F64),
+    ])
+}
+
 /// Fixed columns of `cwnd` (then `<cc>_<field>` for each congestion control's `state`, f64).
 pub fn cwnd_columns() -> Vec<ColumnSpec> {
     static_columns(&[
@@ -393,6 +403,7 @@ pub fn tables_json() -> Json {
         "qdisc_stats": {"doc": "one row per link and counter its discipline declares", "columns": specs(stat_columns())},
         "series": {"doc": "the queue named by series_queue (the bottleneck unless told otherwise) every sample_interval", "columns": fixed(series_columns()),
                    "dynamic": "then one f64 column per state field of that queue's discipline (its `state` in the catalog)"},
+        "goodput": {"doc": "every flow's goodput over each goodput_interval, from its start to the interval it ends in, when goodput_interval is set", "columns": fixed(goodput_columns())},
         "cwnd": {"doc": "every started flow's window every sample_interval, when cwnd_trace is on", "columns": fixed(cwnd_columns()),
                  "dynamic": "then one f64 column <cc>_<field> per state field of each congestion control in the run (NaN for other flows)"},
     })
@@ -548,9 +559,13 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
         }
         t
     };
-    let (series, cwnd) = match traces {
-        Some(mut tr) => (tr.series.take_table(), tr.cwnd.as_mut().map_or_else(|| empty(cwnd_columns()), |t| t.take_table(&flow_names))),
-        None => (empty(series_columns()), empty(cwnd_columns())),
+    let (series, cwnd, goodput) = match traces {
+        Some(mut tr) => (
+            tr.series.take_table(),
+            tr.cwnd.as_mut().map_or_else(|| empty(cwnd_columns()), |t| t.take_table(&flow_names)),
+            tr.goodput.as_mut().map_or_else(|| empty(goodput_columns()), |t| t.take_table(&flow_names)),
+        ),
+        None => (empty(series_columns()), empty(cwnd_columns()), empty(goodput_columns())),
     };
 
     RunResult {
@@ -573,6 +588,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
         qdisc_stats: build(&stat_columns(), &stat_rows),
         series,
         cwnd,
+        goodput,
         pcap: sim.take_captures(),
     }
 }

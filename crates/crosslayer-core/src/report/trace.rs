@@ -3,8 +3,11 @@
 //! and every flow's window with its congestion control's state. Columns of algorithm state are
 //! named after the fields the algorithm declares (`STATE`), so they are known before the run.
 //!
-//! [`Traces`] is the loop's [`Recorder`]: the loop calls it at every `Sample` event, and the
-//! report moves its columns into the `series` and `cwnd` tables.
+//! Every `goodput_interval`, each flow's goodput over the interval (bytes delivered in order to
+//! its receiver), from its start until it ends.
+//!
+//! [`Traces`] is the loop's [`Recorder`]: the loop calls it at every `Sample` and `Goodput`
+//! event, and the report moves its columns into the `series`, `cwnd` and `goodput` tables.
 
 use crate::aqm::Queue;
 use crate::cc::Cc;
@@ -12,7 +15,7 @@ use crate::error::Error;
 use crate::net::Topology;
 use crate::registry::Field;
 use crate::result::{Column, Table};
-use crate::sim::{Flow, Recorder, Sim};
+use crate::sim::{Flow, FlowState, Recorder, Sim};
 use crate::tcp::sender::Sender;
 use crate::units::Time;
 
@@ -21,6 +24,8 @@ use crate::units::Time;
 pub struct Traces {
     /// The queue named by `series_queue` (the bottleneck by default).
     pub series: QueueSeries,
+    /// Every flow's goodput every `goodput_interval`, when the spec asks for it.
+    pub goodput: Option<GoodputTrace>,
     /// Every flow's window, when the spec asks for it.
     pub cwnd: Option<CwndTrace>,
     /// The link whose queue `series` samples.
@@ -40,12 +45,68 @@ impl Traces {
                 true => Some(CwndTrace::new(&spec.flows, samples.saturating_mul(sim.flows.len())).map_err(Error::OutOfMemory)?),
                 false => None,
             },
+            goodput: (spec.goodput_interval > crate::units::Dur::ZERO).then(|| GoodputTrace::new(spec.goodput_interval, sim.flows.len())),
             series_link,
         })
     }
 }
 
+/// Each flow's goodput per interval: bytes delivered in order to its receiver in the interval.
+#[derive(Debug, Default)]
+pub struct GoodputTrace {
+    interval_s: f64,
+    t_s: Vec<f64>,
+    flow: Vec<u32>,
+    bytes: Vec<u64>,
+    /// Per flow: its delivered bytes at the previous sample, and whether its last row is out.
+    last: Vec<u64>,
+    done: Vec<bool>,
+}
+
+impl GoodputTrace {
+    pub fn new(interval: crate::units::Dur, flows: usize) -> GoodputTrace {
+        GoodputTrace { interval_s: interval.secs_f64(), last: vec![0; flows], done: vec![false; flows], ..Default::default() }
+    }
+
+    /// A row per flow that has started and not yet had its last row (a finite flow has one more
+    /// row after it ends: the interval it ended in).
+    pub fn sample(&mut self, now: Time, flows: &[Flow]) {
+        for (i, fl) in flows.iter().enumerate() {
+            if self.done[i] {
+                continue;
+            }
+            let (got, ended) = match &fl.state {
+                FlowState::Pending => continue,
+                FlowState::Live(ep) => (ep.receiver.rcv_nxt, false),
+                FlowState::Ended(s) => (s.rcv_nxt, true),
+            };
+            self.t_s.push(now.secs_f64());
+            self.flow.push(i as u32);
+            self.bytes.push(got - self.last[i]);
+            self.last[i] = got;
+            self.done[i] = ended;
+        }
+    }
+
+    /// The table (moves the columns out); `flow` is categorical over `flow_names`.
+    pub fn take_table(&mut self, flow_names: &[String]) -> Table {
+        let mut t = Table::default();
+        let goodput: Vec<f64> = self.bytes.iter().map(|&b| b as f64 * 8.0 / self.interval_s).collect();
+        t.push("t_s", Column::F64(std::mem::take(&mut self.t_s)));
+        t.push("flow", Column::Cat { codes: std::mem::take(&mut self.flow), labels: flow_names.to_vec() });
+        t.push("bytes", Column::U64(std::mem::take(&mut self.bytes)));
+        t.push("goodput_bps", Column::F64(goodput));
+        t
+    }
+}
+
 impl Recorder for Traces {
+    fn goodput(&mut self, now: Time, flows: &[Flow]) {
+        if let Some(g) = &mut self.goodput {
+            g.sample(now, flows);
+        }
+    }
+
     fn sample(&mut self, now: Time, topo: &mut Topology, flows: &[Flow]) {
         self.series.sample(now, &mut topo.links[self.series_link].queue);
         if let Some(cwnd) = &mut self.cwnd {
