@@ -213,6 +213,11 @@ def test_the_goodput_series_is_a_table_and_is_stored(tmp_path: Path) -> None:
     done = r.flows[r.flows.fct_s.notna()]
     per_flow = g.groupby("flow", observed=True).bytes.sum()
     assert (per_flow[done.name].to_numpy() == done.size_bytes.to_numpy()).all()
+    from crosslayer.plots import goodput_figure
+
+    fig = goodput_figure(r, flows=["N1-N4.0"])  # drawn from the goodput table, 1 s bins
+    line = fig.axes[0].lines[0]
+    assert list(line.get_ydata()[1:]) == list(bulk.goodput_bps / 1e6) and line.get_xdata()[0] == 0.0
     study = tmp_path / "s.toml"
     import tomli_w
 

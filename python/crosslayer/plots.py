@@ -169,21 +169,33 @@ def cwnd_figure(
 
 
 def goodput_figure(result: Result, flows: Sequence[str] = (), *, every: float = 1.0, title: str | None = None, width: float = 7.0) -> Figure:
-    """Goodput (Mb/s) of each flow in ``flows`` (default: every flow, up to 12) over the run,
-    averaged over ``every`` seconds, from the cwnd trace's ``acked_bytes`` (bytes acknowledged
-    in order). The warm-up is shaded.
+    """Goodput (Mb/s) of each flow in ``flows`` (default: every flow, up to 12) over the run:
+    the goodput table's (``goodput_interval``, bytes delivered in order per interval) when the
+    run has one, its bins ``goodput_interval`` long; else from the cwnd trace's
+    ``acked_bytes`` (bytes acknowledged in order), averaged over ``every`` seconds. The warm-up
+    is shaded.
 
-    Raises ``ValueError`` when the run recorded no cwnd trace or for an unknown flow.
+    Raises ``ValueError`` when the run recorded neither or for an unknown flow.
     """
     import matplotlib.pyplot as plt
     import numpy as np
 
+    g = getattr(result, "goodput", None)
     c = result.cwnd
-    if c.empty or "acked_bytes" not in c.columns:
-        raise ValueError("the run recorded no cwnd trace with acked bytes: set cwnd_trace = true and sample_interval in the scenario")
+    if (g is None or g.empty) and (c.empty or "acked_bytes" not in c.columns):
+        raise ValueError("the run recorded no goodput series and no cwnd trace: set goodput_interval (or cwnd_trace = true and sample_interval) in the scenario")
     chosen = _chosen_flows(result, flows, 12)
     fig, ax = plt.subplots(figsize=(width, 3.4))
-    for k, f in enumerate(chosen):
+    if g is not None and not g.empty:
+        every = result.scenario.goodput_interval / 1e9
+        for k, f in enumerate(chosen):
+            r = g[g["flow"] == f]
+            if len(r):
+                # each row is the interval ending at t_s: draw it from t_s - every
+                t = np.concatenate([[r["t_s"].iloc[0] - every], r["t_s"].to_numpy(dtype=float)])
+                y = r["goodput_bps"].to_numpy(dtype=float) / 1e6
+                ax.step(t, np.concatenate([y[:1], y]), where="pre", lw=0.9, color=f"C{k % 10}", label=f)
+    for k, f in enumerate(chosen if g is None or g.empty else ()):
         r = c[c["flow"] == f]
         t = r["t_s"].to_numpy(dtype=float)
         acked = r["acked_bytes"].to_numpy(dtype=float)
