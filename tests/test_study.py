@@ -319,7 +319,10 @@ def test_ctrl_c_stops_a_running_simulation_within_a_second_and_leaves_the_store_
     store = tmp_path / "store"
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
     proc = subprocess.Popen([*CLI, "study", "run", str(study_file), "-o", str(store), "-j", "1", "-q"], env=env, stderr=subprocess.PIPE, text=True)
-    time.sleep(4)  # well into the first 600 s run
+    # into the first run: its point is claimed (on a loaded machine the start-up alone can take
+    # seconds, and a fixed sleep could signal a process that has not started running yet)
+    assert _wait_for(lambda: (store / ".claims").is_dir() and any((store / ".claims").iterdir()), 120), "no point was claimed"
+    time.sleep(1)
     t0 = time.time()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)

@@ -154,6 +154,9 @@ impl Flow {
         if let Some(size) = spec.size {
             sender.set_size(size.get());
         }
+        if let Some(rate) = spec.app_rate {
+            sender.set_app_rate(rate);
+        }
         let mut receiver = Receiver::new(i, self.dst, self.src, &spec.tcp);
         receiver.dctcp_echo = sender.cc.needs_ecn();
         receiver.ect = sender.control_ecn();

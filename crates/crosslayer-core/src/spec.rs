@@ -163,6 +163,10 @@ pub struct FlowSpec {
     /// completion time); `None` = a bulk transfer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Bytes>,
+    /// The application writes at this rate (payload) from the start: the sender is
+    /// application-limited when it has sent what was written; `None` = always data to send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_rate: Option<Rate>,
     /// DiffServ codepoint of its packets (0-63; class-based disciplines may classify by it).
     #[serde(default)]
     pub dscp: u8,
@@ -234,6 +238,7 @@ impl ArrivalSpec {
                 start: StartSpec::Fixed { at },
                 stop: None,
                 size: Some(Bytes::new(size)),
+                app_rate: None,
                 dscp: self.dscp,
                 port: self.port,
             });

@@ -224,3 +224,21 @@ fn the_goodput_series_adds_up_to_what_each_flow_delivered() {
         }
     }
 }
+
+/// An application writing 2 Mb/s over a 10 Mb/s path: the flow carries what is written and no
+/// more (its goodput is the app's rate, to a segment per second), and a finite one completes
+/// when its last byte is written and delivered: no earlier than size / rate. BBR on it is
+/// application-limited (its rate samples are marked so) and still delivers the app's rate.
+#[test]
+fn an_application_limited_flow_sends_what_its_application_writes() {
+    for cc in ["cubic", "bbr"] {
+        let mut f = json!({"name": "app", "src": "S", "dst": "D", "cc": {"kind": cc}, "start": {"kind": "fixed", "at": 0}, "app_rate": 2_000_000});
+        let r = run(spec(chain(2, 10_000_000, 100), vec![f.clone()], vec![], 10)).expect("run");
+        let goodput = r.flows.f64s("goodput_bps")[0];
+        assert!((goodput - 2e6).abs() < 2.0 * 1448.0 * 8.0 / 10.0 + 1e4, "{cc}: {goodput}");
+        f["size"] = json!(500_000);
+        let r = run(spec(chain(2, 10_000_000, 100), vec![f], vec![], 10)).expect("run");
+        let fct = r.flows.f64s("fct_s")[0];
+        assert!((2.0..2.1).contains(&fct), "{cc}: 500 KB written at 2 Mb/s take 2 s: {fct}");
+    }
+}

@@ -125,6 +125,8 @@ prop_compose! {
             start: StartSpec::Uniform { from: Time::ZERO, to: Time::from_ns(start * MS) },
             stop: stop.map(|s| Time::from_ns(s * MS)),
             size: size.map(Bytes::new),
+            // one flow in four with an application writing 1-20 Mb/s
+            app_rate: (a % 4 == 1).then(|| Rate::from_mbps(1 + (b % 20) as u64)),
             dscp: 0,
             port: 0,
         }

@@ -141,6 +141,10 @@ class FlowGroup(_Model):
     size: Size | None = None
     """Payload bytes of each flow: a finite transfer that completes when its last byte is
     delivered (its completion time is in the fct table); unset: a bulk transfer."""
+    app_rate: Rate | None = None
+    """The application writes at this rate (payload) from the start, so the sender is
+    application-limited whenever it has sent what was written (BBR's rate samples see it);
+    unset: the sender always has data."""
     tcp: TcpConfig | None = None
     """Overrides of the scenario's [tcp] for this group: only the fields given here apply."""
     dscp: Dscp = 0

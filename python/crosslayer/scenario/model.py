@@ -699,6 +699,7 @@ class Scenario(_Model):
                     "dscp": group.dscp,
                     "port": group.port,
                     **({"size": group.size} if group.size is not None else {}),
+                    **({"app_rate": group.app_rate} if group.app_rate is not None else {}),
                 }
             )
         udp: list[dict[str, Any]] = []

@@ -339,6 +339,12 @@ pub struct Sender {
     pace_next: Time,
     /// try_send stopped at `pace_next` (the sender's timer must release it).
     pace_blocked: bool,
+    /// An application writing `app_rate` (payload bytes per second) from the start: new data
+    /// goes out only as it is written, in whole segments (the last of a finite flow whole or
+    /// not); `app_blocked`: try_send found nothing written to send (the timer wakes it when
+    /// the next segment is).
+    app_rate: Option<crate::units::Rate>,
+    app_blocked: bool,
     rate: RateState,
     pub conn: ConnState,
     hs: Handshake,
@@ -426,6 +432,8 @@ impl Sender {
             started: false,
             pace_next: Time::ZERO,
             pace_blocked: false,
+            app_rate: None,
+            app_blocked: false,
             rate: RateState::default(),
             conn: ConnState::Closed,
             hs: Handshake {
@@ -465,6 +473,33 @@ impl Sender {
         let mss = self.mss as u64;
         self.total_segs = bytes.div_ceil(mss);
         self.last_len = (bytes - (self.total_segs - 1) * mss) as u32;
+    }
+
+    /// Make this an application-limited flow: its application writes `rate` (payload) from the
+    /// start.
+    pub fn set_app_rate(&mut self, rate: crate::units::Rate) {
+        self.app_rate = Some(rate);
+    }
+
+    /// Segments the application has written by `now` (all of them without an app rate).
+    #[inline]
+    fn written_segs(&self, now: Time) -> u64 {
+        match self.app_rate {
+            None => u64::MAX,
+            Some(r) => {
+                let bytes = r.bps() as u128 * now.since(self.start_at).ns() as u128 / 8_000_000_000;
+                let segs = (bytes / self.mss as u128) as u64;
+                // the last segment of a finite flow once all its bytes are written
+                if self.total_segs != u64::MAX && bytes >= self.size().unwrap_or(0) as u128 { self.total_segs } else { segs }
+            }
+        }
+    }
+
+    /// When segment `n` (0-based) is written.
+    fn written_at(&self, n: u64) -> Time {
+        let r = self.app_rate.expect("an app rate");
+        let bytes = ((n + 1) * self.mss as u64).min(self.size().unwrap_or(u64::MAX));
+        self.start_at + crate::units::Dur::from_ns((bytes as u128 * 8_000_000_000).div_ceil(r.bps() as u128).min(u64::MAX as u128) as u64)
     }
 
     /// Payload bytes of a finite flow (`None`: a bulk transfer).
@@ -513,6 +548,9 @@ impl Sender {
                 // release time in the past with nothing to send would fire again and again)
                 if self.pace_blocked {
                     t = t.min(self.pace_next);
+                }
+                if self.app_blocked {
+                    t = t.min(self.written_at(self.sb.nxt()));
                 }
                 t
             }
@@ -1200,6 +1238,7 @@ impl Sender {
         let mss = self.mss as u64;
         let mut sent_new = false;
         self.pace_blocked = false;
+        self.app_blocked = false;
         loop {
             let allowance = if !self.sack && self.state == CaState::Open {
                 self.dupacks.min(2) as u64 * mss // RFC 3042 limited transmit
@@ -1222,7 +1261,9 @@ impl Sender {
             } else if let Some(n) = self.rescue_candidate() {
                 self.rescue(n, ctx);
             } else {
-                if self.rate_sampling && (ctx.now >= self.stop_at || self.sb.nxt() >= self.total_segs) {
+                let unwritten = self.sb.nxt() < self.total_segs && self.sb.nxt() >= self.written_segs(ctx.now);
+                self.app_blocked = unwritten && ctx.now < self.stop_at;
+                if self.rate_sampling && (ctx.now >= self.stop_at || self.sb.nxt() >= self.total_segs || unwritten) {
                     // Nothing left to send with room in cwnd: application-limited (Linux
                     // tcp_rate_check_app_limited) until what is in flight is delivered.
                     self.rate.app_limited = (self.rate.delivered + self.pipe_bytes()).max(1);
@@ -1267,7 +1308,10 @@ impl Sender {
     /// New data may go out: before the stop time, while a finite flow has some left, and within
     /// the receiver window.
     fn can_send_new(&self, now: Time) -> bool {
-        now < self.stop_at && self.sb.nxt() < self.total_segs && (self.sb.nxt() + 1 - self.sb.una()) * self.mss as u64 <= self.rwnd_bytes
+        now < self.stop_at
+            && self.sb.nxt() < self.total_segs
+            && (self.sb.nxt() + 1 - self.sb.una()) * self.mss as u64 <= self.rwnd_bytes
+            && (self.app_rate.is_none() || self.sb.nxt() < self.written_segs(now))
     }
 
     /// Send the next new segment (`limited_transmit`: sent beyond cwnd by RFC 3042).
