@@ -300,6 +300,7 @@ def test_lowering_gives_exact_integers(minimal: dict[str, Any]) -> None:
         "warmup": 2_000_000_000,
         "sample_interval": 10_000_000,
         "cwnd_trace": False,
+        "goodput_interval": 0,
         "series_queue": "forward",
         "limits": {"max_trace_rows": 20_000_000, "max_events": 100_000_000_000},
         "tie_break": "fifo",
