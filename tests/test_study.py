@@ -314,11 +314,17 @@ def test_a_killed_study_resumes_without_duplicates(tmp_path: Path) -> None:
     assert set(flows["key"]) == set(runs["key"])
 
 
+def _default_sigint() -> None:
+    """In the child: Ctrl-C's default handling, even when the tests run as a background job (a
+    shell starts those with SIGINT ignored, and Python then installs no KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_a_running_simulation_within_a_second_and_leaves_the_store_consistent(tmp_path: Path) -> None:
     study_file = _long_study(tmp_path, 3000)
     store = tmp_path / "store"
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
-    proc = subprocess.Popen([*CLI, "study", "run", str(study_file), "-o", str(store), "-j", "1", "-q"], env=env, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([*CLI, "study", "run", str(study_file), "-o", str(store), "-j", "1", "-q"], env=env, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
     # into the first run: its point is claimed (on a loaded machine the start-up alone can take
     # seconds, and a fixed sleep could signal a process that has not started running yet)
     assert _wait_for(lambda: (store / ".claims").is_dir() and any((store / ".claims").iterdir()), 120), "no point was claimed"
