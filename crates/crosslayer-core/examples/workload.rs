@@ -8,15 +8,9 @@
 use crosslayer_core::spec::ScenarioSpec;
 use serde_json::json;
 
-fn peak_rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
+#[path = "common/peak.rs"]
+mod peak;
+use peak::peak_rss_mib;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

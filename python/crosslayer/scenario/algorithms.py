@@ -250,6 +250,7 @@ CcConfig = _family_type("cc")
 QdiscConfig = _family_type("aqm")
 """A queue discipline: ``"codel"`` or ``{ kind = "droptail", limit_pkts = 900 }``."""
 _QDISC: Final = TypeAdapter(QdiscConfig)
+_CC: Final = TypeAdapter(CcConfig)
 
 
 # -- TCP --------------------------------------------------------------------------------------

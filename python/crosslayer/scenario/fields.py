@@ -3,6 +3,7 @@ bytes; a bare number is refused), counts, flags, names, and the engine's fixed l
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Annotated, Any, Final
@@ -103,3 +104,18 @@ ScenarioName = Annotated[
 ]
 NodeList = Annotated[list[str], BeforeValidator(lambda v: [v] if isinstance(v, str) else v)]
 """One node name or a list of them."""
+
+
+def read_parsed(file: str, parse: Callable[[str, str], Any]) -> Any:
+    """``parse(text, file)`` of a file a study names (a trace, a flow list), read again only when
+    the file changed (its modification time): validation and lowering share one reading."""
+    from pathlib import Path
+
+    return _read_parsed(file, Path(file).stat().st_mtime_ns, parse)
+
+
+@functools.cache
+def _read_parsed(file: str, _mtime_ns: int, parse: Callable[[str, str], Any]) -> Any:
+    from pathlib import Path
+
+    return parse(Path(file).read_text(), file)

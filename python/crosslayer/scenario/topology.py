@@ -5,7 +5,6 @@ hosts, routers and full-duplex links with its routing, and the presets the engin
 from __future__ import annotations
 
 import difflib
-import functools
 import json
 from collections.abc import Mapping
 from typing import Annotated, Any, Final, Literal, Union
@@ -22,7 +21,7 @@ from pydantic import (
 from crosslayer.catalog import catalog, engine
 from crosslayer.scenario.algorithms import _QDISC, AlgorithmConfig, QdiscConfig, _algorithm_model, _tag_by
 from crosslayer.scenario.errors import _TAG, Loc, _error, _Model, _raise_problems
-from crosslayer.scenario.fields import Delay, Duration, Flag, Loss, NodeList, NodeName, Rate
+from crosslayer.scenario.fields import Delay, Duration, Flag, Loss, NodeList, NodeName, Rate, read_parsed
 from crosslayer.units import (
     format_duration,
     show,
@@ -107,9 +106,7 @@ class LinkTrace(_Model):
 
     def opportunities(self) -> list[int]:
         """The trace's opportunities, ms (read again only if the file changed)."""
-        from pathlib import Path
-
-        return _read_trace(self.file, Path(self.file).stat().st_mtime_ns)
+        return read_parsed(self.file, parse_trace)  # type: ignore[no-any-return]
 
     def engine_spec(self) -> dict[str, Any]:
         return {"opportunities_ms": self.opportunities(), "repeat": self.repeat}
@@ -118,23 +115,19 @@ class LinkTrace(_Model):
 MAX_TRACE_LINES: Final = 50_000_000
 
 
-@functools.cache
-def _read_trace(file: str, _mtime_ns: int) -> list[int]:
+def parse_trace(text: str, file: str) -> list[int]:
     """A mahimahi trace's lines as milliseconds; a bad line named by its number."""
-    from pathlib import Path
-
     out: list[int] = []
-    with Path(file).open() as f:
-        for n, line in enumerate(f, start=1):
-            text = line.strip()
-            if not text.isdigit():
-                raise ValueError(f"{file} line {n}: {show(text)} is not a time in whole milliseconds (one delivery opportunity per line)")
-            ms = int(text)
-            if out and ms < out[-1]:
-                raise ValueError(f"{file} line {n}: {ms} ms comes before the line before it ({out[-1]} ms): times must not decrease")
-            out.append(ms)
-            if len(out) > MAX_TRACE_LINES:
-                raise ValueError(f"{file}: more than {MAX_TRACE_LINES:,} lines")
+    for n, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line.isdigit():
+            raise ValueError(f"{file} line {n}: {show(line)} is not a time in whole milliseconds (one delivery opportunity per line)")
+        ms = int(line)
+        if out and ms < out[-1]:
+            raise ValueError(f"{file} line {n}: {ms} ms comes before the line before it ({out[-1]} ms): times must not decrease")
+        out.append(ms)
+        if len(out) > MAX_TRACE_LINES:
+            raise ValueError(f"{file}: more than {MAX_TRACE_LINES:,} lines")
     if not out:
         raise ValueError(f"{file}: no line (one delivery opportunity per line, in ms)")
     if out[-1] == 0:

@@ -14,9 +14,9 @@ from typing import Annotated, Any, Final, Literal, NamedTuple
 
 from pydantic import BeforeValidator, Discriminator, Tag, model_validator
 
-from crosslayer.scenario.algorithms import CcConfig, TcpConfig, _tag_by
+from crosslayer.scenario.algorithms import _CC, CcConfig, TcpConfig, _tag_by
 from crosslayer.scenario.errors import _TAG, Loc, _error, _Model, _raise_problems
-from crosslayer.scenario.fields import Dscp, Duration, NodeList, Port, Size
+from crosslayer.scenario.fields import Dscp, Duration, NodeList, Port, Size, read_parsed
 from crosslayer.scenario.flows import Pairs
 from crosslayer.units import show
 
@@ -341,12 +341,11 @@ class ArrivalList(_Model):
         if self.cc is None and any(f.cc is None for f in flows):
             line = next(f.line for f in flows if f.cc is None)
             out.append((("cc",), f'line {line} of {self.file} gives no cc: give the list a cc = "cubic" (or a cc column)'))
-        from pydantic import TypeAdapter, ValidationError
+        from pydantic import ValidationError
 
-        adapter = TypeAdapter(CcConfig)
         for name in sorted({f.cc for f in flows if f.cc is not None}):
             try:
-                adapter.validate_python(name)
+                _CC.validate_python(name)
             except ValidationError:
                 line = next(f.line for f in flows if f.cc == name)
                 out.append((("file",), f"{self.file} line {line}: cc: no congestion control {show(name)} (crosslayer list cc)"))
@@ -354,18 +353,11 @@ class ArrivalList(_Model):
 
     def flows(self) -> list[ListedFlow]:
         """The file's flows (read again only if the file changed)."""
-        return _read_flow_list(self.file, Path(self.file).stat().st_mtime_ns)
+        return read_parsed(self.file, parse_flow_list)  # type: ignore[no-any-return]
 
     def cc_of(self, flow: ListedFlow) -> Any:
         """A listed flow's congestion control (validated)."""
-        from pydantic import TypeAdapter
-
-        return TypeAdapter(CcConfig).validate_python(flow.cc) if flow.cc is not None else self.cc
-
-
-@cache
-def _read_flow_list(file: str, _mtime_ns: int) -> list[ListedFlow]:
-    return parse_flow_list(Path(file).read_text(), file)
+        return _CC.validate_python(flow.cc) if flow.cc is not None else self.cc
 
 
 Arrivals = Annotated[

@@ -260,7 +260,7 @@ impl Link {
         self.counters.tx_bytes += size as u64;
         self.counters.busy_ns += busy.ns();
         let mut copy = imp.copy();
-        let mut lost = (self.loss > 0.0 && self.loss_rng.chance(self.loss)) || imp.lose(size);
+        let mut lost = self.wire_loses(size);
         if copy && lost {
             (copy, lost) = (false, false); // netem: count = 1 + copy - loss, one goes through
         }
@@ -278,7 +278,7 @@ impl Link {
         }
         let mut first_in_pipe = self.put_in_pipe(end, id);
         let mut copied = None;
-        if copy && !self.copy_lost(size) {
+        if copy && !self.wire_loses(size) {
             let c = arena.alloc(arena.get(id).clone());
             if let Some(t) = self.put_in_pipe(end, c) {
                 first_in_pipe = Some(t);
@@ -327,8 +327,9 @@ impl Link {
         head.is_none().then_some(arrival)
     }
 
-    /// The copy of a duplicated packet takes its own loss draw (netem re-enqueues it).
-    fn copy_lost(&mut self, size: u32) -> bool {
+    /// A loss draw of an impaired link for a packet of `size` bytes: Bernoulli `loss`, then the
+    /// loss model (the copy of a duplicated packet takes its own, as netem re-enqueues it).
+    fn wire_loses(&mut self, size: u32) -> bool {
         (self.loss > 0.0 && self.loss_rng.chance(self.loss)) || self.impair.as_deref_mut().is_some_and(|i| i.lose(size))
     }
 
