@@ -477,7 +477,8 @@ impl Sim {
                     let mut ctx = TxCtx { now, arena: &mut self.arena, out: &mut self.out };
                     self.udp[j].source.on_timer(&mut ctx);
                     let (node, base) = (self.udp[j].source.node, self.udp[j].route.base);
-                    self.udp[j].data.sent += self.route_out(now, node, base);
+                    self.udp[j].data.sent += self.out.len() as u64;
+                    self.route_out(now, node, base);
                     let u = &mut self.udp[j];
                     u.timer.arm(&mut self.sched, u.source.next_deadline(), Event::SourceTimer(j as u32));
                 }
@@ -601,25 +602,36 @@ impl Sim {
     }
 
     /// Route what a sender produced and re-arm its timer.
+    ///
+    /// Routing may end the flow: a packet lost or dropped at its first link can be the flow's
+    /// last one in the network (`discard` ends it then, having checked that neither endpoint
+    /// has a deadline), so the timer is re-armed only if it is still live.
     #[inline]
     fn after_sender(&mut self, now: Time, f: usize) {
         let (node, base) = (self.flows[f].src, self.flows[f].route[0].base);
-        self.flows[f].data.sent += self.route_out(now, node, base);
+        self.flows[f].data.sent += self.out.len() as u64;
+        self.route_out(now, node, base);
         let fl = &mut self.flows[f];
-        let t = fl.live().sender.next_deadline();
-        fl.tx_timer.arm(&mut self.sched, t, Event::SenderTimer(f as u32));
-        self.maybe_end(f);
+        if let FlowState::Live(ep) = &fl.state {
+            let t = ep.sender.next_deadline();
+            fl.tx_timer.arm(&mut self.sched, t, Event::SenderTimer(f as u32));
+            self.maybe_end(f);
+        }
     }
 
-    /// Route what a receiver produced and re-arm its timer.
+    /// Route what a receiver produced and re-arm its timer (as `after_sender`: routing may end
+    /// the flow).
     #[inline]
     fn after_receiver(&mut self, now: Time, f: usize) {
         let (node, base) = (self.flows[f].dst, self.flows[f].route[1].base);
-        self.flows[f].acks.sent += self.route_out(now, node, base);
+        self.flows[f].acks.sent += self.out.len() as u64;
+        self.route_out(now, node, base);
         let fl = &mut self.flows[f];
-        let t = fl.live().receiver.next_deadline();
-        fl.rx_timer.arm(&mut self.sched, t, Event::ReceiverTimer(f as u32));
-        self.maybe_end(f);
+        if let FlowState::Live(ep) = &fl.state {
+            let t = ep.receiver.next_deadline();
+            fl.rx_timer.arm(&mut self.sched, t, Event::ReceiverTimer(f as u32));
+            self.maybe_end(f);
+        }
     }
 
     /// End flow `f` if nothing can happen to it any more (`Flow::may_end`): keep its summary,
@@ -649,17 +661,16 @@ impl Sim {
     }
 
     /// Forward the packets an endpoint on `node` just produced onto their path, whose first
-    /// slot is `base`; returns how many.
+    /// slot is `base`. The caller counts them as sent first: forwarding may drop one, and a
+    /// flow's packets in flight must include the others when `discard` asks whether it may end.
     #[inline]
-    fn route_out(&mut self, now: Time, node: u32, base: u32) -> u64 {
-        let n = self.out.len();
-        for k in 0..n {
+    fn route_out(&mut self, now: Time, node: u32, base: u32) {
+        for k in 0..self.out.len() {
             let id = self.out[k];
             self.arena.get_mut(id).hop = base;
             self.forward(now, node, id);
         }
         self.out.clear();
-        n as u64
     }
 
     /// Count a dropped or lost packet against its flow and free it.

@@ -173,3 +173,27 @@ fn bad_impairments_are_named() {
         assert!(msg.contains(expect), "{expect}: {msg}");
     }
 }
+
+/// A finite flow over a link that duplicates and reorders its data, whose receiver's first
+/// link loses half of what it sends: late copies of data reach the receiver after the sender
+/// has everything acknowledged, and the duplicate ACK they cause is lost at once, the flow's
+/// last packet in the network. The flow ends there, inside the receiver's turn, and the run
+/// goes on (a review's property run found it stopping with "outside its life").
+#[test]
+fn a_flow_whose_last_packet_is_lost_as_its_receiver_sends_it_ends_cleanly() {
+    let lossy = |v: &mut Json| {
+        let links = v["links"].as_array_mut().unwrap();
+        links[5]["edge"]["loss"] = json!(0.5); // D -> R2: the ACKs' first link
+    };
+    let mut ended = 0;
+    for seed in 1..=40u64 {
+        let mut topo = net(json!({"duplicate": 0.5, "jitter_dist": "pareto", "reorder": true}), 1000, 20 * MS);
+        lossy(&mut topo);
+        let flows: Vec<Json> = (0..4).map(|k| json!({"name": format!("f{k}"), "src": "S", "dst": "D", "cc": {"kind": "cubic"}, "start": {"kind": "fixed", "at": k * 100 * MS}, "size": 3000 + 7000 * k})).collect();
+        let mut s = spec(topo, flows, vec![], 20);
+        s.seed = seed;
+        let r = run(s).expect("the run ends with its checks passed");
+        ended += r.flows.u64s("bytes_left").iter().filter(|&&b| b == 0).count();
+    }
+    assert!(ended > 100, "{ended} of 160 flows completed");
+}

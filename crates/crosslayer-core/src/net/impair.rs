@@ -262,6 +262,19 @@ impl Impair {
     }
 }
 
+impl Impair {
+    /// The lowest extra delay `jitter` can draw, ns (0, or negative for netem's centred
+    /// distributions: both quantile functions grow with U, so their least value is at U = 0).
+    pub fn least_jitter(dist: JitterDist, jitter: Dur) -> i64 {
+        let j = jitter.ns() as f64;
+        match dist {
+            JitterDist::Uniform | JitterDist::Normal => 0,
+            JitterDist::Pareto => (pareto_x(0.0) * j).round() as i64,
+            JitterDist::ParetoNormal => ((0.25 * -4.0 + 0.75 * pareto_x(0.0)) * j).round() as i64,
+        }
+    }
+}
+
 /// netem's Pareto table at U (iproute2 `netem/pareto.c`): shape 3, shifted to mean 0, scaled by
 /// 4/3, cut at 4 (its 16-bit entries' largest).
 pub fn pareto_x(u: f64) -> f64 {
@@ -382,6 +395,10 @@ mod tests {
             let n = 50_000;
             let sigma = Dur::from_ms(10);
             let mut xs: Vec<f64> = (0..n).map(|_| Impair::jitter(dist, sigma, &mut rng) as f64 / sigma.ns() as f64).collect();
+            // never below the least jitter (the ideal FCT's bound takes it off the delay)
+            let least = Impair::least_jitter(dist, sigma) as f64 / sigma.ns() as f64;
+            assert!(xs.iter().all(|&x| x >= least), "{dist:?}: a draw below {least}");
+            assert!(xs.iter().cloned().fold(f64::MAX, f64::min) < least + 0.01, "{dist:?}: the least jitter is not tight");
             let m = xs.iter().sum::<f64>() / n as f64;
             let s = (xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1) as f64).sqrt();
             assert!((m - mean).abs() < 3.0 * sd / (n as f64).sqrt(), "{dist:?}: mean {m} vs {mean}");

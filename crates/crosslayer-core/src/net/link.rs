@@ -360,8 +360,12 @@ impl Link {
 
     /// The highest rate and lowest delay this link ever has (a lower bound on any transfer
     /// over it: the ideal FCT's).
+    /// netem's Pareto jitters are centred: a packet may arrive up to 1.5 jitters before the
+    /// delay, so the bound takes the least jitter off (never below 0).
     pub fn best_rate_delay(&self) -> (Rate, Dur) {
-        self.impair.as_ref().map_or((self.rate, self.delay), |i| i.best())
+        let (rate, delay) = self.impair.as_ref().map_or((self.rate, self.delay), |i| i.best());
+        let least = self.impair.as_ref().map_or(0, |i| Impair::least_jitter(i.jitter_dist, self.jitter));
+        (rate, Dur::from_ns(delay.ns().saturating_sub(least.unsigned_abs())))
     }
 
     /// Its capacity comes from a trace of delivery opportunities (its utilization is then of
