@@ -16,6 +16,10 @@ itself:
     python validation/fct_compare.py jitter               # replay each flow list, each start + 0-999 ns
     python validation/fct_compare.py table --ref crosslayer-jitter
 
+The ns3 profile's rules found against ns-3, each turned back on its own (totals over the seeds):
+
+    python validation/fct_compare.py ablate --seeds 20
+
 Paired workload: for seed k crosslayer draws the arrivals (sender, start, size) and runs them;
 its flows table gives the flow list (flows-k.json) that ns-3 replays, so both simulators carry
 exactly the same flows and differ only in how they carry them. A flow's slowdown is its FCT
@@ -221,6 +225,44 @@ def table(seeds: range = SEEDS, ref: str = "ns3") -> int:
     return 1 if failed else 0
 
 
+ABLATIONS = {
+    "fin_ack = \"piggyback\"": {"tcp.fin_ack": "piggyback"},
+    "disorder_growth = true": {"tcp.disorder_growth": True},
+    "exit_ack_growth = false": {"tcp.exit_ack_growth": False},
+    "sacked_retransmission_in_flight = false": {"tcp.sacked_retransmission_in_flight": False},
+    "lost_head_kept = false": {"tcp.lost_head_kept": False},
+    "nextseg_rule3_bound = \"highest_sack\"": {"tcp.nextseg_rule3_bound": "highest_sack"},
+    "teardown = false": {"tcp.teardown": False},
+    "bottleneck limit 100": {"topology.bottleneck.qdisc.limit_pkts": 100},
+}
+"""The ns3 profile's rules found against ns-3 (docs/validation/fct-websearch.md, "How the gap
+closed"), each turned back to the Linux rule on its own."""
+
+
+def ablate(seeds: range) -> int:
+    """Totals over the seeds with each rule of ABLATIONS turned back, against ns-3's cached runs."""
+    from crosslayer import run
+    from crosslayer.scenario import Scenario
+
+    base = Scenario.from_toml(STUDY)
+    ns3 = {k: json.loads((OUT / f"ns3-{k}.json").read_text()) for k in seeds}
+    print("| variant | bottleneck drops | retransmissions | timeouts | SYN retransmissions | FCT equal to ns-3 (1 us) |")
+    print("|---|---|---|---|---|---|")
+    flows = [f for k in seeds for f in ns3[k]["flows"]]
+    print(f"| ns-3 3.44 | {sum(ns3[k]['bottleneck']['drops'] for k in seeds)} | {sum(f['retransmissions'] for f in flows)} | "
+          f"{sum(f['timeouts'] for f in flows)} | {sum(f['syn_retransmissions'] for f in flows)} | - |")
+    for name, overrides in {"crosslayer, ns3 profile": {}, **ABLATIONS}.items():
+        drops = retx = timeouts = syn = equal = 0
+        for k in seeds:
+            r = run(base.with_overrides(seed=k, **overrides))
+            drops += int(r.queues.set_index("link").loc["A->B", "drops"])
+            f = r.flows.set_index("name")
+            retx, timeouts, syn = retx + int(f.retransmits.sum()), timeouts + int(f.timeouts.sum()), syn + int(f.syn_retransmits.sum())
+            equal += sum(abs(float(f.loc[g["name"], "fct_s"]) - g["fct_s"]) <= 1e-6 for g in ns3[k]["flows"])
+        print(f"| {name} | {drops} | {retx} | {timeouts} | {syn} | {equal} of {len(flows)} |", flush=True)
+    return 0
+
+
 def main(argv: list[str]) -> int:
     seeds = SEEDS
     if "--seeds" in argv:
@@ -244,6 +286,8 @@ def main(argv: list[str]) -> int:
         return 0
     if argv[:1] == ["table"]:
         return table(seeds, ref)
+    if argv[:1] == ["ablate"]:
+        return ablate(seeds)
     if argv[:1] == ["all"]:
         run_crosslayer(seeds)
         run_ns3(python, seeds)

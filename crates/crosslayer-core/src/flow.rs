@@ -95,7 +95,16 @@ impl Summary {
         let ideal_fct = s.size().map(|_| {
             let (hs, full, full_size, last) = s.wire_train();
             let hs = hs.map(|(syn, ack)| (syn, r.synack_bytes(), ack));
-            crate::metrics::fct::ideal_fct(hops[0], hops[1], hs, full, full_size, last)
+            let ideal = crate::metrics::fct::ideal_fct(hops[0], hops[1], hs, full, full_size, last);
+            // an application writing at a rate: the last byte leaves once written, then
+            // crosses the path alone at best
+            match s.all_written_at() {
+                Some(t) if t != Time::NEVER => {
+                    let one_way = hops[0].iter().fold(Dur::ZERO, |d, &(rate, delay)| d + rate.tx_time(last) + delay);
+                    ideal.max(t.since(s.start_at()) + one_way)
+                }
+                _ => ideal,
+            }
         });
         Summary {
             conn: s.conn,
@@ -131,8 +140,9 @@ pub struct Flow {
     pub dst: u32,
     /// When it starts (its first SYN).
     pub start: Time,
-    /// It has a size (only a finite flow ends before the run does).
+    /// It has a size, or an abort time (only those end before the run does).
     pub finite: bool,
+    pub aborts: bool,
     pub state: FlowState,
     pub data: PktAccount,
     pub acks: PktAccount,
@@ -145,8 +155,9 @@ pub struct Flow {
 }
 
 impl Flow {
-    /// Its endpoints, as they are when it starts (`seed`: the run's).
-    pub fn endpoints(&self, spec: &FlowSpec, seed: u64) -> Endpoints {
+    /// Its endpoints, as they are when it starts (`seed`: the run's; `end`: the run's end, up
+    /// to which an on-off application's periods are drawn).
+    pub fn endpoints(&self, spec: &FlowSpec, seed: u64, end: Time) -> Endpoints {
         let i = self.id;
         let env = CcEnv { rng_seed: Rng::stream(seed, StreamKind::Flow, i as u64 | 1 << 40).next_u64(), ..Sender::cc_env(&spec.tcp) };
         let cc = Cc::new(&spec.cc, &env);
@@ -156,6 +167,14 @@ impl Flow {
         }
         if let Some(rate) = spec.app_rate {
             sender.set_app_rate(rate);
+        }
+        if let Some(at) = spec.abort {
+            sender.set_abort(at);
+        }
+        if let Some(o) = &spec.on_off {
+            // one connection (`new` ones were expanded into finite flows before the run)
+            let mut rng = Rng::stream(seed, StreamKind::OnOff, i as u64);
+            sender.set_on_off(crate::tcp::app::OnOffSchedule::new(o.draw(self.start, end, &mut rng)));
         }
         let mut receiver = Receiver::new(i, self.dst, self.src, &spec.tcp);
         receiver.dctcp_echo = sender.cc.needs_ecn();
@@ -182,12 +201,13 @@ impl Flow {
         }
     }
 
-    /// Nothing can happen to it any more: it is finite, its sender is done (every byte
-    /// acknowledged, or the connection failed or was given up), neither endpoint has a
-    /// deadline, and none of its packets is in the network. (A bulk flow stays live to the end.)
+    /// Nothing can happen to it any more: its sender is done (every byte of a finite flow
+    /// acknowledged, or the connection failed, was given up or reset), neither endpoint has a
+    /// deadline, and none of its packets is in the network. (A bulk flow whose connection is
+    /// still open stays live to the end.)
     #[inline(always)]
     pub fn may_end(&self) -> bool {
-        if !self.finite {
+        if !self.finite && !self.aborts {
             return false;
         }
         match &self.state {

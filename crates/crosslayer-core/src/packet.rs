@@ -40,6 +40,10 @@ pub enum PktKind {
     SynAck,
     /// The ACK of the SYN-ACK that completes the handshake (sender -> receiver).
     HandshakeAck,
+    /// The sender's ACK of the receiver's FIN, closing a finite flow (sender -> receiver).
+    CloseAck,
+    /// The sender's reset of an aborted connection (sender -> receiver).
+    Rst,
     /// A datagram of an unresponsive source (`traffic::cbr`); `seq` is its index.
     Datagram,
 }
@@ -48,7 +52,7 @@ impl PktKind {
     /// Sent by the data sender (counted in the flow's data direction).
     #[inline]
     pub fn from_sender(self) -> bool {
-        matches!(self, PktKind::Data | PktKind::Syn | PktKind::HandshakeAck | PktKind::Datagram)
+        matches!(self, PktKind::Data | PktKind::Syn | PktKind::HandshakeAck | PktKind::CloseAck | PktKind::Rst | PktKind::Datagram)
     }
 }
 
@@ -96,7 +100,8 @@ pub struct Packet {
     pub cwr: bool,
     /// Data: this is a retransmission.
     pub retx: bool,
-    /// Data: the last segment of a finite flow, which carries its FIN.
+    /// Data: the last segment of a finite flow, which carries its FIN; ACK: the receiver's FIN
+    /// (it closes once it has read everything, `TcpConfig::teardown`).
     pub fin: bool,
     /// Sender's send time (carried like a TSval, used for the receiver's echo).
     pub tsval: Time,

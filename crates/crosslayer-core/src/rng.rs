@@ -13,6 +13,7 @@ pub enum StreamKind {
     LinkJitter = 4,
     Scheduler = 5,
     Arrivals = 6,
+    OnOff = 7,
 }
 
 fn splitmix64(state: &mut u64) -> u64 {

@@ -126,12 +126,13 @@ impl Sim {
     /// Build a simulation from a validated spec.
     pub fn new(spec: ScenarioSpec) -> Result<Sim, Error> {
         let invalid = |p: Vec<crate::params::Problem>| Error::Invalid(crate::params::describe_problems("", &p));
-        let spec = if spec.arrivals.is_empty() {
+        let expand = !spec.arrivals.is_empty() || spec.flows.iter().any(|f| f.on_off.as_ref().is_some_and(|o| o.connection == crate::traffic::onoff::OnOffConnection::New));
+        let spec = if !expand {
             spec
         } else {
             match spec.problems() {
                 p if !p.is_empty() => return Err(invalid(p)),
-                _ => spec.with_arrivals().map_err(invalid)?,
+                _ => spec.with_on_off_connections().and_then(ScenarioSpec::with_arrivals).map_err(invalid)?,
             }
         };
         let plan = match spec.problems_and_plan() {
@@ -162,6 +163,7 @@ impl Sim {
                 dst,
                 start,
                 finite: f.size.is_some(),
+                aborts: f.abort.is_some(),
                 state: FlowState::Pending,
                 data: PktAccount::default(),
                 acks: PktAccount::default(),
@@ -320,7 +322,7 @@ impl Sim {
         match &f.state {
             FlowState::Ended(s) => std::borrow::Cow::Borrowed(s),
             FlowState::Live(ep) => std::borrow::Cow::Owned(of(ep)),
-            FlowState::Pending => std::borrow::Cow::Owned(of(&f.endpoints(&self.spec.flows[i], self.spec.seed))),
+            FlowState::Pending => std::borrow::Cow::Owned(of(&f.endpoints(&self.spec.flows[i], self.spec.seed, self.end))),
         }
     }
 
@@ -439,7 +441,7 @@ impl Sim {
                     match fl.state {
                         FlowState::Live(_) => {}
                         FlowState::Pending => {
-                            fl.state = FlowState::Live(Box::new(fl.endpoints(&self.spec.flows[f as usize], self.spec.seed)));
+                            fl.state = FlowState::Live(Box::new(fl.endpoints(&self.spec.flows[f as usize], self.spec.seed, self.end)));
                             self.live += 1;
                             self.peak_live = self.peak_live.max(self.live);
                         }
@@ -557,12 +559,13 @@ impl Sim {
             match pkt.kind {
                 PktKind::Data => fl.live().receiver.on_data(&pkt, &mut ctx),
                 PktKind::Syn => fl.live().receiver.on_syn(&pkt, &mut ctx),
-                _ => {} // the handshake's ACK: nothing to do
+                PktKind::Rst => fl.live().receiver.on_rst(),
+                _ => {} // the handshake's ACK, the ACK of the receiver's FIN: nothing to do
             }
             self.after_receiver(now, f);
         } else {
             fl.acks.delivered += 1;
-            let info = AckInfo { ack: pkt.ack, sack: &pkt.sack[..pkt.n_sack as usize], ece: pkt.ece, tsval: pkt.tsval, tsecr: pkt.tsecr };
+            let info = AckInfo { ack: pkt.ack, sack: &pkt.sack[..pkt.n_sack as usize], ece: pkt.ece, tsval: pkt.tsval, tsecr: pkt.tsecr, fin: pkt.fin };
             match pkt.kind {
                 PktKind::SynAck => fl.live().sender.on_synack(info, &mut ctx),
                 _ => fl.live().sender.on_ack(info, &mut ctx),

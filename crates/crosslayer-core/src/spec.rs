@@ -167,6 +167,15 @@ pub struct FlowSpec {
     /// application-limited when it has sent what was written; `None` = always data to send.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app_rate: Option<Rate>,
+    /// Its application resets the connection at this time (a RST, then nothing more: the flow
+    /// stops without closing); `None` = it does not. A flow whose start comes at or after it
+    /// never starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abort: Option<Time>,
+    /// Its application alternates writing and silence (`traffic::onoff`); `None` = it writes
+    /// throughout (at `app_rate`, or as fast as TCP takes the data).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_off: Option<crate::traffic::onoff::OnOffSpec>,
     /// DiffServ codepoint of its packets (0-63; class-based disciplines may classify by it).
     #[serde(default)]
     pub dscp: u8,
@@ -238,7 +247,7 @@ impl ArrivalSpec {
                 start: StartSpec::Fixed { at },
                 stop: None,
                 size: Some(Bytes::new(size)),
-                app_rate: None,
+                app_rate: None, abort: None, on_off: None,
                 dscp: self.dscp,
                 port: self.port,
             });
@@ -488,6 +497,20 @@ impl ScenarioSpec {
             }
             out.extend(under(&format!("{path}.cc"), f.cc.validate()));
             out.extend(under(&format!("{path}.tcp"), f.tcp.validate()));
+            if let Some(o) = &f.on_off {
+                o.problems(&format!("{path}.on_off"), &mut out);
+                if o.connection == crate::traffic::onoff::OnOffConnection::New {
+                    if f.app_rate.is_none() {
+                        out.push(Problem::new(format!("{path}.on_off.connection"), "\"new\" opens a connection per on-period carrying what the application writes in it: give the flow an app_rate, or use \"same\""));
+                    }
+                    if f.size.is_some() {
+                        out.push(Problem::new(format!("{path}.size"), "with on_off.connection = \"new\" each on-period's connection carries app_rate x its duration: leave size out"));
+                    }
+                }
+            }
+            if f.abort == Some(Time::ZERO) {
+                out.push(Problem::new(format!("{path}.abort"), "must be after 0s (leave it out for a flow that is not aborted)"));
+            }
             if f.size.is_some_and(|b| b.get() == 0 || b.get() > MAX_FLOW_BYTES) {
                 out.push(Problem::new(format!("{path}.size"), format!("a finite flow sends 1 B to {} GB (leave size out for a bulk transfer)", MAX_FLOW_BYTES / 1_000_000_000)));
             }
@@ -555,6 +578,41 @@ impl ScenarioSpec {
                 ));
             }
         }
+    }
+
+    /// This spec with each on-off flow of `connection = "new"` replaced, where it stands, by
+    /// the finite flows of its on-periods (`<name>.<k>`, starting at each on-period with
+    /// app_rate x its duration of payload; the periods from the flow's own on-off stream, from
+    /// its start, fixed or drawn from its flow stream as the engine draws a start). Call on a
+    /// spec without problems.
+    pub fn with_on_off_connections(mut self) -> Result<ScenarioSpec, Vec<Problem>> {
+        use crate::traffic::onoff::OnOffConnection;
+        if !self.flows.iter().any(|f| f.on_off.as_ref().is_some_and(|o| o.connection == OnOffConnection::New)) {
+            return Ok(self);
+        }
+        let end = Time::ZERO + self.duration;
+        let mut out = Vec::with_capacity(self.flows.len());
+        for (i, f) in std::mem::take(&mut self.flows).into_iter().enumerate() {
+            let Some(o) = f.on_off.as_ref().filter(|o| o.connection == OnOffConnection::New) else {
+                out.push(f);
+                continue;
+            };
+            let start = match f.start {
+                StartSpec::Fixed { at } => at,
+                StartSpec::Uniform { from, to } => Time::from_ns(crate::rng::Rng::stream(self.seed, crate::rng::StreamKind::Flow, i as u64).range_inclusive(from.ns(), to.ns())),
+            };
+            let rate = f.app_rate.expect("validated: new connections need an app_rate");
+            let mut rng = crate::rng::Rng::stream(self.seed, crate::rng::StreamKind::OnOff, i as u64);
+            for (k, (from, to)) in o.draw(start, f.stop.unwrap_or(end).min(end), &mut rng).into_iter().enumerate() {
+                let bytes = (rate.bps() as u128 * to.since(from).ns() as u128 / 8_000_000_000).max(1) as u64;
+                out.push(FlowSpec { name: format!("{}.{k}", f.name), start: StartSpec::Fixed { at: from }, size: Some(Bytes::new(bytes.min(MAX_FLOW_BYTES))), on_off: None, stop: None, ..f.clone() });
+                if out.len() > MAX_FLOWS {
+                    return Err(vec![Problem::new(format!("flows[{i}].on_off"), format!("its on-periods would open more than {MAX_FLOWS} connections: lengthen the periods"))]);
+                }
+            }
+        }
+        self.flows = out;
+        Ok(self)
     }
 
     /// This spec with its arrival groups expanded into finite flows after `flows` (each group

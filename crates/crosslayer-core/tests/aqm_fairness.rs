@@ -58,7 +58,7 @@ fn seed003_rtt(qdisc: QdiscConfig, seconds: u64, rtt_ms: u64) -> ScenarioSpec {
             start: StartSpec::Uniform { from: Time::ZERO, to: Time::from_secs(1) },
             stop: None,
             size: None,
-            app_rate: None,
+            app_rate: None, abort: None, on_off: None,
             dscp: 0,
             port: 0,
         })

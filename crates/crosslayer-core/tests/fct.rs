@@ -242,3 +242,133 @@ fn an_application_limited_flow_sends_what_its_application_writes() {
         assert!((2.0..2.1).contains(&fct), "{cc}: 500 KB written at 2 Mb/s take 2 s: {fct}");
     }
 }
+
+fn link_count(r: &RunResult, name: &str, col: &str) -> u64 {
+    let i = r.queues.strs("link").iter().position(|l| l == name).expect("the link");
+    r.queues.u64s(col)[i]
+}
+
+/// A finite flow closes both ways (`teardown`, on by default): the receiver's FIN rides on its
+/// ACK of the sender's FIN, and the sender acknowledges it with one more packet, which crosses
+/// the data path after the last segment (so a lone flow's completion time is unchanged, to the
+/// nanosecond). Without teardown that packet is not sent and the connection stays
+/// "established".
+#[test]
+fn a_finite_flow_closes_both_ways_and_its_last_ack_crosses_the_data_path() {
+    let mut counts = vec![];
+    for teardown in [true, false] {
+        let mut f = finite("f", 14_480, "cubic");
+        f["tcp"] = json!({"teardown": teardown, "delayed_ack": false});
+        let r = run(spec(chain(2, 10_000_000, 100), vec![f], vec![], 5)).expect("run");
+        let (fct, ideal) = (col(&r, "fct_s")[0], col(&r, "ideal_fct_s")[0]);
+        assert_eq!((fct * 1e9).round(), (ideal * 1e9).round(), "teardown {teardown}");
+        let conn = r.flows.strs("connection")[0].clone();
+        assert_eq!(conn, if teardown { "closed" } else { "established" });
+        counts.push((link_count(&r, "R1->R2", "arrivals"), link_count(&r, "R2->R1", "arrivals")));
+    }
+    // data path: SYN, handshake ACK, 10 segments (+ the last ACK); ACK path: SYN-ACK, 10 ACKs
+    assert_eq!(counts, [(13, 11), (12, 11)]);
+}
+
+/// An aborted flow: its application resets the connection at 1 s. A bulk flow sends nothing
+/// after its RST (the bottleneck carries nothing of it past its last round trip), ends (its
+/// endpoints are freed: no live flow at the end), and its row says "reset"; a finite flow
+/// aborted before it completes keeps the bytes it lacked, with no completion time; a flow
+/// whose abort comes before its start never starts.
+#[test]
+fn an_aborted_flow_sends_a_rst_and_nothing_more() {
+    let mut bulk = json!({"name": "bulk", "src": "S", "dst": "D", "cc": {"kind": "cubic"}, "start": {"kind": "fixed", "at": 0}, "abort": S});
+    let mut big = finite("big", 50_000_000, "reno");
+    big["abort"] = json!(S);
+    let mut late = finite("late", 1000, "reno");
+    late["start"] = json!({"kind": "fixed", "at": 2 * S});
+    late["abort"] = json!(S);
+    bulk["tcp"] = json!({"delayed_ack": false});
+    let mut s = spec(chain(2, 10_000_000, 100), vec![bulk, big, late], vec![], 6);
+    s.goodput_interval = crosslayer_core::units::Dur::from_ms(100);
+    let r = run(s).expect("run");
+    assert_eq!(r.flows.strs("connection").to_vec(), ["reset", "reset", "reset"]);
+    let left = r.flows.u64s("bytes_left");
+    assert!(left[1] > 40_000_000 && left[1] < 50_000_000, "{}", left[1]);
+    assert!(col(&r, "fct_s")[1].is_nan());
+    assert_eq!(r.flows.u64s("segments_sent")[2], 0, "aborted before it started");
+    // nothing delivered to either flow after 1 s + one trip across (the last segments in flight)
+    let g = &r.goodput;
+    let (t, flow, bytes) = (g.f64s("t_s"), g.labels("flow"), g.u64s("bytes"));
+    for k in 0..t.len() {
+        if t[k] > 1.2 {
+            assert_eq!(bytes[k], 0, "{} got {} bytes in the interval ending at {}", flow[k], bytes[k], t[k]);
+        }
+    }
+}
+
+fn on_off_flow(name: &str, on_off: Json, app_rate: Option<u64>, profile: &str) -> Json {
+    let mut f = json!({"name": name, "src": "S", "dst": "D", "cc": {"kind": "cubic"}, "start": {"kind": "fixed", "at": 0}, "on_off": on_off, "tcp": {"profile": profile}});
+    if let Some(r) = app_rate {
+        f["app_rate"] = json!(r);
+    }
+    f
+}
+
+/// On-off sources over one connection, on 1 s then off 1 s (fixed periods): the goodput series
+/// shows the on-periods at the rate the application writes (2 Mb/s: 250 kB a second, to a
+/// segment or two) and silence in the off-periods once what was in flight is delivered; with
+/// no rate the flow fills the 10 Mb/s bottleneck while on. After each 1 s pause (longer than the
+/// RTO) the Linux profile restarts the window (RFC 5681 section 4.1), the ns-3 profile does not.
+#[test]
+fn an_on_off_source_sends_in_its_on_periods_and_restarts_its_window_after_idling() {
+    let fixed = json!({"on": {"kind": "fixed", "value": S}, "off": {"kind": "fixed", "value": S}});
+    let mut s = spec(chain(2, 10_000_000, 100), vec![on_off_flow("rate", fixed.clone(), Some(2_000_000), "linux")], vec![], 10);
+    s.goodput_interval = crosslayer_core::units::Dur::from_ms(500);
+    let r = run(s).expect("run");
+    let g = &r.goodput;
+    let (t, bytes) = (g.f64s("t_s"), g.u64s("bytes"));
+    assert_eq!(g.rows(), 20);
+    // whole segments go out as they are written: 1.25 MB written is 863 segments of 1448 B
+    assert_eq!(bytes.iter().sum::<u64>(), 1_250_000 / 1448 * 1448);
+    for cycle in bytes.chunks(4) {
+        // (0, 0.5], (0.5, 1]: on; (1, 1.5]: the last segments in flight; (1.5, 2]: silence
+        assert!(cycle.iter().sum::<u64>().abs_diff(250_000) < 1448, "a cycle carries what was written in it: {cycle:?}");
+        assert!(cycle[0] > 115_000 && cycle[1].abs_diff(125_000) <= 2 * 1448, "{cycle:?}");
+        assert!(cycle[2] < 10_000 && cycle[3] == 0, "{cycle:?}");
+    }
+    assert!((t[19] - 10.0).abs() < 1e-9);
+    for (profile, restarts) in [("linux", true), ("ns3", false)] {
+        // a receiver window of 100 kB (69 segments) keeps the 100-packet queue from overflowing
+        let mut f = on_off_flow("bulk", fixed.clone(), None, profile);
+        f["tcp"]["rwnd"] = json!(100_000);
+        let mut s = spec(chain(2, 10_000_000, 100), vec![f], vec![], 10);
+        s.goodput_interval = crosslayer_core::units::Dur::from_ms(500);
+        let r = run(s).expect("run");
+        let got = r.flows.u64s("idle_restarts")[0];
+        assert_eq!(got > 0, restarts, "{profile}: {got} restarts");
+        if restarts {
+            assert_eq!(got, 4, "one restart per on-period after the first");
+        }
+        // while on, most of the 10 Mb/s (1.25 MB a second; slow start after each restart in
+        // the Linux profile); what is queued and in flight drains early in the off-period
+        for cycle in r.goodput.u64s("bytes").chunks(4) {
+            assert!(cycle[0] + cycle[1] > 900_000 && cycle[3] == 0, "{profile}: {cycle:?}");
+        }
+    }
+}
+
+/// On-off with a new connection per on-period: over 10 s of fixed 1 s on / 1 s off at 2 Mb/s
+/// the flow becomes five finite flows (`f.0` .. `f.4`) starting at 0, 2, 4, 6 and 8 s, each
+/// carrying 250 kB, each completing after its application's second of writing (its ideal FCT
+/// holds that second). A "new" source without an app_rate is refused, naming the field.
+#[test]
+fn an_on_off_source_with_new_connections_opens_one_per_on_period() {
+    let fixed = json!({"on": {"kind": "fixed", "value": S}, "off": {"kind": "fixed", "value": S}, "connection": "new"});
+    let r = run(spec(chain(2, 10_000_000, 100), vec![on_off_flow("f", fixed.clone(), Some(2_000_000), "linux")], vec![], 10)).expect("run");
+    assert_eq!(r.flows.strs("name").to_vec(), ["f.0", "f.1", "f.2", "f.3", "f.4"]);
+    assert_eq!(r.flows.u64s("size_bytes").to_vec(), [250_000; 5]);
+    let starts = col(&r, "start_s");
+    assert_eq!(starts, [0.0, 2.0, 4.0, 6.0, 8.0]);
+    for (fct, ideal) in col(&r, "fct_s").iter().zip(col(&r, "ideal_fct_s")) {
+        assert!(ideal > 1.0 && *fct >= ideal && *fct < 1.1, "fct {fct}, ideal {ideal}");
+    }
+    let bad = spec(chain(2, 10_000_000, 100), vec![on_off_flow("f", fixed, None, "linux")], vec![], 10);
+    let msg = bad.problems().iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; ");
+    assert!(msg.contains("flows[0].on_off.connection") && msg.contains("app_rate"), "{msg}");
+}

@@ -11,6 +11,7 @@ use crosslayer_core::presets;
 use crosslayer_core::result::RunResult;
 use crosslayer_core::spec::{EdgeSpec, FlowSpec, HostSpec, ScenarioSpec, StartSpec, TieBreak, TopologySpec, UdpFlowSpec};
 use crosslayer_core::tcp::TcpConfig;
+use crosslayer_core::traffic::onoff::{OnOffConnection, OnOffSpec, PeriodDist};
 use crosslayer_core::units::{Bytes, Dur, Rate, Time};
 use crosslayer_core::{run, Sim};
 use proptest::prelude::*;
@@ -103,6 +104,7 @@ prop_compose! {
             handshake,
             rack,
             tlp,
+            teardown: iw % 3 != 0,
             ..Default::default()
         }
     }
@@ -127,6 +129,15 @@ prop_compose! {
             size: size.map(Bytes::new),
             // one flow in four with an application writing 1-20 Mb/s
             app_rate: (a % 4 == 1).then(|| Rate::from_mbps(1 + (b % 20) as u64)),
+            // one flow in five aborted (a RST) between 0.1 s and 3 s
+            abort: (b % 5 == 2).then(|| Time::from_ns((100 + a as u64 % 2900) * MS)),
+            // one flow in six an on-off source: exponential on, Pareto off; a new connection per
+            // on-period when it writes at a rate
+            on_off: (a % 6 == 3).then(|| OnOffSpec {
+                on: PeriodDist::Exponential { mean: Dur::from_ms(50 + (b % 400) as u64) },
+                off: PeriodDist::Pareto { mean: Dur::from_ms(100 + (a % 300) as u64), shape: 1.5 + (b % 3) as f64 },
+                connection: if b % 2 == 0 && a % 4 == 1 && size.is_none() { OnOffConnection::New } else { OnOffConnection::Same },
+            }),
             dscp: 0,
             port: 0,
         }

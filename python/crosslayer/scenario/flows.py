@@ -95,6 +95,85 @@ Start = Annotated[
 ]
 
 
+# -- on-off applications ---------------------------------------------------------------------
+
+MAX_PERIOD_NS: Final = 1_000_000 * 10**9
+"""The longest on- or off-period mean (the engine cuts Pareto tails there too)."""
+
+_PERIOD_NEEDS: Final[dict[str, tuple[str, ...]]] = {"fixed": ("value",), "exponential": ("mean",), "pareto": ("mean", "shape")}
+
+
+def _normalize_period(value: Any) -> Any:
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return {"kind": "fixed", "value": value}
+    return value
+
+
+class PeriodDistribution(_Model):
+    """Durations of on- or off-periods: a time such as ``"500ms"`` (every period that long), or
+    ``{ kind = "exponential", mean = "1s" }``, or ``{ kind = "pareto", mean = "1s", shape = 1.5 }``
+    (heavy-tailed; shape > 1)."""
+
+    kind: Literal["fixed", "exponential", "pareto"]
+    value: Duration | None = None
+    mean: Duration | None = None
+    shape: float | None = None
+    """Pareto's shape a > 1 (tail P(T > t) ~ t^-a)."""
+
+    @model_validator(mode="after")
+    def _complete(self) -> PeriodDistribution:
+        _raise_problems(self._checks())
+        return self
+
+    def _checks(self) -> list[tuple[Loc, str]]:
+        out: list[tuple[Loc, str]] = []
+        needs = _PERIOD_NEEDS[self.kind]
+        for name in ("value", "mean", "shape"):
+            given = getattr(self, name) is not None
+            if name in needs and not given:
+                out.append(((name,), f"a {self.kind} period needs {name}"))
+            elif given and name not in needs:
+                out.append(((name,), f"is not a parameter of a {self.kind} period (it takes {', '.join(needs)})"))
+        if out:
+            return out
+        for name in ("value", "mean"):
+            v = getattr(self, name)
+            if v is not None and not 1_000 <= v <= MAX_PERIOD_NS:
+                out.append(((name,), f"must be in [1us, 1000000s] (got {show(format_duration(v))})"))
+        if self.shape is not None and not 1 < self.shape <= 100:
+            out.append((("shape",), f"must be in (1, 100]: at 1 or below the mean is infinite (got {self.shape})"))
+        return out
+
+    def mean_ns(self) -> float:
+        return float(self.value if self.kind == "fixed" else self.mean or 0)
+
+    def engine_spec(self) -> dict[str, Any]:
+        if self.kind == "fixed":
+            return {"kind": "fixed", "value": self.value}
+        if self.kind == "exponential":
+            return {"kind": "exponential", "mean": self.mean}
+        return {"kind": "pareto", "mean": self.mean, "shape": self.shape}
+
+
+Period = Annotated[PeriodDistribution, BeforeValidator(_normalize_period)]
+
+
+class OnOff(_Model):
+    """An on-off application (``traffic/onoff.rs``): it alternates on-periods, in which it
+    writes (at the group's ``app_rate``, or as fast as TCP takes the data), and off-periods of
+    silence, on first at the flow's start, each period drawn from its distribution."""
+
+    on: Period
+    off: Period
+    connection: Literal["same", "new"] = "same"
+    """``"same"``: one connection for the run, idle while off (the Linux profile restarts its
+    window after an idle RTO); ``"new"``: a new connection per on-period carrying app_rate x its
+    duration, then closed (a finite flow ``<name>.<k>`` each, with its completion time)."""
+
+    def engine_spec(self) -> dict[str, Any]:
+        return {"on": self.on.engine_spec(), "off": self.off.engine_spec(), "connection": self.connection}
+
+
 # -- flows ------------------------------------------------------------------------------------
 
 
@@ -137,7 +216,12 @@ class FlowGroup(_Model):
     cc: CcConfig
     start: Start = FixedStart(at=0)
     stop: Duration | None = None
-    """Time the sender stops sending new data; unset: runs to the end."""
+    """Time the sender stops sending new data (the connection stays open); unset: runs to the
+    end."""
+    abort: Duration | None = None
+    """Time the application resets the connection: a RST goes out and the flow stops without
+    closing (its connection is "reset" in the flows table; a finite flow keeps the bytes it had
+    left); unset: it is not aborted."""
     size: Size | None = None
     """Payload bytes of each flow: a finite transfer that completes when its last byte is
     delivered (its completion time is in the fct table); unset: a bulk transfer."""
@@ -145,6 +229,9 @@ class FlowGroup(_Model):
     """The application writes at this rate (payload) from the start, so the sender is
     application-limited whenever it has sent what was written (BBR's rate samples see it);
     unset: the sender always has data."""
+    on_off: OnOff | None = None
+    """An on-off application: ``{ on = "500ms", off = { kind = "exponential", mean = "2s" },
+    connection = "same" }``; unset: the application writes throughout."""
     tcp: TcpConfig | None = None
     """Overrides of the scenario's [tcp] for this group: only the fields given here apply."""
     dscp: Dscp = 0

@@ -463,6 +463,14 @@ class Scenario(_Model):
         if group.stop is not None and not latest_start < group.stop <= self.duration:
             window = f"({format_duration(latest_start)}, duration = {duration}]"
             out.append((("stop",), f"must be in {window} {_got(group.stop)}; omit it to run to the end"))
+        if group.on_off is not None and group.on_off.connection == "new":
+            if group.app_rate is None:
+                out.append((("on_off", "connection"), '"new" opens a connection per on-period carrying what the application writes in it: give the group an app_rate, or use "same"'))
+            if group.size is not None:
+                out.append((("size",), 'with on_off.connection = "new" each on-period\'s connection carries app_rate x its duration: leave size out'))
+        if group.abort is not None and not latest_start < group.abort <= self.duration:
+            window = f"({format_duration(latest_start)}, duration = {duration}]"
+            out.append((("abort",), f"must be in {window}, after the latest start {_got(group.abort)}; omit it for a flow that is not aborted"))
         if group.tcp is not None:  # problems of [tcp] itself are reported once, under "tcp"
             inherited = self.tcp.problems()
             out += [(("tcp", *p[0]), p[1]) for p in self.tcp_for(group).problems() if p not in inherited]
@@ -700,6 +708,8 @@ class Scenario(_Model):
                     "port": group.port,
                     **({"size": group.size} if group.size is not None else {}),
                     **({"app_rate": group.app_rate} if group.app_rate is not None else {}),
+                    **({"abort": group.abort} if group.abort is not None else {}),
+                    **({"on_off": group.on_off.engine_spec()} if group.on_off is not None else {}),
                 }
             )
         udp: list[dict[str, Any]] = []

@@ -29,6 +29,14 @@
 //! max(cwnd x beta, 2) with beta = 819/1024, or cwnd / 2 at or below low_window. A timeout
 //! resets the state (Linux `bictcp_state` on TCP_CA_Loss).
 //!
+//! In the ns-3 profile BIC is ns-3 3.44's `TcpBic` (`tcp-bic.cc`): the same table for `cnt`
+//! but without the delayed-ACK ratio and the 1/32 s hold, Reno below (not at) low_window;
+//! congestion avoidance counts acknowledged segments and adds one segment once the count
+//! exceeds `cnt`, then starts the count over (`m_cWndCnt`: one segment per ACK at most); at a
+//! loss, fast convergence sets W_max = beta x cwnd (not (1 + beta) / 2), ssthresh is
+//! max(cwnd x beta, 2) segments in bytes truncated, or max(2 MSS, FlightSize / 2) below
+//! low_window.
+//!
 //! Deviations: the 1/32 s hold uses simulated time (Linux: jiffies); Linux's undo of a
 //! spurious reduction (`undo_cwnd`) is not modelled (the sender does not undo).
 
@@ -73,6 +81,9 @@ pub struct Bic {
     last_time: Time,
     /// Segments per ACK x 16 (EWMA).
     delayed_ack: u64,
+    /// ns-3's TcpBic (the ns3 profile), and its `m_cWndCnt`.
+    ns3: bool,
+    cwnd_cnt: u64,
 }
 
 impl Algorithm for Bic {
@@ -98,6 +109,8 @@ impl Algorithm for Bic {
             last_cwnd: 0,
             last_time: Time::ZERO,
             delayed_ack: 2 << ACK_RATIO_SHIFT,
+            ns3: env.profile == crate::stack::Profile::Ns3,
+            cwnd_cnt: 0,
         }
     }
 }
@@ -152,6 +165,45 @@ impl Bic {
     pub fn cnt(&self) -> u64 {
         self.cnt
     }
+
+    /// ns-3 `TcpBic::Update`: segments acknowledged per one-segment increase at `cwnd`.
+    fn cnt_ns3(&self, cwnd: u64) -> u64 {
+        let (max_inc, smooth, w_max) = (self.cfg.max_increment as u64, self.cfg.smooth_part as u64, self.last_max_cwnd);
+        if cwnd < self.cfg.low_window as u64 {
+            return cwnd.max(1);
+        }
+        let mut cnt = if cwnd < w_max {
+            let dist = (w_max - cwnd) / B;
+            if dist > max_inc {
+                cwnd / max_inc
+            } else if dist <= 1 {
+                cwnd * smooth / B
+            } else {
+                cwnd / dist
+            }
+        } else if cwnd < w_max + B {
+            cwnd * smooth / B
+        } else if cwnd < w_max + max_inc * (B - 1) {
+            cwnd * (B - 1) / (cwnd - w_max)
+        } else {
+            cwnd / max_inc
+        };
+        if w_max == 0 {
+            cnt = cnt.min(20);
+        }
+        cnt.max(1)
+    }
+
+    /// ns-3 `TcpBic::GetSsThresh`, bytes.
+    fn reduce_ns3(&mut self, cwnd: u64, flight_bytes: u64, mss: u64) -> u64 {
+        let beta = self.cfg.beta;
+        self.last_max_cwnd = if cwnd < self.last_max_cwnd && self.cfg.fast_convergence { (beta * cwnd as f64) as u64 } else { cwnd };
+        if cwnd < self.cfg.low_window as u64 {
+            (2 * mss).max(flight_bytes / 2)
+        } else {
+            ((cwnd as f64 * beta).max(2.0) * mss as f64) as u64
+        }
+    }
 }
 
 impl CongestionControl for Bic {
@@ -173,6 +225,20 @@ impl CongestionControl for Bic {
         if !a.may_grow() {
             return;
         }
+        if self.ns3 {
+            // TcpBic::IncreaseWindow: a segment in slow start, the rest towards m_cWndCnt
+            let left = slow_start(w, a.growth_bytes, self.ss);
+            if left == 0 || w.in_slow_start() {
+                return;
+            }
+            let cnt = self.cnt_ns3(w.cwnd / mss);
+            self.cwnd_cnt += left.div_ceil(mss);
+            if self.cwnd_cnt > cnt {
+                w.cwnd += mss;
+                self.cwnd_cnt = 0;
+            }
+            return;
+        }
         if w.in_slow_start() {
             slow_start(w, a.growth_bytes, self.ss);
             return;
@@ -183,6 +249,10 @@ impl CongestionControl for Bic {
 
     fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
         let mss = w.mss as u64;
+        if self.ns3 {
+            // ns-3's TcpBic has no state hook: a timeout computes ssthresh as a loss does
+            return self.reduce_ns3(w.cwnd / mss, e.flight_size, mss);
+        }
         if e.kind == CongestionKind::Timeout {
             if e.new_episode {
                 // ssthresh as for a loss, then the state starts over (bictcp_state)
@@ -234,6 +304,33 @@ mod tests {
         let mut w = Window { cwnd: cwnd * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
         let ev = CongestionEvent { now: Time::ZERO, kind, flight_size: cwnd * MSS, new_episode: true };
         b.on_congestion(&mut w, &ev) / MSS
+    }
+
+    /// ns-3's TcpBic (ns3 profile): with delayed ACKs (2 segments per ACK) and cnt = 800 / 16 =
+    /// 50 at W_max 1000, the count must pass 50: the 26th ACK (52 segments) adds one segment and
+    /// starts the count over, so the window grows a segment per 26 ACKs whatever their size
+    /// (an ACK of 120 segments adds one, not two); Linux's ratio would halve cnt instead. At a loss
+    /// below W_max: W_max = beta cwnd, ssthresh beta cwnd; below low_window, half the flight.
+    #[test]
+    fn ns3_counts_segments_and_adds_at_most_one_per_ack() {
+        let env = CcEnv { profile: crate::stack::Profile::Ns3, ..CcEnv::linux(MSS as u32, 10) };
+        let mut b = Bic::new(&BicConfig::default(), &env);
+        b.last_max_cwnd = 1000;
+        let mut w = Window { cwnd: 800 * MSS, ssthresh: 700 * MSS, mss: MSS as u32 };
+        let mut acks = 0;
+        while w.cwnd == 800 * MSS {
+            b.on_ack(&mut w, &ack(2 * MSS));
+            acks += 1;
+        }
+        assert_eq!((acks, w.cwnd), (26, 801 * MSS));
+        b.on_ack(&mut w, &ack(120 * MSS));
+        assert_eq!(w.cwnd, 802 * MSS, "one segment for a 120-segment ACK");
+        // beta = 819/1024 (crosslayer's default, Linux's; ns-3's attribute default is 0.8)
+        assert_eq!(event(&mut b, 900, CongestionKind::Loss), 719);
+        assert_eq!(b.last_max_cwnd, 719, "fast convergence: beta x cwnd in ns-3");
+        let mut w = Window { cwnd: 10 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 9 * MSS, new_episode: true };
+        assert_eq!(b.on_congestion(&mut w, &ev), 4500, "below low_window: FlightSize / 2");
     }
 
     /// The table in the module docs with one segment per ACK (delayed_ack = 16, the ratio of

@@ -16,6 +16,13 @@
 //! * Timeout (section 4.8): ssthresh from beta; the first CA epoch after it uses K = 0 and
 //!   W_max = cwnd at the start of that epoch.
 //! * Slow start: standard (RFC 5681 + RFC 3465 L = 2).
+//! * After an idle period (data sent with nothing in flight) the epoch start moves on by the
+//!   idle time, as Linux's `CA_EVENT_TX_START` handling (not in the ns-3 profile).
+//!
+//! In the ns-3 profile the window is ns-3's: the reduction is `TcpCubic::GetSsThresh`, in whole
+//! segments (W_max and ssthresh truncated), and congestion avoidance adds whole segments from a
+//! counter of acknowledged segments (`IncreaseWindow`'s `m_cWndCnt`, one segment per ACK at
+//! most); elsewhere cwnd carries its fraction of a segment.
 //!
 //! Deliberate deviations, each following Linux:
 //! * ssthresh = beta * cwnd rather than beta * flight_size (RFC 9438 section 4.6 allows this);
@@ -117,6 +124,9 @@ pub struct Cubic {
     pub in_reno_region: bool,
     /// Segments acknowledged towards W_est's next whole segment (Linux `ack_cnt`).
     ack_cnt: f64,
+    /// ns-3 `m_cWndCnt`: segments acknowledged towards the next whole segment of cwnd (never
+    /// reset).
+    cwnd_cnt: f64,
     /// Linux `beta_scale`: floor(8 (1 + beta) / (3 (1 - beta))), 15 for beta 0.7.
     beta_scale: f64,
     /// No loss has set W_max yet (Linux `last_max_cwnd == 0`): the Linux increase grows at least
@@ -170,6 +180,7 @@ impl Cubic {
             after_rto: false,
             in_reno_region: false,
             ack_cnt: 0.0,
+            cwnd_cnt: 0.0,
             beta_scale: (8.0 * (1.0 + cfg.beta) / (3.0 * (1.0 - cfg.beta))).floor().max(1.0),
             no_w_max: true,
             delay_min: None,
@@ -219,6 +230,15 @@ impl Cubic {
     fn reduce(&mut self, cwnd: f64) -> f64 {
         self.epoch_start = None;
         self.no_w_max = false;
+        if self.ns3 {
+            // ns-3 TcpCubic::GetSsThresh works in whole segments: segCwnd = cwnd / MSS
+            // (integer), m_lastMaxCwnd = segCwnd or (segCwnd (1 + beta)) / 2 truncated, and
+            // ssthresh = max(segCwnd beta truncated, 2) segments.
+            let seg = whole(cwnd);
+            self.w_max = if self.cfg.fast_convergence && seg < self.w_max { whole(seg * (1.0 + self.cfg.beta) / 2.0) } else { seg };
+            self.cwnd_prior = seg;
+            return whole(seg * self.cfg.beta).max(2.0);
+        }
         self.w_max = if self.cfg.fast_convergence && cwnd < self.w_max {
             cwnd * (1.0 + self.cfg.beta) / 2.0
         } else {
@@ -341,6 +361,18 @@ impl CongestionControl for Cubic {
                         }
                     }
                 }
+                if self.ns3 {
+                    // ns-3 TcpCubic::IncreaseWindow: whole segments from a counter, one per ACK
+                    // at most (m_cWndCnt += segmentsAcked; if m_cWndCnt >= cnt, cwnd += MSS and
+                    // m_cWndCnt -= cnt)
+                    self.cwnd_cnt += segs;
+                    let cnt = cnt.max(2.0);
+                    if self.cwnd_cnt >= cnt {
+                        self.cwnd_cnt -= cnt;
+                        s.cwnd += s.mss as u64;
+                    }
+                    return;
+                }
                 cwnd + segs / cnt.max(2.0)
             }
         };
@@ -348,6 +380,19 @@ impl CongestionControl for Cubic {
             new_cwnd = new_cwnd.min(cwnd + 1.0); // TcpCubic::IncreaseWindow: one segment per ACK at most
         }
         s.cwnd = ((new_cwnd * mss).round() as u64).max(s.cwnd);
+    }
+
+    /// Linux `bictcp_cwnd_event(CA_EVENT_TX_START)`: after an idle period the epoch moves on by
+    /// it (no later than now), so the curve does not count the idle time as growth time
+    /// (Linux commit 30927520, "tcp_cubic: better follow cubic curve after idle period"; RFC
+    /// 9438 section 5.8). ns-3 3.44's TcpCubic has no such event.
+    fn on_tx_start(&mut self, idle: Dur, now: Time) {
+        if self.ns3 || idle == Dur::ZERO {
+            return;
+        }
+        if let Some(e) = self.epoch_start {
+            self.epoch_start = Some((e + idle).min(now));
+        }
     }
 
     fn on_congestion(&mut self, s: &mut Window, e: &CongestionEvent) -> u64 {
@@ -453,6 +498,37 @@ mod tests {
         assert!(!c.in_reno_region);
         // Past the plateau, the convex region takes over (t = 15 s: W = 1000 + 0.4*5.9^3 ~ 1083).
         assert!(trace.last().unwrap().1 > 1050.0, "{worst}");
+    }
+
+    /// After an idle second the curve resumes where it left off (Linux's CA_EVENT_TX_START
+    /// moves the epoch on by the idle time), where without the shift t would jump by a second;
+    /// in the ns-3 profile nothing moves. ns-3's reduction is in whole segments.
+    #[test]
+    fn idle_time_does_not_count_as_growth_time_and_ns3_reduces_in_whole_segments() {
+        let rtt = Dur::from_ms(100);
+        let mut c = Cubic::with_config(CubicConfig::default());
+        let mut s = Window { cwnd: 1000 * MSS as u64, ssthresh: u64::MAX, mss: MSS };
+        let t0 = Time::from_secs(1);
+        s.ssthresh = c.on_congestion(&mut s, &event(CongestionKind::Loss, t0));
+        s.cwnd = s.ssthresh;
+        ack_clock(&mut c, &mut s, rtt, 20, t0);
+        let epoch = c.epoch_start.expect("an epoch");
+        let now = t0 + Dur::from_secs(3);
+        c.on_tx_start(Dur::from_secs(1), now);
+        assert_eq!(c.epoch_start, Some(epoch + Dur::from_secs(1)));
+        c.on_tx_start(Dur::from_secs(100), now);
+        assert_eq!(c.epoch_start, Some(now), "never later than now");
+
+        let mut n = Cubic::new(&CubicConfig::default(), &CcEnv { mss: MSS, initial_cwnd: 10 * MSS as u64, profile: Profile::Ns3, slow_start: crate::stack::SlowStart::Ns3, rng_seed: 1 });
+        let mut s = Window { cwnd: 87 * MSS as u64 + 460, ssthresh: u64::MAX, mss: MSS };
+        assert_eq!(n.on_congestion(&mut s, &event(CongestionKind::Loss, t0)), 60 * MSS as u64, "floor(87 x 0.7) = 60 segments");
+        assert_eq!(n.w_max(), 87.0);
+        s.cwnd = 80 * MSS as u64 + 999;
+        assert_eq!(n.on_congestion(&mut s, &event(CongestionKind::Loss, t0)), 56 * MSS as u64);
+        assert_eq!(n.w_max(), 68.0, "floor(80 x 1.7 / 2)");
+        let e = n.epoch_start;
+        n.on_tx_start(Dur::from_secs(1), now);
+        assert_eq!(n.epoch_start, e);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! | `on_ack`           | every accepted ACK, in every [`CaState`], with an [`AckEvent`] (bytes acked and SACKed, rate sample, ECE, RTT and one-way-delay samples) | yes |
 //! | `on_congestion`    | a congestion event of a [`CongestionKind`] (loss, ECN, timeout): return the new ssthresh | yes |
 //! | `on_recovery_exit` | the cumulative ACK passed the recovery point               | no       |
+//! | `on_tx_start`      | data goes out with nothing in flight, after `idle` without sending (Linux `CA_EVENT_TX_START`) | no |
 //! | `pacing_rate`      | before each transmission; `None` = not paced               | no       |
 //! | `state`            | when traces sample: the values named by `STATE`            | no       |
 //!
@@ -91,6 +92,10 @@ pub enum CaState {
     Recovery,
     /// After a retransmission timeout, until the data outstanding at the timeout is acknowledged.
     Loss,
+    /// An ACK that SACKs new data outside recovery, in a profile where such an ACK counts as a
+    /// duplicate ACK and the window does not grow on it (`[tcp] disorder_growth = false`, ns-3's
+    /// CA_DISORDER).
+    Disorder,
 }
 
 /// A delivery-rate sample (Linux `struct rate_sample`, `net/ipv4/tcp_rate.c`; the method of
@@ -163,9 +168,9 @@ pub struct AckEvent {
 impl AckEvent {
     /// The standard gate for window growth: new data was acknowledged, the sender was
     /// cwnd-limited, and it is not in fast recovery (Linux `tcp_may_raise_cwnd` with
-    /// `tcp_is_cwnd_limited`).
+    /// `tcp_is_cwnd_limited`); not in ns-3's Disorder state (`CaState::Disorder`).
     pub fn may_grow(&self) -> bool {
-        self.acked_bytes > 0 && self.cwnd_limited && self.ca_state != CaState::Recovery
+        self.acked_bytes > 0 && self.cwnd_limited && !matches!(self.ca_state, CaState::Recovery | CaState::Disorder)
     }
 }
 
@@ -238,6 +243,9 @@ pub trait CongestionControl {
     /// (the sender decides whether to apply it, RFC 5681 section 3.1).
     fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64;
     fn on_recovery_exit(&mut self, _w: &mut Window, _now: Time) {}
+    /// Data goes out with nothing in flight, `idle` after the sender last sent (Linux
+    /// `CA_EVENT_TX_START`): the connection was idle or application-limited.
+    fn on_tx_start(&mut self, _idle: Dur, _now: Time) {}
     fn pacing_rate(&self, _w: &Window) -> Option<Rate> {
         None
     }
@@ -269,6 +277,9 @@ macro_rules! cc_dispatch {
             }
             pub fn on_recovery_exit(&mut self, w: &mut Window, now: Time) {
                 match self { $( $(#[$m])* Cc::$V(c) => c.on_recovery_exit(w, now), )+ }
+            }
+            pub fn on_tx_start(&mut self, idle: Dur, now: Time) {
+                match self { $( $(#[$m])* Cc::$V(c) => c.on_tx_start(idle, now), )+ }
             }
             #[inline]
             pub fn pacing_rate(&self, w: &Window) -> Option<Rate> {

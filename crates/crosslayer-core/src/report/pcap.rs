@@ -12,8 +12,11 @@
 //! analysis (retransmissions, duplicate ACKs, SACK) works as on a real capture. Addresses:
 //! node i is 10.0.0.0 + i + 1; ports: the flow's service port (5001 if it has none) at the
 //! data's sink, 1024 + flow mod 64512 at its source; initial sequence numbers derived from the
-//! flow. Not modelled, so never written: FIN and RST (flows do not close), payload bytes,
-//! checksums of TCP and UDP (zero, which tshark does not check by default).
+//! flow. A finite flow's last segment carries FIN, the receiver's ACK of it FIN too (with
+//! `teardown`), and the sender's last ACK follows; an aborted flow's RST carries RST. The
+//! model's FIN takes no sequence number, the written one does (the numbers after it are
+//! shifted by one, so tshark sees a normal close). Not modelled, so never written: payload
+//! bytes, checksums of TCP and UDP (zero, which tshark does not check by default).
 //!
 //! A capture is bounded: the files together hold at most `max_bytes`; packets beyond are
 //! counted, not written, and the run's pcap summary says how many.
@@ -120,12 +123,17 @@ impl Capture {
         let payload;
         if tcp {
             let (isn_s, isn_r) = isn(p.flow);
+            // A FIN takes one sequence number on the wire (the model's FIN takes none): an ACK
+            // of the sender's FIN (the receiver's FIN rides on it) acknowledges one byte more,
+            // and what the sender sends after its FIN starts one later.
             let (seq, ack, flags) = match p.kind {
                 PktKind::Syn => (isn_s, 0, 0x02u8),
                 PktKind::SynAck => (isn_r, isn_s.wrapping_add(1), 0x12),
                 PktKind::HandshakeAck => (isn_s.wrapping_add(1), isn_r.wrapping_add(1), 0x10),
-                PktKind::Data => (isn_s.wrapping_add(1).wrapping_add(p.seq as u32), isn_r.wrapping_add(1), 0x10),
-                _ => (isn_r.wrapping_add(1), isn_s.wrapping_add(1).wrapping_add(p.ack as u32), 0x10),
+                PktKind::Data => (isn_s.wrapping_add(1).wrapping_add(p.seq as u32), isn_r.wrapping_add(1), 0x10 | p.fin as u8),
+                PktKind::CloseAck => (isn_s.wrapping_add(2).wrapping_add(p.seq as u32), isn_r.wrapping_add(2), 0x10),
+                PktKind::Rst => (isn_s.wrapping_add(1).wrapping_add(p.seq as u32), 0, 0x04),
+                _ => (isn_r.wrapping_add(1), isn_s.wrapping_add(1 + p.fin as u32).wrapping_add(p.ack as u32), 0x10 | p.fin as u8),
             };
             let flags = flags | if p.ece { 0x40 } else { 0 } | if p.cwr { 0x80 } else { 0 };
             let o = self.options.get(p.flow as usize).copied().unwrap_or(TcpOptions { mss: 1448, sack: true, timestamps: true });

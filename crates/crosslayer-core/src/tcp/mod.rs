@@ -8,6 +8,7 @@
 //!   pacing hook.
 //! * `receiver`: cumulative ACK, SACK blocks (RFC 2018), delayed ACKs (RFC 1122, RFC 5681).
 
+pub mod app;
 pub mod rack;
 pub mod receiver;
 pub mod rtt;
@@ -52,6 +53,32 @@ impl OptionPadding {
             OptionPadding::End if timestamps => 8 * blocks,
             _ => 4 + 8 * blocks,
         }
+    }
+}
+
+crate::choice! {
+    /// The upper bound of RFC 6675 NextSeg rule 3 (criterion 1.b: below the highest SACKed byte).
+    pub enum Rule3Bound {
+        /// Always the highest SACKed segment: with no SACKed segment left above the cumulative
+        /// ACK, rule 3 has no candidate (RFC 6675 section 4).
+        HighestSack = "highest_sack",
+        /// The highest SACKed segment while one is outstanding; once the cumulative ACK has
+        /// passed every SACKed segment, any unSACKed segment not yet retransmitted up to the
+        /// highest sent (ns-3: `TcpTxBuffer::DiscardUpTo` forgets the SACKs it passed, and
+        /// `NextSeg` applies 1.b only while it has seen one).
+        WhileSacked = "while_sacked",
+    }
+}
+
+crate::choice! {
+    /// How the receiver answers the sender's FIN when its application closes at end of file.
+    pub enum FinAck {
+        /// One packet: its FIN rides on the ACK of the sender's FIN (Linux: the ACK waits in
+        /// ping-pong mode for the application's close).
+        Piggyback = "piggyback",
+        /// A pure ACK of the FIN, then FIN|ACK (ns-3: `ReceivedData` acknowledges, then
+        /// `DoPeerClose` closes).
+        Separate = "separate",
     }
 }
 
@@ -142,6 +169,8 @@ crate::params! {
         ack_counting: Option<AckCounting> = None, Choice, range(), "linux: tcp_cong_control acked_sacked; ns3: TcpSocketBase::ProcessAck segsAcked from the rate estimator's currentDelivered (3.44; older ns-3 counted the cumulative advance)";
         /// The highest RFC 6675 NextSeg rule SACK recovery uses when neither a lost segment nor new data can be sent: 2 (none), 3 (retransmit unSACKed data above the highest retransmission and below the highest SACK) or 4 (then one "rescue" retransmission of the highest outstanding segment per recovery) (profile).
         nextseg_rules: Option<u32> = None, Count, range(>= 2, <= 4), "linux: 2 (it retransmits only segments marked lost; TLP covers tails); ns3: 3 (TcpTxBuffer::NextSeg: rule 4 'we choose to not respect the SHOULD')";
+        /// The upper bound of NextSeg rule 3 (with nextseg_rules >= 3): "highest_sack" (RFC 6675: below the highest SACKed segment, so nothing once the cumulative ACK passed every SACK) or "while_sacked" (that bound only while a SACKed segment is outstanding, else any unSACKed segment not yet retransmitted: a tail lost after the last SACK goes out at the partial ACK when the window allows) (profile).
+        nextseg_rule3_bound: Option<Rule3Bound> = None, Choice, range(), "linux: highest_sack (unused: nextseg_rules 2); ns3: while_sacked (TcpTxBuffer::NextSeg tests 1.b only while it holds a SACK above SND.UNA; scripted drops in ns-3 3.44 send the tail at the partial ACK, tests/recovery.rs)";
         /// How TCP options are aligned, which sets the size of a SACK option on an ACK (profile): "nop" (each option padded with NOPs: 4 + 8 bytes per block) or "end" (options packed, the total padded once: 8 bytes per block after a timestamp option's 2 padding bytes, else 4 + 8).
         option_padding: Option<OptionPadding> = None, Choice, range(), "linux: nop (tcp_options_write, TCPOLEN_SACK_BASE_ALIGNED); ns3: end (TcpHeader: 'does not presently try to align options', ACKs of 54 + 8 n bytes)";
         /// Each partial ACK in SACK fast recovery sends one segment beyond the window, unless the new first unacknowledged segment was already retransmitted: the lowest lost segment, else new data, else that segment (profile).
@@ -150,6 +179,20 @@ crate::params! {
         prr_dupack_credit: Option<bool> = None, Flag, range(), "linux: false (tcp_cwnd_reduction counts newly_acked_sacked); ns3: true (TcpPrrRecovery::DoRecovery: 'if (isDupAck && m_prrDelivered < m_recoveryFlightSize) deliveredBytes += m_segmentSize', the rate estimator's delivered already counting the SACKed bytes)";
         /// ssthresh is lowered at every retransmission timeout, not only at the first of a loss episode (profile).
         rto_every_ssthresh: Option<bool> = None, Flag, range(), "linux: false (tcp_enter_loss); ns3: true (TcpSocketBase::ReTxTimeout: its guard tests IsHeadRetransmitted after SetSentListLost cleared it)";
+        /// After an idle period longer than the RTO (nothing in flight, nothing sent), the window restarts: ssthresh is raised to at least 3/4 cwnd, cwnd halves per RTO of idleness down to min(initial window, cwnd) (RFC 5681 section 4.1, RFC 7661; algorithms that set cwnd themselves, as BBR, are left alone) (profile).
+        slow_start_after_idle: Option<bool> = None, Flag, range(), "linux: true (net.ipv4.tcp_slow_start_after_idle = 1; tcp_cwnd_restart, skipped for cong_control); ns3: false (TcpSocketBase never restarts the window; CA_EVENT_CWND_RESTART 'Not triggered')";
+        /// A finite flow closes both ways: the receiving application closes once it has read everything, so the receiver's FIN rides on its ACK of the sender's FIN, and the sender acknowledges it with one more packet; false: the flow is over when its last byte is delivered, with nothing sent after the ACK of it.
+        teardown: bool = true, Flag, range(), "ns-3: PacketSink's sockets have ShutdownSend, so TcpSocketBase::DoPeerClose answers the FIN with FIN|ACK and the sender's TIME_WAIT an ACK; Linux: the same exchange when the receiving application closes at end of file (RFC 9293 section 3.6)";
+        /// How the receiver's FIN goes out (with teardown): "piggyback" (on its ACK of the sender's FIN) or "separate" (a pure ACK of the FIN, then FIN|ACK) (profile).
+        fin_ack: Option<FinAck> = None, Choice, range(), "linux: piggyback (tcp_fin enters ping-pong mode, so the ACK waits for the application's close and carries its FIN); ns3: separate (TcpSocketBase::ReceivedData acknowledges the in-order FIN, then DoPeerClose -> Close sends FIN|ACK)";
+        /// The window grows on an ACK that SACKs new data outside recovery, if it also advances snd.una (false: such an ACK is a duplicate ACK and the window does not grow on it) (profile).
+        disorder_growth: Option<bool> = None, Flag, range(), "linux: true (tcp_may_raise_cwnd: FLAG_DATA_ACKED); ns3: false (ProcessAck: an ACK that updates the SACK scoreboard is a dupack, CA_OPEN -> CA_DISORDER, and IncreaseWindow runs only in CA_OPEN)";
+        /// The ACK that ends fast recovery also grows the window, after cwnd = ssthresh, by the cumulative advance in segments (those SACKed before included) (profile).
+        exit_ack_growth: Option<bool> = None, Flag, range(), "linux: false (tcp_cong_control is in CWR/Recovery on that ACK); ns3: true (ProcessAck leaves CA_RECOVERY, then IncreaseWindow(segsAcked = (ack - old head) / MSS))";
+        /// A retransmission that is SACKed stays in the pipe (bytes in flight) until the cumulative ACK passes it; without RACK (profile).
+        sacked_retransmission_in_flight: Option<bool> = None, Flag, range(), "linux: false (tcp_sacktag_one clears TCPCB_SACKED_RETRANS and retrans_out); ns3: true (TcpTxBuffer::Update clears m_lost but keeps m_retrans; BytesInFlight = sent - sacked - lost + retrans)";
+        /// Entering fast recovery when the first unacknowledged segment is a retransmission already marked lost: it stays counted as retransmitted (in flight and in RecoverFS) and is sent again at once (profile).
+        lost_head_kept: Option<bool> = None, Flag, range(), "linux: false; ns3: true (TcpSocketBase::EnterRecovery calls MarkHeadAsLost only if the head is not lost yet, then retransmits it unconditionally, RFC 6675 step 4.3)";
         /// Negotiate ECN (RFC 3168): data is sent ECT(0), and an ECN-Echo reduces the window. Algorithms that need ECN (DCTCP) turn it on themselves.
         ecn: bool = false, Flag, range(), "Linux net.ipv4.tcp_ecn = 2 (not requested by default); ns-3 UseEcn Off";
         /// Receiver window; unset: unlimited.
@@ -205,6 +248,13 @@ profiled! {
     slow_start: SlowStart { linux: SlowStart::Linux, ns3: SlowStart::Ns3 },
     quickack: u32 { linux: 16, ns3: 1 },
     nextseg_rules: u32 { linux: 2, ns3: 3 },
+    slow_start_after_idle: bool { linux: true, ns3: false },
+    fin_ack: FinAck { linux: FinAck::Piggyback, ns3: FinAck::Separate },
+    disorder_growth: bool { linux: true, ns3: false },
+    exit_ack_growth: bool { linux: false, ns3: true },
+    sacked_retransmission_in_flight: bool { linux: false, ns3: true },
+    lost_head_kept: bool { linux: false, ns3: true },
+    nextseg_rule3_bound: Rule3Bound { linux: Rule3Bound::HighestSack, ns3: Rule3Bound::WhileSacked },
     option_padding: OptionPadding { linux: OptionPadding::Nop, ns3: OptionPadding::End },
     rto_every_ssthresh: bool { linux: false, ns3: true },
     partial_ack_retransmit: bool { linux: false, ns3: true },

@@ -19,8 +19,14 @@
 //!   covers, and when the mark changes while an ACK is being delayed, an ACK for the segments
 //!   before it goes out at once with the old ECE; CWR is ignored.
 //! * TSecr echoes the TSval of the earliest segment covered by the ACK (RFC 7323 section 4.3).
+//! * Teardown (`teardown`, RFC 9293 section 3.6): once every byte up to the sender's FIN is
+//!   delivered, the application closes, so the ACK of the FIN (sent at once) carries the
+//!   receiver's FIN too, as does every ACK after it (a retransmitted FIN). A RST from the
+//!   sender (an abort) ends the connection: later segments are not acknowledged.
 //!
-//! Deviations: no D-SACK (RFC 2883), no window updates (the advertised window is the sender-side
+//! Deviations: no D-SACK (RFC 2883); the receiver's FIN is not retransmitted on a timer of its
+//! own if it or the sender's ACK of it is lost (it goes again only with the ACK of a
+//! retransmitted last segment), and a segment arriving after a RST is dropped silently; no window updates (the advertised window is the sender-side
 //! `rwnd_bytes` setting); Linux's quick-ACK count is min(16, rcv_wnd / (2 MSS)), taken as 16.
 
 use super::{TcpConfig, TxCtx};
@@ -106,6 +112,12 @@ pub struct Receiver {
     fin_seq: Option<u64>,
     /// When every byte up to the FIN was delivered in order: the flow completed.
     pub completed_at: Option<Time>,
+    /// Its application closes once everything is read: every ACK from then on carries its FIN.
+    teardown: bool,
+    /// The FIN goes in its own packet after a pure ACK of the sender's FIN (ns-3).
+    fin_separate: bool,
+    /// The sender reset the connection: nothing more is acknowledged.
+    reset: bool,
     pub counters: ReceiverCounters,
 }
 
@@ -138,6 +150,9 @@ impl Receiver {
             last_ack: u64::MAX,
             fin_seq: None,
             completed_at: None,
+            teardown: cfg.teardown,
+            fin_separate: cfg.fin_ack() == super::FinAck::Separate,
+            reset: false,
             counters: ReceiverCounters::default(),
         }
     }
@@ -166,8 +181,17 @@ impl Receiver {
         self.counters.synacks_sent += 1;
     }
 
+    /// The sender reset the connection (an abort): forget it, acknowledge nothing more.
+    pub fn on_rst(&mut self) {
+        self.reset = true;
+        self.delack_deadline = Time::NEVER;
+    }
+
     /// A data segment arrived.
     pub fn on_data(&mut self, p: &Packet, ctx: &mut TxCtx<'_>) {
+        if self.reset {
+            return; // a segment overtaken by the RST, arriving after it (a real stack would answer with a RST)
+        }
         self.counters.data_pkts += 1;
         if self.dctcp_echo {
             let ce = p.ecn == Ecn::Ce;
@@ -221,6 +245,13 @@ impl Receiver {
         self.unacked_segs += 1;
         // RFC 9293 section 3.10.7.4: the FIN is acknowledged at once (no delayed ACK)
         if immediate || done || self.quick > 0 || !self.delayed_ack || self.unacked_segs >= 2 {
+            if self.teardown && self.fin_separate && p.fin && done && !immediate {
+                // ns-3: ReceivedData acknowledges the in-order FIN, then DoPeerClose -> Close
+                // sends FIN|ACK
+                let closed = self.completed_at.take();
+                self.send_ack(ctx);
+                self.completed_at = closed;
+            }
             self.send_ack(ctx);
         } else if self.delack_deadline.is_never() {
             self.delack_deadline = ctx.now + self.delack_timeout;
@@ -278,6 +309,8 @@ impl Receiver {
             ece: self.ece_pending,
             tsecr: self.ts_echo,
             tsval: ctx.now,
+            // the application closed at end of file: its FIN (RFC 9293 CLOSE-WAIT -> LAST-ACK)
+            fin: self.teardown && self.completed_at.is_some(),
             ..Default::default()
         };
         if self.sack && !self.ooo.is_empty() {

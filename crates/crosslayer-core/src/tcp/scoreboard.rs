@@ -160,6 +160,10 @@ pub struct Scoreboard {
     /// RACK (RFC 8985) bookkeeping: the newest delivered segment, reordering, the list of
     /// outstanding retransmissions.
     rack: bool,
+    /// A SACKed retransmission stays counted as retransmitted (in the pipe) until the cumulative
+    /// ACK passes it (ns-3 `TcpTxBuffer::Update` clears `m_lost` but keeps `m_retrans`; without
+    /// RACK).
+    sacked_retx_in_flight: bool,
     /// RACK: a retransmitted segment counts as delivered for RACK only if sent at or before
     /// this time (set per ACK; see `set_rack_ambiguity`).
     rack_retx_limit: Time,
@@ -185,6 +189,12 @@ impl Scoreboard {
     /// Keep RACK's bookkeeping (RFC 8985).
     pub fn with_rack(mut self) -> Scoreboard {
         self.rack = true;
+        self
+    }
+
+    /// SACKed retransmissions stay in the pipe until cumulatively acknowledged (ns-3).
+    pub fn with_sacked_retransmissions_in_flight(mut self) -> Scoreboard {
+        self.sacked_retx_in_flight = true;
         self
     }
 
@@ -315,6 +325,9 @@ impl Scoreboard {
             if s.flags & SACKED != 0 {
                 self.sacked_out -= 1;
                 r.were_sacked += 1;
+                if s.flags & RETRANS != 0 {
+                    self.retrans_out -= 1; // a SACKed retransmission kept in the pipe (ns-3)
+                }
             } else {
                 if s.flags & LOST != 0 {
                     self.lost_out -= 1;
@@ -390,7 +403,8 @@ impl Scoreboard {
             if s.flags & LOST != 0 {
                 self.lost_out -= 1;
             }
-            if s.flags & RETRANS != 0 {
+            let keep = if self.sacked_retx_in_flight { EVER_RETRANS | RETRANS } else { EVER_RETRANS };
+            if s.flags & RETRANS != 0 && !self.sacked_retx_in_flight {
                 self.retrans_out -= 1;
             }
             if s.flags & EVER_RETRANS == 0 && rtt_from.is_none() {
@@ -406,7 +420,7 @@ impl Scoreboard {
                 }
             }
             let s = &mut self.segs[i];
-            s.flags = (s.flags & EVER_RETRANS) | SACKED;
+            s.flags = (s.flags & keep) | SACKED;
             self.sacked_out += 1;
             newly += 1;
             self.note_sacked(n);
@@ -488,6 +502,8 @@ impl Scoreboard {
         for s in self.segs.iter_mut() {
             if s.flags & SACKED == 0 {
                 s.flags = (s.flags & EVER_RETRANS) | LOST;
+            } else {
+                s.flags &= !RETRANS; // (a SACKed retransmission kept in the pipe: no longer)
             }
         }
         self.lost_out = self.packets_out() - self.sacked_out;
@@ -601,13 +617,17 @@ impl Scoreboard {
 
     /// RFC 6675 NextSeg rule 3: the lowest unSACKed segment above HighRxt, not lost, not
     /// retransmitted, below the highest SACKed segment (for when neither a lost segment nor new
-    /// data can be sent).
-    pub fn next_seg_rule3(&self) -> Option<u64> {
+    /// data can be sent). `bound`: `WhileSacked` drops the upper bound once no SACKed segment is
+    /// outstanding (ns-3); the search then runs to the highest segment sent.
+    pub fn next_seg_rule3(&self, bound: super::Rule3Bound) -> Option<u64> {
         let top = self.top3[0];
-        if top == u64::MAX {
-            return None;
-        }
-        (self.high_rxt.max(self.una)..top.min(self.nxt())).find(|&n| self.flags(n) & (SACKED | LOST | RETRANS) == 0)
+        let outstanding = top != u64::MAX && top >= self.una;
+        let end = match (outstanding, bound) {
+            (true, _) => top.min(self.nxt()),
+            (false, super::Rule3Bound::WhileSacked) => self.nxt(),
+            (false, super::Rule3Bound::HighestSack) => return None,
+        };
+        (self.high_rxt.max(self.una)..end).find(|&n| self.flags(n) & (SACKED | LOST | RETRANS) == 0)
     }
 
     /// RFC 6675 NextSeg rule 4 (rescue retransmission): the highest outstanding unSACKed
@@ -620,7 +640,7 @@ impl Scoreboard {
     pub fn check(&self) -> Result<(), String> {
         let sacked = self.segs.iter().filter(|s| s.flags & SACKED != 0).count() as u64;
         let lost = self.segs.iter().filter(|s| s.flags & LOST != 0 && s.flags & SACKED == 0).count() as u64;
-        let retrans = self.segs.iter().filter(|s| s.flags & RETRANS != 0 && s.flags & SACKED == 0).count() as u64;
+        let retrans = self.segs.iter().filter(|s| s.flags & RETRANS != 0 && (s.flags & SACKED == 0 || self.sacked_retx_in_flight)).count() as u64;
         if (sacked, lost, retrans) != (self.sacked_out, self.lost_out, self.retrans_out) {
             return Err(format!(
                 "scoreboard counters (sacked {}, lost {}, retrans {}) != records ({sacked}, {lost}, {retrans})",
@@ -662,6 +682,28 @@ mod tests {
         assert_eq!(c.were_sacked, 3);
         assert_eq!(c.rtt_from, None, "segment 0 was retransmitted: Karn's rule forbids a sample");
         b.check().unwrap();
+    }
+
+    /// ns-3's accounting (`with_sacked_retransmissions_in_flight`): a retransmission that is
+    /// SACKed stays in the pipe until the cumulative ACK passes it; RFC 6675's leaves it.
+    #[test]
+    fn a_sacked_retransmission_stays_in_the_pipe_in_ns3s_accounting() {
+        for ns3 in [false, true] {
+            let mut b = board(10);
+            if ns3 {
+                b = b.with_sacked_retransmissions_in_flight();
+            }
+            b.sack(2, 5); // 2, 3, 4: 1 and 0 lost below them
+            assert_eq!(b.mark_lost_by_sack(), 2);
+            b.on_retransmit(1, Time::from_ns(100), TxStamp::default());
+            assert_eq!(b.pipe(), 10 - 3 - 2 + 1);
+            b.sack(1, 2); // the retransmission of 1 arrives and is SACKed
+            assert_eq!(b.pipe(), if ns3 { 6 } else { 5 }, "ns3 {ns3}");
+            b.check().unwrap();
+            b.ack_cumulative(5);
+            assert_eq!(b.pipe(), 5, "ns3 {ns3}: the cumulative ACK takes it out");
+            b.check().unwrap();
+        }
     }
 
     #[test]

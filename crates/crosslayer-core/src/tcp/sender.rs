@@ -61,6 +61,14 @@
 //! * The congestion control sees every ACK (`cc::AckEvent`) and every congestion event with its
 //!   kind; in its full-control mode (`cc::CongestionControl::FULL_CONTROL`) the sender never
 //!   changes cwnd itself.
+//! * The application (`tcp::app`): new data goes out only as it is written (at `app_rate`, in
+//!   the on-periods of an on-off source); after an idle period longer than the RTO the window
+//!   restarts (`slow_start_after_idle`, Linux `tcp_cwnd_restart`, RFC 5681 section 4.1), and new
+//!   data sent with nothing in flight tells the congestion control (`on_tx_start`, Linux
+//!   `CA_EVENT_TX_START`).
+//! * Teardown (`teardown`): the receiver's FIN comes on its ACK of the last byte; the sender
+//!   acknowledges it (and every repetition of it) with a pure ACK and is closed. Abort
+//!   (`set_abort`): at that time a RST goes out and the sender stops for good.
 //!
 //! Deliberate deviations:
 //! * NextSeg rules 3 and 4 (retransmitting unSACKed-but-not-lost data, rescue retransmission) are
@@ -69,9 +77,11 @@
 //!   (Linux profile) or the RTO.
 //! * No F-RTO, DSACK or undo of spurious reductions.
 //! * A finite flow's FIN occupies no sequence number (the receiver's ACK of the last byte
-//!   acknowledges it) and the connection does not linger in FIN-WAIT or TIME-WAIT: the flow is
-//!   complete when its last byte is delivered (`Receiver::completed_at`). Its short last
-//!   segment counts as a whole segment in the pipe and in cwnd (as Linux counts packets).
+//!   acknowledges it); TIME-WAIT holds no timer: the flow is complete when its last byte is
+//!   delivered (`Receiver::completed_at`). Its short last segment counts as a whole segment in
+//!   the pipe and in cwnd (as Linux counts packets).
+//! * The application's writes go out in whole segments (a partial one waits for the rest:
+//!   no Nagle timing).
 
 use super::rack::{ProbeOutcome, Rack, Tlp};
 use super::rtt::RttEstimator;
@@ -80,6 +90,7 @@ use super::{AckCounting, Profile, Recovery, RttSamples, TcpConfig, TxCtx};
 use crate::cc::{AckEvent, CaState, Cc, CcEnv, CongestionEvent, CongestionKind, RateSample, Window};
 use crate::metrics::LogHistogram;
 use crate::packet::{Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
+use super::app::OnOffSchedule;
 use crate::units::{Dur, Time};
 
 crate::counters! {
@@ -103,8 +114,10 @@ crate::counters! {
         loss_probes: "pkts",
         /// Retransmissions RACK found lost again (Linux TCPLostRetransmit).
         lost_retransmits: "pkts",
-        /// Control packets sent: SYNs and the ACK that completes the handshake.
+        /// Control packets sent: SYNs, the ACK that completes the handshake, the ACK of the receiver's FIN (teardown) and a RST (abort).
         control_pkts: "pkts",
+        /// Window restarts after an idle period longer than the RTO (slow_start_after_idle).
+        idle_restarts: "count",
     }
 }
 
@@ -120,6 +133,11 @@ pub enum ConnState {
     Failed,
     /// Gave up after `data_retries` consecutive timeouts of the same data.
     Aborted,
+    /// Reset by its application at its `abort` time (a RST sent, nothing more).
+    Reset,
+    /// A finite flow whose every byte was acknowledged and whose receiver's FIN it
+    /// acknowledged (`teardown`): closed both ways.
+    Finished,
 }
 
 impl ConnState {
@@ -130,6 +148,8 @@ impl ConnState {
             ConnState::Established => "established",
             ConnState::Failed => "never_connected",
             ConnState::Aborted => "aborted",
+            ConnState::Reset => "reset",
+            ConnState::Finished => "closed",
         }
     }
 }
@@ -183,6 +203,8 @@ pub struct AckInfo<'a> {
     pub tsval: Time,
     /// The echoed data timestamp.
     pub tsecr: Time,
+    /// The receiver's FIN rides on this ACK.
+    pub fin: bool,
 }
 
 const DUPTHRESH: u32 = 3;
@@ -310,8 +332,17 @@ pub struct Sender {
     /// Segments sent by limited transmit (RFC 3042) since the duplicate ACKs began; they are not
     /// part of the FlightSize that sets ssthresh (RFC 5681 section 3.2 step 2).
     limited_transmit_segs: u64,
-    /// The highest RFC 6675 NextSeg rule used (2, 3 or 4).
+    /// ns-3's accounting (profile options `disorder_growth`, `exit_ack_growth`,
+    /// `lost_head_kept`): no growth on a duplicate ACK with new SACK information; growth on the
+    /// ACK that ends recovery (`exited_on_growth`: it did, in `react`); a lost retransmission at
+    /// the head kept as retransmitted when recovery starts, and sent again.
+    disorder_growth: bool,
+    exit_ack_growth: bool,
+    exited_on_growth: bool,
+    lost_head_kept: bool,
+    /// The highest RFC 6675 NextSeg rule used (2, 3 or 4), and the bound of rule 3.
     nextseg_rules: u32,
+    rule3_bound: super::Rule3Bound,
     /// ns-3: each partial ACK in SACK recovery sends one segment beyond the window.
     partial_ack_retransmit: bool,
     prr_dupack_credit: bool,
@@ -345,6 +376,15 @@ pub struct Sender {
     /// the next segment is).
     app_rate: Option<crate::units::Rate>,
     app_blocked: bool,
+    /// When the application next writes what the sender needs, while `app_blocked`.
+    app_wake: Time,
+    /// The on-periods of an on-off application on this connection (`traffic::onoff`).
+    onoff: Option<Box<OnOffSchedule>>,
+    /// When data last went out (Linux `lsndtime`), and whether an idle connection restarts
+    /// its window (`TcpConfig::slow_start_after_idle`), from the initial window `iw_bytes`.
+    last_send: Time,
+    idle_restart: bool,
+    iw_bytes: u64,
     rate: RateState,
     pub conn: ConnState,
     hs: Handshake,
@@ -354,6 +394,10 @@ pub struct Sender {
     pub connected_at: Option<Time>,
     /// When the connection failed or was given up.
     pub ended_at: Option<Time>,
+    /// When the application resets the connection (`Time::NEVER`: it does not).
+    abort_at: Time,
+    /// Acknowledge the receiver's FIN (`TcpConfig::teardown`).
+    teardown: bool,
     /// RACK loss detection (RFC 8985) replaces the duplicate-ACK threshold.
     rack_on: bool,
     rack: Rack,
@@ -407,7 +451,11 @@ impl Sender {
             rwnd_bytes: cfg.rwnd.map_or(u64::MAX, |r| r.get()),
             cc,
             window: Window { cwnd: cfg.initial_cwnd as u64 * mss as u64, ssthresh: u64::MAX, mss },
-            sb: if rack_on { sb.with_rack() } else { sb },
+            sb: match (rack_on, cfg.sacked_retransmission_in_flight()) {
+                (true, _) => sb.with_rack(),
+                (false, true) => sb.with_sacked_retransmissions_in_flight(),
+                (false, false) => sb,
+            },
             rtt: RttEstimator::new(cfg.rto_rule(), cfg.initial_rto(), cfg.min_rto(), cfg.max_rto(), cfg.rto_granularity()),
             state: CaState::Open,
             recovery_point: 0,
@@ -416,7 +464,12 @@ impl Sender {
             timeouts_since_progress: 0,
             limited_transmit_segs: 0,
             partial_acked: false,
+            disorder_growth: cfg.disorder_growth(),
+            exit_ack_growth: cfg.exit_ack_growth(),
+            exited_on_growth: false,
+            lost_head_kept: cfg.lost_head_kept(),
             nextseg_rules: cfg.nextseg_rules(),
+            rule3_bound: cfg.nextseg_rule3_bound(),
             partial_ack_retransmit: cfg.partial_ack_retransmit(),
             prr_dupack_credit: cfg.prr_dupack_credit(),
             rto_every_ssthresh: cfg.rto_every_ssthresh(),
@@ -434,6 +487,11 @@ impl Sender {
             pace_blocked: false,
             app_rate: None,
             app_blocked: false,
+            app_wake: Time::NEVER,
+            onoff: None,
+            last_send: Time::ZERO,
+            idle_restart: cfg.slow_start_after_idle(),
+            iw_bytes: cfg.initial_cwnd as u64 * mss as u64,
             rate: RateState::default(),
             conn: ConnState::Closed,
             hs: Handshake {
@@ -450,6 +508,8 @@ impl Sender {
             data_retries: cfg.data_retries(),
             connected_at: None,
             ended_at: None,
+            abort_at: Time::NEVER,
+            teardown: cfg.teardown,
             rack_on,
             rack: Rack::default(),
             tlp_on: sack && cfg.tlp(),
@@ -475,19 +535,42 @@ impl Sender {
         self.last_len = (bytes - (self.total_segs - 1) * mss) as u32;
     }
 
+    /// Make its application reset the connection at `at`: a RST goes out and the sender stops
+    /// (no more data, retransmissions or timers); before the start it never starts.
+    pub fn set_abort(&mut self, at: Time) {
+        self.abort_at = at;
+    }
+
     /// Make this an application-limited flow: its application writes `rate` (payload) from the
     /// start.
     pub fn set_app_rate(&mut self, rate: crate::units::Rate) {
         self.app_rate = Some(rate);
     }
 
-    /// Segments the application has written by `now` (all of them without an app rate).
-    #[inline]
+    /// Make its application an on-off source writing only in these on-periods
+    /// (`traffic::onoff`, one connection).
+    pub fn set_on_off(&mut self, schedule: OnOffSchedule) {
+        self.onoff = Some(Box::new(schedule));
+    }
+
+    /// The application does not simply keep the socket full: it writes at a rate or in
+    /// on-periods.
+    #[inline(always)]
+    fn paced_writer(&self) -> bool {
+        self.app_rate.is_some() || self.onoff.is_some()
+    }
+
+    /// Segments the application has written by `now` (`u64::MAX`: as many as the sender takes).
     fn written_segs(&self, now: Time) -> u64 {
         match self.app_rate {
-            None => u64::MAX,
+            // an on-off source without a rate writes while on, as fast as the sender takes it
+            None => match &self.onoff {
+                Some(s) if !s.is_on(now) => 0,
+                _ => u64::MAX,
+            },
             Some(r) => {
-                let bytes = r.bps() as u128 * now.since(self.start_at).ns() as u128 / 8_000_000_000;
+                let active = self.onoff.as_ref().map_or_else(|| now.since(self.start_at), |s| s.on_time(now));
+                let bytes = r.bps() as u128 * active.ns() as u128 / 8_000_000_000;
                 let segs = (bytes / self.mss as u128) as u64;
                 // the last segment of a finite flow once all its bytes are written
                 if self.total_segs != u64::MAX && bytes >= self.size().unwrap_or(0) as u128 { self.total_segs } else { segs }
@@ -495,11 +578,39 @@ impl Sender {
         }
     }
 
-    /// When segment `n` (0-based) is written.
-    fn written_at(&self, n: u64) -> Time {
-        let r = self.app_rate.expect("an app rate");
-        let bytes = ((n + 1) * self.mss as u64).min(self.size().unwrap_or(u64::MAX));
-        self.start_at + crate::units::Dur::from_ns((bytes as u128 * 8_000_000_000).div_ceil(r.bps() as u128).min(u64::MAX as u128) as u64)
+    /// When the application next writes what the sender needs (`Time::NEVER`: it never does):
+    /// the next segment at its rate, or the next on-period.
+    fn next_write(&self, now: Time) -> Time {
+        match self.app_rate {
+            None => self.onoff.as_ref().map_or(Time::NEVER, |s| s.next_on(now)),
+            Some(r) => {
+                let bytes = ((self.sb.nxt() + 1) * self.mss as u64).min(self.size().unwrap_or(u64::MAX));
+                let active = Dur::from_ns((bytes as u128 * 8_000_000_000).div_ceil(r.bps() as u128).min(u64::MAX as u128) as u64);
+                match &self.onoff {
+                    None => self.start_at + active,
+                    Some(s) => s.when_on_time(active),
+                }
+            }
+        }
+    }
+
+    /// When the application of a finite flow that writes at a rate has written its last byte
+    /// (`None`: it writes everything at once).
+    pub fn all_written_at(&self) -> Option<Time> {
+        let (r, size) = (self.app_rate?, self.size()?);
+        let active = Dur::from_ns((size as u128 * 8_000_000_000).div_ceil(r.bps() as u128).min(u64::MAX as u128) as u64);
+        Some(match &self.onoff {
+            None => self.start_at + active,
+            Some(s) => s.when_on_time(active),
+        })
+    }
+
+    /// The sequence number (bytes) after the highest byte sent.
+    fn nxt_bytes(&self) -> u64 {
+        match self.size() {
+            Some(size) if self.sb.nxt() >= self.total_segs => size,
+            _ => self.sb.nxt() * self.mss as u64,
+        }
     }
 
     /// Payload bytes of a finite flow (`None`: a bulk transfer).
@@ -538,10 +649,10 @@ impl Sender {
 
     /// Earliest time this sender needs its timer.
     pub fn next_deadline(&self) -> Time {
-        match self.conn {
+        let t = match self.conn {
             ConnState::Closed => self.start_at,
             ConnState::SynSent => self.hs.deadline,
-            ConnState::Failed | ConnState::Aborted => Time::NEVER,
+            ConnState::Failed | ConnState::Aborted | ConnState::Reset | ConnState::Finished => return Time::NEVER,
             ConnState::Established => {
                 let mut t = self.rto_deadline.min(self.rack.deadline).min(self.tlp.deadline);
                 // the pacing release, only while pacing holds back a segment cwnd allows (a
@@ -550,16 +661,21 @@ impl Sender {
                     t = t.min(self.pace_next);
                 }
                 if self.app_blocked {
-                    t = t.min(self.written_at(self.sb.nxt()));
+                    t = t.min(self.app_wake);
                 }
                 t
             }
-        }
+        };
+        t.min(self.abort_at)
     }
 
     /// The timer fired (possibly early or late: the sender checks its own deadlines).
     pub fn on_timer(&mut self, ctx: &mut TxCtx<'_>) {
         let now = ctx.now;
+        if now >= self.abort_at && !matches!(self.conn, ConnState::Failed | ConnState::Aborted | ConnState::Reset | ConnState::Finished) {
+            self.reset(ctx);
+            return;
+        }
         match self.conn {
             ConnState::Closed => {
                 if now < self.start_at {
@@ -571,6 +687,7 @@ impl Sender {
                 } else {
                     self.conn = ConnState::Established;
                     self.connected_at = Some(now);
+                    self.last_send = now; // Linux tcp_finish_connect sets lsndtime
                     self.try_send(ctx);
                 }
             }
@@ -601,8 +718,25 @@ impl Sender {
                     self.try_send(ctx);
                 }
             }
-            ConnState::Failed | ConnState::Aborted => {}
+            ConnState::Failed | ConnState::Aborted | ConnState::Reset | ConnState::Finished => {}
         }
+    }
+
+    /// The application aborts: a RST if a SYN or data went out (its sequence number the next
+    /// byte, RFC 9293 section 3.10.7.x: the RST of ABORT), then nothing more.
+    fn reset(&mut self, ctx: &mut TxCtx<'_>) {
+        if self.conn != ConnState::Closed {
+            let p = Packet { flow: self.flow, kind: PktKind::Rst, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: self.hs.ack_bytes, seq: self.nxt_bytes(), tsval: ctx.now, ecn: self.control_ecn(), ..Default::default() };
+            ctx.out.push(ctx.arena.alloc(p));
+            self.counters.control_pkts += 1;
+        }
+        self.conn = ConnState::Reset;
+        self.ended_at = Some(ctx.now);
+        self.rto_deadline = Time::NEVER;
+        self.rack.deadline = Time::NEVER;
+        self.tlp.deadline = Time::NEVER;
+        self.pace_blocked = false;
+        self.app_blocked = false;
     }
 
     /// Send a SYN and arm its timer: syn_timeout for the first `syn_linear_timeouts` retries,
@@ -640,6 +774,7 @@ impl Sender {
         let now = ctx.now;
         self.conn = ConnState::Established;
         self.connected_at = Some(now);
+        self.last_send = now; // Linux tcp_finish_connect sets lsndtime
         // The handshake's RTT: the timestamp echo, or Karn's rule on the SYN.
         let sample = match (self.timestamps, self.hs.retries) {
             (true, _) if a.tsecr <= now => Some(self.echo_sample(now, a.tsecr)),
@@ -721,7 +856,7 @@ impl Sender {
         }
         let new_episode = self.rto_every_ssthresh
             || match self.state {
-                CaState::Open => true,
+                CaState::Open | CaState::Disorder => true,
                 CaState::Recovery => false,
                 CaState::Loss => self.timeouts_since_progress == 0,
             };
@@ -789,6 +924,9 @@ impl Sender {
     /// and [`try_send`](Self::try_send).
     pub fn on_ack(&mut self, a: AckInfo<'_>, ctx: &mut TxCtx<'_>) {
         if self.conn != ConnState::Established {
+            if self.conn == ConnState::Finished && a.fin {
+                self.close_ack(a.tsval, ctx); // TIME-WAIT: the receiver's FIN again
+            }
             return; // ACKs of data sent before the connection was given up
         }
         let mss = self.mss as u64;
@@ -811,7 +949,19 @@ impl Sender {
         if self.tlp_on && (s.new_una || self.state != CaState::Open) {
             self.schedule_probe(now, true); // Linux tcp_set_xmit_timer
         }
+        if a.fin && self.teardown && self.all_acked() {
+            self.conn = ConnState::Finished;
+            self.close_ack(a.tsval, ctx);
+            return;
+        }
         self.try_send(ctx);
+    }
+
+    /// FIN-WAIT-2 / TIME-WAIT: acknowledge the receiver's FIN (each time it comes).
+    fn close_ack(&mut self, tsecr: Time, ctx: &mut TxCtx<'_>) {
+        let p = Packet { flow: self.flow, kind: PktKind::CloseAck, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: self.hs.ack_bytes, seq: self.size().unwrap_or(0), tsval: ctx.now, tsecr, ecn: self.control_ecn(), ..Default::default() };
+        ctx.out.push(ctx.arena.alloc(p));
+        self.counters.control_pkts += 1;
     }
 
     /// What an ACK acknowledges and measures, before anything reacts to it: the SACK blocks and
@@ -912,15 +1062,33 @@ impl Sender {
         } else {
             s.prior_pipe + mss > self.window.cwnd
         };
+        let mut ca_state = s.ca_state;
+        let mut growth_bytes = match self.ack_counting {
+            AckCounting::Delivered => s.delivered_bytes,
+            AckCounting::Cumulative => s.cum.segs * mss,
+        };
+        if ca_state == CaState::Open && s.sacked.newly > 0 && !self.disorder_growth {
+            ca_state = CaState::Disorder; // ns-3: a duplicate ACK, no growth on it
+        }
+        if self.exit_ack_growth
+            && self.state == CaState::Recovery
+            && matches!(self.recovery, Recovery::Prr | Recovery::Rfc6675)
+            && !self.cc.full_control()
+            && self.sb.una() >= self.recovery_point
+        {
+            // ns-3 ProcessAck: the ACK that ends recovery sets cwnd = ssthresh, then grows it in
+            // CA_OPEN by the cumulative advance, segments SACKed before included
+            self.exit_recovery(now);
+            self.exited_on_growth = true;
+            ca_state = CaState::Open;
+            growth_bytes = s.cum.segs * mss;
+        }
         let ev = AckEvent {
             now,
-            ca_state: s.ca_state,
+            ca_state,
             acked_bytes: s.cum.segs * mss,
             sacked_bytes: s.sacked.newly * mss,
-            growth_bytes: match self.ack_counting {
-                AckCounting::Delivered => s.delivered_bytes,
-                AckCounting::Cumulative => s.cum.segs * mss,
-            },
+            growth_bytes,
             lost_bytes: lost_segs * mss,
             prior_in_flight: s.prior_pipe,
             cwnd_limited,
@@ -950,7 +1118,15 @@ impl Sender {
         let mss = self.mss as u64;
         let (new_una, sacked, cum, delivered_bytes) = (s.new_una, &s.sacked, &s.cum, s.delivered_bytes);
         let full = self.cc.full_control();
+        if self.exited_on_growth {
+            // recovery ended in `react` on this ACK (exit_ack_growth): as a new ACK in Open
+            self.exited_on_growth = false;
+            self.dupacks = 0;
+            self.limited_transmit_segs = 0;
+            return;
+        }
         match self.state {
+            CaState::Disorder => unreachable!("Disorder is reported to the congestion control only"),
             CaState::Open => {
                 if new_una {
                     self.dupacks = 0;
@@ -971,6 +1147,7 @@ impl Sender {
                 // timeout). With SACK such duplicates SACK nothing and are not counted.
                 let guard = self.sack || self.recover.is_none_or(|r| self.sb.una() > r);
                 if time_to_recover && guard {
+                    let head_again = self.lost_head_again();
                     self.enter_recovery(ctx);
                     if self.recovery == Recovery::Prr && !full {
                         match self.profile {
@@ -978,6 +1155,10 @@ impl Sender {
                             // ns-3: TcpPrrRecovery::EnterRecovery calls DoRecovery as for a dupack
                             Profile::Ns3 => self.prr_step_ns3(delivered_bytes, false, true),
                         }
+                    }
+                    if head_again {
+                        let una = self.sb.una();
+                        self.retransmit(una, ctx); // RFC 6675 step 4.3, whatever the window
                     }
                 }
             }
@@ -1164,11 +1345,17 @@ impl Sender {
         }
     }
 
+    /// `lost_head_kept`: recovery starts while the head is a retransmission already marked lost
+    /// (ns-3's EnterRecovery leaves it retransmitted, in flight, and sends it again).
+    fn lost_head_again(&self) -> bool {
+        self.lost_head_kept && !self.rack_on && self.sb.packets_out() > 0 && self.sb.is_lost(self.sb.una()) && self.sb.is_retransmitted(self.sb.una())
+    }
+
     fn enter_recovery(&mut self, ctx: &mut TxCtx<'_>) {
         let mss = self.mss as u64;
         self.counters.fast_recoveries += 1;
         let prior_cwnd = self.window.cwnd;
-        if !self.rack_on && self.recovery != Recovery::Tahoe {
+        if !self.rack_on && self.recovery != Recovery::Tahoe && !self.lost_head_again() {
             self.sb.mark_head_lost(); // (with RACK, RACK marked what is lost)
         }
         // RecoverFS: Linux the window before the reduction; ns-3 its pipe, the head marked lost.
@@ -1261,8 +1448,11 @@ impl Sender {
             } else if let Some(n) = self.rescue_candidate() {
                 self.rescue(n, ctx);
             } else {
-                let unwritten = self.sb.nxt() < self.total_segs && self.sb.nxt() >= self.written_segs(ctx.now);
+                let unwritten = self.sb.nxt() < self.total_segs && self.paced_writer() && self.sb.nxt() >= self.written_segs(ctx.now);
                 self.app_blocked = unwritten && ctx.now < self.stop_at;
+                if self.app_blocked {
+                    self.app_wake = self.next_write(ctx.now);
+                }
                 if self.rate_sampling && (ctx.now >= self.stop_at || self.sb.nxt() >= self.total_segs || unwritten) {
                     // Nothing left to send with room in cwnd: application-limited (Linux
                     // tcp_rate_check_app_limited) until what is in flight is delivered.
@@ -1284,7 +1474,7 @@ impl Sender {
         if self.nextseg_rules < 3 || self.state != CaState::Recovery || !self.sack {
             return None;
         }
-        if let Some(n) = self.sb.next_seg_rule3() {
+        if let Some(n) = self.sb.next_seg_rule3(self.rule3_bound) {
             return Some((n, false));
         }
         if self.nextseg_rules >= 4 && self.rescue_rxt.is_none_or(|r| self.sb.una() > r) {
@@ -1311,16 +1501,49 @@ impl Sender {
         now < self.stop_at
             && self.sb.nxt() < self.total_segs
             && (self.sb.nxt() + 1 - self.sb.una()) * self.mss as u64 <= self.rwnd_bytes
-            && (self.app_rate.is_none() || self.sb.nxt() < self.written_segs(now))
+            && (!self.paced_writer() || self.sb.nxt() < self.written_segs(now))
     }
 
     /// Send the next new segment (`limited_transmit`: sent beyond cwnd by RFC 3042).
     fn send_new(&mut self, limited_transmit: bool, ctx: &mut TxCtx<'_>) {
+        if self.sb.packets_out() == 0 && self.idle_restart && !self.cc.full_control() {
+            let idle = ctx.now.since(self.last_send);
+            if idle > self.rtt.rto() {
+                self.restart_window(idle);
+            }
+        }
+        if self.pipe_bytes() == 0 {
+            // Linux CA_EVENT_TX_START: new data goes out with nothing in flight
+            self.cc.on_tx_start(ctx.now.since(self.last_send), ctx.now);
+        }
         let tx = self.tx_stamp(ctx.now);
         self.sb.on_send_new(ctx.now, tx);
         let n = self.sb.nxt() - 1;
         self.limited_transmit_segs += limited_transmit as u64;
         self.transmit(n, false, ctx);
+    }
+
+    /// The window after `idle` without sending (Linux `tcp_cwnd_restart`, RFC 5681 section 4.1):
+    /// ssthresh at least 3/4 cwnd (`tcp_current_ssthresh`), cwnd halved for each RTO of the
+    /// idle time but not below the restart window min(initial window, cwnd), in whole segments.
+    #[cold]
+    fn restart_window(&mut self, idle: Dur) {
+        let mss = self.mss as u64;
+        let cwnd = self.window.cwnd / mss;
+        if self.state == CaState::Open {
+            self.window.ssthresh = self.window.ssthresh.max((cwnd / 2 + cwnd / 4) * mss);
+        }
+        let restart = (self.iw_bytes / mss).min(cwnd);
+        let (mut w, mut left, rto) = (cwnd, idle.ns() as i128, self.rtt.rto().ns() as i128);
+        loop {
+            left -= rto;
+            if left <= 0 || w <= restart {
+                break;
+            }
+            w >>= 1;
+        }
+        self.window.cwnd = w.max(restart).max(1) * mss;
+        self.counters.idle_restarts += 1;
     }
 
     /// Linux `tcp_rate_skb_sent`: the stamp of a segment sent now (empty unless sampling).
@@ -1375,6 +1598,7 @@ impl Sender {
         };
         let id = ctx.arena.alloc(p);
         ctx.out.push(id);
+        self.last_send = ctx.now;
         if self.state == CaState::Recovery {
             self.prr.out += mss as u64;
         }

@@ -2,4 +2,5 @@
 //! (a timer per source, packets through `TxCtx`), with its own per-flow accounting.
 
 pub mod cbr;
+pub mod onoff;
 pub mod workload;
