@@ -24,7 +24,7 @@ MACROS = {"params": "params", "choice": "params", "range": "params", "counters":
 """Macros exported at the crate root (``crate::counters!``), by the module that defines them."""
 
 FLOORS: list[set[str]] = [
-    {"units", "rng", "error"},
+    {"units", "rng", "error", "ring"},
     {"params", "packet"},
     {"registry", "result", "stack", "sched"},
     {"metrics"},

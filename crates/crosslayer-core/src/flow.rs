@@ -140,9 +140,9 @@ pub struct Flow {
     pub dst: u32,
     /// When it starts (its first SYN).
     pub start: Time,
-    /// It has a size, or an abort time (only those end before the run does).
+    /// It has a size (`finite`), or an abort time: only those end before the run does (`ends`).
     pub finite: bool,
-    pub aborts: bool,
+    pub ends: bool,
     pub state: FlowState,
     pub data: PktAccount,
     pub acks: PktAccount,
@@ -207,7 +207,7 @@ impl Flow {
     /// still open stays live to the end.)
     #[inline(always)]
     pub fn may_end(&self) -> bool {
-        if !self.finite && !self.aborts {
+        if !self.ends {
             return false;
         }
         match &self.state {

@@ -16,6 +16,7 @@ pub mod presets;
 pub mod registry;
 pub mod report;
 pub mod result;
+pub mod ring;
 pub mod rng;
 pub mod sched;
 pub mod sim;

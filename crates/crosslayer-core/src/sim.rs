@@ -163,7 +163,7 @@ impl Sim {
                 dst,
                 start,
                 finite: f.size.is_some(),
-                aborts: f.abort.is_some(),
+                ends: f.size.is_some() || f.abort.is_some(),
                 state: FlowState::Pending,
                 data: PktAccount::default(),
                 acks: PktAccount::default(),

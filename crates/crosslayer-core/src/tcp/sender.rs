@@ -1497,6 +1497,7 @@ impl Sender {
 
     /// New data may go out: before the stop time, while a finite flow has some left, and within
     /// the receiver window.
+    #[inline]
     fn can_send_new(&self, now: Time) -> bool {
         now < self.stop_at
             && self.sb.nxt() < self.total_segs
@@ -1506,21 +1507,27 @@ impl Sender {
 
     /// Send the next new segment (`limited_transmit`: sent beyond cwnd by RFC 3042).
     fn send_new(&mut self, limited_transmit: bool, ctx: &mut TxCtx<'_>) {
-        if self.sb.packets_out() == 0 && self.idle_restart && !self.cc.full_control() {
-            let idle = ctx.now.since(self.last_send);
-            if idle > self.rtt.rto() {
-                self.restart_window(idle);
-            }
-        }
-        if self.pipe_bytes() == 0 {
-            // Linux CA_EVENT_TX_START: new data goes out with nothing in flight
-            self.cc.on_tx_start(ctx.now.since(self.last_send), ctx.now);
+        if self.sb.pipe() == 0 {
+            self.tx_start(ctx.now);
         }
         let tx = self.tx_stamp(ctx.now);
         self.sb.on_send_new(ctx.now, tx);
         let n = self.sb.nxt() - 1;
         self.limited_transmit_segs += limited_transmit as u64;
         self.transmit(n, false, ctx);
+    }
+
+    /// New data goes out with nothing in flight: after an idle period longer than the RTO with
+    /// nothing outstanding, the window restarts (`slow_start_after_idle`); the congestion control
+    /// hears of it (Linux `CA_EVENT_TX_START`).
+    #[cold]
+    #[inline(never)]
+    fn tx_start(&mut self, now: Time) {
+        let idle = now.since(self.last_send);
+        if self.sb.packets_out() == 0 && self.idle_restart && !self.cc.full_control() && idle > self.rtt.rto() {
+            self.restart_window(idle);
+        }
+        self.cc.on_tx_start(idle, now);
     }
 
     /// The window after `idle` without sending (Linux `tcp_cwnd_restart`, RFC 5681 section 4.1):

@@ -4,11 +4,11 @@
 
 use crate::aqm::QdiscCtx;
 use crate::packet::PacketId;
-use std::collections::VecDeque;
+use crate::ring::Ring;
 
 #[derive(Debug, Default)]
 pub struct Fifo {
-    ids: VecDeque<PacketId>,
+    ids: Ring<PacketId>,
     bytes: u64,
 }
 
@@ -16,7 +16,7 @@ impl Fifo {
     /// An empty queue with room reserved for `limit_pkts` packets (at most 64 Ki: the deque
     /// grows past that if it must).
     pub fn new(limit_pkts: u32) -> Fifo {
-        Fifo { ids: VecDeque::with_capacity(limit_pkts.min(1 << 16) as usize), bytes: 0 }
+        Fifo { ids: Ring::with_capacity(limit_pkts.min(1 << 16) as usize), bytes: 0 }
     }
 
     /// Append a packet of `size` bytes.
@@ -37,7 +37,7 @@ impl Fifo {
     /// The oldest packet, left in place.
     #[inline]
     pub fn head(&self) -> Option<PacketId> {
-        self.ids.front().copied()
+        self.ids.front()
     }
 
     #[inline]
@@ -63,6 +63,6 @@ impl Fifo {
 
     /// The queued packets, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = PacketId> + '_ {
-        self.ids.iter().copied()
+        self.ids.iter()
     }
 }
