@@ -16,7 +16,7 @@ if str(ROOT / "python") not in sys.path:
     sys.path.insert(0, str(ROOT / "python"))
 
 import crosslayer  # noqa: E402
-from helpers import MINIMAL, fake_engine_result  # noqa: E402
+from helpers import MINIMAL, expand_grouped_flows, fake_engine_result  # noqa: E402
 
 
 @pytest.fixture
@@ -31,12 +31,13 @@ class FakeEngineError(RuntimeError):
 
 @pytest.fixture
 def fake_core(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
-    """Install a fake ``crosslayer._core``; ``.specs`` records every spec it was given."""
+    """Install a fake ``crosslayer._core``; ``.specs`` records every spec it was given (its
+    grouped flows spelled out, as the engine does)."""
     module = types.ModuleType("crosslayer._core")
     specs: list[dict[str, Any]] = []
 
     def run_json(spec: str, progress: Any = None) -> dict[str, Any]:
-        parsed = json.loads(spec)
+        parsed = expand_grouped_flows(json.loads(spec))
         specs.append(parsed)
         return fake_engine_result(parsed)
 

@@ -44,6 +44,15 @@ def _fill(table: str, rows: int, values: dict[str, list[Any]]) -> dict[str, list
     return {**out, **{k: values[k] for k in unknown}}
 
 
+def expand_grouped_flows(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with its compact flows (``flow_groups`` + ``grouped_flows``) appended to
+    ``flows`` as the engine expands them (ScenarioSpec::with_flow_groups)."""
+    groups = spec.pop("flow_groups", [])
+    for name, src, dst, reverse, group in spec.pop("grouped_flows", []):
+        spec["flows"].append({"name": name, "src": src, "dst": dst, "reverse": reverse, **groups[group]})
+    return spec
+
+
 def fake_engine_result(spec: dict[str, Any]) -> dict[str, Any]:
     """A result dict in the documented shape (the engine's declared columns, from the catalog),
     derived deterministically from the spec."""

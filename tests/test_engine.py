@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import crosslayer
+import numpy as np
 import pandas as pd
 import pytest
 from crosslayer.cli import app
@@ -325,3 +326,34 @@ def test_a_result_folder_from_before_udp_flows_still_loads(result: Result, tmp_p
     loaded = Result.load(tmp_path / "old")
     assert loaded.udp.empty and list(loaded.udp.columns) == list(TABLES["udp"])
     assert len(loaded.flows) == len(result.flows)
+
+
+def test_compact_flow_groups_run_as_the_flows_spelled_out(core: Any, short: Scenario) -> None:
+    """Runs send the engine each group's settings once (``flow_groups``) and each flow as
+    [name, src, dst, reverse, group]; the engine expands them into the very flows the long form
+    spells out, so both runs are the same run."""
+    long = short.to_engine_spec()
+    compact = short.to_engine_spec(compact=True)
+    assert compact["flows"] == [] and len(compact["grouped_flows"]) == len(long["flows"]) == 9
+    assert len(compact["flow_groups"]) == len(short.flows)
+    a = core.run_json(json.dumps(long))
+    b = core.run_json(json.dumps(compact))
+    for table in ("flows", "series"):
+        assert a[table].keys() == b[table].keys(), table
+        for column in a[table]:
+            assert pd.Series(a[table][column]).equals(pd.Series(b[table][column])), (table, column)
+    assert a["summary"]["events"] == b["summary"]["events"]
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda s: s["flow_groups"][0]["cc"].update(beta=5.0), "flow_groups[0].cc.beta"),
+        (lambda s: s["grouped_flows"][0].__setitem__(4, 7), "grouped_flows[0]: no flow group 7"),
+    ],
+)
+def test_a_bad_compact_flow_group_is_named(core: Any, short: Scenario, change: Any, words: str) -> None:
+    spec = short.to_engine_spec(compact=True)
+    change(spec)
+    with pytest.raises(ValueError, match=words.replace("[", r"\[").replace("]", r"\]")):
+        core.validate_json(json.dumps(spec))

@@ -56,7 +56,7 @@ def run(scenario: Scenario | Mapping[str, Any] | str | Path, progress: Callable[
     validated = Scenario.coerce(scenario)
 
     try:
-        spec = json.dumps(validated.to_engine_spec())
+        spec = json.dumps(validated.to_engine_spec(compact=True))
         raw = _core.run_json(spec, progress) if progress is not None else _core.run_json(spec)
         return Result.from_engine(raw, validated)
     except MemoryError:

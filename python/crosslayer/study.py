@@ -265,7 +265,7 @@ class Point:
 
     @staticmethod
     def key_of(scenario: Scenario) -> str:
-        spec = json.dumps(scenario.to_engine_spec(), sort_keys=True, separators=(",", ":"))
+        spec = json.dumps(scenario.to_engine_spec(compact=True), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(f"{engine_version()}\n{spec}".encode()).hexdigest()[:20]
 
 

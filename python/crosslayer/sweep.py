@@ -198,7 +198,7 @@ def execute(
     sc = Scenario.from_dict(scenario)
     result = crosslayer.run(sc, progress=progress or _send_progress(key))
     extra = {"engine_version": engine_version(), "git_commit": git_commit()}
-    return frames_for(key, labels, result, sc.to_engine_spec(), extra)
+    return frames_for(key, labels, result, sc.to_engine_spec(compact=True), extra)
 
 
 def _payload(p: Point) -> tuple[str, dict[str, Any], dict[str, Any]]:
@@ -227,7 +227,7 @@ def conflicts(study: Study, store: Store, points: list[Point] | None = None) -> 
         if stored is not None:
             diff = differences(stored, p.scenario.model_dump(mode="json"))
         else:  # stored before scenario_json existed: compare engine specs
-            diff = differences(json.loads(row.get("config") or "{}"), p.scenario.to_engine_spec())
+            diff = differences(json.loads(row.get("config") or "{}"), p.scenario.to_engine_spec(compact=True))
         if not diff and row.get("engine_version") != engine_version():
             diff = (("engine version", row.get("engine_version"), engine_version()),)
         out.append(Conflict(row["key"], {c: _plain(row.get(c)) for c in columns}, p.key, diff))

@@ -76,6 +76,9 @@ fn three_by_three(rate_bps: u64, bottleneck_delay_ns: u64, sender_delays: [u64; 
         udp: vec![],
         arrivals: vec![],
         pcap: None,
+        flow_groups: Vec::new(),
+        grouped_flows: Vec::new(),
+        own_flows: None,
     }
 }
 
@@ -117,5 +120,8 @@ pub fn single_bottleneck(rate_bps: u64, rtt_ns: u64, buffer_pkts: u32, flows: Ve
         udp: vec![],
         arrivals: vec![],
         pcap: None,
+        flow_groups: Vec::new(),
+        grouped_flows: Vec::new(),
+        own_flows: None,
     }
 }

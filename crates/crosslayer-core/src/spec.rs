@@ -184,6 +184,36 @@ pub struct FlowSpec {
     pub port: u16,
 }
 
+/// What the flows of a group share: everything of a `FlowSpec` but its name and its ends (the
+/// compact form of many flows, `ScenarioSpec::flow_groups`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowTemplate {
+    pub cc: CcConfig,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    pub start: StartSpec,
+    #[serde(default)]
+    pub stop: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abort: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_off: Option<crate::traffic::onoff::OnOffSpec>,
+    #[serde(default)]
+    pub dscp: u8,
+    #[serde(default)]
+    pub port: u16,
+}
+
+/// A flow of a group: its name, source, sink, direction (`FlowSpec::reverse`) and the index of
+/// its group's settings in `ScenarioSpec::flow_groups`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct GroupedFlow(pub String, pub HostRef, pub HostRef, pub bool, pub u32);
+
 fn default_series_queue() -> String {
     "bottleneck".into()
 }
@@ -412,6 +442,17 @@ pub struct ScenarioSpec {
     /// Packet capture to pcap files; none by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pcap: Option<PcapSpec>,
+    /// Flows in compact form (for runs of many flows): the settings of each group once, then
+    /// each flow as its name, ends, direction and group. Parsing turns them into `flows`, after
+    /// those given there, in order (`ScenarioSpec::parse`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flow_groups: Vec<FlowTemplate>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grouped_flows: Vec<GroupedFlow>,
+    /// How many of `flows` (from the first) validation checks the settings of one by one: the
+    /// flows after them came from `flow_groups`, whose settings are checked once each.
+    #[serde(skip)]
+    pub own_flows: Option<usize>,
 }
 
 /// A scenario's network made concrete: the graph, each flow's end nodes and its paths (data,
@@ -425,9 +466,51 @@ pub struct Plan {
 
 impl ScenarioSpec {
     pub fn from_json(s: &str) -> Result<ScenarioSpec, String> {
-        let spec: ScenarioSpec = serde_json::from_str(s).map_err(|e| format!("invalid engine spec: {e}"))?;
+        let spec = ScenarioSpec::parse(s)?;
         spec.validate()?;
         Ok(spec)
+    }
+
+    /// Parse an engine spec without validating it (`Sim::new` validates what it builds), its
+    /// flow groups expanded into `flows`.
+    pub fn parse(s: &str) -> Result<ScenarioSpec, String> {
+        let spec: ScenarioSpec = serde_json::from_str(s).map_err(|e| format!("invalid engine spec: {e}"))?;
+        spec.with_flow_groups()
+    }
+
+    /// This spec with `grouped_flows` turned into `flows` (after the others, in order). A flow
+    /// naming a group that does not exist is refused by name.
+    pub fn with_flow_groups(mut self) -> Result<ScenarioSpec, String> {
+        if self.grouped_flows.is_empty() {
+            return Ok(self);
+        }
+        if self.flows.len() + self.grouped_flows.len() > MAX_FLOWS {
+            return Err(format!("invalid engine spec: grouped_flows: at most {MAX_FLOWS} flows (TCP and UDP together)"));
+        }
+        self.own_flows = Some(self.flows.len());
+        let groups = std::mem::take(&mut self.flow_groups);
+        self.flows.reserve(self.grouped_flows.len());
+        for (i, GroupedFlow(name, src, dst, reverse, g)) in std::mem::take(&mut self.grouped_flows).into_iter().enumerate() {
+            let t = groups.get(g as usize).ok_or_else(|| format!("invalid engine spec: grouped_flows[{i}]: no flow group {g} (there are {})", groups.len()))?;
+            self.flows.push(FlowSpec {
+                name,
+                src,
+                dst,
+                reverse,
+                cc: t.cc.clone(),
+                tcp: t.tcp.clone(),
+                start: t.start.clone(),
+                stop: t.stop,
+                size: t.size,
+                app_rate: t.app_rate,
+                abort: t.abort,
+                on_off: t.on_off.clone(),
+                dscp: t.dscp,
+                port: t.port,
+            });
+        }
+        self.flow_groups = groups;
+        Ok(self)
     }
 
     /// Every problem, each naming its field in the engine spec.
@@ -490,13 +573,20 @@ impl ScenarioSpec {
                 out.push(Problem::new(format!("{path}.dscp"), "a DiffServ codepoint is 6 bits: 0-63"));
             }
         }
+        for (g, t) in self.flow_groups.iter().enumerate() {
+            out.extend(under(&format!("flow_groups[{g}].cc"), t.cc.validate()));
+            out.extend(under(&format!("flow_groups[{g}].tcp"), t.tcp.validate()));
+        }
+        let own = self.own_flows.unwrap_or(self.flows.len());
         for (i, f) in self.flows.iter().enumerate() {
             let path = format!("flows[{i}]");
             if f.dscp > 63 {
                 out.push(Problem::new(format!("{path}.dscp"), "a DiffServ codepoint is 6 bits: 0-63"));
             }
-            out.extend(under(&format!("{path}.cc"), f.cc.validate()));
-            out.extend(under(&format!("{path}.tcp"), f.tcp.validate()));
+            if i < own {
+                out.extend(under(&format!("{path}.cc"), f.cc.validate()));
+                out.extend(under(&format!("{path}.tcp"), f.tcp.validate()));
+            }
             if let Some(o) = &f.on_off {
                 o.problems(&format!("{path}.on_off"), &mut out);
                 if o.connection == crate::traffic::onoff::OnOffConnection::New {

@@ -126,6 +126,10 @@ impl Rate {
     #[inline]
     pub fn tx_time(self, bytes: u32) -> Dur {
         debug_assert!(self.0 > 0);
+        if bytes < 1 << 31 {
+            // bytes x 8e9 < 2^31 x 2^33 = 2^64: the same quotient in 64-bit arithmetic
+            return Dur((bytes as u64 * 8 * NS_PER_S).div_ceil(self.0));
+        }
         let bits = bytes as u128 * 8 * NS_PER_S as u128;
         Dur(bits.div_ceil(self.0 as u128) as u64)
     }

@@ -78,6 +78,9 @@ fn seed003_rtt(qdisc: QdiscConfig, seconds: u64, rtt_ms: u64) -> ScenarioSpec {
         udp: vec![],
         arrivals: vec![],
         pcap: None,
+        flow_groups: Vec::new(),
+        grouped_flows: Vec::new(),
+        own_flows: None,
     }
 }
 

@@ -201,6 +201,9 @@ fn arb_scenario() -> impl Strategy<Value = ScenarioSpec> {
                     udp,
                     arrivals: vec![],
                     pcap: None,
+                    flow_groups: Vec::new(),
+                    grouped_flows: Vec::new(),
+                    own_flows: None,
                 }
             })
     })

@@ -120,7 +120,8 @@ fn to_py(py: Python<'_>, r: RunResult) -> PyResult<Bound<'_, PyDict>> {
 #[pyfunction]
 #[pyo3(signature = (spec, progress = None))]
 fn run_json<'py>(py: Python<'py>, spec: &str, progress: Option<PyObject>) -> PyResult<Bound<'py, PyDict>> {
-    let spec = ScenarioSpec::from_json(spec).map_err(PyValueError::new_err)?;
+    // parsed only: building the simulation validates it (once)
+    let spec = ScenarioSpec::parse(spec).map_err(PyValueError::new_err)?;
     // Ctrl-C: every CHECK_EVERY events the engine takes the GIL for a moment and lets Python
     // run its signal handlers; KeyboardInterrupt (or any handler's exception) stops the run.
     let mut signal: Option<PyErr> = None;
@@ -168,7 +169,7 @@ fn validate_json(spec: &str) -> PyResult<()> {
 /// any, else its graph's nodes and links and every flow's route, ACK route and bottleneck.
 #[pyfunction]
 fn plan_json(spec: &str) -> PyResult<String> {
-    let spec: ScenarioSpec = serde_json::from_str(spec).map_err(|e| PyValueError::new_err(format!("invalid engine spec: {e}")))?;
+    let spec = ScenarioSpec::parse(spec).map_err(PyValueError::new_err)?;
     Ok(spec.plan_json().to_string())
 }
 

@@ -142,7 +142,7 @@ class Scenario(_Model):
             # The engine's own check of the lowered spec: what validates here runs there. It
             # finds nothing the checks above missed unless crosslayer has a bug.
             try:
-                engine().validate_json(json.dumps(self.to_engine_spec()))
+                engine().validate_json(json.dumps(self.to_engine_spec(compact=True)))
             except ValueError as exc:
                 out.append(((), f"the engine refused this scenario, which crosslayer's validation accepted (a bug: please report it with the study file): {exc}"))
         elif not out:
@@ -566,8 +566,8 @@ class Scenario(_Model):
     @functools.cached_property
     def _plan(self) -> dict[str, Any]:
         # without the arrival groups: their link may be "bottleneck", which this plan names
-        spec = {k: v for k, v in self.to_engine_spec(arrivals=False).items()}
-        if not spec["flows"] and not spec["udp"]:
+        spec = self.to_engine_spec(arrivals=False, compact=True)
+        if not spec["flows"] and not spec.get("grouped_flows") and not spec["udp"]:
             return {"links": [], "flows": [], "udp": []}
         return dict(json.loads(engine().plan_json(json.dumps(spec))))
 
@@ -689,29 +689,35 @@ class Scenario(_Model):
             "port": group.port,
         }
 
-    def to_engine_spec(self, arrivals: bool = True) -> dict[str, Any]:
-        """The engine spec (docs/design.md "Engine interface"): JSON-ready, SI integers."""
-        flows = []
+    def _flow_template(self, group: FlowGroup) -> dict[str, Any]:
+        """What every flow of ``group`` has in the engine spec but its name and ends."""
+        return {
+            "cc": group.cc.engine_spec(),
+            "tcp": self.tcp_for(group).engine_spec(),
+            "start": group.start.engine_spec(),
+            "stop": group.stop,
+            "dscp": group.dscp,
+            "port": group.port,
+            **({"size": group.size} if group.size is not None else {}),
+            **({"app_rate": group.app_rate} if group.app_rate is not None else {}),
+            **({"abort": group.abort} if group.abort is not None else {}),
+            **({"on_off": group.on_off.engine_spec()} if group.on_off is not None else {}),
+        }
+
+    def to_engine_spec(self, arrivals: bool = True, compact: bool = False) -> dict[str, Any]:
+        """The engine spec (docs/design.md "Engine interface"): JSON-ready, SI integers.
+        ``compact``: the flows as ``flow_groups`` (each group's settings once) and
+        ``grouped_flows`` ([name, src, dst, reverse, group] each) instead of ``flows`` (the
+        engine expands them, in the same order): what runs, validation and store keys use, as
+        a run of many flows would otherwise spell every flow's settings out."""
+        templates = [self._flow_template(g) for g in self.flows]
+        flows: list[dict[str, Any]] = []
+        grouped: list[list[Any]] = []
         for flow in self.expand_flows():
-            group = self.flows[flow.group]
-            flows.append(
-                {
-                    "name": flow.name,
-                    "src": flow.src,
-                    "dst": flow.dst,
-                    "reverse": flow.reverse,
-                    "cc": group.cc.engine_spec(),
-                    "tcp": self.tcp_for(group).engine_spec(),
-                    "start": group.start.engine_spec(),
-                    "stop": group.stop,
-                    "dscp": group.dscp,
-                    "port": group.port,
-                    **({"size": group.size} if group.size is not None else {}),
-                    **({"app_rate": group.app_rate} if group.app_rate is not None else {}),
-                    **({"abort": group.abort} if group.abort is not None else {}),
-                    **({"on_off": group.on_off.engine_spec()} if group.on_off is not None else {}),
-                }
-            )
+            if compact:
+                grouped.append([flow.name, flow.src, flow.dst, flow.reverse, flow.group])
+            else:
+                flows.append({"name": flow.name, "src": flow.src, "dst": flow.dst, "reverse": flow.reverse, **templates[flow.group]})
         udp: list[dict[str, Any]] = []
         for u in self._expand(self.udp, "udp"):
             group = self.udp[u.group]
@@ -746,7 +752,16 @@ class Scenario(_Model):
         }
         for i, g in enumerate(self.arrivals):
             if isinstance(g, ArrivalList):
-                spec["flows"] += self._listed_specs(i, g)
+                listed = self._listed_specs(i, g)
+                if compact:
+                    for f in listed:
+                        grouped.append([f.pop("name"), f.pop("src"), f.pop("dst"), f.pop("reverse"), len(templates)])
+                        templates.append(f)
+                else:
+                    spec["flows"] += listed
+        if compact and grouped:
+            spec["flow_groups"] = templates
+            spec["grouped_flows"] = grouped
         if arrivals and any(isinstance(g, ArrivalGroup) for g in self.arrivals):
             spec["arrivals"] = [self._arrival_spec(i, g) for i, g in enumerate(self.arrivals) if isinstance(g, ArrivalGroup)]
         if self.pcap is not None:
