@@ -71,6 +71,7 @@ fn three_by_three(rate_bps: u64, bottleneck_delay_ns: u64, sender_delays: [u64; 
         series_queue: "forward".into(),
         limits: Default::default(),
         tie_break: Default::default(),
+        departure_events: false,
         topology: TopologySpec::Dumbbell { forward: bottleneck.clone(), reverse: bottleneck, senders, receivers },
         flows,
         udp: vec![],
@@ -111,6 +112,7 @@ pub fn single_bottleneck(rate_bps: u64, rtt_ns: u64, buffer_pkts: u32, flows: Ve
         series_queue: "forward".into(),
         limits: Default::default(),
         tie_break: Default::default(),
+        departure_events: false,
         topology: TopologySpec::Dumbbell { forward: fwd.clone(), reverse: EdgeSpec { qdisc: droptail(10_000), ..fwd }, senders: vec![h("S")], receivers: vec![h("R")] },
         flows: flows
             .into_iter()

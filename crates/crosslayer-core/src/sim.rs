@@ -238,6 +238,11 @@ impl Sim {
                 }
             }
         }
+        if !sim.spec.departure_events {
+            for l in &mut sim.topo.links {
+                l.eager = l.may_know_departures();
+            }
+        }
         if sim.spec.warmup > Dur::ZERO {
             sim.sched.schedule(sim.warmup, Event::Warmup);
         }
@@ -393,6 +398,7 @@ impl Sim {
             self.handle(now, ev, rec);
             let executed = self.sched.executed();
             if executed >= max_events {
+                self.settle_links(now);
                 return Err(Error::Limit(format!(
                     "the run reached limits.max_events = {max_events} at t = {} of {}: raise the limit if this is expected \
                      (a retransmission timer of a few microseconds, or a very long or fast scenario, need many events)",
@@ -400,10 +406,12 @@ impl Sim {
                 )));
             }
             if executed % CHECK_EVERY == 0 && stop(now) {
+                self.settle_links(now);
                 return Err(Error::Interrupted);
             }
         }
         self.sched.advance_to(until);
+        self.settle_links(until);
         Ok(())
     }
 
@@ -425,6 +433,10 @@ impl Sim {
             }
             Event::Deliver(l) => {
                 let link = &mut self.topo.links[l as usize];
+                if link.eager {
+                    // its queue still holds the packet's id until its dequeue is accounted for
+                    link.settle(now, &mut self.arena, &mut self.dropped);
+                }
                 let Some((id, next)) = link.deliver(now) else { return };
                 let (node, capture) = (link.to, link.capture_rx);
                 if let Some(t) = next {
@@ -581,6 +593,9 @@ impl Sim {
         let l = self.hop_link[h] as usize;
         debug_assert_eq!(self.topo.links[l].from, node, "a packet left its path");
         let link = &mut self.topo.links[l];
+        if link.eager {
+            link.settle(now, &mut self.arena, &mut self.dropped);
+        }
         let accepted = link.queue.enqueue(id, now, &mut self.arena, &mut self.dropped);
         // Every packet counts against its flow and direction at every link: with the drops and
         // marks counted in `count_discards`, the flows' counts add up to the queue's.
@@ -592,6 +607,14 @@ impl Sim {
         }
         self.flush_drops(l);
         let link = &mut self.topo.links[l];
+        if link.eager {
+            if accepted {
+                if let Some(t) = link.accept(now, id, &mut self.arena, &mut self.dropped) {
+                    self.sched.schedule(t, Event::Deliver(l as u32));
+                }
+            }
+            return;
+        }
         if !link.tx_done_pending {
             if now >= link.busy_until() {
                 self.start_tx(now, l);
@@ -719,7 +742,16 @@ impl Sim {
         }
     }
 
+    /// Bring every eager link's accounting up to `t` (`net::link`): before anything reads it.
+    fn settle_links(&mut self, t: Time) {
+        for l in self.topo.links.iter_mut().filter(|l| l.eager) {
+            l.settle(t, &mut self.arena, &mut self.dropped);
+        }
+        debug_assert!(self.dropped.is_empty());
+    }
+
     fn on_sample(&mut self, now: Time, rec: &mut dyn Recorder) {
+        self.settle_links(now);
         rec.sample(now, &mut self.topo, &self.flows);
         let next = now + self.spec.sample_interval;
         if next <= self.end && next > now {
@@ -728,6 +760,7 @@ impl Sim {
     }
 
     fn start_measurement(&mut self, now: Time) {
+        self.settle_links(now);
         for l in &mut self.topo.links {
             l.start_measurement(now);
         }

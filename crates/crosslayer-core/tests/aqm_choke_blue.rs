@@ -101,7 +101,10 @@ fn blue_learns_a_probability_that_avoids_overflow() {
 /// SFB with Linux's defaults (8 x 16 bins, bin_size 20, max 25, increment 0.001, decrement
 /// 1/6000, limit 1000) and CUBIC and Reno flows alternating over RTTs of 8-204 ms. The queue
 /// stays bounded (34.5 and 95.1 packets where DropTail's 900 holds 660 and 827) and the link
-/// busy. Fairness: with 9 flows Jain's index is level with DropTail's (0.890 against 0.887);
+/// busy. Fairness: with 9 flows, over seeds 1-10, SFB is at least as fair as DropTail (mean
+/// Jain's index 0.81 against 0.64; seed by seed the two swap places: 0.58-0.93 and 0.18-0.89,
+/// so one seed says little: seed 1 gave 0.890 against 0.887 before links knew their
+/// departures at arrival and 0.857 against 0.887 after, an order of simultaneous events);
 /// with 90 flows it is well below it (0.518 against 0.909): the bins are crowded (90 flows in 16
 /// bins per level), SFB is a FIFO with no scheduler, and a short queue leaves the RTT unfairness
 /// of 8-204 ms to TCP, which DropTail's 100 ms of queueing dilutes. Against RED (gentle, 30/90),
@@ -134,9 +137,24 @@ fn sfb_bounds_the_queue_and_its_fairness_against_droptail() {
         assert_eq!(drops(&r, "overflow") + drops(&r, "penalty"), 0);
         assert!(j > jain(&red), "{n} flows: Jain {j}, RED {}", jain(&red));
         if n == 9 {
-            // as fair as DropTail (0.890 against 0.887); before Reno's ssthresh fix SFB was
-            // clearly fairer (0.783 against 0.711), now the two are level
-            assert!((j - jd).abs() < 0.02, "{n} flows: Jain {j}, DropTail {jd}");
+            // at least as fair as DropTail over ten seeds (one seed is a coin toss, above)
+            let mean_jain = |q: &dyn Fn() -> QdiscConfig| -> f64 {
+                (1..=10u64)
+                    .map(|seed| {
+                        let mut spec = presets::access_link(9, presets::cubic(), 40);
+                        for f in spec.flows.iter_mut().skip(1).step_by(2) {
+                            f.cc = presets::reno();
+                        }
+                        common::set_bottleneck(&mut spec, q());
+                        spec.seed = seed;
+                        jain(&run(spec).expect("run"))
+                    })
+                    .sum::<f64>()
+                    / 10.0
+            };
+            let (ms, md) = (mean_jain(&|| QdiscConfig::Sfb(SfbConfig::default())), mean_jain(&|| presets::droptail(900)));
+            eprintln!("9 flows, seeds 1-10: mean Jain SFB {ms:.3}, DropTail {md:.3} (seed 1: {j:.3}, {jd:.3})");
+            assert!(ms >= md - 0.02, "{n} flows: mean Jain SFB {ms}, DropTail {md}");
         }
     }
 }

@@ -73,6 +73,7 @@ fn seed003_rtt(qdisc: QdiscConfig, seconds: u64, rtt_ms: u64) -> ScenarioSpec {
         series_queue: "forward".into(),
         limits: Default::default(),
         tie_break: Default::default(),
+        departure_events: false,
         topology: TopologySpec::Dumbbell { forward, reverse, senders: vec![host("linux"), host("windows")], receivers: vec![host("server")] },
         flows,
         udp: vec![],

@@ -196,6 +196,7 @@ fn arb_scenario() -> impl Strategy<Value = ScenarioSpec> {
                     series_queue: "forward".into(),
                     limits: Default::default(),
                     tie_break: if random_ties { TieBreak::Random } else { TieBreak::Fifo },
+                    departure_events: false,
                     topology: TopologySpec::Dumbbell { forward, reverse, senders: hosts(s, "s"), receivers: hosts(r, "r") },
                     flows,
                     udp,

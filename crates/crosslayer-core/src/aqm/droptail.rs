@@ -65,6 +65,7 @@ const REASON_OVERFLOW: u8 = 0;
 
 impl QueueDisc for DropTail {
     const REASONS: &'static [Reason] = &[OVERFLOW];
+    const FIFO_AT_ARRIVAL: bool = true;
 
     #[inline]
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {

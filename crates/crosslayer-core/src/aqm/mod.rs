@@ -218,6 +218,11 @@ pub trait QueueDisc {
     const STATE: &'static [Field] = &[];
     /// It arms a timer (`next_timer`); only then does the engine ask for it.
     const TIMER: bool = false;
+    /// It serves packets in arrival order and decides about a packet only when it arrives
+    /// (no head drops or marks, no timer, a dequeue that does not depend on when it happens):
+    /// then the link knows each packet's departure when it arrives and needs no `TxDone`
+    /// event (`net::link`, "departures known at arrival").
+    const FIFO_AT_ARRIVAL: bool = false;
 
     /// Decide about the arriving packet `id`. On `Enqueued` the discipline owns it; on
     /// `Dropped` the caller frees it.
@@ -287,6 +292,9 @@ macro_rules! qdisc_dispatch {
             }
             pub fn uses_timer(&self) -> bool {
                 match self { $( $(#[$m])* Qdisc::$V(_) => <$T as QueueDisc>::TIMER, )+ }
+            }
+            pub fn fifo_at_arrival(&self) -> bool {
+                match self { $( $(#[$m])* Qdisc::$V(_) => <$T as QueueDisc>::FIFO_AT_ARRIVAL, )+ }
             }
         }
         // Each discipline declares at most MAX_REASONS reasons (checked at compile time).

@@ -10,11 +10,26 @@
 //! [0, jitter] per packet but never lets a packet overtake the one before (it waits for it), so
 //! the pipe stays a FIFO: it breaks the exact phase of traffic that every link at the same rate
 //! would otherwise keep (see docs/phase-effects.md).
+//!
+//! **Departures known at arrival.** A link whose discipline serves in arrival order and decides
+//! only at arrival (`QueueDisc::FIFO_AT_ARRIVAL`: DropTail), with a constant rate and no
+//! impairment, loss, jitter or capture of what it sends, knows when an accepted packet's
+//! serialization starts the moment the packet arrives: `max(arrival, end of the previous
+//! packet's serialization)`. It puts the packet in its pipe at once (`accept`) and keeps the
+//! start in `starts`; the dequeue and the transmitter's accounting happen in `settle`, which the
+//! engine calls before anything reads or changes the link (an arrival, a delivery from its pipe,
+//! a sample, the start of the measurement window, the end of a run), applying every start due
+//! by then in time order. So the queue's statistics are those of the event-driven link, exactly,
+//! and the link needs no `TxDone` event. The one order that is fixed: a serialization that starts
+//! at the very instant a packet arrives starts first, so the arrival finds the place it freed
+//! (the event-driven link took the two in the order they were scheduled). It matters only when
+//! the queue is full at that instant; `tests/eager_links.rs` shows the distributions unchanged.
 
 use crate::aqm::Queue;
 use crate::net::impair::{Impair, JitterDist};
 use crate::packet::{PacketArena, PacketId};
 use crate::metrics::Counters;
+use crate::ring::Ring;
 use crate::rng::Rng;
 use crate::spec::EdgeSpec;
 use crate::units::{Dur, Rate, Time};
@@ -148,6 +163,12 @@ pub struct Link {
     pub captured_copy: Option<PacketId>,
     /// Jitter may reorder its packets (`Impairments::reorder`).
     reorders: bool,
+    /// Departures are known at arrival (see the module docs): set by the engine once the
+    /// link's capture points are known (`may_know_departures`).
+    pub eager: bool,
+    /// Eager links: the accepted packets whose serialization has not been accounted for yet,
+    /// with its start (non-decreasing), in queue order.
+    starts: Ring<(Time, PacketId)>,
 }
 
 impl Link {
@@ -177,6 +198,55 @@ impl Link {
             in_service: InService::default(),
             captured_copy: None,
             reorders: edge.impair.reorder,
+            eager: false,
+            starts: Ring::default(),
+        }
+    }
+
+    /// Whether this link can know each packet's departure at its arrival (module docs): its
+    /// discipline is FIFO deciding at arrival, and nothing else decides at transmission.
+    pub fn may_know_departures(&self) -> bool {
+        self.queue.qdisc.fifo_at_arrival() && self.impair.is_none() && self.loss == 0.0 && self.jitter == Dur::ZERO && self.capture_tx == 0
+    }
+
+    /// Eager links: a packet the queue just accepted at `now` (every start due by `now` settled
+    /// before the queue decided). Its serialization starts when the transmitter is free; it
+    /// enters the pipe now, with its arrival at the far node. Returns that arrival if the pipe
+    /// was empty (schedule a `Deliver`).
+    #[inline]
+    pub fn accept(&mut self, now: Time, id: PacketId, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<Time> {
+        debug_assert!(self.eager);
+        let start = now.max(self.busy_until);
+        let end = start + self.rate.tx_time(arena.get(id).size_bytes);
+        self.busy_until = end;
+        let arrival = end + self.delay;
+        let first = self.pipe.is_empty().then_some(arrival);
+        self.pipe.push_back((arrival, id));
+        self.starts.push_back((start, id));
+        if start == now {
+            self.settle(now, arena, dropped);
+        }
+        first
+    }
+
+    /// Eager links: account for every serialization that starts at or before `t`, in order
+    /// (the dequeue, its sojourn, the transmitter's counters), as `start_tx` would have at that
+    /// time.
+    #[inline]
+    pub fn settle(&mut self, t: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) {
+        while let Some((start, id)) = self.starts.front() {
+            if start > t {
+                break;
+            }
+            self.starts.pop_front();
+            let out = self.queue.dequeue(start, arena, dropped);
+            debug_assert_eq!(out, Some(id), "an eager link's queue served out of order");
+            let size = arena.get(id).size_bytes;
+            let tx = self.rate.tx_time(size);
+            self.counters.tx_pkts += 1;
+            self.counters.tx_bytes += size as u64;
+            self.counters.busy_ns += tx.ns();
+            self.in_service = InService { end: start + tx, bytes: size, lost: false };
         }
     }
 
