@@ -49,6 +49,11 @@ impl<T: Copy + Default> Ring<T> {
     }
 
     #[inline(always)]
+    pub fn back(&self) -> Option<T> {
+        (self.len > 0).then(|| self.buf[(self.head + self.len - 1) & (self.buf.len() - 1)])
+    }
+
+    #[inline(always)]
     pub fn len(&self) -> usize {
         self.len
     }

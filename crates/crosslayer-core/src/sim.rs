@@ -20,18 +20,7 @@ use crate::packet::Ecn;
 use crate::traffic::cbr::{CbrRecvCounters, CbrSentCounters, CbrSource};
 use crate::units::{Dur, Time};
 
-crate::counters! {
-    /// What one flow's packets in one direction met at the queue of one link of their path,
-    /// whatever the discipline did and whenever it did it.
-    pub struct CoreCounters {
-        /// Packets of the flow offered to the queue.
-        arrivals: "pkts",
-        /// Of those, dropped by the discipline: on arrival (full, or an early AQM drop) or later from the queue (CoDel's head drops, push-outs, a class's AQM).
-        drops: "pkts",
-        /// Of those, CE-marked by the discipline (at enqueue or at dequeue).
-        marks: "pkts",
-    }
-}
+pub use crate::net::link::CoreCounters;
 
 crate::counters! {
     /// What the flow met at its bottleneck (the lock-out indicators): its data at the
@@ -111,6 +100,9 @@ pub struct Sim {
     /// What each slot's flow and direction met at that link's queue (every link of every path
     /// is counted, so at every link the flows' counts add up to the queue's).
     pub hops: Vec<CoreCounters>,
+    /// Per slot: its link takes the packets straight from the pipe of the link of the slot
+    /// before (hops decided ahead, `net::link`).
+    fused: Vec<bool>,
     /// `hops` at the start of the measurement window.
     pub hops_at_warmup: Vec<CoreCounters>,
     /// The packet capture, if any (`set_tap`).
@@ -208,6 +200,7 @@ impl Sim {
             out: Vec::with_capacity(64),
             dropped: Vec::with_capacity(64),
             hops: vec![CoreCounters::default(); hop_link.len()],
+            fused: Vec::new(),
             hops_at_warmup: Vec::new(),
             tap: None,
             live: 0,
@@ -239,9 +232,10 @@ impl Sim {
             }
         }
         if !sim.spec.departure_events {
-            for l in &mut sim.topo.links {
-                l.eager = l.may_know_departures();
+            for l in sim.topo.links.iter_mut().filter(|l| l.may_know_departures()) {
+                l.make_eager();
             }
+            sim.fused = sim.fused_slots();
         }
         if sim.spec.warmup > Dur::ZERO {
             sim.sched.schedule(sim.warmup, Event::Warmup);
@@ -435,7 +429,7 @@ impl Sim {
                 let link = &mut self.topo.links[l as usize];
                 if link.eager {
                     // its queue still holds the packet's id until its dequeue is accounted for
-                    link.settle(now, &mut self.arena, &mut self.dropped);
+                    link.settle(now, &mut self.hops);
                 }
                 let Some((id, next)) = link.deliver(now) else { return };
                 let (node, capture) = (link.to, link.capture_rx);
@@ -594,7 +588,21 @@ impl Sim {
         debug_assert_eq!(self.topo.links[l].from, node, "a packet left its path");
         let link = &mut self.topo.links[l];
         if link.eager {
-            link.settle(now, &mut self.arena, &mut self.dropped);
+            link.settle(now, &mut self.hops);
+            let size = self.arena.get(id).size_bytes;
+            let fits = link.arrive_now(now, size);
+            let c = &mut self.hops[h];
+            c.arrivals += 1;
+            c.drops += !fits as u64;
+            if !fits {
+                self.discard(id);
+            } else if self.fused.get(h + 1).copied().unwrap_or(false) && self.arena.get(id).dst != link.to {
+                let at = link.serialize(now, size, &mut self.hops);
+                self.arrive_ahead(at, id, h + 1);
+            } else if let Some(t) = link.accept(now, id, size, &mut self.hops) {
+                self.sched.schedule(t, Event::Deliver(l as u32));
+            }
+            return;
         }
         let accepted = link.queue.enqueue(id, now, &mut self.arena, &mut self.dropped);
         // Every packet counts against its flow and direction at every link: with the drops and
@@ -607,14 +615,6 @@ impl Sim {
         }
         self.flush_drops(l);
         let link = &mut self.topo.links[l];
-        if link.eager {
-            if accepted {
-                if let Some(t) = link.accept(now, id, &mut self.arena, &mut self.dropped) {
-                    self.sched.schedule(t, Event::Deliver(l as u32));
-                }
-            }
-            return;
-        }
         if !link.tx_done_pending {
             if now >= link.busy_until() {
                 self.start_tx(now, l);
@@ -742,12 +742,69 @@ impl Sim {
         }
     }
 
+    /// The slots whose link takes its packets straight from the pipe of the link before
+    /// (`net::link`, hops decided ahead): both links eager, the one before delivering without a
+    /// capture, and no packet reaching the link any other way (no path starts on it or comes to
+    /// it from another link).
+    fn fused_slots(&self) -> Vec<bool> {
+        const NONE: u32 = u32::MAX;
+        const MANY: u32 = u32::MAX - 1;
+        let links = &self.topo.links;
+        let mut feeder = vec![NONE; links.len()];
+        let routes = self.flows.iter().flat_map(|f| f.route).chain(self.udp.iter().map(|u| u.route));
+        for r in routes.clone() {
+            for k in r.slots() {
+                let l = self.hop_link[k] as usize;
+                let from = if k == r.base as usize { MANY } else { self.hop_link[k - 1] };
+                feeder[l] = match feeder[l] {
+                    NONE => from,
+                    f if f == from => f,
+                    _ => MANY,
+                };
+            }
+        }
+        let fusable = |l: usize| {
+            let b = feeder[l];
+            b < MANY && links[l].eager && links[b as usize].eager && links[b as usize].capture_rx == 0
+        };
+        let mut fused = vec![false; self.hop_link.len()];
+        for r in routes {
+            for k in r.slots().skip(1) {
+                fused[k] = fusable(self.hop_link[k] as usize);
+            }
+        }
+        fused
+    }
+
+    /// Hops decided ahead: packet `id`, which link `l` (slot `slot - 1`) has serialized, arrives
+    /// at its far node at `at` and goes on at once to the link of `slot`, and on through every
+    /// fused slot after it, into the first pipe it then stays in.
+    #[inline(never)]
+    fn arrive_ahead(&mut self, mut at: Time, id: PacketId, mut slot: usize) {
+        loop {
+            let l = self.hop_link[slot] as usize;
+            self.arena.get_mut(id).hop = slot as u32;
+            let size = self.arena.get(id).size_bytes;
+            let Some(arrival) = self.topo.links[l].arrive_ahead(at, size, slot as u32) else {
+                self.discard(id);
+                return;
+            };
+            if self.fused.get(slot + 1).copied().unwrap_or(false) && self.arena.get(id).dst != self.topo.links[l].to {
+                (at, slot) = (arrival, slot + 1);
+                continue;
+            }
+            if let Some(t) = self.topo.links[l].into_pipe(arrival, id) {
+                self.sched.schedule(t, Event::Deliver(l as u32));
+            }
+            return;
+        }
+    }
+
     /// Bring every eager link's accounting up to `t` (`net::link`): before anything reads it.
     fn settle_links(&mut self, t: Time) {
         for l in self.topo.links.iter_mut().filter(|l| l.eager) {
-            l.settle(t, &mut self.arena, &mut self.dropped);
+            l.settle(t, &mut self.hops);
         }
-        debug_assert!(self.dropped.is_empty());
     }
 
     fn on_sample(&mut self, now: Time, rec: &mut dyn Recorder) {

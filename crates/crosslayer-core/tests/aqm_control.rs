@@ -4,7 +4,7 @@
 //! (`--nocapture`).
 
 use crosslayer_core::aqm::QdiscConfig;
-use crosslayer_core::RunResult;
+use crosslayer_core::{presets, run, RunResult};
 
 mod common;
 use common::Bottleneck;
@@ -66,13 +66,25 @@ fn rem_mean_queue_settles_near_b_ref() {
 /// AVQ with ns-2's defaults (gamma 0.98, alpha 0.15, byte mode, C~ from 0.8 C; virtual buffer =
 /// the real 1000 packets): the virtual capacity steers the arrival rate to gamma C, so the link
 /// runs near 98 % busy (within 2 points) while the real queue stays short (mean under 25
-/// packets) with 9 and 90 flows.
+/// packets over seeds 1-6) with 9 and 90 flows. With 9 flows one seed's mean queue ranges over
+/// 17-33 packets (seeds 1-6: 19.5, 16.8, 18.3, 25.2, 33.2, 20.0 when every link scheduled its
+/// departures; 30.5, 19.4, 23.2, 22.2, 20.8, 20.1 since links know them at arrival, which
+/// reorders simultaneous events: mean 22.2 and 22.7), so the bound is on the mean.
 #[test]
 fn avq_holds_utilization_near_gamma_with_a_short_real_queue() {
     use crosslayer_core::aqm::avq::AvqConfig;
     for n in [9, 90] {
-        let (b, _) = access("AVQ", n, QdiscConfig::Avq(AvqConfig::default()), 40);
-        assert!((b.utilization - 0.98).abs() < 0.02, "AVQ, {n} flows: utilization {}", b.utilization);
-        assert!(b.qlen_mean < 25.0, "AVQ, {n} flows: queue {}", b.qlen_mean);
+        let mut queues = Vec::new();
+        for seed in 1..=6u64 {
+            let mut spec = presets::access_link(n, presets::cubic(), 40);
+            common::set_bottleneck(&mut spec, QdiscConfig::Avq(AvqConfig::default()));
+            spec.seed = seed;
+            let b = Bottleneck::of(&run(spec).expect("run"));
+            assert!((b.utilization - 0.98).abs() < 0.02, "AVQ, {n} flows, seed {seed}: utilization {}", b.utilization);
+            queues.push(b.qlen_mean);
+        }
+        let mean = queues.iter().sum::<f64>() / queues.len() as f64;
+        eprintln!("AVQ, {n} flows: mean queue {mean:.1} pkts over seeds 1-6 ({queues:.1?})");
+        assert!(mean < 25.0, "AVQ, {n} flows: queue {mean} ({queues:?})");
     }
 }

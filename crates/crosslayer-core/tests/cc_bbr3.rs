@@ -132,6 +132,10 @@ fn two_bbr3_flows_started_apart_share_evenly() {
 /// adds 20 ms each way) on 100 Mb/s with a 333-packet buffer (1 BDP at 40 ms), 30 s after 10 s:
 /// the goodputs and Jain's index, BBRv3 against v1.
 fn rtt_pair(cc: CcConfig) -> RunResult {
+    rtt_pair_seed(cc, 1)
+}
+
+fn rtt_pair_seed(cc: CcConfig, seed: u64) -> RunResult {
     use crosslayer_core::spec::TopologySpec;
     let mut spec = dumbbell(100, 40, 333, vec![cc.clone(), cc], 40, 10);
     let TopologySpec::Dumbbell { senders, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
@@ -141,6 +145,7 @@ fn rtt_pair(cc: CcConfig) -> RunResult {
     far.down.delay = far.down.delay + Dur::from_ms(20);
     senders.push(far);
     spec.flows[1].src = (1u32).into();
+    spec.seed = seed;
     run(spec).expect("run")
 }
 
@@ -149,9 +154,23 @@ fn rtt_pair(cc: CcConfig) -> RunResult {
 /// loss. v3's in-flight bounds come from losses and grow per round (inflight_hi doubling its
 /// step each round of UP, the short-term bounds cut per round with loss), so the flow with
 /// shorter rounds adapts faster, as loss-based Reno does. A measured property of this model,
-/// not a number checked against Linux.
+/// not a number checked against Linux. One seed says little (seeds 1-8: Jain 0.73-0.92, mean
+/// 0.81, when every link scheduled its departures; 0.68-0.86, mean 0.77, since links know them
+/// at arrival, which reorders simultaneous events), so the share is checked over seeds 1-8:
+/// the shorter flow ahead in every one, Jain above 0.7 on average.
 #[test]
 fn bbr3_flows_with_different_rtts_favour_the_shorter_one() {
+    let jains: Vec<f64> = (1..=8u64)
+        .map(|seed| {
+            let r = rtt_pair_seed(bbr3(), seed);
+            let g = r.flows.f64s("goodput_bps");
+            assert!(g[0] > g[1], "seed {seed}: goodput {g:?}");
+            jain(g)
+        })
+        .collect();
+    let mean = jains.iter().sum::<f64>() / jains.len() as f64;
+    eprintln!("BBRv3, 40 / 80 ms, seeds 1-8: Jain {jains:.3?}, mean {mean:.3}");
+    assert!(mean > 0.7, "BBRv3 mean Jain {mean} ({jains:?})");
     let (v3, v1) = (rtt_pair(bbr3()), rtt_pair(bbr1()));
     let mut js = vec![];
     for (name, r) in [("BBRv3", &v3), ("BBR v1", &v1)] {
@@ -170,8 +189,6 @@ fn bbr3_flows_with_different_rtts_favour_the_shorter_one() {
             bottleneck(r, "drop_ratio")
         );
     }
-    let g = v3.flows.f64s("goodput_bps");
-    assert!(js[0] > 0.7 && g[0] > g[1], "BBRv3 Jain {}, goodput {g:?}", js[0]);
     assert!(bottleneck(&v3, "drop_ratio") < bottleneck(&v1, "drop_ratio") / 2.0);
 }
 

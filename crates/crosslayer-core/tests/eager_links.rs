@@ -1,11 +1,15 @@
-//! Links that know their departures at arrival (`net::link`) against links that schedule a
-//! `TxDone` for every waiting packet (`departure_events = true`, the engine before issue 21).
+//! Links that know their departures at arrival, and hops decided ahead (`net::link`), against
+//! links that schedule a `TxDone` for every waiting packet and a `Deliver` at every router
+//! (`departure_events = true`, the engine before issue 21).
 //!
-//! The two differ only in the order of a departure and an arrival at the same nanosecond: the
-//! eager link always lets the departure go first, the event-driven one took them in the order
-//! they were scheduled. That decides a drop only when the queue is full at that instant, so:
-//! * a run without such a tie is the same run, table for table (seed 000's access link with 9
-//!   CUBIC flows, DropTail and CoDel);
+//! The two differ only in the order of events at the same nanosecond: the eager link lets a
+//! departure go before an arrival at the same instant (the event-driven one took them in the
+//! order they were scheduled), and a delivery decided ahead is scheduled earlier, so it runs
+//! before other events of its instant that it used to follow. So:
+//! * a single flow, which meets no such tie, runs the same run, table for table (seed 000's
+//!   access link, DropTail and CoDel); with 9 flows, nanosecond ties between flows change which
+//!   flow goes first, and the runs part (integer times on the links' common grid make such
+//!   ties frequent);
 //! * where ties do decide drops (90 flows keep a 900-packet queue full), the distributions over
 //!   20 seeds of aggregate goodput, Jain's index, the queue's mean and the drop ratio are the
 //!   same: a two-sample Kolmogorov-Smirnov test does not reject at the 1 % level.
@@ -37,8 +41,8 @@ fn run(spec: ScenarioSpec) -> RunResult {
 #[test]
 fn without_ties_an_eager_run_is_the_event_driven_run() {
     for codel in [false, true] {
-        let a = run(access(9, 20, codel, 1, true));
-        let b = run(access(9, 20, codel, 1, false));
+        let a = run(access(1, 20, codel, 1, true));
+        let b = run(access(1, 20, codel, 1, false));
         for (name, x, y) in [("flows", &a.flows, &b.flows), ("queues", &a.queues, &b.queues), ("hops", &a.hops, &b.hops), ("series", &a.series, &b.series)] {
             assert_eq!(format!("{x:?}"), format!("{y:?}"), "codel {codel}: table {name}");
         }
@@ -86,8 +90,8 @@ fn over_20_seeds_the_distributions_are_the_same() {
 }
 
 /// Issue 21's target for seed 000's access link, 9 CUBIC flows, DropTail: at most 3.7 events
-/// per delivered segment (6.34 before links knew their departures). Event counts are
-/// deterministic, so this is a count, not a timing.
+/// per delivered segment (6.34 before links knew their departures; 3.19 for this 10 s run).
+/// Event counts are deterministic, so this is a count, not a timing.
 #[test]
 fn events_per_delivered_segment() {
     let r = run(access(9, 10, false, 1, false));
@@ -96,4 +100,4 @@ fn events_per_delivered_segment() {
     assert!(per <= EVENTS_PER_SEGMENT, "{per:.3} events per delivered segment (target {EVENTS_PER_SEGMENT})");
 }
 
-const EVENTS_PER_SEGMENT: f64 = 4.8;
+const EVENTS_PER_SEGMENT: f64 = 3.7;

@@ -67,6 +67,10 @@ impl QueueDisc for DropTail {
     const REASONS: &'static [Reason] = &[OVERFLOW];
     const FIFO_AT_ARRIVAL: bool = true;
 
+    fn fifo_limits(&self) -> (u32, u64) {
+        (self.limit_pkts, self.limit_bytes)
+    }
+
     #[inline]
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
         let size = ctx.size(id) as u64;

@@ -224,6 +224,13 @@ pub trait QueueDisc {
     /// event (`net::link`, "departures known at arrival").
     const FIFO_AT_ARRIVAL: bool = false;
 
+    /// A `FIFO_AT_ARRIVAL` discipline's rule: it accepts a packet of `size` bytes when fewer
+    /// than the first limit are queued and the bytes queued plus `size` stay within the second
+    /// (a link that decides ahead of time applies it: `net::link`).
+    fn fifo_limits(&self) -> (u32, u64) {
+        (u32::MAX, u64::MAX)
+    }
+
     /// Decide about the arriving packet `id`. On `Enqueued` the discipline owns it; on
     /// `Dropped` the caller frees it.
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict;
@@ -292,6 +299,9 @@ macro_rules! qdisc_dispatch {
             }
             pub fn uses_timer(&self) -> bool {
                 match self { $( $(#[$m])* Qdisc::$V(_) => <$T as QueueDisc>::TIMER, )+ }
+            }
+            pub fn fifo_limits(&self) -> (u32, u64) {
+                match self { $( $(#[$m])* Qdisc::$V(q) => q.fifo_limits(), )+ }
             }
             pub fn fifo_at_arrival(&self) -> bool {
                 match self { $( $(#[$m])* Qdisc::$V(_) => <$T as QueueDisc>::FIFO_AT_ARRIVAL, )+ }

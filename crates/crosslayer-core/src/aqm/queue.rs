@@ -28,6 +28,8 @@ pub struct Queue {
     sojourn_since_sample: (u64, u64, u64),
     /// The discipline's timer (one scheduler entry per queue).
     pub timer: TimerSlot,
+    /// The link keeps this FIFO's accounting itself (`bypass`).
+    bypassed: bool,
 }
 
 impl Queue {
@@ -44,6 +46,7 @@ impl Queue {
             sojourn: LogHistogram::new(),
             sojourn_since_sample: (0, 0, 0),
             timer: TimerSlot::IDLE,
+            bypassed: false,
         }
     }
 
@@ -126,6 +129,52 @@ impl Queue {
         accepted
     }
 
+    /// The link applies the discipline's FIFO rule itself and keeps the accounting through
+    /// `arrive_fifo` and `depart_fifo` (a link that knows departures at arrival, `net::link`):
+    /// the discipline then holds nothing.
+    pub fn bypass(&mut self) {
+        debug_assert!(self.qdisc.fifo_at_arrival() && self.acct.counters.arrivals == 0);
+        self.bypassed = true;
+    }
+
+    /// A bypassed FIFO: a packet of `size` bytes arrives at `now`; it fits if fewer than
+    /// `limit_pkts` are queued and the bytes stay within `limit_bytes` (DropTail's rule).
+    /// Counted as `enqueue` counts; returns whether it fits.
+    #[inline]
+    pub fn arrive_fifo(&mut self, now: Time, size: u32, limit_pkts: u32, limit_bytes: u64) -> bool {
+        debug_assert!(self.bypassed);
+        let a = &mut self.acct;
+        a.counters.arrivals += 1;
+        let fits = a.backlog_pkts < limit_pkts && a.backlog_bytes + size as u64 <= limit_bytes;
+        if fits {
+            a.counters.enqueued += 1;
+            a.backlog_pkts += 1;
+            a.backlog_bytes += size as u64;
+        } else {
+            a.counters.drops_arrival += 1;
+            a.reasons.drops[0] += 1;
+        }
+        self.note_backlog(now);
+        fits
+    }
+
+    /// A bypassed FIFO: the packet of `size` bytes queued at `enqueued` leaves at `now`.
+    /// Counted as `dequeue` counts.
+    #[inline]
+    pub fn depart_fifo(&mut self, now: Time, size: u32, enqueued: Time) {
+        debug_assert!(self.bypassed);
+        let a = &mut self.acct;
+        a.counters.dequeued += 1;
+        a.counters.dequeued_bytes += size as u64;
+        a.backlog_pkts -= 1;
+        a.backlog_bytes -= size as u64;
+        let sojourn_ns = now.since(enqueued).ns();
+        self.sojourn.record(sojourn_ns);
+        let s = &mut self.sojourn_since_sample;
+        *s = (s.0.saturating_add(sojourn_ns), s.1 + 1, s.2.max(sojourn_ns));
+        self.note_backlog(now);
+    }
+
     /// Next packet to send, if any; head drops go to `dropped`.
     #[inline(always)]
     pub fn dequeue(&mut self, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<PacketId> {
@@ -195,13 +244,13 @@ impl Queue {
             return Err(format!("arrivals {} != enqueued {} + dropped on arrival {}", c.arrivals, c.enqueued, c.drops_arrival));
         }
         let (pkts, bytes) = (self.qdisc.len_pkts(), self.qdisc.len_bytes());
-        if (pkts, bytes) != (self.acct.backlog_pkts, self.acct.backlog_bytes) {
+        if !self.bypassed && (pkts, bytes) != (self.acct.backlog_pkts, self.acct.backlog_bytes) {
             return Err(format!(
                 "the discipline holds {pkts} packets ({bytes} bytes), the engine counted {} ({} bytes)",
                 self.acct.backlog_pkts, self.acct.backlog_bytes
             ));
         }
-        let backlog = pkts as u64;
+        let backlog = self.acct.backlog_pkts as u64;
         if backlog + c.dequeued + c.drops_queued != c.enqueued {
             return Err(format!(
                 "backlog {} != enqueued {} - dequeued {} - dropped from the queue {}",

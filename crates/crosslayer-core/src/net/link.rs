@@ -24,6 +24,16 @@
 //! at the very instant a packet arrives starts first, so the arrival finds the place it freed
 //! (the event-driven link took the two in the order they were scheduled). It matters only when
 //! the queue is full at that instant; `tests/eager_links.rs` shows the distributions unchanged.
+//!
+//! **Hops decided ahead.** An eager link whose packets all come from one other eager link's
+//! pipe (in a dumbbell, B -> a receiver is fed by A -> B alone) receives them in the order they
+//! enter that pipe, and each one's arrival time is known then. So the engine hands it the packet
+//! at that moment (`arrive_ahead`) instead of delivering it to the router in between: the link
+//! decides at once whether the packet fits at its arrival (it keeps, in `view`, the packets that
+//! will be waiting then) and puts it in its own pipe. The arrival's accounting waits in `ahead`
+//! until `settle` reaches its time, in time order with the starts, so the queue's statistics
+//! are again exact. A packet it will drop is freed at once (its flow counts the drop one
+//! propagation delay early); the queue and the flow's per-link counts take the drop at its time.
 
 use crate::aqm::Queue;
 use crate::net::impair::{Impair, JitterDist};
@@ -48,6 +58,19 @@ crate::counters! {
         lost_random: "pkts",
         /// Time the transmitter was busy, ns (utilization = busy time / window).
         busy_ns: "ns",
+    }
+}
+
+crate::counters! {
+    /// What one flow's packets in one direction met at the queue of one link of their path,
+    /// whatever the discipline did and whenever it did it.
+    pub struct CoreCounters {
+        /// Packets of the flow offered to the queue.
+        arrivals: "pkts",
+        /// Of those, dropped by the discipline: on arrival (full, or an early AQM drop) or later from the queue (CoDel's head drops, push-outs, a class's AQM).
+        drops: "pkts",
+        /// Of those, CE-marked by the discipline (at enqueue or at dequeue).
+        marks: "pkts",
     }
 }
 
@@ -168,7 +191,34 @@ pub struct Link {
     pub eager: bool,
     /// Eager links: the accepted packets whose serialization has not been accounted for yet,
     /// with its start (non-decreasing), in queue order.
-    starts: Ring<(Time, PacketId)>,
+    starts: Ring<Start>,
+    /// Hops decided ahead (module docs): arrivals not accounted yet, in time order.
+    ahead: Ring<Ahead>,
+    /// Of `starts`, the last ones: accepted arrivals of `ahead` (their dequeue waits for their
+    /// enqueue).
+    ahead_accepted: usize,
+    /// The packets waiting at the time of the last arrival decided ahead: (start, bytes).
+    view: Ring<(Time, u32)>,
+    view_bytes: u64,
+}
+
+/// An arrival decided ahead: when, the flow's slot on this link (`Sim::hops`), the packet's
+/// size, whether it fits.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ahead {
+    at: Time,
+    slot: u32,
+    size: u32,
+    accepted: bool,
+}
+
+/// A serialization an eager link has not accounted for yet: its start, when the packet was
+/// queued, its size.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Start {
+    at: Time,
+    enq: Time,
+    size: u32,
 }
 
 impl Link {
@@ -200,6 +250,10 @@ impl Link {
             reorders: edge.impair.reorder,
             eager: false,
             starts: Ring::default(),
+            ahead: Ring::default(),
+            ahead_accepted: 0,
+            view: Ring::default(),
+            view_bytes: 0,
         }
     }
 
@@ -209,44 +263,123 @@ impl Link {
         self.queue.qdisc.fifo_at_arrival() && self.impair.is_none() && self.loss == 0.0 && self.jitter == Dur::ZERO && self.capture_tx == 0
     }
 
-    /// Eager links: a packet the queue just accepted at `now` (every start due by `now` settled
-    /// before the queue decided). Its serialization starts when the transmitter is free; it
-    /// enters the pipe now, with its arrival at the far node. Returns that arrival if the pipe
-    /// was empty (schedule a `Deliver`).
+    /// Make this link eager (module docs): its queue's FIFO rule is applied by the link, which
+    /// keeps the accounting itself.
+    pub fn make_eager(&mut self) {
+        debug_assert!(self.may_know_departures());
+        self.eager = true;
+        self.queue.bypass();
+    }
+
+    /// Eager links: a packet of `size` bytes arrives at `now` (every start due by `now` settled
+    /// first): whether it fits.
     #[inline]
-    pub fn accept(&mut self, now: Time, id: PacketId, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<Time> {
-        debug_assert!(self.eager);
+    pub fn arrive_now(&mut self, now: Time, size: u32) -> bool {
+        let (limit_pkts, limit_bytes) = self.queue.qdisc.fifo_limits();
+        self.queue.arrive_fifo(now, size, limit_pkts, limit_bytes)
+    }
+
+    /// Eager links: packet `id` of `size` bytes, accepted at `now`, starts when the transmitter
+    /// is free and enters the pipe now, with its arrival at the far node. Returns that arrival
+    /// if the pipe was empty (schedule a `Deliver`).
+    #[inline]
+    pub fn accept(&mut self, now: Time, id: PacketId, size: u32, hops: &mut [CoreCounters]) -> Option<Time> {
+        let arrival = self.serialize(now, size, hops);
+        self.into_pipe(arrival, id)
+    }
+
+    /// Eager links: as `accept`, without putting the packet in the pipe; returns its arrival at
+    /// the far node (the engine hands it to the next link: `arrive_ahead`).
+    #[inline]
+    pub fn serialize(&mut self, now: Time, size: u32, hops: &mut [CoreCounters]) -> Time {
+        debug_assert!(self.eager && self.ahead.is_empty());
         let start = now.max(self.busy_until);
-        let end = start + self.rate.tx_time(arena.get(id).size_bytes);
+        let end = start + self.rate.tx_time(size);
         self.busy_until = end;
-        let arrival = end + self.delay;
+        self.starts.push_back(Start { at: start, enq: now, size });
+        if start == now {
+            self.settle(now, hops);
+        }
+        end + self.delay
+    }
+
+    /// Put a packet that arrives at the far node at `arrival` in the pipe (FIFO: no earlier
+    /// than the last); `Some(arrival)` if the pipe was empty (schedule a `Deliver`).
+    #[inline]
+    pub fn into_pipe(&mut self, arrival: Time, id: PacketId) -> Option<Time> {
+        debug_assert!(self.pipe.back().is_none_or(|&(t, _)| t <= arrival));
         let first = self.pipe.is_empty().then_some(arrival);
         self.pipe.push_back((arrival, id));
-        self.starts.push_back((start, id));
-        if start == now {
-            self.settle(now, arena, dropped);
-        }
         first
+    }
+
+    /// Hops decided ahead (module docs): a packet of `size` bytes will arrive at `at` (no
+    /// earlier than the last arrival handed to this link), counted in slot `slot`. Returns its
+    /// arrival at the far node, or `None` if it will find the queue full (the caller frees it).
+    #[inline]
+    pub fn arrive_ahead(&mut self, at: Time, size: u32, slot: u32) -> Option<Time> {
+        debug_assert!(self.eager && self.ahead.back().is_none_or(|a| a.at <= at));
+        while let Some((start, bytes)) = self.view.front() {
+            if start > at {
+                break;
+            }
+            self.view.pop_front();
+            self.view_bytes -= bytes as u64;
+        }
+        let (limit_pkts, limit_bytes) = self.queue.qdisc.fifo_limits();
+        let accepted = (self.view.len() as u64) < limit_pkts as u64 && self.view_bytes + size as u64 <= limit_bytes;
+        self.ahead.push_back(Ahead { at, slot, size, accepted });
+        if !accepted {
+            return None;
+        }
+        self.ahead_accepted += 1;
+        let start = at.max(self.busy_until);
+        let end = start + self.rate.tx_time(size);
+        self.busy_until = end;
+        self.starts.push_back(Start { at: start, enq: at, size });
+        if start > at {
+            self.view.push_back((start, size));
+            self.view_bytes += size as u64;
+        }
+        Some(end + self.delay)
     }
 
     /// Eager links: account for every serialization that starts at or before `t`, in order
     /// (the dequeue, its sojourn, the transmitter's counters), as `start_tx` would have at that
-    /// time.
+    /// time; and for the arrivals decided ahead that are due by `t`, in time order with the
+    /// starts (a start at the instant of an arrival first, unless it is that packet's own),
+    /// counted against their flows in `hops`. Reads nothing of the packets (they may be gone).
     #[inline]
-    pub fn settle(&mut self, t: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) {
-        while let Some((start, id)) = self.starts.front() {
-            if start > t {
-                break;
-            }
+    pub fn settle(&mut self, t: Time, hops: &mut [CoreCounters]) {
+        loop {
+            let next_start = self.starts.front().filter(|s| s.at <= t);
+            let next_arrival = self.ahead.front().filter(|a| a.at <= t);
+            // a start's packet is queued unless it is among the accepted arrivals still waiting
+            let queued = self.starts.len() > self.ahead_accepted;
+            let s = match (next_start, next_arrival) {
+                (None, None) => break,
+                (Some(s), Some(a)) if s.at <= a.at && queued => s,
+                (Some(s), None) if queued => s,
+                (_, Some(a)) => {
+                    self.ahead.pop_front();
+                    let (limit_pkts, limit_bytes) = self.queue.qdisc.fifo_limits();
+                    let fits = self.queue.arrive_fifo(a.at, a.size, limit_pkts, limit_bytes);
+                    debug_assert_eq!(fits, a.accepted, "a link decided ahead otherwise than its queue");
+                    let c = &mut hops[a.slot as usize];
+                    c.arrivals += 1;
+                    c.drops += !fits as u64;
+                    self.ahead_accepted -= fits as usize;
+                    continue;
+                }
+                (Some(_), None) => unreachable!("a start waits for an arrival that is not due"),
+            };
             self.starts.pop_front();
-            let out = self.queue.dequeue(start, arena, dropped);
-            debug_assert_eq!(out, Some(id), "an eager link's queue served out of order");
-            let size = arena.get(id).size_bytes;
-            let tx = self.rate.tx_time(size);
+            self.queue.depart_fifo(s.at, s.size, s.enq);
+            let tx = self.rate.tx_time(s.size);
             self.counters.tx_pkts += 1;
-            self.counters.tx_bytes += size as u64;
+            self.counters.tx_bytes += s.size as u64;
             self.counters.busy_ns += tx.ns();
-            self.in_service = InService { end: start + tx, bytes: size, lost: false };
+            self.in_service = InService { end: s.at + tx, bytes: s.size, lost: false };
         }
     }
 
