@@ -25,10 +25,15 @@ impl TimeAverage {
     /// The signal takes value `v` from `now` on.
     #[inline]
     pub fn set(&mut self, now: Time, v: u64) {
-        let dt = (now.ns() - self.last.ns()) as u128;
-        let q = self.value as u128;
-        self.sum += q * dt;
-        self.sum_sq += q * q * dt;
+        let dt = now.ns() - self.last.ns();
+        // nothing to integrate for an empty queue or a change at the same instant (most
+        // changes of an idle link's queue)
+        if dt != 0 && self.value != 0 {
+            let q = self.value as u128;
+            let qdt = q * dt as u128;
+            self.sum += qdt;
+            self.sum_sq += q * qdt;
+        }
         self.last = now;
         self.value = v;
     }

@@ -351,6 +351,17 @@ impl Link {
     /// counted against their flows in `hops`. Reads nothing of the packets (they may be gone).
     #[inline]
     pub fn settle(&mut self, t: Time, hops: &mut [CoreCounters]) {
+        if self.ahead.is_empty() {
+            // no arrival decided ahead waits (a link fed at event time): starts only
+            while let Some(s) = self.starts.front() {
+                if s.at > t {
+                    return;
+                }
+                self.starts.pop_front();
+                self.depart(s);
+            }
+            return;
+        }
         loop {
             let next_start = self.starts.front().filter(|s| s.at <= t);
             let next_arrival = self.ahead.front().filter(|a| a.at <= t);
@@ -374,13 +385,19 @@ impl Link {
                 (Some(_), None) => unreachable!("a start waits for an arrival that is not due"),
             };
             self.starts.pop_front();
-            self.queue.depart_fifo(s.at, s.size, s.enq);
-            let tx = self.rate.tx_time(s.size);
-            self.counters.tx_pkts += 1;
-            self.counters.tx_bytes += s.size as u64;
-            self.counters.busy_ns += tx.ns();
-            self.in_service = InService { end: s.at + tx, bytes: s.size, lost: false };
+            self.depart(s);
         }
+    }
+
+    /// Eager links: account for serialization `s` starting (the dequeue, the transmitter).
+    #[inline(always)]
+    fn depart(&mut self, s: Start) {
+        self.queue.depart_fifo(s.at, s.size, s.enq);
+        let tx = self.rate.tx_time(s.size);
+        self.counters.tx_pkts += 1;
+        self.counters.tx_bytes += s.size as u64;
+        self.counters.busy_ns += tx.ns();
+        self.in_service = InService { end: s.at + tx, bytes: s.size, lost: false };
     }
 
     /// Time the transmitter becomes free.
