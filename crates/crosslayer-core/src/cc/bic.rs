@@ -134,32 +134,11 @@ impl Bic {
         }
         self.last_cwnd = cwnd;
         self.last_time = now;
-        let (max_inc, smooth) = (self.cfg.max_increment as u64, self.cfg.smooth_part as u64);
         if cwnd <= self.cfg.low_window as u64 {
             self.cnt = cwnd;
             return;
         }
-        let w_max = self.last_max_cwnd;
-        let mut cnt = if cwnd < w_max {
-            let dist = (w_max - cwnd) / B;
-            if dist > max_inc {
-                cwnd / max_inc
-            } else if dist <= 1 {
-                cwnd * smooth / B
-            } else {
-                cwnd / dist
-            }
-        } else if cwnd < w_max + B {
-            cwnd * smooth / B
-        } else if cwnd < w_max + max_inc * (B - 1) {
-            cwnd * (B - 1) / (cwnd - w_max)
-        } else {
-            cwnd / max_inc
-        };
-        if w_max == 0 {
-            cnt = cnt.min(20);
-        }
-        self.cnt = ((cnt << ACK_RATIO_SHIFT) / self.delayed_ack).max(1);
+        self.cnt = ((self.search_cnt(cwnd) << ACK_RATIO_SHIFT) / self.delayed_ack).max(1);
     }
 
     pub fn cnt(&self) -> u64 {
@@ -168,10 +147,17 @@ impl Bic {
 
     /// ns-3 `TcpBic::Update`: segments acknowledged per one-segment increase at `cwnd`.
     fn cnt_ns3(&self, cwnd: u64) -> u64 {
-        let (max_inc, smooth, w_max) = (self.cfg.max_increment as u64, self.cfg.smooth_part as u64, self.last_max_cwnd);
         if cwnd < self.cfg.low_window as u64 {
             return cwnd.max(1);
         }
+        self.search_cnt(cwnd).max(1)
+    }
+
+    /// Above the low window, Linux and ns-3 alike: segments acknowledged per one-segment
+    /// increase at `cwnd` in binary search (towards `last_max_cwnd`), slow start past it, or
+    /// max probing; at most 20 before the first loss.
+    fn search_cnt(&self, cwnd: u64) -> u64 {
+        let (max_inc, smooth, w_max) = (self.cfg.max_increment as u64, self.cfg.smooth_part as u64, self.last_max_cwnd);
         let mut cnt = if cwnd < w_max {
             let dist = (w_max - cwnd) / B;
             if dist > max_inc {
@@ -191,7 +177,7 @@ impl Bic {
         if w_max == 0 {
             cnt = cnt.min(20);
         }
-        cnt.max(1)
+        cnt
     }
 
     /// ns-3 `TcpBic::GetSsThresh`, bytes.
