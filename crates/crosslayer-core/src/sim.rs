@@ -101,7 +101,8 @@ pub struct Sim {
     /// is counted, so at every link the flows' counts add up to the queue's).
     pub hops: Vec<CoreCounters>,
     /// Per slot: its link takes the packets straight from the pipe of the link of the slot
-    /// before (hops decided ahead, `net::link`).
+    /// before (hops decided ahead, `net::link`). A route's first slot never is, so a packet on
+    /// the last link of its route (the next slot is another route's first) never goes ahead.
     fused: Vec<bool>,
     /// `hops` at the start of the measurement window.
     pub hops_at_warmup: Vec<CoreCounters>,
@@ -428,7 +429,8 @@ impl Sim {
             Event::Deliver(l) => {
                 let link = &mut self.topo.links[l as usize];
                 if link.eager {
-                    // its queue still holds the packet's id until its dequeue is accounted for
+                    // the accounting due by now (for a link fed ahead, the one place it is
+                    // settled between samples: its rings stay short)
                     link.settle(now, &mut self.hops);
                 }
                 let Some((id, next)) = link.deliver(now) else { return };
@@ -596,10 +598,10 @@ impl Sim {
             c.drops += !fits as u64;
             if !fits {
                 self.discard(id);
-            } else if self.fused.get(h + 1).copied().unwrap_or(false) && self.arena.get(id).dst != link.to {
-                let at = link.serialize(now, size, &mut self.hops);
+            } else if self.fused.get(h + 1).copied().unwrap_or(false) {
+                let at = link.serialize(now, size);
                 self.arrive_ahead(at, id, h + 1);
-            } else if let Some(t) = link.accept(now, id, size, &mut self.hops) {
+            } else if let Some(t) = link.accept(now, id, size) {
                 self.sched.schedule(t, Event::Deliver(l as u32));
             }
             return;
@@ -789,7 +791,7 @@ impl Sim {
                 self.discard(id);
                 return;
             };
-            if self.fused.get(slot + 1).copied().unwrap_or(false) && self.arena.get(id).dst != self.topo.links[l].to {
+            if self.fused.get(slot + 1).copied().unwrap_or(false) {
                 (at, slot) = (arrival, slot + 1);
                 continue;
             }

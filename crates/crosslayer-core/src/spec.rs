@@ -186,6 +186,8 @@ pub struct FlowSpec {
 
 /// What the flows of a group share: everything of a `FlowSpec` but its name and its ends (the
 /// compact form of many flows, `ScenarioSpec::flow_groups`).
+/// (Its fields repeat `FlowSpec`'s rather than being flattened into it: serde cannot flatten
+/// into a struct that denies unknown fields, and a misspelt field must stay an error.)
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FlowTemplate {

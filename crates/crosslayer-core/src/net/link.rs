@@ -189,6 +189,9 @@ pub struct Link {
     /// Departures are known at arrival (see the module docs): set by the engine once the
     /// link's capture points are known (`may_know_departures`).
     pub eager: bool,
+    /// Eager links: the FIFO's limits (packets, bytes: `QueueDisc::fifo_limits`), applied by the
+    /// link.
+    limits: (u32, u64),
     /// Eager links: the accepted packets whose serialization has not been accounted for yet,
     /// with its start (non-decreasing), in queue order.
     starts: Ring<Start>,
@@ -249,6 +252,7 @@ impl Link {
             captured_copy: None,
             reorders: edge.impair.reorder,
             eager: false,
+            limits: (u32::MAX, u64::MAX),
             starts: Ring::default(),
             ahead: Ring::default(),
             ahead_accepted: 0,
@@ -268,6 +272,7 @@ impl Link {
     pub fn make_eager(&mut self) {
         debug_assert!(self.may_know_departures());
         self.eager = true;
+        self.limits = self.queue.qdisc.fifo_limits();
         self.queue.bypass();
     }
 
@@ -275,7 +280,7 @@ impl Link {
     /// first): whether it fits.
     #[inline]
     pub fn arrive_now(&mut self, now: Time, size: u32) -> bool {
-        let (limit_pkts, limit_bytes) = self.queue.qdisc.fifo_limits();
+        let (limit_pkts, limit_bytes) = self.limits;
         self.queue.arrive_fifo(now, size, limit_pkts, limit_bytes)
     }
 
@@ -283,22 +288,22 @@ impl Link {
     /// is free and enters the pipe now, with its arrival at the far node. Returns that arrival
     /// if the pipe was empty (schedule a `Deliver`).
     #[inline]
-    pub fn accept(&mut self, now: Time, id: PacketId, size: u32, hops: &mut [CoreCounters]) -> Option<Time> {
-        let arrival = self.serialize(now, size, hops);
+    pub fn accept(&mut self, now: Time, id: PacketId, size: u32) -> Option<Time> {
+        let arrival = self.serialize(now, size);
         self.into_pipe(arrival, id)
     }
 
     /// Eager links: as `accept`, without putting the packet in the pipe; returns its arrival at
     /// the far node (the engine hands it to the next link: `arrive_ahead`).
     #[inline]
-    pub fn serialize(&mut self, now: Time, size: u32, hops: &mut [CoreCounters]) -> Time {
+    pub fn serialize(&mut self, now: Time, size: u32) -> Time {
         debug_assert!(self.eager && self.ahead.is_empty());
         let start = now.max(self.busy_until);
         let end = start + self.rate.tx_time(size);
         self.busy_until = end;
         self.starts.push_back(Start { at: start, enq: now, size });
         if start == now {
-            self.settle(now, hops);
+            self.settle_starts(now);
         }
         end + self.delay
     }
@@ -326,7 +331,7 @@ impl Link {
             self.view.pop_front();
             self.view_bytes -= bytes as u64;
         }
-        let (limit_pkts, limit_bytes) = self.queue.qdisc.fifo_limits();
+        let (limit_pkts, limit_bytes) = self.limits;
         let accepted = (self.view.len() as u64) < limit_pkts as u64 && self.view_bytes + size as u64 <= limit_bytes;
         self.ahead.push_back(Ahead { at, slot, size, accepted });
         if !accepted {
@@ -353,13 +358,7 @@ impl Link {
     pub fn settle(&mut self, t: Time, hops: &mut [CoreCounters]) {
         if self.ahead.is_empty() {
             // no arrival decided ahead waits (a link fed at event time): starts only
-            while let Some(s) = self.starts.front() {
-                if s.at > t {
-                    return;
-                }
-                self.starts.pop_front();
-                self.depart(s);
-            }
+            self.settle_starts(t);
             return;
         }
         loop {
@@ -373,7 +372,7 @@ impl Link {
                 (Some(s), None) if queued => s,
                 (_, Some(a)) => {
                     self.ahead.pop_front();
-                    let (limit_pkts, limit_bytes) = self.queue.qdisc.fifo_limits();
+                    let (limit_pkts, limit_bytes) = self.limits;
                     let fits = self.queue.arrive_fifo(a.at, a.size, limit_pkts, limit_bytes);
                     debug_assert_eq!(fits, a.accepted, "a link decided ahead otherwise than its queue");
                     let c = &mut hops[a.slot as usize];
@@ -384,6 +383,19 @@ impl Link {
                 }
                 (Some(_), None) => unreachable!("a start waits for an arrival that is not due"),
             };
+            self.starts.pop_front();
+            self.depart(s);
+        }
+    }
+
+    /// `settle` on a link with no arrival decided ahead waiting: the starts due by `t`.
+    #[inline]
+    fn settle_starts(&mut self, t: Time) {
+        debug_assert!(self.ahead.is_empty());
+        while let Some(s) = self.starts.front() {
+            if s.at > t {
+                return;
+            }
             self.starts.pop_front();
             self.depart(s);
         }
