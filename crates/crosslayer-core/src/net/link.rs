@@ -389,7 +389,7 @@ impl Link {
     }
 
     /// `settle` on a link with no arrival decided ahead waiting: the starts due by `t`.
-    #[inline]
+    #[inline(always)]
     fn settle_starts(&mut self, t: Time) {
         debug_assert!(self.ahead.is_empty());
         while let Some(s) = self.starts.front() {
