@@ -237,6 +237,10 @@ impl Sim {
                 l.make_eager();
             }
             sim.fused = sim.fused_slots();
+            for k in (0..sim.fused.len()).filter(|&k| sim.fused[k]) {
+                let feeder = &mut sim.topo.links[sim.hop_link[k - 1] as usize];
+                feeder.feeds_ahead = !feeder.eager;
+            }
         }
         if sim.spec.warmup > Dur::ZERO {
             sim.sched.schedule(sim.warmup, Event::Warmup);
@@ -522,7 +526,18 @@ impl Sim {
             self.sched.schedule(link.busy_until(), Event::TxDone(l as u32));
         }
         match started {
-            TxStart::Sent { first_in_pipe: Some(t) } => self.sched.schedule(t, Event::Deliver(l as u32)),
+            TxStart::Sent { first_in_pipe } => {
+                // the next link decided ahead takes the packet now (a `Deliver` asked for by an
+                // empty pipe is then not due: the pipe is empty again); a CE mark the dequeue
+                // made counts at this link first
+                let ahead = self.topo.links[l].feeds_ahead && {
+                    self.flush_drops(l);
+                    self.hand_ahead(l)
+                };
+                if let (false, Some(t)) = (ahead, first_in_pipe) {
+                    self.sched.schedule(t, Event::Deliver(l as u32));
+                }
+            }
             TxStart::Lost(id) => self.discard(id),
             TxStart::Copied { first_in_pipe, copy } => self.copied(l, first_in_pipe, copy),
             TxStart::Captured { id, first_in_pipe, lost } => {
@@ -744,10 +759,25 @@ impl Sim {
         }
     }
 
+    /// An event-driven link `l` that feeds ahead started serializing the packet now last in its
+    /// pipe: if that packet's next slot is decided ahead, hand it on (true).
+    #[inline(never)]
+    fn hand_ahead(&mut self, l: usize) -> bool {
+        let Some((at, id)) = self.topo.links[l].pipe_back() else { return false };
+        let next = self.arena.get(id).hop as usize + 1;
+        if !self.fused.get(next).copied().unwrap_or(false) {
+            return false;
+        }
+        self.topo.links[l].pop_pipe_back();
+        self.arrive_ahead(at, id, next);
+        true
+    }
+
     /// The slots whose link takes its packets straight from the pipe of the link before
-    /// (`net::link`, hops decided ahead): both links eager, the one before delivering without a
-    /// capture, and no packet reaching the link any other way (no path starts on it or comes to
-    /// it from another link).
+    /// (`net::link`, hops decided ahead): the link eager, the one before knowing each packet's
+    /// arrival when it starts sending it (`Link::may_feed_ahead`: eager, or event-driven without
+    /// impairments that reorder or decide later) and delivering without a capture, and no packet
+    /// reaching the link any other way (no path starts on it or comes to it from another link).
     fn fused_slots(&self) -> Vec<bool> {
         const NONE: u32 = u32::MAX;
         const MANY: u32 = u32::MAX - 1;
@@ -767,7 +797,7 @@ impl Sim {
         }
         let fusable = |l: usize| {
             let b = feeder[l];
-            b < MANY && links[l].eager && links[b as usize].eager && links[b as usize].capture_rx == 0
+            b < MANY && links[l].eager && links[b as usize].may_feed_ahead()
         };
         let mut fused = vec![false; self.hop_link.len()];
         for r in routes {

@@ -189,6 +189,9 @@ pub struct Link {
     /// Departures are known at arrival (see the module docs): set by the engine once the
     /// link's capture points are known (`may_know_departures`).
     pub eager: bool,
+    /// An event-driven link some of whose packets the next link takes at the start of their
+    /// serialization (module docs, hops decided ahead): set by the engine.
+    pub feeds_ahead: bool,
     /// Eager links: the FIFO's limits (packets, bytes: `QueueDisc::fifo_limits`), applied by the
     /// link.
     limits: (u32, u64),
@@ -252,6 +255,7 @@ impl Link {
             captured_copy: None,
             reorders: edge.impair.reorder,
             eager: false,
+            feeds_ahead: false,
             limits: (u32::MAX, u64::MAX),
             starts: Ring::default(),
             ahead: Ring::default(),
@@ -265,6 +269,29 @@ impl Link {
     /// discipline is FIFO deciding at arrival, and nothing else decides at transmission.
     pub fn may_know_departures(&self) -> bool {
         self.queue.qdisc.fifo_at_arrival() && self.impair.is_none() && self.loss == 0.0 && self.jitter == Dur::ZERO && self.capture_tx == 0
+    }
+
+    /// Whether the arrival at the far node of each packet this link sends is known when its
+    /// serialization starts, in the order they start (no duplication, reordering, loss model,
+    /// schedule or trace) and nothing watches its deliveries: a link after it may then be
+    /// decided ahead (module docs). Random loss and order-preserving jitter are decided at the
+    /// start too.
+    pub fn may_feed_ahead(&self) -> bool {
+        self.capture_rx == 0 && (self.eager || (self.impair.is_none() && !self.reorders && self.capture_tx == 0))
+    }
+
+    /// The packet last put in the pipe, with its arrival at the far node.
+    #[inline]
+    pub fn pipe_back(&self) -> Option<(Time, PacketId)> {
+        self.pipe.back().copied()
+    }
+
+    /// An event-driven link that feeds ahead: take back the packet `start_tx` just put in the
+    /// pipe (the engine hands it to the next link).
+    #[inline]
+    pub fn pop_pipe_back(&mut self) {
+        debug_assert!(self.feeds_ahead && !self.eager);
+        self.pipe.pop_back();
     }
 
     /// Make this link eager (module docs): its queue's FIFO rule is applied by the link, which
