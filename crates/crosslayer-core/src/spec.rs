@@ -590,7 +590,9 @@ impl ScenarioSpec {
             if f.dscp > 63 {
                 out.push(Problem::new(format!("{path}.dscp"), "a DiffServ codepoint is 6 bits: 0-63"));
             }
-            if i < own {
+            // a flow configured as the one before it has its problems (named there) once
+            let as_before = i > 0 && i < own && f.cc == self.flows[i - 1].cc && f.tcp == self.flows[i - 1].tcp;
+            if i < own && !as_before {
                 out.extend(under(&format!("{path}.cc"), f.cc.validate()));
                 out.extend(under(&format!("{path}.tcp"), f.tcp.validate()));
             }
