@@ -80,6 +80,10 @@ def _digest(value: Any) -> str:
         if isinstance(v, np.ndarray):
             h.update(str(v.dtype).encode())
             h.update(np.ascontiguousarray(v).tobytes())
+        elif isinstance(v, dict) and v.get("strings"):
+            # a string column crosses as codes and labels: digested as the strings it holds
+            labels = v["labels"]
+            feed([labels[c] for c in v["codes"]])
         elif isinstance(v, dict):
             for k in sorted(v):
                 h.update(k.encode())

@@ -96,10 +96,26 @@ def _spread(values: pd.Series) -> dict[str, float]:
 
 
 def _column(values: Any) -> Any:
-    """An engine column: a NumPy array, a list, or ``{"codes", "labels"}`` for a categorical."""
+    """An engine column: a NumPy array, a list, ``{"codes", "labels"}`` for a categorical, or
+    ``{"codes", "labels", "strings": True}`` for strings (each distinct one once): a column of
+    pandas' default string type, built without a Python object per row."""
     if isinstance(values, Mapping):
-        return pd.Categorical.from_codes(np.asarray(values["codes"], dtype=np.int64), categories=list(values["labels"]))
+        codes = np.asarray(values["codes"], dtype=np.int64)
+        if values.get("strings"):
+            return _strings(codes, list(values["labels"]))
+        return pd.Categorical.from_codes(codes, categories=list(values["labels"]))
     return values
+
+
+def _strings(codes: np.ndarray, labels: list[str]) -> Any:
+    """``labels[codes]`` as pandas' default string column (Arrow-backed where pandas is)."""
+    dtype = pd.Series(["x"]).dtype
+    if getattr(dtype, "storage", None) == "pyarrow":
+        import pyarrow as pa
+
+        decoded = pa.DictionaryArray.from_arrays(pa.array(codes, pa.int64()), pa.array(labels, pa.large_string())).dictionary_decode()
+        return decoded.to_pandas(types_mapper=lambda _: dtype).array
+    return pd.array(np.asarray(labels, dtype=object)[codes] if labels else np.asarray([], dtype=object), dtype=dtype)
 
 
 def _table(columns: Mapping[str, Any] | None, names: tuple[str, ...]) -> pd.DataFrame:

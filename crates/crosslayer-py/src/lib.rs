@@ -62,15 +62,35 @@ fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, String> + Send
     py.allow_threads(|| catch_unwind(AssertUnwindSafe(f))).map_err(engine_panic)?.map_err(SimulatorBug::new_err)
 }
 
-/// A table as a dict of columns: numbers as NumPy arrays (moved, not copied), strings as lists,
-/// categorical columns as `{"codes": array, "labels": list}`.
+/// A table as a dict of columns: numbers as NumPy arrays (moved, not copied), categorical
+/// columns as `{"codes": array, "labels": list}`, strings as `{"codes": array, "labels": list,
+/// "strings": True}` (each distinct string once: a 540,000-row table of a few thousand names
+/// crosses to Python as an array, and the Python side builds its string column from it without
+/// a Python object per row).
 fn table(py: Python<'_>, t: Table) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     for (name, col) in t.columns {
         match col {
             Column::F64(v) => d.set_item(name, PyArray1::from_vec(py, v))?,
             Column::U64(v) => d.set_item(name, PyArray1::from_vec(py, v))?,
-            Column::Str(v) => d.set_item(name, v)?,
+            Column::Str(v) => {
+                let mut index: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+                let mut labels: Vec<&str> = Vec::new();
+                let codes: Vec<u32> = v
+                    .iter()
+                    .map(|s| {
+                        *index.entry(s.as_str()).or_insert_with(|| {
+                            labels.push(s.as_str());
+                            (labels.len() - 1) as u32
+                        })
+                    })
+                    .collect();
+                let c = PyDict::new(py);
+                c.set_item("codes", PyArray1::from_vec(py, codes))?;
+                c.set_item("labels", labels)?;
+                c.set_item("strings", true)?;
+                d.set_item(name, c)?
+            }
             Column::Cat { codes, labels } => {
                 let c = PyDict::new(py);
                 c.set_item("codes", PyArray1::from_vec(py, codes))?;
