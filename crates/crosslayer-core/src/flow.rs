@@ -11,7 +11,6 @@
 use crate::cc::{Cc, CcEnv};
 use crate::metrics::fct::Hop;
 use crate::rng::{Rng, StreamKind};
-use crate::sched::TimerSlot;
 use crate::spec::FlowSpec;
 use crate::tcp::receiver::{Receiver, ReceiverCounters};
 use crate::tcp::sender::{ConnState, Sender, SenderCounters};
@@ -148,8 +147,6 @@ pub struct Flow {
     pub acks: PktAccount,
     /// Its data path (0) and its ACKs' path (1).
     pub route: [Route; 2],
-    pub tx_timer: TimerSlot,
-    pub rx_timer: TimerSlot,
     /// Counters at the start of the measurement window.
     pub at_warmup: (SenderCounters, ReceiverCounters),
 }

@@ -16,6 +16,16 @@
 //! parked timer**; so the heap's top, when it is before the horizon (or nothing is parked), is
 //! the earliest of all events. Entries keep the key they were given when scheduled (time,
 //! sequence), so the order of execution is the same, tie for tie, as with one heap.
+//!
+//! **Flows' timers** (`arm_flow`): the scheduler keeps each flow's sender and receiver timer
+//! (the time of its live entry, and the deadline last asked for), so when a slot comes it can
+//! drop an entry that an earlier one superseded (it would wake nobody: exact) and move an entry
+//! whose deadline moved later (a retransmission timer pushed back by every ACK) to that deadline
+//! instead of waking the flow for nothing. The wake-up it saves runs no TCP code that could
+//! act (nothing is due; at 900 flows, 49,927 such wake-ups sent nothing), but the entry gets
+//! its new key when its slot comes rather than when the flow would have re-armed it, so events
+//! at the same nanosecond may run in another order (`spec::ScenarioSpec::departure_events`
+//! restores the wake-ups).
 
 use crate::units::Time;
 use std::cmp::Reverse;
@@ -112,6 +122,24 @@ impl Entry {
     }
 }
 
+/// A flow's timer as the scheduler keeps it: the time of its live entry (NEVER: none) and the
+/// deadline its owner last asked for.
+#[derive(Clone, Copy, Debug)]
+struct FlowTimer {
+    queued: Time,
+    wanted: Time,
+}
+
+/// Where flow timer `ev` is kept in `Scheduler::flow_timers`.
+#[inline]
+fn flow_timer(ev: Event) -> Option<usize> {
+    match ev {
+        Event::SenderTimer(f) => Some(2 * f as usize),
+        Event::ReceiverTimer(f) => Some(2 * f as usize + 1),
+        _ => None,
+    }
+}
+
 /// Width of a slot of the timing wheel, ns (about a millisecond).
 pub const SLOT_NS: u64 = 1 << SLOT_BITS;
 const SLOT_BITS: u32 = 20;
@@ -132,6 +160,11 @@ pub struct Scheduler {
     horizon: u64,
     /// Timers in `wheel` and `far`.
     parked: usize,
+    /// The flows' timers (`arm_flow`): flow `f`'s sender at `2f`, its receiver at `2f + 1`.
+    flow_timers: Vec<FlowTimer>,
+    /// A flow's wake-up whose deadline moved later moves with it when its slot comes (module
+    /// docs); false: it wakes the flow, which re-arms (as before the wheel).
+    move_idle_wakes: bool,
     seq: u64,
     now: Time,
     executed: u64,
@@ -165,6 +198,37 @@ impl Scheduler {
     pub fn schedule(&mut self, time: Time, event: Event) {
         let e = self.entry(time, event);
         self.heap.push(Reverse(e));
+    }
+
+    /// Keep the timers of `flows` flows (`arm_flow`); `move_idle_wakes` as the field says.
+    pub fn flow_timers(&mut self, flows: usize, move_idle_wakes: bool) {
+        self.flow_timers = vec![FlowTimer { queued: Time::NEVER, wanted: Time::NEVER }; 2 * flows];
+        self.move_idle_wakes = move_idle_wakes;
+    }
+
+    /// A flow's timer (`Event::SenderTimer`, `Event::ReceiverTimer`) should fire no later than
+    /// `deadline` (NEVER: not at all): as `TimerSlot::arm`, remembering the deadline.
+    #[inline]
+    pub fn arm_flow(&mut self, ev: Event, deadline: Time) {
+        let k = flow_timer(ev).expect("a flow's timer");
+        let t = &mut self.flow_timers[k];
+        t.wanted = deadline;
+        if deadline < t.queued {
+            t.queued = deadline;
+            self.schedule_timer(deadline, ev);
+        }
+    }
+
+    /// A flow's timer entry for `now` came out: true if it is the live one.
+    #[inline]
+    pub fn fire_flow(&mut self, ev: Event, now: Time) -> bool {
+        let t = &mut self.flow_timers[flow_timer(ev).expect("a flow's timer")];
+        if t.queued == now {
+            t.queued = Time::NEVER;
+            true
+        } else {
+            false
+        }
     }
 
     /// Schedule a timer: as `schedule`, parked in the wheel if it is due after the horizon.
@@ -236,10 +300,32 @@ impl Scheduler {
                 }
             }
         }
-        let bucket = &mut self.wheel[(self.horizon % SLOTS) as usize];
+        let at = (self.horizon % SLOTS) as usize;
+        let mut bucket = std::mem::take(&mut self.wheel[at]);
         self.parked -= bucket.len();
-        self.heap.extend(bucket.drain(..).map(Reverse));
         self.horizon += 1;
+        for e in bucket.drain(..) {
+            let Some(k) = flow_timer(e.event()).filter(|_| !self.flow_timers.is_empty()) else {
+                self.heap.push(Reverse(e));
+                continue;
+            };
+            let t = self.flow_timers[k];
+            if e.time() != t.queued {
+                continue; // superseded by an earlier entry: it would wake nobody
+            }
+            if self.move_idle_wakes && t.wanted > t.queued {
+                // nothing is due then: the entry moves to the deadline (a new key, drawn now)
+                self.flow_timers[k].queued = t.wanted;
+                if t.wanted != Time::NEVER {
+                    self.schedule_timer(t.wanted, e.event());
+                }
+                continue;
+            }
+            self.heap.push(Reverse(e));
+        }
+        // timers parked in this slot's place meanwhile (a turn of the wheel later) stay
+        let meanwhile = std::mem::replace(&mut self.wheel[at], bucket);
+        self.wheel[at].extend(meanwhile);
     }
 
     /// Pop the next event if it is at or before `until`; advances `now`.
@@ -379,6 +465,32 @@ mod tests {
             let rest_b: Vec<_> = std::iter::from_fn(|| heap.pop_until(Time::NEVER)).collect();
             assert!(rest_a.iter().any(|&(t, _)| t.ns() > 1_000 * 1_000_000_000), "no very far timer ran");
             assert_eq!(rest_a, rest_b);
+        }
+    }
+
+    /// A flow's timer whose deadline moved later wakes at the new deadline only (with the
+    /// wake-ups moved) or at the first (without); an entry superseded by an earlier one never
+    /// comes out.
+    #[test]
+    fn flows_timers_move_with_their_deadlines_and_superseded_entries_vanish() {
+        let at = |k: u64| Time::from_ns(k * 1_000_000);
+        for moved in [true, false] {
+            let mut s = Scheduler::new();
+            s.flow_timers(1, moved);
+            s.arm_flow(Event::SenderTimer(0), at(300));
+            s.arm_flow(Event::SenderTimer(0), at(800)); // later: no new entry
+            s.arm_flow(Event::ReceiverTimer(0), at(400));
+            s.arm_flow(Event::ReceiverTimer(0), at(200)); // earlier: supersedes the 400 ms one
+            let mut fired = Vec::new();
+            while let Some((t, ev)) = s.pop_until(at(1000)) {
+                fired.push((t, ev, s.fire_flow(ev, t)));
+            }
+            let mut want = vec![(at(200), Event::ReceiverTimer(0), true)];
+            want.push(match moved {
+                true => (at(800), Event::SenderTimer(0), true),
+                false => (at(300), Event::SenderTimer(0), true),
+            });
+            assert_eq!(fired, want, "moved = {moved}");
         }
     }
 

@@ -161,8 +161,6 @@ impl Sim {
                 data: PktAccount::default(),
                 acks: PktAccount::default(),
                 route: routes[i],
-                tx_timer: TimerSlot::IDLE,
-                rx_timer: TimerSlot::IDLE,
                 at_warmup: Default::default(),
             });
         }
@@ -209,9 +207,10 @@ impl Sim {
             hop_link,
             end,
         };
+        sim.sched.flow_timers(sim.flows.len(), !sim.spec.departure_events);
         for i in 0..sim.flows.len() {
             let t = sim.flows[i].start;
-            sim.flows[i].tx_timer.arm(&mut sim.sched, t, Event::SenderTimer(i as u32));
+            sim.sched.arm_flow(Event::SenderTimer(i as u32), t);
         }
         for j in 0..sim.udp.len() {
             let u = &mut sim.udp[j];
@@ -449,7 +448,7 @@ impl Sim {
             }
             Event::SenderTimer(f) => {
                 let fl = &mut self.flows[f as usize];
-                if fl.tx_timer.fire(now) {
+                if self.sched.fire_flow(Event::SenderTimer(f), now) {
                     match fl.state {
                         FlowState::Live(_) => {}
                         FlowState::Pending => {
@@ -466,7 +465,7 @@ impl Sim {
             }
             Event::ReceiverTimer(f) => {
                 let fl = &mut self.flows[f as usize];
-                if fl.rx_timer.fire(now) && matches!(fl.state, FlowState::Live(_)) {
+                if self.sched.fire_flow(Event::ReceiverTimer(f), now) && matches!(fl.state, FlowState::Live(_)) {
                     let mut ctx = TxCtx { now, arena: &mut self.arena, out: &mut self.out };
                     fl.live().receiver.on_timer(&mut ctx);
                     self.after_receiver(now, f as usize);
@@ -657,7 +656,7 @@ impl Sim {
         let fl = &mut self.flows[f];
         if let FlowState::Live(ep) = &fl.state {
             let t = ep.sender.next_deadline();
-            fl.tx_timer.arm(&mut self.sched, t, Event::SenderTimer(f as u32));
+            self.sched.arm_flow(Event::SenderTimer(f as u32), t);
             self.maybe_end(f);
         }
     }
@@ -672,7 +671,7 @@ impl Sim {
         let fl = &mut self.flows[f];
         if let FlowState::Live(ep) = &fl.state {
             let t = ep.receiver.next_deadline();
-            fl.rx_timer.arm(&mut self.sched, t, Event::ReceiverTimer(f as u32));
+            self.sched.arm_flow(Event::ReceiverTimer(f as u32), t);
             self.maybe_end(f);
         }
     }

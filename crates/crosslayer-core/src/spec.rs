@@ -431,9 +431,11 @@ pub struct ScenarioSpec {
     /// Order of events at the same nanosecond: first scheduled first, or a seeded random order.
     #[serde(default)]
     pub tie_break: TieBreak,
-    /// Give every link a `TxDone` event per waiting packet, as before links knew departures at
-    /// arrival (`net::link`): the same results but for the order of a departure and an arrival
-    /// at the same nanosecond; kept to compare the two (`tests/eager_links.rs`).
+    /// Schedule as before issue 21's changes of order: every link a `TxDone` event per waiting
+    /// packet and a `Deliver` per hop (no departures known at arrival, no hops decided ahead,
+    /// `net::link`), and a flow's timer wakes it when its first deadline comes even if the
+    /// deadline moved later (`sched`): the same results but for the order of events at the
+    /// same nanosecond; kept to compare the two (`tests/eager_links.rs`).
     #[serde(default)]
     pub departure_events: bool,
     pub topology: TopologySpec,

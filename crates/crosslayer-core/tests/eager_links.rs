@@ -1,11 +1,14 @@
-//! Links that know their departures at arrival, and hops decided ahead (`net::link`), against
-//! links that schedule a `TxDone` for every waiting packet and a `Deliver` at every router
-//! (`departure_events = true`, the engine before issue 21).
+//! Links that know their departures at arrival, hops decided ahead (from DropTail and from
+//! AQM links, `net::link`) and flows' timers that move with their deadlines (`sched`), against
+//! links that schedule a `TxDone` for every waiting packet and a `Deliver` at every router, and
+//! timers that wake their flow at the first deadline (`departure_events = true`, the engine's
+//! order of events before issue 21).
 //!
 //! The two differ only in the order of events at the same nanosecond: the eager link lets a
 //! departure go before an arrival at the same instant (the event-driven one took them in the
-//! order they were scheduled), and a delivery decided ahead is scheduled earlier, so it runs
-//! before other events of its instant that it used to follow. So:
+//! order they were scheduled), a delivery decided ahead is scheduled earlier, so it runs
+//! before other events of its instant that it used to follow, and a moved timer gets its key
+//! when its slot comes instead of when its flow re-armed it. So:
 //! * a single flow, which meets no such tie, runs the same run, table for table (seed 000's
 //!   access link, DropTail and CoDel); with 9 flows, nanosecond ties between flows change which
 //!   flow goes first, and the runs part (integer times on the links' common grid make such
