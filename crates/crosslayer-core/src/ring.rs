@@ -43,6 +43,22 @@ impl<T: Copy + Default> Ring<T> {
         Some(v)
     }
 
+    /// The front value, taken out if `take(front)`.
+    #[inline(always)]
+    pub fn pop_front_if(&mut self, take: impl FnOnce(&T) -> bool) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        let mask = self.buf.len() - 1;
+        let v = self.buf[self.head & mask];
+        if !take(&v) {
+            return None;
+        }
+        self.head = (self.head + 1) & mask;
+        self.len -= 1;
+        Some(v)
+    }
+
     #[inline(always)]
     pub fn front(&self) -> Option<T> {
         (self.len > 0).then(|| self.buf[self.head])

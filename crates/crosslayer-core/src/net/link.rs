@@ -381,13 +381,19 @@ impl Link {
     /// time; and for the arrivals decided ahead that are due by `t`, in time order with the
     /// starts (a start at the instant of an arrival first, unless it is that packet's own),
     /// counted against their flows in `hops`. Reads nothing of the packets (they may be gone).
-    #[inline]
+    #[inline(always)]
     pub fn settle(&mut self, t: Time, hops: &mut [CoreCounters]) {
         if self.ahead.is_empty() {
             // no arrival decided ahead waits (a link fed at event time): starts only
             self.settle_starts(t);
-            return;
+        } else {
+            self.settle_merged(t, hops);
         }
+    }
+
+    /// `settle` with arrivals decided ahead waiting: starts and arrivals in time order.
+    #[inline(never)]
+    fn settle_merged(&mut self, t: Time, hops: &mut [CoreCounters]) {
         loop {
             let next_start = self.starts.front().filter(|s| s.at <= t);
             let next_arrival = self.ahead.front().filter(|a| a.at <= t);
@@ -419,11 +425,7 @@ impl Link {
     #[inline(always)]
     fn settle_starts(&mut self, t: Time) {
         debug_assert!(self.ahead.is_empty());
-        while let Some(s) = self.starts.front() {
-            if s.at > t {
-                return;
-            }
-            self.starts.pop_front();
+        while let Some(s) = self.starts.pop_front_if(|s| s.at <= t) {
             self.depart(s);
         }
     }
