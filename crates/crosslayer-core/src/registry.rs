@@ -99,6 +99,17 @@ pub trait Algorithm: Sized {
     fn new(cfg: &Self::Config, env: &Self::Env) -> Self;
 }
 
+/// A boxed algorithm is the algorithm (the registry boxes one whose state is much larger than
+/// the others', so that it does not set the size of every instance of the family's enum).
+impl<A: Algorithm> Algorithm for Box<A> {
+    type Config = A::Config;
+    type Env = A::Env;
+    const INFO: Info = A::INFO;
+    fn new(cfg: &Self::Config, env: &Self::Env) -> Self {
+        Box::new(A::new(cfg, env))
+    }
+}
+
 /// The catalog entry of one algorithm: its [`Info`], its parameters and the family's extras.
 pub fn entry<A: Algorithm>(extra: Json) -> Json {
     let i = &A::INFO;

@@ -220,7 +220,8 @@ impl CcEnv {
 
 
 
-/// The congestion-control contract (see the module docs for when each hook runs).
+/// The congestion-control contract (see the module docs for when each hook runs). Every item
+/// is forwarded by the `Box` implementation below: a new one must be added there too.
 pub trait CongestionControl {
     /// The sender must negotiate ECN (ECT data, ECE echo) for this algorithm.
     const NEEDS_ECN: bool = false;
@@ -257,6 +258,45 @@ pub trait CongestionControl {
     /// PROBE_RTT: "ignore low rate samples during this mode"). Reading it clears it.
     fn take_app_limited(&mut self) -> bool {
         false
+    }
+}
+
+/// A boxed algorithm (one whose state would set the size of every flow's `Cc`: BBRv3) is the
+/// algorithm, item for item.
+impl<C: CongestionControl> CongestionControl for Box<C> {
+    const NEEDS_ECN: bool = C::NEEDS_ECN;
+    const ECT1: bool = C::ECT1;
+    const FULL_CONTROL: bool = C::FULL_CONTROL;
+    const RATE_SAMPLE: bool = C::RATE_SAMPLE;
+    const RECOVERY: Option<Recovery> = C::RECOVERY;
+    const STATE: &'static [Field] = C::STATE;
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
+        (**self).on_ack(w, a)
+    }
+    #[inline]
+    fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
+        (**self).on_congestion(w, e)
+    }
+    #[inline]
+    fn on_recovery_exit(&mut self, w: &mut Window, now: Time) {
+        (**self).on_recovery_exit(w, now)
+    }
+    #[inline]
+    fn on_tx_start(&mut self, idle: Dur, now: Time) {
+        (**self).on_tx_start(idle, now)
+    }
+    #[inline]
+    fn pacing_rate(&self, w: &Window) -> Option<Rate> {
+        (**self).pacing_rate(w)
+    }
+    #[inline]
+    fn state(&self, w: &Window, out: &mut [f64]) {
+        (**self).state(w, out)
+    }
+    #[inline]
+    fn take_app_limited(&mut self) -> bool {
+        (**self).take_app_limited()
     }
 }
 
@@ -334,7 +374,7 @@ crate::registry! {
         Tahoe => tahoe::Tahoe,
         Dctcp => dctcp::Dctcp,
         Bbr => bbr::Bbr,
-        Bbr3 => bbr3::Bbr3,
+        Bbr3 => Box<bbr3::Bbr3>,
         Bic => bic::Bic,
         Veno => veno::Veno,
         Westwood => westwood::Westwood,
