@@ -20,8 +20,8 @@ pub struct Queue {
     uses_timer: bool,
     /// Snapshots at the start of the measurement window.
     pub at_warmup: (QueueCounters, ReasonCounts, Vec<u64>),
-    pub backlog_pkts: TimeAverage,
-    pub backlog_bytes: TimeAverage,
+    /// The backlog's time averages: packets (signal 0) and bytes (1).
+    pub backlog: TimeAverage<2>,
     /// Sojourn time (dequeue - enqueue) of dequeued packets in the window, ns.
     pub sojourn: LogHistogram,
     /// Sojourn times since the last sample of the series: (sum ns, count, max ns).
@@ -41,8 +41,7 @@ impl Queue {
             qdisc,
             acct: Accounting { rng, counters: QueueCounters::default(), reasons: ReasonCounts::default(), backlog_pkts: 0, backlog_bytes: 0, marked: Vec::new() },
             at_warmup: (QueueCounters::default(), ReasonCounts::default(), vec![0; n_stats]),
-            backlog_pkts: TimeAverage::new(Time::ZERO, 0),
-            backlog_bytes: TimeAverage::new(Time::ZERO, 0),
+            backlog: TimeAverage::new(Time::ZERO, [0, 0]),
             sojourn: LogHistogram::new(),
             sojourn_since_sample: (0, 0, 0),
             timer: TimerSlot::IDLE,
@@ -98,8 +97,7 @@ impl Queue {
 
     #[inline]
     fn note_backlog(&mut self, now: Time) {
-        self.backlog_pkts.set(now, self.acct.backlog_pkts as u64);
-        self.backlog_bytes.set(now, self.acct.backlog_bytes);
+        self.backlog.set(now, [self.acct.backlog_pkts as u64, self.acct.backlog_bytes]);
     }
 
     /// Offer an arriving packet. Returns false if the arriving packet was dropped (the caller
@@ -215,8 +213,7 @@ impl Queue {
         let mut stats = vec![0; self.qdisc.stat_fields().len()];
         self.qdisc.stats(&mut stats);
         self.at_warmup = (self.acct.counters, self.acct.reasons, stats);
-        self.backlog_pkts.reset(now);
-        self.backlog_bytes.reset(now);
+        self.backlog.reset(now);
         self.sojourn.clear();
     }
 

@@ -1,63 +1,69 @@
-//! Exact time average and standard deviation of a piecewise-constant signal (a queue length):
-//! integrates q(t) and q(t)^2 between changes, so no sampling error.
+//! Exact time average and standard deviation of piecewise-constant signals (a queue's length in
+//! packets and in bytes): integrates q(t) and q(t)^2 between changes, so no sampling error.
+//! Signals that change at the same instants share one clock (`N` of them: one time difference
+//! and one store of the last change per update).
 
 use crate::units::Time;
 
-#[derive(Clone, Debug, Default)]
-pub struct TimeAverage {
-    /// Integral of q dt (units of q times ns).
-    sum: u128,
-    /// Integral of q^2 dt.
-    sum_sq: u128,
+#[derive(Clone, Debug)]
+pub struct TimeAverage<const N: usize = 1> {
+    /// Integral of q dt (units of q times ns), per signal.
+    sum: [u128; N],
+    /// Integral of q^2 dt, per signal.
+    sum_sq: [u128; N],
     /// Start of the averaging window.
     start: Time,
     /// Time of the last change.
     last: Time,
-    /// Value since `last`.
-    value: u64,
+    /// Values since `last`.
+    value: [u64; N],
 }
 
-impl TimeAverage {
-    pub fn new(now: Time, value: u64) -> TimeAverage {
-        TimeAverage { start: now, last: now, value, ..Default::default() }
+impl<const N: usize> TimeAverage<N> {
+    pub fn new(now: Time, value: [u64; N]) -> TimeAverage<N> {
+        TimeAverage { sum: [0; N], sum_sq: [0; N], start: now, last: now, value }
     }
 
-    /// The signal takes value `v` from `now` on.
+    /// The signals take values `v` from `now` on.
     #[inline]
-    pub fn set(&mut self, now: Time, v: u64) {
+    pub fn set(&mut self, now: Time, v: [u64; N]) {
         let dt = now.ns() - self.last.ns();
-        // nothing to integrate for an empty queue or a change at the same instant (most
-        // changes of an idle link's queue)
-        if dt != 0 && self.value != 0 {
-            let q = self.value as u128;
-            let qdt = q * dt as u128;
-            self.sum += qdt;
-            self.sum_sq += q * qdt;
+        // nothing to integrate at the same instant (most changes of an idle link's queue)
+        if dt != 0 {
+            for k in 0..N {
+                // nor for an empty queue
+                if self.value[k] != 0 {
+                    let q = self.value[k] as u128;
+                    let qdt = q * dt as u128;
+                    self.sum[k] += qdt;
+                    self.sum_sq[k] += q * qdt;
+                }
+            }
         }
         self.last = now;
         self.value = v;
     }
 
-    /// Restart the window at `now`, keeping the current value.
+    /// Restart the window at `now`, keeping the current values.
     pub fn reset(&mut self, now: Time) {
         let v = self.value;
         *self = TimeAverage::new(now, v);
     }
 
-    /// (mean, standard deviation) over [start, now].
-    pub fn mean_sd(&self, now: Time) -> (f64, f64) {
+    /// (mean, standard deviation) of signal `k` over [start, now].
+    pub fn mean_sd(&self, k: usize, now: Time) -> (f64, f64) {
         let mut t = self.clone();
         t.set(now, self.value);
         let span = (now.ns() - self.start.ns()) as f64;
         if span <= 0.0 {
-            return (self.value as f64, 0.0);
+            return (self.value[k] as f64, 0.0);
         }
-        let mean = t.sum as f64 / span;
-        let var = (t.sum_sq as f64 / span - mean * mean).max(0.0);
+        let mean = t.sum[k] as f64 / span;
+        let var = (t.sum_sq[k] as f64 / span - mean * mean).max(0.0);
         (mean, var.sqrt())
     }
 
-    pub fn value(&self) -> u64 {
+    pub fn value(&self) -> [u64; N] {
         self.value
     }
 }
@@ -69,10 +75,30 @@ mod tests {
     #[test]
     fn square_wave() {
         // 0 for 1 s, 10 for 1 s: mean 5, sd 5
-        let mut a = TimeAverage::new(Time::ZERO, 0);
-        a.set(Time::from_secs(1), 10);
-        let (m, sd) = a.mean_sd(Time::from_secs(2));
+        let mut a = TimeAverage::new(Time::ZERO, [0]);
+        a.set(Time::from_secs(1), [10]);
+        let (m, sd) = a.mean_sd(0, Time::from_secs(2));
         assert!((m - 5.0).abs() < 1e-9);
         assert!((sd - 5.0).abs() < 1e-9);
+    }
+
+    /// Two signals on one clock integrate as two separate averages would.
+    #[test]
+    fn signals_sharing_a_clock_are_each_their_own_average() {
+        let mut both = TimeAverage::new(Time::ZERO, [0, 0]);
+        let (mut a, mut b) = (TimeAverage::new(Time::ZERO, [0]), TimeAverage::new(Time::ZERO, [0]));
+        let mut x = 7u64;
+        let mut t = 0;
+        for _ in 0..10_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            t += (x >> 50) % 3; // repeated instants too
+            let (p, q) = ((x >> 20) % 50, (x >> 30) % 70_000);
+            both.set(Time::from_ns(t), [p, q]);
+            a.set(Time::from_ns(t), [p]);
+            b.set(Time::from_ns(t), [q]);
+        }
+        let end = Time::from_ns(t + 5);
+        assert_eq!(both.mean_sd(0, end), a.mean_sd(0, end));
+        assert_eq!(both.mean_sd(1, end), b.mean_sd(0, end));
     }
 }
