@@ -39,7 +39,7 @@ fn main() {
             panic!("unknown congestion control {name:?}: use one of {}", known.join(", "))
         });
         for f in &mut spec.flows {
-            f.cc = cc.clone();
+            f.cc = cc.clone().into();
         }
     }
     if let Some(q) = qdisc {

@@ -74,7 +74,7 @@ mod tests {
         assert_eq!(bad.validate()[0].to_string(), "window: must be in [1, 10000]");
         assert!(crate::Sim::new({
             let mut s = spec(4, 10);
-            s.flows[0].cc = bad;
+            s.flows[0].cc = bad.into();
             s
         })
         .is_err_and(|e| e.contains("flows[0].cc.window: must be in [1, 10000]")));

@@ -50,8 +50,8 @@ fn three_by_three(rate_bps: u64, bottleneck_delay_ns: u64, sender_delays: [u64; 
                 src: src.into(),
                 dst: dst.into(),
                 reverse: false,
-                cc: cc.clone(),
-                tcp: TcpConfig::default(),
+                cc: cc.clone().into(),
+                tcp: TcpConfig::default().into(),
                 start: StartSpec::Uniform { from: Time::ZERO, to: Time::from_secs(3) },
                 stop: None,
                 size: None,
@@ -117,7 +117,7 @@ pub fn single_bottleneck(rate_bps: u64, rtt_ns: u64, buffer_pkts: u32, flows: Ve
         flows: flows
             .into_iter()
             .enumerate()
-            .map(|(i, (cc, tcp))| FlowSpec { name: format!("f{i}"), src: 0.into(), dst: 0.into(), reverse: false, cc, tcp, size: None, app_rate: None, abort: None, on_off: None, start: StartSpec::Fixed { at: Time::ZERO }, stop: None, dscp: 0, port: 0 })
+            .map(|(i, (cc, tcp))| FlowSpec { name: format!("f{i}"), src: 0.into(), dst: 0.into(), reverse: false, cc: cc.into(), tcp: tcp.into(), size: None, app_rate: None, abort: None, on_off: None, start: StartSpec::Fixed { at: Time::ZERO }, stop: None, dscp: 0, port: 0 })
             .collect(),
         udp: vec![],
         arrivals: vec![],

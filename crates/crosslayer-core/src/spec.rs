@@ -6,6 +6,7 @@
 //! `ScenarioSpec::validate` checks it once at the edge and names every offending field; the hot
 //! path never re-checks.
 
+use std::sync::Arc;
 use crate::cc::CcConfig;
 use crate::params::{describe_problems, Params, Problem};
 use crate::tcp::TcpConfig;
@@ -152,9 +153,10 @@ pub struct FlowSpec {
     /// (two-way traffic). A flow that names its hosts goes from `src` to `dst` (leave it false).
     #[serde(default)]
     pub reverse: bool,
-    pub cc: CcConfig,
+    /// Shared by the flows of a group (`flow_groups`): one copy, not one a flow.
+    pub cc: Arc<CcConfig>,
     #[serde(default)]
-    pub tcp: TcpConfig,
+    pub tcp: Arc<TcpConfig>,
     pub start: StartSpec,
     /// No new data after this time; `None` = until the end.
     #[serde(default)]
@@ -262,6 +264,7 @@ impl ArrivalSpec {
     pub fn expand(&self, rate_bps: u64, stop: Time, rng: &mut crate::rng::Rng, max: usize) -> Option<Vec<FlowSpec>> {
         let mut clock = crate::traffic::workload::Poisson::new(self.rate_per_s(rate_bps), self.start, stop);
         let mut out = Vec::new();
+        let (cc, tcp) = (Arc::new(self.cc.clone()), Arc::new(self.tcp.clone()));
         // per arrival: its time, then its pair, then its size
         while let Some(at) = clock.next(rng) {
             if out.len() == max {
@@ -274,8 +277,8 @@ impl ArrivalSpec {
                 src,
                 dst,
                 reverse: self.reverse,
-                cc: self.cc.clone(),
-                tcp: self.tcp.clone(),
+                cc: cc.clone(),
+                tcp: tcp.clone(),
                 start: StartSpec::Fixed { at },
                 stop: None,
                 size: Some(Bytes::new(size)),
@@ -499,15 +502,18 @@ impl ScenarioSpec {
         self.own_flows = Some(self.flows.len());
         let groups = std::mem::take(&mut self.flow_groups);
         self.flows.reserve(self.grouped_flows.len());
+        // a group's cc and tcp settings once, shared by its flows
+        let shared: Vec<(Arc<CcConfig>, Arc<TcpConfig>)> = groups.iter().map(|t| (Arc::new(t.cc.clone()), Arc::new(t.tcp.clone()))).collect();
         for (i, GroupedFlow(name, src, dst, reverse, g)) in std::mem::take(&mut self.grouped_flows).into_iter().enumerate() {
             let t = groups.get(g as usize).ok_or_else(|| format!("invalid engine spec: grouped_flows[{i}]: no flow group {g} (there are {})", groups.len()))?;
+            let (cc, tcp) = &shared[g as usize];
             self.flows.push(FlowSpec {
                 name,
                 src,
                 dst,
                 reverse,
-                cc: t.cc.clone(),
-                tcp: t.tcp.clone(),
+                cc: cc.clone(),
+                tcp: tcp.clone(),
                 start: t.start.clone(),
                 stop: t.stop,
                 size: t.size,

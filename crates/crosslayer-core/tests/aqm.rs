@@ -225,7 +225,7 @@ fn ecn_marking_replaces_drops_for_ecn_capable_flows() {
         let outcome = |ecn: bool| {
             let mut spec = presets::access_link(9, presets::cubic(), 30);
             for f in &mut spec.flows {
-                f.tcp.ecn = ecn;
+                std::sync::Arc::make_mut(&mut f.tcp).ecn = ecn;
             }
             let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
             forward.qdisc = q.clone();

@@ -143,7 +143,7 @@ fn sfb_bounds_the_queue_and_its_fairness_against_droptail() {
                     .map(|seed| {
                         let mut spec = presets::access_link(9, presets::cubic(), 40);
                         for f in spec.flows.iter_mut().skip(1).step_by(2) {
-                            f.cc = presets::reno();
+                            f.cc = presets::reno().into();
                         }
                         common::set_bottleneck(&mut spec, q());
                         spec.seed = seed;

@@ -82,7 +82,7 @@ fn strict_priority_starves_nothing_the_high_class_does_not_use() {
         let mut spec = scenario(18, qdisc, 30);
         for (i, f) in spec.flows.iter_mut().enumerate() {
             if in_a(i) {
-                f.tcp.rwnd = Some(Bytes::new(16 * 1024));
+                std::sync::Arc::make_mut(&mut f.tcp).rwnd = Some(Bytes::new(16 * 1024));
             }
         }
         run(spec).expect("run")
@@ -94,7 +94,7 @@ fn strict_priority_starves_nothing_the_high_class_does_not_use() {
         let mut spec = scenario(18, presets::droptail(900), 30);
         spec.flows = spec.flows.into_iter().enumerate().filter(|&(i, _)| in_a(i)).map(|(_, f)| f).collect();
         for f in &mut spec.flows {
-            f.tcp.rwnd = Some(Bytes::new(16 * 1024));
+            std::sync::Arc::make_mut(&mut f.tcp).rwnd = Some(Bytes::new(16 * 1024));
         }
         run(spec).expect("run").flows.f64s("goodput_bps").iter().sum::<f64>()
     };

@@ -116,7 +116,7 @@ fn goodput_and_utilization_never_exceed_the_link() {
     spec.seed = 7;
     spec.warmup = crosslayer_core::units::Dur::from_secs(5);
     for f in &mut spec.flows {
-        f.tcp = TcpConfig { delayed_ack: false, initial_cwnd: 3, ..Default::default() };
+        f.tcp = TcpConfig { delayed_ack: false, initial_cwnd: 3, ..Default::default() }.into();
     }
     let r = run(spec).expect("run");
     let rate = r.queues.u64s("rate_bps")[0] as f64;

@@ -221,7 +221,7 @@ impl CwndTrace {
         let mut kinds: Vec<(&crate::cc::CcConfig, Cc)> = Vec::new();
         for f in flows {
             // one congestion control of each configuration tells which state fields it has
-            let at = kinds.iter().position(|(c, _)| *c == &f.cc).unwrap_or_else(|| {
+            let at = kinds.iter().position(|(c, _)| *c == &*f.cc).unwrap_or_else(|| {
                 kinds.push((&f.cc, Cc::new(&f.cc, &crate::tcp::sender::Sender::cc_env(&f.tcp))));
                 kinds.len() - 1
             });

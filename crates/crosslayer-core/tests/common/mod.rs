@@ -22,7 +22,7 @@ pub fn access(n_flows: usize, qdisc: QdiscConfig, seconds: u64, mixed: bool) -> 
     if mixed {
         for (i, f) in spec.flows.iter_mut().enumerate() {
             if i % 2 == 1 {
-                f.cc = presets::reno();
+                f.cc = presets::reno().into();
             }
         }
     }
