@@ -445,4 +445,12 @@ mod tests {
         assert_eq!(rs.delivery_rate(), Some(Rate::from_mbps(100)));
         assert_eq!(RateSample::default().delivery_rate(), None);
     }
+
+    /// Every flow holds a `Cc` the size of the largest algorithm: BBRv3 is boxed so that it
+    /// is 256 bytes (CUBIC's and BBR's 248 and the tag), not 664 (docs/PERFORMANCE.md, issue 21's
+    /// memory per flow). An algorithm whose state grows past this should be boxed too.
+    #[test]
+    fn the_enum_stays_the_size_of_the_common_algorithms() {
+        assert!(std::mem::size_of::<Cc>() <= 256, "Cc is {} bytes", std::mem::size_of::<Cc>());
+    }
 }
