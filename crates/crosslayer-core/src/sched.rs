@@ -122,11 +122,11 @@ impl Entry {
     }
 }
 
-/// A flow's timer as the scheduler keeps it: the time of its live entry (NEVER: none) and the
-/// deadline its owner last asked for.
+/// A flow's timer as the scheduler keeps it: its live entry (a `TimerSlot`) and the deadline
+/// its owner last asked for.
 #[derive(Clone, Copy, Debug)]
 struct FlowTimer {
-    queued: Time,
+    slot: TimerSlot,
     wanted: Time,
 }
 
@@ -202,7 +202,7 @@ impl Scheduler {
 
     /// Keep the timers of `flows` flows (`arm_flow`); `move_idle_wakes` as the field says.
     pub fn flow_timers(&mut self, flows: usize, move_idle_wakes: bool) {
-        self.flow_timers = vec![FlowTimer { queued: Time::NEVER, wanted: Time::NEVER }; 2 * flows];
+        self.flow_timers = vec![FlowTimer { slot: TimerSlot::IDLE, wanted: Time::NEVER }; 2 * flows];
         self.move_idle_wakes = move_idle_wakes;
     }
 
@@ -213,8 +213,7 @@ impl Scheduler {
         let k = flow_timer(ev).expect("a flow's timer");
         let t = &mut self.flow_timers[k];
         t.wanted = deadline;
-        if deadline < t.queued {
-            t.queued = deadline;
+        if t.slot.earlier(deadline) {
             self.schedule_timer(deadline, ev);
         }
     }
@@ -222,13 +221,7 @@ impl Scheduler {
     /// A flow's timer entry for `now` came out: true if it is the live one.
     #[inline]
     pub fn fire_flow(&mut self, ev: Event, now: Time) -> bool {
-        let t = &mut self.flow_timers[flow_timer(ev).expect("a flow's timer")];
-        if t.queued == now {
-            t.queued = Time::NEVER;
-            true
-        } else {
-            false
-        }
+        self.flow_timers[flow_timer(ev).expect("a flow's timer")].slot.fire(now)
     }
 
     /// Schedule a timer: as `schedule`, parked in the wheel if it is due after the horizon.
@@ -310,12 +303,12 @@ impl Scheduler {
                 continue;
             };
             let t = self.flow_timers[k];
-            if e.time() != t.queued {
+            if e.time() != t.slot.queued {
                 continue; // superseded by an earlier entry: it would wake nobody
             }
-            if self.move_idle_wakes && t.wanted > t.queued {
+            if self.move_idle_wakes && t.wanted > t.slot.queued {
                 // nothing is due then: the entry moves to the deadline (a new key, drawn now)
-                self.flow_timers[k].queued = t.wanted;
+                self.flow_timers[k].slot.queued = t.wanted;
                 if t.wanted != Time::NEVER {
                     self.schedule_timer(t.wanted, e.event());
                 }
@@ -367,10 +360,20 @@ impl TimerSlot {
     /// Make sure an entry fires no later than `deadline`.
     #[inline]
     pub fn arm(&mut self, sched: &mut Scheduler, deadline: Time, ev: Event) {
-        if deadline < self.queued {
+        if self.earlier(deadline) {
             sched.schedule_timer(deadline, ev);
+        }
+    }
+
+    /// Whether `deadline` needs an entry of its own (it is earlier than the queued one, which
+    /// it then replaces as the live entry).
+    #[inline]
+    fn earlier(&mut self, deadline: Time) -> bool {
+        let earlier = deadline < self.queued;
+        if earlier {
             self.queued = deadline;
         }
+        earlier
     }
 
     /// The entry for `t` fired; true if it is the live one.

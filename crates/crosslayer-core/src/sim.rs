@@ -602,6 +602,7 @@ impl Sim {
         let h = self.arena.get(id).hop as usize;
         let l = self.hop_link[h] as usize;
         debug_assert_eq!(self.topo.links[l].from, node, "a packet left its path");
+        let ahead = self.is_fused(h + 1);
         let link = &mut self.topo.links[l];
         if link.eager {
             link.settle(now, &mut self.hops);
@@ -612,7 +613,7 @@ impl Sim {
             c.drops += !fits as u64;
             if !fits {
                 self.discard(id);
-            } else if self.fused.get(h + 1).copied().unwrap_or(false) {
+            } else if ahead {
                 let at = link.serialize(now, size);
                 self.arrive_ahead(at, id, h + 1);
             } else if let Some(t) = link.accept(now, id, size) {
@@ -758,13 +759,19 @@ impl Sim {
         }
     }
 
+    /// Whether slot `k`'s link is decided ahead (`fused`; past the last slot: no).
+    #[inline(always)]
+    fn is_fused(&self, k: usize) -> bool {
+        self.fused.get(k).copied().unwrap_or(false)
+    }
+
     /// An event-driven link `l` that feeds ahead started serializing the packet now last in its
     /// pipe: if that packet's next slot is decided ahead, hand it on (true).
     #[inline(never)]
     fn hand_ahead(&mut self, l: usize) -> bool {
         let Some((at, id)) = self.topo.links[l].pipe_back() else { return false };
         let next = self.arena.get(id).hop as usize + 1;
-        if !self.fused.get(next).copied().unwrap_or(false) {
+        if !self.is_fused(next) {
             return false;
         }
         self.topo.links[l].pop_pipe_back();
@@ -820,7 +827,7 @@ impl Sim {
                 self.discard(id);
                 return;
             };
-            if self.fused.get(slot + 1).copied().unwrap_or(false) {
+            if self.is_fused(slot + 1) {
                 (at, slot) = (arrival, slot + 1);
                 continue;
             }

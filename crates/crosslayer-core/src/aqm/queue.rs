@@ -109,22 +109,45 @@ impl Queue {
         p.enq_time = now;
         let size = p.size_bytes as u64;
         let verdict = self.qdisc.enqueue(id, &mut QdiscCtx { now, arena, acct: &mut self.acct, dropped });
-        let a = &mut self.acct;
         let accepted = match verdict {
-            Verdict::Enqueued => {
-                a.counters.enqueued += 1;
-                a.backlog_pkts += 1;
-                a.backlog_bytes += size;
-                true
-            }
+            Verdict::Enqueued => true,
             Verdict::Dropped(r) => {
-                a.counters.drops_arrival += 1;
-                a.reasons.drops[r as usize] += 1;
+                self.acct.reasons.drops[r as usize] += 1;
                 false
             }
         };
-        self.note_backlog(now);
+        self.count_arrival(now, size, accepted);
         accepted
+    }
+
+    /// An arrival of `size` bytes, queued or dropped (the discipline's reason counted by the
+    /// caller): what `enqueue` and `arrive_fifo` both count.
+    #[inline(always)]
+    fn count_arrival(&mut self, now: Time, size: u64, queued: bool) {
+        let a = &mut self.acct;
+        if queued {
+            a.counters.enqueued += 1;
+            a.backlog_pkts += 1;
+            a.backlog_bytes += size;
+        } else {
+            a.counters.drops_arrival += 1;
+        }
+        self.note_backlog(now);
+    }
+
+    /// A departure at `now` of `size` bytes queued at `enqueued`: what `dequeue` and
+    /// `depart_fifo` both count (`note_backlog` is the caller's).
+    #[inline(always)]
+    fn count_departure(&mut self, now: Time, size: u64, enqueued: Time) {
+        let a = &mut self.acct;
+        a.counters.dequeued += 1;
+        a.counters.dequeued_bytes += size;
+        a.backlog_pkts -= 1;
+        a.backlog_bytes -= size;
+        let sojourn_ns = now.since(enqueued).ns();
+        self.sojourn.record(sojourn_ns);
+        let s = &mut self.sojourn_since_sample;
+        *s = (s.0.saturating_add(sojourn_ns), s.1 + 1, s.2.max(sojourn_ns));
     }
 
     /// The link applies the discipline's FIFO rule itself and keeps the accounting through
@@ -144,15 +167,8 @@ impl Queue {
         let a = &mut self.acct;
         a.counters.arrivals += 1;
         let fits = a.backlog_pkts < limit_pkts && a.backlog_bytes + size as u64 <= limit_bytes;
-        if fits {
-            a.counters.enqueued += 1;
-            a.backlog_pkts += 1;
-            a.backlog_bytes += size as u64;
-        } else {
-            a.counters.drops_arrival += 1;
-            a.reasons.drops[0] += 1;
-        }
-        self.note_backlog(now);
+        a.reasons.drops[0] += !fits as u64;
+        self.count_arrival(now, size as u64, fits);
         fits
     }
 
@@ -161,15 +177,7 @@ impl Queue {
     #[inline]
     pub fn depart_fifo(&mut self, now: Time, size: u32, enqueued: Time) {
         debug_assert!(self.bypassed);
-        let a = &mut self.acct;
-        a.counters.dequeued += 1;
-        a.counters.dequeued_bytes += size as u64;
-        a.backlog_pkts -= 1;
-        a.backlog_bytes -= size as u64;
-        let sojourn_ns = now.since(enqueued).ns();
-        self.sojourn.record(sojourn_ns);
-        let s = &mut self.sojourn_since_sample;
-        *s = (s.0.saturating_add(sojourn_ns), s.1 + 1, s.2.max(sojourn_ns));
+        self.count_departure(now, size as u64, enqueued);
         self.note_backlog(now);
     }
 
@@ -179,15 +187,7 @@ impl Queue {
         let out = self.qdisc.dequeue(&mut QdiscCtx { now, arena: &mut *arena, acct: &mut self.acct, dropped });
         if let Some(id) = out {
             let p = arena.get(id);
-            let a = &mut self.acct;
-            a.counters.dequeued += 1;
-            a.counters.dequeued_bytes += p.size_bytes as u64;
-            a.backlog_pkts -= 1;
-            a.backlog_bytes -= p.size_bytes as u64;
-            let sojourn_ns = now.since(p.enq_time).ns();
-            self.sojourn.record(sojourn_ns);
-            let s = &mut self.sojourn_since_sample;
-            *s = (s.0.saturating_add(sojourn_ns), s.1 + 1, s.2.max(sojourn_ns));
+            self.count_departure(now, p.size_bytes as u64, p.enq_time);
         }
         self.note_backlog(now);
         out
