@@ -115,7 +115,7 @@ def _strings(codes: np.ndarray, labels: list[str]) -> Any:
 
         decoded = pa.DictionaryArray.from_arrays(pa.array(codes, pa.int64()), pa.array(labels, pa.large_string())).dictionary_decode()
         return decoded.to_pandas(types_mapper=lambda _: dtype).array
-    return pd.array(np.asarray(labels, dtype=object)[codes] if labels else np.asarray([], dtype=object), dtype=dtype)
+    return pd.array(np.asarray(labels, dtype=object)[codes], dtype=dtype)
 
 
 def _table(columns: Mapping[str, Any] | None, names: tuple[str, ...]) -> pd.DataFrame:
