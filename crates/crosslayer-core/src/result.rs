@@ -4,13 +4,16 @@
 //! their columns with it, so the same declarations build a run's tables and describe them.
 
 use serde_json::{json, Value as Json};
+use std::collections::HashMap;
 
 /// A column of a result table.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Column {
     F64(Vec<f64>),
     U64(Vec<u64>),
-    Str(Vec<String>),
+    /// Strings, each distinct one stored once: row `i` is `labels[codes[i]]` (a result table
+    /// repeats a few thousand names over up to millions of rows).
+    Str { codes: Vec<u32>, labels: Vec<String> },
     /// Strings from a small set: `labels[codes[i]]` (a pandas Categorical on the Python side).
     Cat { codes: Vec<u32>, labels: Vec<String> },
 }
@@ -20,8 +23,7 @@ impl Column {
         match self {
             Column::F64(v) => v.len(),
             Column::U64(v) => v.len(),
-            Column::Str(v) => v.len(),
-            Column::Cat { codes, .. } => codes.len(),
+            Column::Str { codes, .. } | Column::Cat { codes, .. } => codes.len(),
         }
     }
     pub fn is_empty(&self) -> bool {
@@ -31,7 +33,7 @@ impl Column {
         match dtype {
             DType::F64 => Column::F64(Vec::new()),
             DType::U64 => Column::U64(Vec::new()),
-            DType::Str => Column::Str(Vec::new()),
+            DType::Str => Column::Str { codes: Vec::new(), labels: Vec::new() },
             DType::Cat => Column::Cat { codes: Vec::new(), labels: Vec::new() },
         }
     }
@@ -74,46 +76,98 @@ impl ColumnSpec {
     }
 }
 
-enum Getter<T> {
-    F64(Box<dyn Fn(&T) -> f64>),
-    U64(Box<dyn Fn(&T) -> u64>),
-    Str(Box<dyn Fn(&T) -> String>),
+enum Getter<'a, T> {
+    F64(Box<dyn Fn(&T) -> f64 + 'a>),
+    U64(Box<dyn Fn(&T) -> u64 + 'a>),
+    Str(Box<dyn for<'r> Fn(&'r T) -> &'r str + 'a>),
 }
 
 /// A declared column of rows of type `T`.
-pub struct Col<T> {
+pub struct Col<'a, T> {
     pub spec: ColumnSpec,
-    get: Getter<T>,
+    get: Getter<'a, T>,
 }
 
 fn doc(lines: &[&str]) -> String {
     crate::params::join_doc(lines)
 }
 
-impl<T> Col<T> {
-    pub fn u64(name: &'static str, unit: &'static str, d: &[&str], f: impl Fn(&T) -> u64 + 'static) -> Col<T> {
+impl<'a, T> Col<'a, T> {
+    pub fn u64(name: &'static str, unit: &'static str, d: &[&str], f: impl Fn(&T) -> u64 + 'a) -> Col<'a, T> {
         Col { spec: ColumnSpec { name, unit, doc: doc(d), dtype: DType::U64 }, get: Getter::U64(Box::new(f)) }
     }
-    pub fn f64(name: &'static str, unit: &'static str, d: &str, f: impl Fn(&T) -> f64 + 'static) -> Col<T> {
+    pub fn f64(name: &'static str, unit: &'static str, d: &str, f: impl Fn(&T) -> f64 + 'a) -> Col<'a, T> {
         Col { spec: ColumnSpec { name, unit, doc: doc(&[d]), dtype: DType::F64 }, get: Getter::F64(Box::new(f)) }
     }
-    pub fn str(name: &'static str, d: &str, f: impl Fn(&T) -> String + 'static) -> Col<T> {
+    pub fn str(name: &'static str, d: &str, f: impl for<'r> Fn(&'r T) -> &'r str + 'a) -> Col<'a, T> {
         Col { spec: ColumnSpec { name, unit: "", doc: doc(&[d]), dtype: DType::Str }, get: Getter::Str(Box::new(f)) }
     }
 }
 
 /// Build a table from rows.
-pub fn build<T>(cols: &[Col<T>], rows: &[T]) -> Table {
-    let mut t = Table::default();
-    for c in cols {
-        let col = match &c.get {
-            Getter::F64(f) => Column::F64(rows.iter().map(f).collect()),
-            Getter::U64(f) => Column::U64(rows.iter().map(f).collect()),
-            Getter::Str(f) => Column::Str(rows.iter().map(f).collect()),
-        };
-        t.push(c.spec.name, col);
+pub fn build<T>(cols: &[Col<'_, T>], rows: &[T]) -> Table {
+    let mut b = Builder::new(cols, rows.len());
+    rows.iter().for_each(|r| b.push(r));
+    b.finish()
+}
+
+/// Build a table of `count` rows made one at a time, none kept: for tables of many rows (the
+/// `hops` table has one per flow and link of its path).
+pub fn build_each<T>(cols: &[Col<'_, T>], count: usize, rows: impl Iterator<Item = T>) -> Table {
+    let mut b = Builder::new(cols, count);
+    rows.for_each(|r| b.push(&r));
+    b.finish()
+}
+
+/// Columns filled a row at a time; a string column keeps each distinct string once.
+struct Builder<'c, 'a, T> {
+    cols: &'c [Col<'a, T>],
+    out: Vec<Column>,
+    index: Vec<HashMap<String, u32>>,
+}
+
+impl<'c, 'a, T> Builder<'c, 'a, T> {
+    fn new(cols: &'c [Col<'a, T>], rows: usize) -> Self {
+        let out = cols
+            .iter()
+            .map(|c| match c.get {
+                Getter::F64(_) => Column::F64(Vec::with_capacity(rows)),
+                Getter::U64(_) => Column::U64(Vec::with_capacity(rows)),
+                Getter::Str(_) => Column::Str { codes: Vec::with_capacity(rows), labels: Vec::new() },
+            })
+            .collect();
+        Builder { cols, out, index: cols.iter().map(|_| HashMap::new()).collect() }
     }
-    t
+
+    fn push(&mut self, r: &T) {
+        for ((c, out), index) in self.cols.iter().zip(&mut self.out).zip(&mut self.index) {
+            match (&c.get, out) {
+                (Getter::F64(f), Column::F64(v)) => v.push(f(r)),
+                (Getter::U64(f), Column::U64(v)) => v.push(f(r)),
+                (Getter::Str(f), Column::Str { codes, labels }) => {
+                    let s = f(r);
+                    let code = match index.get(s) {
+                        Some(&k) => k,
+                        None => {
+                            labels.push(s.to_string());
+                            index.insert(s.to_string(), (labels.len() - 1) as u32);
+                            (labels.len() - 1) as u32
+                        }
+                    };
+                    codes.push(code);
+                }
+                _ => unreachable!("a column made for its getter"),
+            }
+        }
+    }
+
+    fn finish(self) -> Table {
+        let mut t = Table::default();
+        for (c, col) in self.cols.iter().zip(self.out) {
+            t.push(c.spec.name, col);
+        }
+        t
+    }
 }
 
 pub fn static_columns(cols: &[(&'static str, &'static str, &'static str, DType)]) -> Vec<ColumnSpec> {
@@ -150,9 +204,10 @@ impl Table {
         }
     }
 
-    pub fn strs(&self, name: &str) -> &[String] {
+    /// A string column, row by row (a copy: for tests and small tables).
+    pub fn strs(&self, name: &str) -> Vec<String> {
         match self.get(name) {
-            Some(Column::Str(v)) => v,
+            Some(Column::Str { codes, labels }) => codes.iter().map(|&c| labels[c as usize].clone()).collect(),
             _ => panic!("no str column {name}"),
         }
     }
@@ -160,8 +215,7 @@ impl Table {
     /// A string or categorical column as strings.
     pub fn labels(&self, name: &str) -> Vec<String> {
         match self.get(name) {
-            Some(Column::Str(v)) => v.clone(),
-            Some(Column::Cat { codes, labels }) => codes.iter().map(|&c| labels[c as usize].clone()).collect(),
+            Some(Column::Str { codes, labels } | Column::Cat { codes, labels }) => codes.iter().map(|&c| labels[c as usize].clone()).collect(),
             _ => panic!("no str column {name}"),
         }
     }

@@ -196,7 +196,7 @@ fn ecmp_spreads_flows_over_the_spines_as_the_hash_predicts_and_keeps_each_on_one
         };
         let mut per_spine = vec![0u64; spines as usize];
         for route in r.udp.strs("route") {
-            per_spine[spine_of(route)] += 1;
+            per_spine[spine_of(&route)] += 1;
         }
         // The 256 UDP flows over 4 spines: Binomial(256, 1/4) each, mean 64, SD 6.9.
         let n = r.udp.rows() as f64;
@@ -224,8 +224,9 @@ fn ecmp_spreads_flows_over_the_spines_as_the_hash_predicts_and_keeps_each_on_one
         assert_eq!(r.queues.u64s("drops").iter().sum::<u64>(), 0);
         assert!(r.flows.u64s("retransmits").iter().all(|&x| x == 0));
         assert!(r.flows.u64s("dup_pkts").iter().all(|&x| x == 0));
+        let (flow, link) = (h.strs("flow"), h.strs("link"));
         for f in r.flows.strs("name") {
-            let used = (0..h.rows()).filter(|&i| &h.strs("flow")[i] == f && h.strs("link")[i].starts_with("LF1->SP") && h.u64s("arrivals")[i] > 0).count();
+            let used = (0..h.rows()).filter(|&i| flow[i] == f && link[i].starts_with("LF1->SP") && h.u64s("arrivals")[i] > 0).count();
             assert_eq!(used, 1, "{f}");
         }
     }

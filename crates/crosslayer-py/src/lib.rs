@@ -73,18 +73,7 @@ fn table(py: Python<'_>, t: Table) -> PyResult<Bound<'_, PyDict>> {
         match col {
             Column::F64(v) => d.set_item(name, PyArray1::from_vec(py, v))?,
             Column::U64(v) => d.set_item(name, PyArray1::from_vec(py, v))?,
-            Column::Str(v) => {
-                let mut index: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
-                let mut labels: Vec<&str> = Vec::new();
-                let codes: Vec<u32> = v
-                    .iter()
-                    .map(|s| {
-                        *index.entry(s.as_str()).or_insert_with(|| {
-                            labels.push(s.as_str());
-                            (labels.len() - 1) as u32
-                        })
-                    })
-                    .collect();
+            Column::Str { codes, labels } => {
                 let c = PyDict::new(py);
                 c.set_item("codes", PyArray1::from_vec(py, codes))?;
                 c.set_item("labels", labels)?;

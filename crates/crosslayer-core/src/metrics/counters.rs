@@ -29,7 +29,7 @@ macro_rules! counters {
 
         impl $name {
             /// One result column per counter, read from a row through `get`.
-            pub fn columns<T: 'static>(get: fn(&T) -> $name) -> Vec<$crate::result::Col<T>> {
+            pub fn columns<'a, T: 'a>(get: fn(&T) -> $name) -> Vec<$crate::result::Col<'a, T>> {
                 vec![ $( $crate::result::Col::u64(stringify!($field), $unit, &[$($doc),*], move |r: &T| get(r).$field), )* ]
             }
         }

@@ -16,7 +16,7 @@
 use crate::aqm::QueueCounters;
 use crate::metrics::Counters;
 use crate::net::link::{LinkCounters, LinkRole};
-use crate::result::{build, static_columns, Col, Column, ColumnSpec, DType, RunResult, Summary, Table};
+use crate::result::{build, build_each, static_columns, Col, Column, ColumnSpec, DType, RunResult, Summary, Table};
 use crate::sim::{BottleneckCounters, CoreCounters, Sim};
 use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
@@ -43,10 +43,10 @@ fn direction(reverse: bool) -> &'static str {
 }
 
 /// One flow, measured over the window.
-pub struct FlowRow {
-    name: String,
-    src: String,
-    dst: String,
+pub struct FlowRow<'a> {
+    name: &'a str,
+    src: &'a str,
+    dst: &'a str,
     reverse: bool,
     cc: &'static str,
     start_s: f64,
@@ -57,7 +57,7 @@ pub struct FlowRow {
     base_rtt: Dur,
     route: String,
     ack_route: String,
-    bottleneck_link: String,
+    bottleneck_link: &'a str,
     span: Dur,
     sender: SenderCounters,
     receiver: ReceiverCounters,
@@ -76,16 +76,16 @@ pub struct FlowRow {
 }
 
 /// Columns of the `flows` table.
-pub fn flow_columns() -> Vec<Col<FlowRow>> {
+pub fn flow_columns<'a>() -> Vec<Col<'a, FlowRow<'a>>> {
     let mut c = vec![
-        Col::str("name", "flow name: <src>-<dst>.<k>", |r: &FlowRow| r.name.clone()),
-        Col::str("src", "the host sending the data (in a dumbbell a sender host, or a receiver host for a reverse flow)", |r: &FlowRow| r.src.clone()),
-        Col::str("dst", "the host receiving the data (in a dumbbell a receiver host, or a sender host for a reverse flow)", |r: &FlowRow| r.dst.clone()),
-        Col::str("direction", DIRECTION_DOC, |r: &FlowRow| direction(r.reverse).to_string()),
-        Col::str("cc", "congestion control (canonical name)", |r: &FlowRow| r.cc.to_string()),
+        Col::str("name", "flow name: <src>-<dst>.<k>", |r: &FlowRow| &r.name),
+        Col::str("src", "the host sending the data (in a dumbbell a sender host, or a receiver host for a reverse flow)", |r: &FlowRow| &r.src),
+        Col::str("dst", "the host receiving the data (in a dumbbell a receiver host, or a sender host for a reverse flow)", |r: &FlowRow| &r.dst),
+        Col::str("direction", DIRECTION_DOC, |r: &FlowRow| direction(r.reverse)),
+        Col::str("cc", "congestion control (canonical name)", |r: &FlowRow| r.cc),
         Col::f64("start_s", "s", "start time (whole run)", |r: &FlowRow| r.start_s),
         Col::f64("stop_s", "s", "time the sender stopped sending new data; NaN = ran to the end", |r: &FlowRow| r.stop_s),
-        Col::str("connection", "the connection at the end: established, closed (a finite flow that completed and closed both ways), never_connected (every SYN timed out), aborted (data_retries timeouts), reset (its application aborted it at its abort time), connecting, not_started", |r: &FlowRow| r.connection.to_string()),
+        Col::str("connection", "the connection at the end: established, closed (a finite flow that completed and closed both ways), never_connected (every SYN timed out), aborted (data_retries timeouts), reset (its application aborted it at its abort time), connecting, not_started", |r: &FlowRow| r.connection),
         Col::f64("connected_s", "s", "when the handshake completed (the start time without a handshake); NaN = never", |r: &FlowRow| r.connected_s),
         Col::f64("ended_s", "s", "when the connection failed or was given up; NaN = it did not", |r: &FlowRow| r.ended_s),
         Col::f64("base_rtt_s", "s", "propagation round-trip time (no queueing, no serialization): the delays of its data path and of its ACKs' path", |r: &FlowRow| r.base_rtt.secs_f64()),
@@ -105,9 +105,9 @@ pub fn flow_columns() -> Vec<Col<FlowRow>> {
         Col::f64("rtt_p99_s", "s", "99th percentile of RTT samples in the window", |r: &FlowRow| nan_or(r.rtt_p99_s)),
         Col::u64("rtt_samples", "count", &["RTT samples in the window"], |r: &FlowRow| r.rtt_samples),
         Col::u64("cwnd_final_bytes", "bytes", &["congestion window at the end of the run"], |r: &FlowRow| r.cwnd_final_bytes),
-        Col::str("route", ROUTE_DOC, |r: &FlowRow| r.route.clone()),
-        Col::str("ack_route", "the links its ACKs cross, in order, joined by commas (may differ from the data's: asymmetric routes)", |r: &FlowRow| r.ack_route.clone()),
-        Col::str("bottleneck", BOTTLENECK_DOC, |r: &FlowRow| r.bottleneck_link.clone()),
+        Col::str("route", ROUTE_DOC, |r: &FlowRow| &r.route),
+        Col::str("ack_route", "the links its ACKs cross, in order, joined by commas (may differ from the data's: asymmetric routes)", |r: &FlowRow| &r.ack_route),
+        Col::str("bottleneck", BOTTLENECK_DOC, |r: &FlowRow| &r.bottleneck_link),
         Col::u64("size_bytes", "bytes", &["payload bytes of a finite flow; 0 = a bulk transfer"], |r: &FlowRow| r.size.unwrap_or(0)),
         Col::u64("bytes_left", "bytes", &["bytes of a finite flow its receiver had not got in order when the run ended (0 once complete; 0 for a bulk transfer)"], |r: &FlowRow| r.bytes_left),
         Col::f64("fct_s", "s", "flow completion time: from its start (the first SYN) to the delivery of its last byte to the receiver; NaN = not completed (or a bulk transfer)", |r: &FlowRow| {
@@ -128,10 +128,10 @@ const ROUTE_DOC: &str = "the links its data crosses, in order, joined by commas 
 const BOTTLENECK_DOC: &str = "the link its bottleneck_* columns count at: the slowest link between two routers on its data path (the first of equals), or the slowest link if it crosses none";
 
 /// One unresponsive (CBR) flow, measured over the window.
-pub struct UdpRow {
-    name: String,
-    src: String,
-    dst: String,
+pub struct UdpRow<'a> {
+    name: &'a str,
+    src: &'a str,
+    dst: &'a str,
     reverse: bool,
     rate_bps: u64,
     packet_bytes: u64,
@@ -139,7 +139,7 @@ pub struct UdpRow {
     stop_s: f64,
     base_owd: Dur,
     route: String,
-    bottleneck_link: String,
+    bottleneck_link: &'a str,
     sent: CbrSentCounters,
     recv: CbrRecvCounters,
     bottleneck: BottleneckCounters,
@@ -149,12 +149,12 @@ pub struct UdpRow {
 }
 
 /// Columns of the `udp` table.
-pub fn udp_columns() -> Vec<Col<UdpRow>> {
+pub fn udp_columns<'a>() -> Vec<Col<'a, UdpRow<'a>>> {
     let mut c = vec![
-        Col::str("name", "flow name: <src>-<dst>.udp<k>", |r: &UdpRow| r.name.clone()),
-        Col::str("src", "the source host (in a dumbbell a sender host, or a receiver host for a reverse flow)", |r: &UdpRow| r.src.clone()),
-        Col::str("dst", "the sink host (in a dumbbell a receiver host, or a sender host for a reverse flow)", |r: &UdpRow| r.dst.clone()),
-        Col::str("direction", DIRECTION_DOC, |r: &UdpRow| direction(r.reverse).to_string()),
+        Col::str("name", "flow name: <src>-<dst>.udp<k>", |r: &UdpRow| &r.name),
+        Col::str("src", "the source host (in a dumbbell a sender host, or a receiver host for a reverse flow)", |r: &UdpRow| &r.src),
+        Col::str("dst", "the sink host (in a dumbbell a receiver host, or a sender host for a reverse flow)", |r: &UdpRow| &r.dst),
+        Col::str("direction", DIRECTION_DOC, |r: &UdpRow| direction(r.reverse)),
         Col::u64("rate_bps", "bps", &["configured sending rate (wire bytes)"], |r: &UdpRow| r.rate_bps),
         Col::u64("packet_bytes", "bytes", &["wire size of each datagram"], |r: &UdpRow| r.packet_bytes),
         Col::f64("start_s", "s", "first datagram (whole run)", |r: &UdpRow| r.start_s),
@@ -183,15 +183,15 @@ pub fn udp_columns() -> Vec<Col<UdpRow>> {
         Col::f64("owd_min_s", "s", "smallest one-way delay in the window", |r: &UdpRow| nan_or(r.owd[1])),
         Col::f64("owd_p50_s", "s", "median one-way delay in the window", |r: &UdpRow| nan_or(r.owd[2])),
         Col::f64("owd_p99_s", "s", "99th percentile of the one-way delay in the window", |r: &UdpRow| nan_or(r.owd[3])),
-        Col::str("route", ROUTE_DOC, |r: &UdpRow| r.route.clone()),
-        Col::str("bottleneck", BOTTLENECK_DOC, |r: &UdpRow| r.bottleneck_link.clone()),
+        Col::str("route", ROUTE_DOC, |r: &UdpRow| &r.route),
+        Col::str("bottleneck", BOTTLENECK_DOC, |r: &UdpRow| &r.bottleneck_link),
     ]);
     c
 }
 
 /// One simplex link and its queue, measured over the window.
-pub struct LinkRow {
-    name: String,
+pub struct LinkRow<'a> {
+    name: &'a str,
     role: LinkRole,
     qdisc: &'static str,
     rate_bps: u64,
@@ -206,11 +206,11 @@ pub struct LinkRow {
 }
 
 /// Columns of the `queues` table.
-pub fn queue_columns() -> Vec<Col<LinkRow>> {
+pub fn queue_columns<'a>() -> Vec<Col<'a, LinkRow<'a>>> {
     let mut c = vec![
-        Col::str("link", "link name: <from>-><to>", |r: &LinkRow| r.name.clone()),
-        Col::str("role", "in a dumbbell: forward (A->B, the bottleneck), reverse (B->A), sender_up, sender_down, receiver_up, receiver_down; in a graph: router (between two routers), host_up (from a host), host_down (to a host), or the role the link declares", |r: &LinkRow| r.role.name().to_string()),
-        Col::str("qdisc", "queue discipline (canonical name)", |r: &LinkRow| r.qdisc.to_string()),
+        Col::str("link", "link name: <from>-><to>", |r: &LinkRow| &r.name),
+        Col::str("role", "in a dumbbell: forward (A->B, the bottleneck), reverse (B->A), sender_up, sender_down, receiver_up, receiver_down; in a graph: router (between two routers), host_up (from a host), host_down (to a host), or the role the link declares", |r: &LinkRow| r.role.name()),
+        Col::str("qdisc", "queue discipline (canonical name)", |r: &LinkRow| r.qdisc),
         Col::u64("rate_bps", "bps", &["link rate"], |r: &LinkRow| r.rate_bps),
         Col::f64("delay_s", "s", "propagation delay", |r: &LinkRow| r.delay.secs_f64()),
         Col::f64("qlen_mean_pkts", "pkts", "exact time-average of the queue length (the packet in transmission not counted)", |r: &LinkRow| r.qlen_pkts.0),
@@ -255,10 +255,10 @@ pub struct HostRow {
 }
 
 /// Columns of the `hosts` table.
-pub fn host_columns() -> Vec<Col<HostRow>> {
+pub fn host_columns() -> Vec<Col<'static, HostRow>> {
     let mut c = vec![
-        Col::str("host", "a sender host, or a receiver host that sends reverse flows", |r: &HostRow| r.host.clone()),
-        Col::str("direction", "in a dumbbell, forward (a sender host: its flows cross A->B) or reverse (a receiver host: its reverse flows cross B->A); in a graph: forward", |r: &HostRow| direction(r.reverse).to_string()),
+        Col::str("host", "a sender host, or a receiver host that sends reverse flows", |r: &HostRow| &r.host),
+        Col::str("direction", "in a dumbbell, forward (a sender host: its flows cross A->B) or reverse (a receiver host: its reverse flows cross B->A); in a graph: forward", |r: &HostRow| direction(r.reverse)),
         Col::u64("flows", "count", &["TCP flows sending data from this host (through this bottleneck)"], |r: &HostRow| r.flows),
         Col::f64("goodput_bps", "bps", "sum of its flows' goodput", |r: &HostRow| r.goodput_bps),
         Col::f64("goodput_share", "ratio", "its share of the goodput of all flows with the same bottleneck (in a dumbbell: all flows in its direction): near 1 for one host and 0 for the others is a lock-out", |r: &HostRow| {
@@ -279,29 +279,29 @@ pub fn host_columns() -> Vec<Col<HostRow>> {
             f64::NAN
         }
     }));
-    c.push(Col::str("bottleneck", "the link its flows' bottleneck_* columns count at", |r: &HostRow| r.bottleneck_link.clone()));
+    c.push(Col::str("bottleneck", "the link its flows' bottleneck_* columns count at", |r: &HostRow| &r.bottleneck_link));
     c
 }
 
 /// One link of one flow's path in one direction, measured over the window.
-pub struct HopRow {
-    flow: String,
+pub struct HopRow<'a> {
+    flow: &'a str,
     udp: bool,
     ack: bool,
     hop: u64,
-    link: String,
+    link: &'a str,
     bottleneck: bool,
     counts: CoreCounters,
 }
 
 /// Columns of the `hops` table.
-pub fn hop_columns() -> Vec<Col<HopRow>> {
+pub fn hop_columns<'a>() -> Vec<Col<'a, HopRow<'a>>> {
     let mut c = vec![
-        Col::str("flow", "flow name (of the flows or the udp table)", |r: &HopRow| r.flow.clone()),
-        Col::str("protocol", "tcp or udp", |r: &HopRow| if r.udp { "udp" } else { "tcp" }.to_string()),
-        Col::str("direction", "data (the flow's data, SYN and handshake ACK, or a UDP flow's datagrams) or ack (its ACKs and SYN-ACK)", |r: &HopRow| if r.ack { "ack" } else { "data" }.to_string()),
+        Col::str("flow", "flow name (of the flows or the udp table)", |r: &HopRow| &r.flow),
+        Col::str("protocol", "tcp or udp", |r: &HopRow| if r.udp { "udp" } else { "tcp" }),
+        Col::str("direction", "data (the flow's data, SYN and handshake ACK, or a UDP flow's datagrams) or ack (its ACKs and SYN-ACK)", |r: &HopRow| if r.ack { "ack" } else { "data" }),
         Col::u64("hop", "count", &["position of the link on the path, from 0 (the source's own link)"], |r: &HopRow| r.hop),
-        Col::str("link", "link name", |r: &HopRow| r.link.clone()),
+        Col::str("link", "link name", |r: &HopRow| &r.link),
         Col::u64("is_bottleneck", "flag", &["1 if this is the link the flow's bottleneck_* columns count at (the bottleneck of this direction's path)"], |r: &HopRow| r.bottleneck as u64),
     ];
     c.extend(CoreCounters::columns(|r: &HopRow| r.counts));
@@ -309,8 +309,8 @@ pub fn hop_columns() -> Vec<Col<HopRow>> {
 }
 
 /// One (link, reason) pair: what the discipline dropped and marked for that reason.
-pub struct ReasonRow {
-    link: String,
+pub struct ReasonRow<'a> {
+    link: &'a str,
     role: LinkRole,
     qdisc: &'static str,
     reason: &'static str,
@@ -319,20 +319,20 @@ pub struct ReasonRow {
 }
 
 /// Columns of the `drops` table.
-pub fn drop_columns() -> Vec<Col<ReasonRow>> {
+pub fn drop_columns<'a>() -> Vec<Col<'a, ReasonRow<'a>>> {
     vec![
-        Col::str("link", "link name", |r: &ReasonRow| r.link.clone()),
-        Col::str("role", "link role", |r: &ReasonRow| r.role.name().to_string()),
-        Col::str("qdisc", "queue discipline", |r: &ReasonRow| r.qdisc.to_string()),
-        Col::str("reason", "a reason the discipline declares (see `crosslayer list aqm`)", |r: &ReasonRow| r.reason.to_string()),
+        Col::str("link", "link name", |r: &ReasonRow| &r.link),
+        Col::str("role", "link role", |r: &ReasonRow| r.role.name()),
+        Col::str("qdisc", "queue discipline", |r: &ReasonRow| r.qdisc),
+        Col::str("reason", "a reason the discipline declares (see `crosslayer list aqm`)", |r: &ReasonRow| r.reason),
         Col::u64("drops", "pkts", &["packets dropped for this reason"], |r: &ReasonRow| r.drops),
         Col::u64("marks", "pkts", &["packets CE-marked for this reason"], |r: &ReasonRow| r.marks),
     ]
 }
 
 /// One counter a discipline declares.
-pub struct StatRow {
-    link: String,
+pub struct StatRow<'a> {
+    link: &'a str,
     role: LinkRole,
     qdisc: &'static str,
     stat: &'static str,
@@ -340,12 +340,12 @@ pub struct StatRow {
 }
 
 /// Columns of the `qdisc_stats` table.
-pub fn stat_columns() -> Vec<Col<StatRow>> {
+pub fn stat_columns<'a>() -> Vec<Col<'a, StatRow<'a>>> {
     vec![
-        Col::str("link", "link name", |r: &StatRow| r.link.clone()),
-        Col::str("role", "link role", |r: &StatRow| r.role.name().to_string()),
-        Col::str("qdisc", "queue discipline", |r: &StatRow| r.qdisc.to_string()),
-        Col::str("stat", "a counter the discipline declares (see `crosslayer list aqm`)", |r: &StatRow| r.stat.to_string()),
+        Col::str("link", "link name", |r: &StatRow| &r.link),
+        Col::str("role", "link role", |r: &StatRow| r.role.name()),
+        Col::str("qdisc", "queue discipline", |r: &StatRow| r.qdisc),
+        Col::str("stat", "a counter the discipline declares (see `crosslayer list aqm`)", |r: &StatRow| r.stat),
         Col::u64("value", "count", &["its increase over the window"], |r: &StatRow| r.value),
     ]
 }
@@ -386,7 +386,7 @@ pub fn cwnd_columns() -> Vec<ColumnSpec> {
     ])
 }
 
-fn specs<T>(cols: Vec<Col<T>>) -> Vec<Json> {
+fn specs<T>(cols: Vec<Col<'_, T>>) -> Vec<Json> {
     cols.iter().map(|c| c.spec.to_json()).collect()
 }
 
@@ -419,6 +419,8 @@ fn measured(sim: &Sim, slot: usize) -> CoreCounters {
 
 /// Assemble the result tables of a finished run (the traces move into them).
 pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> RunResult {
+    let pcap = sim.take_captures();
+    let sim: &Sim = sim;
     let span = sim.end() - sim.warmup();
     let topo = &sim.topo;
     let now = sim.now();
@@ -434,9 +436,9 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
             let rtt = topo.path_delay(data) + topo.path_delay(ack);
             let [bd, ba] = fl.route.map(|r| measured(sim, (r.base + r.bottleneck) as usize));
             FlowRow {
-                name: fl.name.clone(),
-                src: topo.node_names[fl.src as usize].clone(),
-                dst: topo.node_names[fl.dst as usize].clone(),
+                name: &fl.name,
+                src: &topo.node_names[fl.src as usize],
+                dst: &topo.node_names[fl.dst as usize],
                 reverse: topo.links[data[fl.route[0].bottleneck as usize] as usize].role == LinkRole::Reverse,
                 cc: fs.cc.name(),
                 start_s: fl.start.secs_f64(),
@@ -447,7 +449,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
                 base_rtt: rtt,
                 route: topo.path_names(data),
                 ack_route: topo.path_names(ack),
-                bottleneck_link: topo.links[data[fl.route[0].bottleneck as usize] as usize].name.clone(),
+                bottleneck_link: &topo.links[data[fl.route[0].bottleneck as usize] as usize].name,
                 span,
                 sender: s.sender.minus(&fl.at_warmup.0),
                 receiver: s.receiver.minus(&fl.at_warmup.1),
@@ -475,9 +477,9 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
             let path = &sim.hop_link[u.route.slots()];
             let b = path[u.route.bottleneck as usize] as usize;
             UdpRow {
-                name: u.name.clone(),
-                src: topo.node_names[s.node as usize].clone(),
-                dst: topo.node_names[s.peer as usize].clone(),
+                name: &u.name,
+                src: &topo.node_names[s.node as usize],
+                dst: &topo.node_names[s.peer as usize],
                 reverse: topo.links[b].role == LinkRole::Reverse,
                 rate_bps: s.rate().bps(),
                 packet_bytes: s.size_bytes() as u64,
@@ -485,7 +487,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
                 stop_s: us.stop.map_or(f64::NAN, |t| t.secs_f64()),
                 base_owd: topo.path_delay(path),
                 route: topo.path_names(path),
-                bottleneck_link: topo.links[b].name.clone(),
+                bottleneck_link: &topo.links[b].name,
                 sent: s.counters.minus(&u.at_warmup.0),
                 recv: u.recv.minus(&u.at_warmup.1),
                 bottleneck: BottleneckCounters::of(measured(sim, (u.route.base + u.route.bottleneck) as usize), CoreCounters::default()),
@@ -498,24 +500,25 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
 
     let host_rows = host_rows(sim, &flow_rows, span);
 
-    let mut hop_rows = Vec::new();
+    // One row per flow and link of its paths, built as the table fills (540,000 at 90,000 flows).
     let tcp = sim.flows.iter().map(|f| (&f.name, false, &f.route[..]));
     let udp = sim.udp.iter().map(|u| (&u.name, true, std::slice::from_ref(&u.route)));
-    for (name, udp, routes) in tcp.chain(udp) {
-        for (dir, r) in routes.iter().enumerate() {
-            for (i, slot) in r.slots().enumerate() {
-                hop_rows.push(HopRow {
-                    flow: name.clone(),
-                    udp,
-                    ack: dir == 1,
-                    hop: i as u64,
-                    link: topo.links[sim.hop_link[slot] as usize].name.clone(),
-                    bottleneck: i as u32 == r.bottleneck,
-                    counts: measured(sim, slot),
-                });
-            }
-        }
-    }
+    let flows = tcp.chain(udp);
+    let hop_count = flows.clone().map(|(_, _, routes)| routes.iter().map(|r| r.slots().len()).sum::<usize>()).sum();
+    let hop_rows = flows.flat_map(|(name, udp, routes)| {
+        routes.iter().enumerate().flat_map(move |(dir, r)| {
+            r.slots().enumerate().map(move |(i, slot)| HopRow {
+                flow: name,
+                udp,
+                ack: dir == 1,
+                hop: i as u64,
+                link: &topo.links[sim.hop_link[slot] as usize].name,
+                bottleneck: i as u32 == r.bottleneck,
+                counts: measured(sim, slot),
+            })
+        })
+    });
+    let hops = build_each(&hop_columns(), hop_count, hop_rows);
 
     let bottleneck_flows = sim.bottleneck_flows();
     let mut link_rows = Vec::new();
@@ -529,7 +532,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
             None => q.sojourn.mean().map(|v| v / 1e9),
         };
         link_rows.push(LinkRow {
-            name: l.name.clone(),
+            name: &l.name,
             role: l.role,
             qdisc,
             rate_bps: l.rate.bps(),
@@ -544,10 +547,10 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
         });
         let counts = q.reasons_measured();
         for (i, reason) in q.qdisc.reasons().iter().enumerate() {
-            reason_rows.push(ReasonRow { link: l.name.clone(), role: l.role, qdisc, reason: reason.name, drops: counts.drops[i], marks: counts.marks[i] });
+            reason_rows.push(ReasonRow { link: &l.name, role: l.role, qdisc, reason: reason.name, drops: counts.drops[i], marks: counts.marks[i] });
         }
         for (f, value) in q.qdisc.stat_fields().iter().zip(q.stats_measured()) {
-            stat_rows.push(StatRow { link: l.name.clone(), role: l.role, qdisc, stat: f.name, value });
+            stat_rows.push(StatRow { link: &l.name, role: l.role, qdisc, stat: f.name, value });
         }
     }
 
@@ -583,13 +586,13 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
         udp: build(&udp_columns(), &udp_rows),
         queues: build(&queue_columns(), &link_rows),
         hosts: build(&host_columns(), &host_rows),
-        hops: build(&hop_columns(), &hop_rows),
+        hops,
         drops: build(&drop_columns(), &reason_rows),
         qdisc_stats: build(&stat_columns(), &stat_rows),
         series,
         cwnd,
         goodput,
-        pcap: sim.take_captures(),
+        pcap,
     }
 }
 
@@ -619,8 +622,8 @@ fn host_rows(sim: &Sim, flow_rows: &[FlowRow], span: Dur) -> Vec<HostRow> {
         }
         for (n, flows) in by_host.iter().enumerate() {
             for f in flows {
-                if seen.insert((n, f.bottleneck_link.as_str())) {
-                    keys.push((topo.node_names[n].clone(), f.bottleneck_link.clone(), false));
+                if seen.insert((n, f.bottleneck_link)) {
+                    keys.push((topo.node_names[n].clone(), f.bottleneck_link.to_string(), false));
                 }
             }
         }
