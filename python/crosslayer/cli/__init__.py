@@ -6,7 +6,7 @@ failed study points, 2 invalid study file or command line (including an output f
 cannot be written or already holds a result, checked before the run), 130 interrupted.
 
 The commands live in modules by group: ``run`` (run, validate), ``figures`` (plot-*),
-``bench``, ``listing`` (list), ``study`` and ``results``; ``common`` holds the app and what they
+``bench``, ``listing`` (list), ``study``, ``results`` and ``crosscheck``; ``common`` holds the app and what they
 share. Importing this package registers them all (in the order ``crosslayer -h`` lists them).
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 import typer
 
-from crosslayer.cli import run, figures, bench, listing, study, results  # noqa: F401, I001 - registers the commands, in this order
+from crosslayer.cli import run, figures, bench, listing, study, results, crosscheck  # noqa: F401, I001 - registers the commands, in this order
 from crosslayer.cli.common import app
 
 __all__ = ["app", "main"]

@@ -1,0 +1,116 @@
+"""`crosslayer crosscheck`: a study file run by crosslayer and by ns-3, with an agreement table."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from crosslayer.cli.common import Quiet, _console, _fail, _is_study, _load, _load_study, _parse_sets, _print_table, app
+from crosslayer.output import dumps_json
+
+
+class Other(str, Enum):
+    ns3 = "ns3"
+
+
+@app.command()
+def crosscheck(
+    file: Annotated[Path, typer.Argument(help="Study file (TOML); a study with axes needs --point.")],
+    other: Annotated[Other, typer.Option("--with", help="The simulator to compare with: ns3 (ns-3 3.44, the PyPI ns3 package).")] = Other.ns3,
+    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds to run in both simulators: the scenario's seed and the ones after it.")] = 1,
+    ns3_python: Annotated[str | None, typer.Option("--ns3-python", help="The Python that has ns-3 (default: $CROSSLAYER_NS3_PYTHON, else ~/ns3env/bin/python).")] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="ns-3 runs at once (each uses one core).")] = 1,
+    point: Annotated[int | None, typer.Option("--point", min=0, help="For a study with axes: the point to check (as `crosslayer study points` numbers them).")] = None,
+    duration: Annotated[str | None, typer.Option(help='Override the duration, e.g. "20s".')] = None,
+    warmup: Annotated[str | None, typer.Option(help='Override the warm-up, e.g. "5s".')] = None,
+    sets: Annotated[list[str] | None, typer.Option("--set", help="path=value override (repeatable).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Also write crosscheck.md, crosscheck.json, crosscheck.png and the ns-3 program here.")] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object and nothing else.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 3 when a metric differs beyond its bar.")] = False,
+    quiet: Quiet = False,
+) -> None:
+    """Run a study file in crosslayer and in ns-3 (crosslayer with the ns3 TCP profile, the same
+    start times in both), seed by seed, and print how far they agree, metric by metric, against
+    stated bars (docs/crosscheck.md). Elements ns-3 cannot express are refused before anything
+    runs."""
+    from crosslayer.crosscheck import OtherSimulatorError, Untranslatable
+    from crosslayer.crosscheck import crosscheck as run_crosscheck
+
+    overrides = {k: v for k, v in {"duration": duration, "warmup": warmup}.items() if v is not None}
+    for path, value in _parse_sets(sets).items():
+        if isinstance(value, list):
+            _fail(f"--set {path}: crosscheck takes one value per path", 2)
+        overrides[path] = value
+    if _is_study(file):
+        study = _load_study(file, sets)
+        points = study.points()
+        if point is None and len(points) > 1:
+            _fail(f"{file} is a study of {len(points)} points: choose one with --point (0 .. {len(points) - 1}; `crosslayer study points {file}` lists them)", 2)
+        k = point or 0
+        if k >= len(points):
+            _fail(f"--point {k}: {file} has {len(points)} points (0 .. {len(points) - 1})", 2)
+        from crosslayer.scenario import ScenarioError
+
+        try:
+            scenario = points[k].scenario.with_overrides(**{p: v for p, v in overrides.items() if p in ("duration", "warmup")})
+        except ScenarioError as exc:
+            _fail(str(exc), 2)
+    else:
+        if point:
+            _fail(f"--point: {file} has no [study] table (one scenario)", 2)
+        scenario = _load(file, overrides)
+    if out is not None and out.exists() and not out.is_dir():
+        _fail(f"{out} exists and is not a folder: choose another --out", 2)
+
+    err = Console(stderr=True)
+    status = err.status(f"crosscheck {scenario.name}", spinner="dots")
+    show = not (quiet or json_output) and err.is_terminal
+    first = scenario.seed
+    try:
+        if show:
+            status.start()
+        result = run_crosscheck(
+            scenario, other.value, seeds=[first + k for k in range(seeds)], ns3_python=ns3_python, jobs=jobs,
+            progress=(lambda text: status.update(f"crosscheck {scenario.name}: {text}")) if show else None,
+        )  # fmt: skip
+    except Untranslatable as exc:
+        _fail(f"{file}: {exc}", 2)
+    except FileNotFoundError as exc:
+        _fail(str(exc), 2)
+    except OtherSimulatorError as exc:
+        _fail(str(exc), 1)
+    finally:
+        status.stop()
+    if out is not None:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "crosscheck.json").write_text(dumps_json(result.to_json()) + "\n", encoding="utf-8")
+            result.figure().savefig(out / "crosscheck.png", dpi=110)
+            (out / "crosscheck.md").write_text(result.markdown("crosscheck.png"), encoding="utf-8")
+            (out / f"{other.value}_program.py").write_text(result.program, encoding="utf-8")
+        except OSError as exc:
+            _fail(f"cannot write the crosscheck to {out}: {exc.strerror or exc}", 1)
+    if json_output:
+        typer.echo(dumps_json(result.to_json()))
+    elif not quiet:
+        console = _console()
+        other_name = {"ns3": "ns-3 3.44"}[other.value]
+        table = Table(title=f"{scenario.name}: crosslayer (profile ns3) against {other_name}, seeds {', '.join(map(str, result.seeds))}")
+        for header in ("metric", "crosslayer", other_name, "difference", "bar", "verdict"):
+            table.add_column(header, justify="left" if header in ("metric", "verdict", "bar") else "right")
+        for m in result.metrics:
+            a, b, d = result.cells(m)
+            color = {"agrees": "green", "differs": "red"}.get(m.verdict, "yellow")
+            table.add_row(m.label, a, b, d, m.bar, f"[{color}]{m.verdict}[/{color}]")
+        _print_table(console, table)
+        walls = [s.wall_s for s in result.theirs]
+        console.print(f"wall per run: crosslayer {sum(s.wall_s for s in result.ours) / len(result.ours):.3f} s, {other_name} {sum(walls) / len(walls):.1f} s", highlight=False)
+        if out is not None:
+            console.print(f"written: {out}/crosscheck.md, crosscheck.json, crosscheck.png, {other.value}_program.py", highlight=False)
+    if strict and not result.agrees:
+        raise typer.Exit(3)

@@ -1,0 +1,479 @@
+"""`crosslayer crosscheck`: a user's own scenario run by crosslayer and by another simulator, side
+by side, with an agreement table (docs/crosscheck.md).
+
+For each seed, crosslayer runs the scenario with ``[tcp] profile = "ns3"`` (ns-3's TCP defaults
+and framing, so that what differs comes from the models), then the scenario is translated
+(:mod:`crosslayer.crosscheck.ns3`) with crosslayer's drawn start times and run in ns-3 3.44 with
+that seed as its ``RngRun``. Each metric gets both simulators' mean and seed range, their
+difference and a verdict against a stated bar (:data:`BARS`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from crosslayer.crosscheck import ns3 as ns3_backend
+from crosslayer.crosscheck.ns3 import Untranslatable
+
+if TYPE_CHECKING:
+    from crosslayer.result import Result
+    from crosslayer.scenario import Scenario
+
+__all__ = ["BARS", "Bar", "Crosscheck", "Metric", "OtherSimulatorError", "Untranslatable", "crosscheck", "with_ns3_profile"]
+
+
+@dataclass(frozen=True)
+class Bar:
+    """When two values agree: ``|a - b| <= max(relative * |b|, floor)`` (``relative`` None: an
+    absolute bar of ``floor``); a rank correlation agrees at ``>= floor``."""
+
+    relative: float | None
+    floor: float
+    text: str
+
+
+BARS: Final[dict[str, Bar]] = {
+    "goodput_bps": Bar(0.03, 0.0, "3 %"),
+    "jain": Bar(None, 0.05, "0.05"),
+    "flow_rank_correlation": Bar(None, 0.8, "Spearman >= 0.8"),
+    "qlen_mean_pkts": Bar(0.20, 1.0, "20 % (1 packet)"),
+    "qlen_sd_pkts": Bar(0.20, 1.0, "20 % (1 packet)"),
+    "drop_ratio": Bar(0.25, 1e-4, "25 % (0.01 points)"),
+    "sojourn_p99_s": Bar(0.20, 0.5e-3, "20 % (0.5 ms)"),
+    "retransmits": Bar(0.25, 3.0, "25 % (3)"),
+    "timeouts": Bar(0.25, 3.0, "25 % (3)"),
+}
+"""The agreement bars, one per metric (the bars of the seed pages: goodput 3 %, queue 20 %,
+drops 25 %; a floor keeps a bar meaningful near zero)."""
+
+LABELS: Final[dict[str, tuple[str, float, int]]] = {
+    "goodput_bps": ("aggregate goodput, Mb/s", 1e-6, 2),
+    "jain": ("Jain's index (goodput)", 1.0, 3),
+    "flow_rank_correlation": ("per-flow goodput, rank correlation", 1.0, 3),
+    "qlen_mean_pkts": ("queue mean at {link}, pkts", 1.0, 1),
+    "qlen_sd_pkts": ("queue SD at {link}, pkts", 1.0, 1),
+    "drop_ratio": ("drop ratio at {link}, %", 100.0, 3),
+    "sojourn_p99_s": ("sojourn p99 at {link}, ms", 1e3, 2),
+    "retransmits": ("retransmissions", 1.0, 0),
+    "timeouts": ("retransmission timeouts", 1.0, 0),
+}
+
+
+RANK_MIN_FLOWS: Final = 5
+"""Below this many flows the rank correlation is not computed (a few flows of about equal
+goodput rank by noise)."""
+
+
+class OtherSimulatorError(RuntimeError):
+    """The other simulator failed; the message is its own (the end of its error output)."""
+
+
+def with_ns3_profile(scenario: Scenario) -> Scenario:
+    """``scenario`` with ``[tcp] profile = "ns3"`` everywhere and the packet sizes the profile's
+    (ns-3's framing), the way crosscheck runs crosslayer."""
+    from crosslayer.scenario import Scenario
+
+    data = scenario.model_dump(mode="json", exclude_none=True)
+
+    def ns3(tcp: dict[str, Any]) -> dict[str, Any]:
+        tcp = {k: v for k, v in tcp.items() if k not in ("header_size", "ack_size", "syn_size")}
+        tcp["profile"] = "ns3"
+        return tcp
+
+    data["tcp"] = ns3(data.get("tcp", {}))
+    for group in data.get("flows", []):
+        if "tcp" in group:
+            group["tcp"] = ns3(group["tcp"])
+    return Scenario.from_dict(data, source=f"{scenario.name} (ns3 profile)")
+
+
+QUEUE_METRICS: Final = ("qlen_mean_pkts", "qlen_sd_pkts", "drop_ratio", "sojourn_p99_s")
+"""Measured at every bottleneck (as ``<metric>@<link>``)."""
+
+
+@dataclass
+class Side:
+    """One simulator's measurements of one seed, in the shape the comparison reads."""
+
+    flows: list[tuple[str, float]]
+    """(flow name, goodput b/s)"""
+    metrics: dict[str, float | None]
+    """Aggregates by name; queue metrics as ``<metric>@<link>``."""
+    series: tuple[list[float], list[float]]
+    """The queue crosslayer samples (its ``series`` table), sampled: (t s, packets)."""
+    wall_s: float
+    events: int
+
+
+def _nan_none(v: Any) -> float | None:
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
+def _crosslayer_side(result: Result) -> Side:
+    from crosslayer.result import jain_index
+
+    f, q = result.flows, result.queues
+    # in-order payload delivered to the application in the window: what ns-3's PacketSink counts
+    # (crosslayer's goodput_bps counts bytes when they first arrive, in order or not)
+    goodput = [float(v) * 8 / float(result.summary["measured_s"]) for v in f.delivered_bytes]
+    metrics: dict[str, float | None] = {
+        "goodput_bps": sum(goodput),
+        "jain": float(jain_index(goodput)) if any(goodput) else None,
+        "retransmits": float(f.retransmits.sum()),
+        "timeouts": float(f.timeouts.sum()),
+    }
+    by_link = q.set_index("link")
+    for link in dict.fromkeys(str(b) for b in f.bottleneck):
+        row = by_link.loc[link]
+        for m in QUEUE_METRICS:
+            metrics[f"{m}@{link}"] = _nan_none(float(row[m]))
+    s = result.series
+    return Side(
+        flows=list(zip([str(n) for n in f.name], goodput, strict=True)),
+        metrics=metrics,
+        series=([float(t) for t in s.t_s], [float(v) for v in s.qlen_pkts]) if len(s) else ([], []),
+        wall_s=float(result.summary["wall_s"]),
+        events=int(result.summary["events"]),
+    )
+
+
+def _ns3_side(raw: dict[str, Any]) -> Side:
+    from crosslayer.result import jain_index
+
+    goodput = [float(f["goodput_bps"]) for f in raw["flows"]]
+    metrics: dict[str, float | None] = {
+        "goodput_bps": sum(goodput),
+        "jain": float(jain_index(goodput)) if any(goodput) else None,
+        "retransmits": float(sum(f["retransmits"] for f in raw["flows"])),
+        "timeouts": float(sum(f["timeouts"] for f in raw["flows"])),
+    }
+    for link, q in raw["queues"].items():
+        for m in QUEUE_METRICS:
+            metrics[f"{m}@{link}"] = _nan_none(q[m])
+    series = raw.get("series") or {"t_s": [], "qlen_pkts": []}
+    return Side(
+        flows=[(f["name"], float(f["goodput_bps"])) for f in raw["flows"]],
+        metrics=metrics,
+        series=(series["t_s"], [float(v) for v in series["qlen_pkts"]]),
+        wall_s=float(raw["run_wall_s"]),
+        events=int(raw["events"]),
+    )
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One row of the agreement table."""
+
+    name: str
+    label: str
+    ours: tuple[float, float, float] | None
+    """crosslayer's mean, min and max over the seeds (None: not measured)"""
+    theirs: tuple[float, float, float] | None
+    difference: float | None
+    """crosslayer - other, relative to the other's mean where the bar is relative"""
+    bar: str
+    verdict: str
+    """"agrees", "agrees within the seed spread", "differs" or "not measured"."""
+
+
+def _stats(values: Sequence[float | None]) -> tuple[float, float, float] | None:
+    v = [x for x in values if x is not None and not math.isnan(x)]
+    if not v:
+        return None
+    return (sum(v) / len(v), min(v), max(v))
+
+
+def _verdict(name: str, ours: tuple[float, float, float] | None, theirs: tuple[float, float, float] | None) -> tuple[float | None, str]:
+    if ours is None or theirs is None:
+        return None, "not measured"
+    bar = BARS[name.split("@")[0]]
+    diff = ours[0] - theirs[0]
+    allowed = bar.floor if bar.relative is None else max(bar.relative * abs(theirs[0]), bar.floor)
+    shown = diff / theirs[0] if bar.relative is not None and theirs[0] else diff
+    if abs(diff) <= allowed:
+        return shown, "agrees"
+    if ours[1] <= theirs[2] and theirs[1] <= ours[2] and (ours[1], ours[2]) != (theirs[1], theirs[2]):
+        return shown, "agrees within the seed spread"
+    return shown, "differs"
+
+
+def _rank_correlation(a: Sequence[float], b: Sequence[float]) -> float | None:
+    import numpy as np
+    import pandas as pd
+
+    if len(a) < RANK_MIN_FLOWS:
+        return None
+    ra, rb = pd.Series(a).rank().to_numpy(), pd.Series(b).rank().to_numpy()
+    if np.std(ra) == 0 or np.std(rb) == 0:
+        return None
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+@dataclass
+class Crosscheck:
+    """A crosscheck's runs and its agreement table."""
+
+    scenario: str
+    other: str
+    seeds: list[int]
+    ours: list[Side]
+    theirs: list[Side]
+    notes: tuple[str, ...]
+    program: str
+    """The other simulator's program (for the first seed)."""
+    series_link: str | None = None
+    """The link whose queue the figure shows (crosslayer's ``series`` table)."""
+    metrics: list[Metric] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.metrics:
+            self.metrics = self._table()
+
+    def flow_goodput(self) -> list[tuple[str, float, float]]:
+        """Per flow: name, crosslayer's and the other's goodput (b/s), means over the seeds."""
+        names = [n for n, _ in self.ours[0].flows]
+        mean = lambda sides, i: sum(s.flows[i][1] for s in sides) / len(sides)  # noqa: E731
+        return [(n, mean(self.ours, i), mean(self.theirs, i)) for i, n in enumerate(names)]
+
+    def _table(self) -> list[Metric]:
+        links = [k.split("@", 1)[1] for k in self.ours[0].metrics if k.startswith(QUEUE_METRICS[0] + "@")]
+        rows = []
+        for base, (label, _, _) in LABELS.items():
+            if base == "flow_rank_correlation":
+                per = self.flow_goodput()
+                rho = _rank_correlation([o for _, o, _ in per], [t for _, _, t in per])
+                verdict = "not measured" if rho is None else ("agrees" if rho >= BARS[base].floor else "differs")
+                rows.append(Metric(base, label, None if rho is None else (rho, rho, rho), None, None, BARS[base].text, verdict))
+                continue
+            for name, text in ([(f"{base}@{link}", label.format(link=link)) for link in links] if base in QUEUE_METRICS else [(base, label)]):
+                ours = _stats([s.metrics.get(name) for s in self.ours])
+                theirs = _stats([s.metrics.get(name) for s in self.theirs])
+                diff, verdict = _verdict(name, ours, theirs)
+                rows.append(Metric(name, text, ours, theirs, diff, BARS[base].text, verdict))
+        return rows
+
+    @property
+    def agrees(self) -> bool:
+        return all(m.verdict != "differs" for m in self.metrics)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario,
+            "with": self.other,
+            "series_link": self.series_link,
+            "seeds": self.seeds,
+            "agrees": self.agrees,
+            "metrics": [
+                {
+                    "metric": m.name, "label": m.label,
+                    "crosslayer": None if m.ours is None else dict(zip(("mean", "min", "max"), m.ours, strict=True)),
+                    self.other: None if m.theirs is None else dict(zip(("mean", "min", "max"), m.theirs, strict=True)),
+                    "difference": m.difference, "bar": m.bar, "verdict": m.verdict,
+                }
+                for m in self.metrics
+            ],
+            "flows": [{"name": n, "crosslayer_goodput_bps": o, f"{self.other}_goodput_bps": t} for n, o, t in self.flow_goodput()],
+            "wall_s": {"crosslayer": [s.wall_s for s in self.ours], self.other: [s.wall_s for s in self.theirs]},
+            "events": {"crosslayer": [s.events for s in self.ours], self.other: [s.events for s in self.theirs]},
+            "notes": list(self.notes),
+        }  # fmt: skip
+
+    def cells(self, m: Metric) -> tuple[str, str, str]:
+        """The table's text for a metric: crosslayer, the other, the difference."""
+        _, scale, digits = LABELS[m.name.split("@")[0]]
+
+        def show(s: tuple[float, float, float] | None) -> str:
+            if s is None:
+                return "-"
+            text = f"{s[0] * scale:,.{digits}f}"
+            return text if len(self.seeds) == 1 or s[1] == s[2] else f"{text} ({s[1] * scale:,.{digits}f}..{s[2] * scale:,.{digits}f})"
+
+        if m.difference is None:
+            diff = "-"
+        elif BARS[m.name.split("@")[0]].relative is not None and m.theirs and m.theirs[0]:
+            diff = f"{100 * m.difference:+.1f} %"
+        else:
+            diff = f"{m.difference * scale:+,.{digits}f}"
+        return show(m.ours), show(m.theirs), diff
+
+    def markdown(self, figure: str | None = None) -> str:
+        other = {"ns3": "ns-3 3.44"}.get(self.other, self.other)
+        lines = [
+            f"# crosscheck: {self.scenario} against {other}",
+            "",
+            f"Seeds {', '.join(map(str, self.seeds))}; crosslayer with `[tcp] profile = \"ns3\"`; the same start times in both. "
+            "Values are means over the seeds (range in brackets); the difference is crosslayer's minus the other's.",
+            "",
+            f"| metric | crosslayer | {other} | difference | bar | verdict |",
+            "|---|---|---|---|---|---|",
+        ]
+        for m in self.metrics:
+            a, b, d = self.cells(m)
+            lines.append(f"| {m.label} | {a} | {b} | {d} | {m.bar} | {m.verdict} |")
+        lines += ["", f"Overall: {'every metric agrees' if self.agrees else 'some metrics differ'}.", ""]
+        if figure:
+            lines += [f"![per-flow goodput and the bottleneck queue]({figure})", ""]
+        lines += [f"Wall time per run: crosslayer {_mean([s.wall_s for s in self.ours]):.3f} s, {other} {_mean([s.wall_s for s in self.theirs]):.1f} s.", ""]
+        if self.notes:
+            lines += ["What stands in for what:", "", *[f"- {n}" for n in self.notes], ""]
+        return "\n".join(lines)
+
+    def figure(self) -> Any:
+        """Per-flow goodput side by side, and the bottleneck queue of the first seed overlaid."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        other = {"ns3": "ns-3"}.get(self.other, self.other)
+        per = self.flow_goodput()
+        fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(9, 7), layout="constrained")
+        x = range(len(per))
+        width = 0.4
+        ax1.bar([i - width / 2 for i in x], [o / 1e6 for _, o, _ in per], width, label="crosslayer")
+        ax1.bar([i + width / 2 for i in x], [t / 1e6 for _, _, t in per], width, label=other)
+        ax1.set_xticks(list(x), [n for n, _, _ in per], rotation=90 if len(per) > 12 else 0, fontsize=7 if len(per) > 12 else 9)
+        ax1.set_ylabel("goodput, Mb/s")
+        ax1.set_title(f"Per-flow goodput (mean over seeds {', '.join(map(str, self.seeds))})")
+        ax1.legend()
+        for side, label in ((self.ours[0], "crosslayer"), (self.theirs[0], other)):
+            ax2.plot(side.series[0], side.series[1], label=label, linewidth=0.8)
+        ax2.set_xlabel("time, s")
+        ax2.set_ylabel("queue, packets")
+        ax2.set_title(f"Queue at {self.series_link or 'the bottleneck'}, seed {self.seeds[0]}")
+        ax2.legend()
+        return fig
+
+
+def _mean(v: Sequence[float]) -> float:
+    return sum(v) / len(v) if v else float("nan")
+
+
+def run_ns3(
+    program: str,
+    python: str,
+    progress: Callable[[float, float], None] | None = None,
+    workdir: Path | None = None,
+    running: list[subprocess.Popen[str]] | None = None,
+) -> dict[str, Any]:
+    """Run an ns-3 program (``ns3.program(...)``) with ``python``; its JSON result. An interrupt
+    stops it; its failure raises :class:`OtherSimulatorError` with its own message. ``running``
+    collects the process while it runs (so that another thread can stop it)."""
+    with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+        path, result = Path(tmp) / "crosscheck_ns3.py", Path(tmp) / "result.json"
+        path.write_text(program, encoding="utf-8")
+        proc = subprocess.Popen([python, str(path), "--out", str(result)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp, start_new_session=True)
+        if running is not None:
+            running.append(proc)
+        err: deque[str] = deque(maxlen=200)
+        try:
+            assert proc.stderr is not None
+            for line in proc.stderr:
+                if line.startswith("progress "):
+                    if progress is not None:
+                        _, now, end = line.split()
+                        progress(float(now), float(end))
+                elif not line.startswith("[runStaticInitializersOnce]"):
+                    err.append(line)
+            code = proc.wait()
+            out = result.read_text(encoding="utf-8") if code == 0 and result.exists() else ""
+        except BaseException:
+            stop(proc)
+            raise
+        finally:
+            if running is not None and proc in running:
+                running.remove(proc)
+    if code != 0:
+        tail = "".join(list(err)[-20:]).strip()
+        if code < 0:
+            raise OtherSimulatorError(f"ns-3 was stopped (signal {-code})")
+        raise OtherSimulatorError(f"ns-3 failed (exit {code}):\n{tail}")
+    try:
+        return json.loads(out)
+    except json.JSONDecodeError:
+        raise OtherSimulatorError(f"ns-3 printed no result:\n{''.join(list(err)[-20:]).strip()}") from None
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    """Stop an ns-3 process and everything it started."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=5)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            proc.kill()
+
+
+def crosscheck(
+    scenario: Scenario,
+    other: str = "ns3",
+    seeds: Sequence[int] = (1,),
+    ns3_python: str | os.PathLike[str] | None = None,
+    progress: Callable[[str], None] | None = None,
+    jobs: int = 1,
+) -> Crosscheck:
+    """Run ``scenario`` in crosslayer and in ``other`` for each seed (``jobs`` of the other
+    simulator's runs at once) and compare them. Raises :class:`Untranslatable` before the other
+    simulator starts if it cannot express the scenario, ``FileNotFoundError`` if it is not
+    installed, :class:`OtherSimulatorError` if it fails."""
+    import crosslayer
+
+    if other != "ns3":
+        raise ValueError(f"crosscheck --with {other}: only ns3 exists so far")
+    if not seeds:
+        raise ValueError("crosscheck needs at least one seed")
+    scenario = with_ns3_profile(scenario)
+    state = {seed: "waiting" for seed in seeds}
+    lock = threading.Lock()
+
+    def show(seed: int, text: str) -> None:
+        if progress is None:
+            return
+        with lock:
+            state[seed] = text
+            progress("; ".join(f"seed {s}: {t}" for s, t in state.items()))
+
+    # crosslayer's runs and the translations first (seconds): a scenario the other simulator
+    # cannot express, or a missing simulator, is reported before anything long starts
+    ours, programs, notes, series = [], [], (), None
+    for seed in seeds:
+        show(seed, "crosslayer")
+        sc = scenario.with_overrides(seed=seed)
+        result = crosslayer.run(sc)
+        t = ns3_backend.translate(sc.to_engine_spec(), result.flows, result.queues)
+        notes, series = t.notes, t.description["series"]
+        programs.append(ns3_backend.program(t.description))
+        ours.append(_crosslayer_side(result))
+        show(seed, "waiting for ns-3")
+    python = ns3_backend.find_python(ns3_python)
+    running: list[subprocess.Popen[str]] = []
+
+    def one(k: int) -> Side:
+        seed = seeds[k]
+        show(seed, "ns-3 starting")
+        raw = run_ns3(programs[k], python, lambda now, end: show(seed, f"ns-3 at {now:g} of {end:g} s"), running=running)
+        show(seed, "done")
+        return _ns3_side(raw)
+
+    pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, len(seeds))))
+    try:
+        theirs = list(pool.map(one, range(len(seeds))))
+    except BaseException:
+        for proc in list(running):
+            stop(proc)
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    return Crosscheck(scenario.name, other, list(seeds), ours, theirs, notes, programs[0], series)
