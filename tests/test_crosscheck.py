@@ -118,10 +118,10 @@ def _with(**changes: Any) -> Scenario:
     [
         (_with(**{"flows.0.cc": "compound"}), "congestion control 'compound' has no ns-3 3.44 model"),
         (_with(**{"topology.bottleneck.qdisc": {"kind": "choke", "limit_pkts": 100}}), "queue discipline 'choke' has no ns-3 counterpart"),
-        (_with(**{"topology.bottleneck.qdisc": {"kind": "red", "limit_pkts": 100}}), "red spacing = 'linux' has no ns-3 counterpart"),
+        (_with(**{"topology.bottleneck.qdisc": {"kind": "red", "limit_pkts": 100}}), "red spacing = linux has no ns-3 counterpart"),
         (_with(**{"topology.bottleneck.jitter": "1ms"}), "jitter has no ns-3 translation"),
-        (_with(**{"tcp.rack": True}), "[tcp] rack = True is not translated"),
-        (_with(**{"flows.0.cc": {"kind": "cubic", "hystart": "off"}}), "cubic hystart = 'off' is not translated"),
+        (_with(**{"tcp.rack": True}), "[tcp] rack = true is not translated"),
+        (_with(**{"flows.0.cc": {"kind": "cubic", "hystart": "off"}}), "cubic hystart = off is not translated"),
         (_with(**{"flows.0.stop": "0.5s"}), "stop is not translated"),
     ],
 )
@@ -220,3 +220,17 @@ def test_a_parking_lot_against_ns3_agrees() -> None:
     for key, verdict in verdicts.items():
         if key.split("@")[0] in ("goodput_bps", "jain", "qlen_mean_pkts", "drop_ratio"):
             assert verdict == "agrees", (key, verdict)
+
+
+def test_the_page_lists_every_mapping_and_every_refused_algorithm() -> None:
+    from crosslayer.catalog import catalog
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "crosscheck.md").read_text()
+    for kind, type_id in ns3.CC.items():
+        assert f"| `{kind}` | `{type_id}` |" in text, kind
+    for kind, (type_id, _, _) in ns3.QDISCS.items():
+        assert f"| `{kind}` | `{type_id}` |" in text, kind
+    refused = next(line for line in text.splitlines() if line.startswith("Not in ns-3 3.44, refused:"))
+    for name in catalog().family("cc"):
+        if name not in ns3.CC:
+            assert f"`{name}`" in refused, name

@@ -53,6 +53,7 @@ CC: Final[dict[str, str]] = {
 
 CC_PARAMS: Final[dict[str, dict[str, str]]] = {
     "cubic": {"beta": "Beta", "c": "C", "fast_convergence": "FastConvergence"},
+    "vegas": {"alpha": "Alpha", "beta": "Beta", "gamma": "Gamma"},
 }
 """Congestion-control parameters translated to the ns-3 attribute of the same meaning (the others
 must keep crosslayer's defaults)."""
@@ -148,6 +149,7 @@ TCP: Final[dict[str, _Attr]] = {
     "delack_timeout": ("ns3::TcpSocket::DelAckTimeout", lambda t: _time(t["delack_timeout"])),
     "initial_cwnd": ("ns3::TcpSocket::InitialCwnd", lambda t: str(int(t["initial_cwnd"]))),
     "min_rto": ("ns3::TcpSocketBase::MinRto", lambda t: _time(t["min_rto"])),
+    "rto_granularity": ("ns3::TcpSocketBase::ClockGranularity", lambda t: _time(t["rto_granularity"])),
     "syn_timeout": ("ns3::TcpSocket::ConnTimeout", lambda t: _time(t["syn_timeout"])),
     "syn_retries": ("ns3::TcpSocket::ConnCount", lambda t: str(int(t["syn_retries"]))),
     "data_retries": ("ns3::TcpSocket::DataRetries", lambda t: str(int(t["data_retries"]))),
@@ -184,6 +186,19 @@ def _defaults(family: str, kind: str) -> dict[str, Any]:
     return {} if a is None else {p.name: p.default for p in a.params}
 
 
+def _show(params: Any, name: str, value: Any) -> str:
+    """A parameter's value as a study file writes it (``params``: the catalog's declarations)."""
+    from crosslayer.catalog import format_value
+
+    param = next((p for p in params if p.name == name), None)
+    return repr(value) if param is None or value is None else format_value(param, value)
+
+
+def _algorithm_params(family: str, kind: str) -> Any:
+    a = catalog().lookup(family, kind)
+    return () if a is None else a.params
+
+
 def _qdisc(q: Mapping[str, Any], where: str, problems: list[str], notes: set[str]) -> dict[str, Any]:
     kind = q["kind"]
     if kind not in QDISCS:
@@ -195,17 +210,19 @@ def _qdisc(q: Mapping[str, Any], where: str, problems: list[str], notes: set[str
     for name, value in q.items():
         if name == "kind":
             continue
+        shown = _show(_algorithm_params("aqm", kind), name, value)
         if name in allowed and value not in allowed[name]:
-            problems.append(f"{where}: {kind} {name} = {value!r} has no ns-3 counterpart (ns-3 can: {', '.join(map(repr, allowed[name]))})")
+            problems.append(f"{where}: {kind} {name} = {shown} has no ns-3 counterpart (ns-3 can: {', '.join(map(str, allowed[name]))})")
         elif name in mapped:
             attr, translate = mapped[name]
             text = translate(q)
             if text:
                 attributes[attr] = text
         elif value != defaults.get(name):
-            problems.append(f"{where}: {kind} {name} = {value!r} is not translated to ns-3 (leave it at its default, {defaults.get(name)!r})")
+            default = _show(_algorithm_params("aqm", kind), name, defaults.get(name))
+            problems.append(f"{where}: {kind} {name} = {shown} is not translated to ns-3 (leave it at its default, {default})")
         else:
-            notes.add(f"{kind} {name} (default {value!r}): ns-3's own behaviour stands in for it")
+            notes.add(f"{kind} {name} (default {shown}): ns-3's own behaviour stands in for it")
     return {"type": type_id, "attributes": dict(sorted(attributes.items()))}
 
 
@@ -249,14 +266,18 @@ def _halves(topo: Mapping[str, Any], left: str, right: str) -> list[tuple[str, s
     return out
 
 
-def _routes(flows: Any, problems: list[str]) -> list[dict[str, str]]:
+def _routes(flows: Any, halves: dict[str, tuple[str, str]], problems: list[str]) -> list[dict[str, str]]:
     """Static host routes that make ns-3 take crosslayer's paths: at every node of a flow's data
-    path a route to its receiver, and of its ACKs' path a route to its sender."""
+    path a route to its receiver, and of its ACKs' path a route to its sender (``halves``: link
+    name -> (from, to))."""
     via: dict[tuple[str, str], str] = {}
     for row in flows.itertuples(index=False):
         for path, dest in ((row.route, row.dst), (row.ack_route, row.src)):
             for link in str(path).split(","):
-                node = link.split("->")[0]
+                if link not in halves:
+                    problems.append(f"flow {row.name}: its path crosses {link}, which the translation has no link for")
+                    continue
+                node = halves[link][0]
                 known = via.setdefault((node, dest), link)
                 if known != link:
                     problems.append(f"flows to {dest} leave {node} by {known} and by {link}: ns-3's routes are per destination (route such flows alike, e.g. routing.ecmp = false)")
@@ -277,14 +298,19 @@ def series_link(spec: Mapping[str, Any], links: Any) -> str | None:
 
 def _tcp(tcp: Mapping[str, Any], problems: list[str]) -> dict[str, str]:
     out = {"ns3::TcpSocket::SndBufSize": str(SOCKET_BUFFER), "ns3::TcpSocket::RcvBufSize": str(SOCKET_BUFFER)}
+    profile = catalog().tcp_profiles["ns3"]
+    params = catalog().tcp
     for name, value in tcp.items():
         if value is None or name in TCP_IGNORED:
             continue
         if name in TCP:
             attr, translate = TCP[name]
             out[attr] = translate(tcp)
+        elif name in profile and value == profile[name]:
+            continue  # the ns3 profile's own value: ns-3's
         else:
-            problems.append(f"[tcp] {name} = {value!r} is not translated to ns-3 (crosscheck runs the ns3 profile: leave it unset)")
+            default = f" (ns-3's: {_show(params, name, profile[name])})" if name in profile else ""
+            problems.append(f"[tcp] {name} = {_show(params, name, value)} is not translated to ns-3{default}: crosscheck runs the ns3 profile, leave it unset")
     if tcp.get("handshake") is False:
         problems.append("[tcp] handshake = false: ns-3's TCP always opens with a handshake")
     return dict(sorted(out.items()))
@@ -309,8 +335,18 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any) -> Translation:
     else:
         left = right = ""
         nodes = [n["name"] for n in topo["nodes"]]
-    out_links = _links(_halves(topo, left, right), problems, notes)
-    routes = _routes(flows, problems)
+    halves = _halves(topo, left, right)
+    out_links = _links(halves, problems, notes)
+    routes = _routes(flows, {f"{a}->{b}": (a, b) for a, b, _ in halves}, problems)
+    degree: dict[str, int] = {}
+    for a, b, _ in halves:
+        degree[a] = degree.get(a, 0) + 1
+    hosts = set(flows["src"]) | set(flows["dst"])
+    for host in sorted(h for h in hosts if degree.get(h, 0) > 1):
+        problems.append(f"host {host} has {degree[host]} links: a host with several addresses is not translated (its replies could leave from another address)")
+    if spec.get("arrivals") or len(spec["flows"]) != len(flows):
+        problems.append("[arrivals] (a workload of finite flows arriving during the run) is not translated to ns-3 yet")
+        raise Untranslatable(problems)
 
     tcp_configs = {json.dumps(f["tcp"], sort_keys=True) for f in spec["flows"]}
     if len(tcp_configs) > 1:
@@ -334,7 +370,8 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any) -> Translation:
             if name in mapped:
                 attrs[f"{CC[kind]}::{mapped[name]}"] = _flag(value) if isinstance(value, bool) else repr(value)
             elif value != defaults.get(name):
-                problems.append(f"flow {row.name}: {kind} {name} = {value!r} is not translated to ns-3 (leave it at its default, {defaults.get(name)!r})")
+                params = _algorithm_params("cc", kind)
+                problems.append(f"flow {row.name}: {kind} {name} = {_show(params, name, value)} is not translated to ns-3 (leave it at its default, {_show(params, name, defaults.get(name))})")
         if cc_params.setdefault(kind, attrs) != attrs:
             problems.append(f"flows of {kind} with different parameters: ns-3 sets them per type (Config::SetDefault)")
         for key in ("stop", "app_rate", "abort", "on_off"):
