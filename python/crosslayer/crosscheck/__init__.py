@@ -290,6 +290,12 @@ class Crosscheck:
             "notes": list(self.notes),
         }  # fmt: skip
 
+    @staticmethod
+    def _relative(m: Metric) -> bool:
+        """The difference is shown relative (the relative bar governs, not its floor)."""
+        bar = BARS[m.name.split("@")[0]]
+        return bar.relative is not None and m.theirs is not None and bar.relative * abs(m.theirs[0]) >= bar.floor
+
     def cells(self, m: Metric) -> tuple[str, str, str]:
         """The table's text for a metric: crosslayer, the other, the difference."""
         _, scale, digits = LABELS[m.name.split("@")[0]]
@@ -302,10 +308,11 @@ class Crosscheck:
 
         if m.difference is None:
             diff = "-"
-        elif BARS[m.name.split("@")[0]].relative is not None and m.theirs and m.theirs[0]:
+        elif self._relative(m):
             diff = f"{100 * m.difference:+.1f} %"
-        else:
-            diff = f"{m.difference * scale:+,.{digits}f}"
+        else:  # an absolute bar, or the floor governs: the difference in the metric's unit
+            assert m.ours is not None and m.theirs is not None
+            diff = f"{(m.ours[0] - m.theirs[0]) * scale:+,.{digits}f}"
         return show(m.ours), show(m.theirs), diff
 
     def markdown(self, figure: str | None = None) -> str:
