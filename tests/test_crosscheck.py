@@ -234,3 +234,47 @@ def test_the_page_lists_every_mapping_and_every_refused_algorithm() -> None:
     for name in catalog().family("cc"):
         if name not in ns3.CC:
             assert f"`{name}`" in refused, name
+
+
+def test_the_other_simulators_progress_result_and_failure() -> None:
+    """run_ns3 with a stand-in program (plain Python: the protocol is a progress line on stderr
+    and a JSON file given by --out)."""
+    import sys
+
+    from crosslayer.crosscheck import OtherSimulatorError, run_ns3
+
+    ok = "import json, sys\nprint('progress 5 10', file=sys.stderr, flush=True)\njson.dump({'x': 1}, open(sys.argv[-1], 'w'))\n"
+    seen: list[tuple[float, float]] = []
+    assert run_ns3(ok, sys.executable, lambda now, end: seen.append((now, end))) == {"x": 1}
+    assert seen == [(5.0, 10.0)]
+    failing = "import sys\nprint('msg=\"NS_ASSERT failed, cond=m_x\"', file=sys.stderr)\nsys.exit(1)\n"
+    with pytest.raises(OtherSimulatorError, match="NS_ASSERT failed"):
+        run_ns3(failing, sys.executable)
+
+
+def test_stopping_the_other_simulator() -> None:
+    import sys
+    import threading
+    import time
+
+    from crosslayer.crosscheck import OtherSimulatorError, run_ns3, stop
+
+    running: list[Any] = []
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            run_ns3("import time\ntime.sleep(60)\n", sys.executable, running=running)
+        except BaseException as exc:  # noqa: BLE001 - the test looks at it
+            errors.append(exc)
+
+    t = threading.Thread(target=work)
+    t.start()
+    for _ in range(100):
+        if running:
+            break
+        time.sleep(0.05)
+    stop(running[0])
+    t.join(timeout=10)
+    assert not t.is_alive() and len(errors) == 1 and isinstance(errors[0], OtherSimulatorError)
+    assert "stopped" in str(errors[0])

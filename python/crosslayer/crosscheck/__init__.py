@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from crosslayer.result import Result
     from crosslayer.scenario import Scenario
 
-__all__ = ["BARS", "Bar", "Crosscheck", "Metric", "OtherSimulatorError", "Untranslatable", "crosscheck", "with_ns3_profile"]
+__all__ = ["BARS", "Bar", "Crosscheck", "Metric", "OtherSimulatorError", "Untranslatable", "crosscheck", "run_ns3", "stop", "with_ns3_profile"]
 
 
 @dataclass(frozen=True)
