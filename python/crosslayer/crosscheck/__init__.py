@@ -54,6 +54,8 @@ BARS: Final[dict[str, Bar]] = {
     "sojourn_p99_s": Bar(0.20, 0.5e-3, "20 % (0.5 ms)"),
     "retransmits": Bar(0.25, 3.0, "25 % (3)"),
     "timeouts": Bar(0.25, 3.0, "25 % (3)"),
+    "completed": Bar(0.05, 1.0, "5 % (1 flow)"),
+    "fct_mean_s": Bar(0.20, 1e-3, "20 % (1 ms)"),
 }
 """The agreement bars, one per metric (the bars of the seed pages: goodput 3 %, queue 20 %,
 drops 25 %; a floor keeps a bar meaningful near zero)."""
@@ -68,6 +70,8 @@ LABELS: Final[dict[str, tuple[str, float, int]]] = {
     "sojourn_p99_s": ("sojourn p99 at {link}, ms", 1e3, 2),
     "retransmits": ("retransmissions", 1.0, 0),
     "timeouts": ("retransmission timeouts", 1.0, 0),
+    "completed": ("finite flows completed", 1.0, 0),
+    "fct_mean_s": ("FCT mean, flows {link}, ms", 1e3, 1),
 }
 
 
@@ -103,6 +107,22 @@ QUEUE_METRICS: Final = ("qlen_mean_pkts", "qlen_sd_pkts", "drop_ratio", "sojourn
 """Measured at every bottleneck (as ``<metric>@<link>``)."""
 
 
+def _fct_metrics(sizes: Sequence[int], fcts: Sequence[float | None]) -> dict[str, float | None]:
+    """Finite flows: how many completed, and the mean completion time of those completed per
+    size bin (``fct_mean_s@<bin>``, crosslayer's bins: ``crosslayer.fct.SIZE_BINS``)."""
+    from crosslayer.fct import SIZE_BINS, _bin_label
+
+    finite = [(size, fct) for size, fct in zip(sizes, fcts, strict=True) if size > 0]
+    if not finite:
+        return {}
+    out: dict[str, float | None] = {"completed": float(sum(1 for _, fct in finite if fct is not None))}
+    for lo, hi in zip(SIZE_BINS, SIZE_BINS[1:]):
+        done = [fct for size, fct in finite if lo <= size < hi and fct is not None]
+        if any(lo <= size < hi for size, _ in finite):
+            out[f"fct_mean_s@{_bin_label(lo, hi)}"] = sum(done) / len(done) if done else None
+    return out
+
+
 @dataclass
 class Side:
     """One simulator's measurements of one seed, in the shape the comparison reads."""
@@ -134,6 +154,7 @@ def _crosslayer_side(result: Result) -> Side:
         "retransmits": float(f.retransmits.sum()),
         "timeouts": float(f.timeouts.sum()),
     }
+    metrics.update(_fct_metrics([int(v) for v in f.size_bytes], [None if math.isnan(float(v)) else float(v) for v in f.fct_s]))
     by_link = q.set_index("link")
     for link in dict.fromkeys(str(b) for b in f.bottleneck):
         row = by_link.loc[link]
@@ -149,7 +170,7 @@ def _crosslayer_side(result: Result) -> Side:
     )
 
 
-def _ns3_side(raw: dict[str, Any]) -> Side:
+def _ns3_side(raw: dict[str, Any], sizes: Sequence[int]) -> Side:
     from crosslayer.result import jain_index
 
     goodput = [float(f["goodput_bps"]) for f in raw["flows"]]
@@ -159,6 +180,7 @@ def _ns3_side(raw: dict[str, Any]) -> Side:
         "retransmits": float(sum(f["retransmits"] for f in raw["flows"])),
         "timeouts": float(sum(f["timeouts"] for f in raw["flows"])),
     }
+    metrics.update(_fct_metrics(sizes, [f.get("fct_s") for f in raw["flows"]]))
     for link, q in raw["queues"].items():
         for m in QUEUE_METRICS:
             metrics[f"{m}@{link}"] = _nan_none(q[m])
@@ -249,6 +271,7 @@ class Crosscheck:
 
     def _table(self) -> list[Metric]:
         links = [k.split("@", 1)[1] for k in self.ours[0].metrics if k.startswith(QUEUE_METRICS[0] + "@")]
+        bins = [k.split("@", 1)[1] for k in self.ours[0].metrics if k.startswith("fct_mean_s@")]
         rows = []
         for base, (label, _, _) in LABELS.items():
             if base == "flow_rank_correlation":
@@ -257,7 +280,15 @@ class Crosscheck:
                 verdict = "not measured" if rho is None else ("agrees" if rho >= BARS[base].floor else "differs")
                 rows.append(Metric(base, label, None if rho is None else (rho, rho, rho), None, None, BARS[base].text, verdict))
                 continue
-            for name, text in ([(f"{base}@{link}", label.format(link=link)) for link in links] if base in QUEUE_METRICS else [(base, label)]):
+            if base in QUEUE_METRICS:
+                names = [(f"{base}@{link}", label.format(link=link)) for link in links]
+            elif base == "fct_mean_s":
+                names = [(f"{base}@{b}", label.format(link=b)) for b in bins]
+            elif base == "completed" and "completed" not in self.ours[0].metrics:
+                names = []
+            else:
+                names = [(base, label)]
+            for name, text in names:
                 ours = _stats([s.metrics.get(name) for s in self.ours])
                 theirs = _stats([s.metrics.get(name) for s in self.theirs])
                 diff, verdict = _verdict(name, ours, theirs)
@@ -455,6 +486,7 @@ def crosscheck(
     # crosslayer's runs and the translations first (seconds): a scenario the other simulator
     # cannot express, or a missing simulator, is reported before anything long starts
     ours, programs, notes, series = [], [], (), None
+    sizes: list[list[int]] = []
     for seed in seeds:
         show(seed, "crosslayer")
         sc = scenario.with_overrides(seed=seed)
@@ -462,6 +494,7 @@ def crosscheck(
         t = ns3_backend.translate(sc.to_engine_spec(), result.flows, result.queues)
         notes, series = t.notes, t.description["series"]
         programs.append(ns3_backend.program(t.description))
+        sizes.append([f["size_bytes"] for f in t.description["flows"]])
         ours.append(_crosslayer_side(result))
         show(seed, "waiting for ns-3")
     python = ns3_backend.find_python(ns3_python)
@@ -472,7 +505,7 @@ def crosscheck(
         show(seed, "ns-3 starting")
         raw = run_ns3(programs[k], python, lambda now, end: show(seed, f"ns-3 at {now:g} of {end:g} s"), running=running)
         show(seed, "done")
-        return _ns3_side(raw)
+        return _ns3_side(raw, sizes[k])
 
     pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, len(seeds))))
     try:

@@ -68,7 +68,9 @@ def _time(ns: Any) -> str:
 
 
 def _pkts(q: Mapping[str, Any]) -> str:
-    return f"{int(q['limit_pkts'])}p"
+    # ns-3's device queue holds one more packet while the link is busy (crosslayer's limit counts
+    # every packet waiting): the queue disc gets one less, so that as many wait in both
+    return f"{max(int(q['limit_pkts']) - 1, 1)}p"
 
 
 # kind -> (ns-3 TypeId, {crosslayer parameter: (ns-3 attribute, translation)}, {parameter:
@@ -207,6 +209,8 @@ def _qdisc(q: Mapping[str, Any], where: str, problems: list[str], notes: set[str
     type_id, mapped, allowed = QDISCS[kind]
     defaults = _defaults("aqm", kind)
     attributes: dict[str, str] = {}
+    if "limit_pkts" in q and int(q["limit_pkts"]) < 2:
+        problems.append(f"{where}: {kind} limit_pkts = {q['limit_pkts']}: ns-3's device queue holds one packet besides its queue disc, so the least it can hold is 2")
     for name, value in q.items():
         if name == "kind":
             continue
@@ -344,18 +348,24 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any) -> Translation:
     hosts = set(flows["src"]) | set(flows["dst"])
     for host in sorted(h for h in hosts if degree.get(h, 0) > 1):
         problems.append(f"host {host} has {degree[host]} links: a host with several addresses is not translated (its replies could leave from another address)")
-    if spec.get("arrivals") or len(spec["flows"]) != len(flows):
-        problems.append("[arrivals] (a workload of finite flows arriving during the run) is not translated to ns-3 yet")
-        raise Untranslatable(problems)
+    # a workload's flows (``[arrivals]``) are drawn by the engine: the run's flows table has
+    # each (its start and size); its congestion control and TCP options are its group's
+    groups = {g["name"]: g for g in spec.get("arrivals") or []}
+    specs: list[Mapping[str, Any]] = list(spec["flows"])
+    for row in list(flows.itertuples(index=False))[len(specs) :]:
+        group = groups.get(str(row.name).rsplit(".", 1)[0])
+        if group is None:
+            raise Untranslatable([*problems, f"flow {row.name}: neither in [[flows]] nor from an [[arrivals]] group"])
+        specs.append({"cc": group["cc"], "tcp": group["tcp"], "size": int(row.size_bytes)})
 
-    tcp_configs = {json.dumps(f["tcp"], sort_keys=True) for f in spec["flows"]}
+    tcp_configs = {json.dumps(f["tcp"], sort_keys=True) for f in specs}
     if len(tcp_configs) > 1:
         problems.append("flow groups with different [tcp] options: ns-3's are the same for every socket (Config::SetDefault)")
-    tcp = _tcp(spec["flows"][0]["tcp"], problems) if spec["flows"] else {}
+    tcp = _tcp(specs[0]["tcp"], problems) if specs else {}
     cc_params: dict[str, dict[str, str]] = {}
     out_flows = []
     started: dict[tuple[str, float], str] = {}
-    for f, row in zip(spec["flows"], flows.itertuples(index=False), strict=True):
+    for f, row in zip(specs, flows.itertuples(index=False), strict=True):
         cc = f["cc"]
         kind = cc["kind"]
         if kind not in CC:

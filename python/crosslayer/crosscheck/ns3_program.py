@@ -29,7 +29,11 @@ What it measures (window [warmup, duration])
 * per flow: goodput (``PacketSink`` bytes in the window; in-order payload), retransmitted data
   segments (``Retransmission`` trace), retransmission timeouts (the ``RTO`` trace value doubled
   while established: ns-3 has no trace for the timer itself), entries into fast recovery;
-* every bottleneck's queue disc (a flow's bottleneck as crosslayer reports it): exact time-weighted mean and SD of ``PacketsInQueue``, arrivals
+* per finite flow: its completion time (its start to the instant its ``PacketSink`` has its
+  size);
+* every bottleneck (a flow's bottleneck as crosslayer reports it): the packets waiting there,
+  in its queue disc and its device's transmit queue (crosslayer counts both as its queue):
+  exact time-weighted mean and SD of ``PacketsInQueue``, arrivals
   (enqueued + dropped before enqueue), drops, marks, the sojourn time of every packet dequeued
   (``SojournTime``); the queue crosslayer samples (``series``) sampled every ``sample_interval_s``.
 """
@@ -59,14 +63,17 @@ _CPP = r"""
 namespace xlcc {
 using namespace ns3;
 
-// Exact time integral of a packet count over [t0, end], plus the sojourn times of the packets
-// dequeued in the window and the count sampled every `every` seconds.
+// Exact time integral of the packets waiting at a link (its queue disc's and its device's
+// transmit queue's) over [t0, end], the sojourn times of the packets the queue disc dequeued in
+// the window, and the count sampled every `every` seconds.
 class QueueProbe
 {
   public:
     double t0 = 0.0;
     double last = 0.0;
-    uint32_t cur = 0;
+    uint32_t cur = 0;   // queue disc + device queue
+    uint32_t inDisc = 0;
+    uint32_t inDevice = 0;
     double a1 = 0.0;
     double a2 = 0.0;
     std::vector<double> sojourn;
@@ -90,7 +97,14 @@ class QueueProbe
     void OnChange(uint32_t, uint32_t v)
     {
         Advance(Simulator::Now().GetSeconds());
-        cur = v;
+        inDisc = v;
+        cur = inDisc + inDevice;
+    }
+    void OnDeviceChange(uint32_t, uint32_t v)
+    {
+        Advance(Simulator::Now().GetSeconds());
+        inDevice = v;
+        cur = inDisc + inDevice;
     }
     void OnSojourn(Time s)
     {
@@ -99,19 +113,21 @@ class QueueProbe
     void Sample()
     {
         sampleT.push_back(Simulator::Now().GetSeconds());
-        sampleQ.push_back(q->GetNPackets());
+        sampleQ.push_back(cur);
         if (Simulator::Now().GetSeconds() + every <= until + 1e-12)
             Simulator::Schedule(Seconds(every), &QueueProbe::Sample, this);
     }
-    bool Connect(Ptr<QueueDisc> disc, double from, double sampleEvery, double end)
+    bool Connect(Ptr<QueueDisc> disc, Ptr<NetDevice> dev, double from, double sampleEvery, double end)
     {
         q = disc;
         t0 = from;
         every = sampleEvery;
         until = end;
         if (every > 0) Simulator::Schedule(Seconds(every), &QueueProbe::Sample, this);
+        Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(dev);
         return q->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&QueueProbe::OnChange, this))
-            && q->TraceConnectWithoutContext("SojournTime", MakeCallback(&QueueProbe::OnSojourn, this));
+            && q->TraceConnectWithoutContext("SojournTime", MakeCallback(&QueueProbe::OnSojourn, this))
+            && p2p->GetQueue()->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&QueueProbe::OnDeviceChange, this));
     }
     void Finish(double t) { Advance(t); }
     // nearest rank; -1 when no packet left the queue in the window
@@ -164,9 +180,24 @@ class FlowProbe
     }
 };
 
+// When a finite flow's last byte reached its PacketSink (in-order bytes).
+class SinkProbe
+{
+  public:
+    uint64_t size = 0;
+    uint64_t got = 0;
+    double done = -1.0;
+    void OnRx(Ptr<const Packet> p, const Address&)
+    {
+        got += p->GetSize();
+        if (done < 0 && got >= size) done = Simulator::Now().GetSeconds();
+    }
+};
+
 class Probes
 {
   public:
+    std::vector<std::unique_ptr<SinkProbe>> sinks;
     std::vector<std::unique_ptr<FlowProbe>> flows;
     std::vector<std::unique_ptr<QueueProbe>> queues;
     FlowProbe* AddFlow(Ptr<Application> app, double start)
@@ -177,6 +208,14 @@ class Probes
         Simulator::Schedule(Seconds(start) + NanoSeconds(1), &FlowProbe::Attach, f);
         return f;
     }
+    SinkProbe* AddSink(Ptr<Application> sink, uint64_t size)
+    {
+        sinks.emplace_back(new SinkProbe());
+        SinkProbe* s = sinks.back().get();
+        s->size = size;
+        sink->TraceConnectWithoutContext("Rx", MakeCallback(&SinkProbe::OnRx, s));
+        return s;
+    }
     QueueProbe* AddQueue()
     {
         queues.emplace_back(new QueueProbe());
@@ -186,6 +225,7 @@ class Probes
     {
         flows.clear();
         queues.clear();
+        sinks.clear();
     }
 };
 
@@ -304,13 +344,14 @@ def run(d: dict[str, Any]) -> dict[str, Any]:
         assert x.RootQueueDisc(node[a], devices[name]) == qd, f"unexpected root queue disc on {name}"
 
     probes = x.Probes()
-    sinks, probe = [], []
+    sinks, probe, done = [], [], []
     for i, f in enumerate(d["flows"]):
         port = BASE_PORT + i
         sink = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
         apps = sink.Install(node[f["dst"]])
         apps.Start(ns.Seconds(0.0))
         sinks.append(apps.Get(0))
+        done.append(probes.AddSink(apps.Get(0), int(f["size_bytes"])) if f["size_bytes"] else None)
         x.SetSocketTypeAt(node[f["src"]], f["cc"], float(f["start_s"]))
         bulk = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(address_of[f["dst"]], port).ConvertTo())
         bulk.SetAttribute("MaxBytes", ns.UintegerValue(int(f["size_bytes"])))
@@ -322,7 +363,7 @@ def run(d: dict[str, Any]) -> dict[str, Any]:
     queue_probes = {}
     for name in dict.fromkeys([*d["bottlenecks"], *([d["series"]] if d["series"] else [])]):
         qp = probes.AddQueue()
-        assert qp.Connect(qdiscs[name], warmup, float(d["sample_interval_s"]) if name == d["series"] else 0.0, duration)
+        assert qp.Connect(qdiscs[name], devices[name], warmup, float(d["sample_interval_s"]) if name == d["series"] else 0.0, duration)
         queue_probes[name] = qp
 
     wall = 0.0
@@ -362,6 +403,7 @@ def run(d: dict[str, Any]) -> dict[str, Any]:
             "retransmits": int(p.retx) - c0[i][0],
             "fast_recoveries": int(p.recoveries) - c0[i][1],
             "timeouts": int(p.rtos) - c0[i][2],
+            "fct_s": done[i].done - float(f["start_s"]) if done[i] is not None and done[i].done >= 0 else None,
         })
     queues = {}
     for name, qp in queue_probes.items():
