@@ -55,6 +55,8 @@ BARS: Final[dict[str, Bar]] = {
     "retransmits": Bar(0.25, 3.0, "25 % (3)"),
     "timeouts": Bar(0.25, 3.0, "25 % (3)"),
     "completed": Bar(0.05, 1.0, "5 % (1 flow)"),
+    "udp_throughput_bps": Bar(0.03, 0.0, "3 %"),
+    "udp_loss_ratio": Bar(0.25, 1e-4, "25 % (0.01 points)"),
     "fct_mean_s": Bar(0.20, 1e-3, "20 % (1 ms)"),
 }
 """The agreement bars, one per metric (the bars of the seed pages: goodput 3 %, queue 20 %,
@@ -71,6 +73,8 @@ LABELS: Final[dict[str, tuple[str, float, int]]] = {
     "retransmits": ("retransmissions", 1.0, 0),
     "timeouts": ("retransmission timeouts", 1.0, 0),
     "completed": ("finite flows completed", 1.0, 0),
+    "udp_throughput_bps": ("UDP throughput (wire), Mb/s", 1e-6, 2),
+    "udp_loss_ratio": ("UDP loss ratio, %", 100.0, 3),
     "fct_mean_s": ("FCT mean, flows {link}, ms", 1e3, 1),
 }
 
@@ -155,6 +159,12 @@ def _crosslayer_side(result: Result) -> Side:
         "timeouts": float(f.timeouts.sum()),
     }
     metrics.update(_fct_metrics([int(v) for v in f.size_bytes], [None if math.isnan(float(v)) else float(v) for v in f.fct_s]))
+    u = result.udp
+    if len(u):
+        window = float(result.summary["measured_s"])
+        sent = sum(float(o) * window / 8 / float(b) for o, b in zip(u.offered_bps, u.packet_bytes, strict=True))
+        metrics["udp_throughput_bps"] = float(u.throughput_bps.sum())
+        metrics["udp_loss_ratio"] = float(u.dropped_pkts.sum()) / sent if sent else None
     by_link = q.set_index("link")
     for link in dict.fromkeys(str(b) for b in f.bottleneck):
         row = by_link.loc[link]
@@ -181,6 +191,11 @@ def _ns3_side(raw: dict[str, Any], sizes: Sequence[int]) -> Side:
         "timeouts": float(sum(f["timeouts"] for f in raw["flows"])),
     }
     metrics.update(_fct_metrics(sizes, [f.get("fct_s") for f in raw["flows"]]))
+    if raw.get("udp"):
+        window = float(raw["window_s"])
+        sent = sum(u["sent_pkts"] for u in raw["udp"])
+        metrics["udp_throughput_bps"] = sum(u["received_pkts"] * u["packet_bytes"] * 8 / window for u in raw["udp"])
+        metrics["udp_loss_ratio"] = (sent - sum(u["received_pkts"] for u in raw["udp"])) / sent if sent else None
     for link, q in raw["queues"].items():
         for m in QUEUE_METRICS:
             metrics[f"{m}@{link}"] = _nan_none(q[m])
@@ -284,7 +299,7 @@ class Crosscheck:
                 names = [(f"{base}@{link}", label.format(link=link)) for link in links]
             elif base == "fct_mean_s":
                 names = [(f"{base}@{b}", label.format(link=b)) for b in bins]
-            elif base == "completed" and "completed" not in self.ours[0].metrics:
+            elif base in ("completed", "udp_throughput_bps", "udp_loss_ratio") and base not in self.ours[0].metrics:
                 names = []
             else:
                 names = [(base, label)]
@@ -491,7 +506,7 @@ def crosscheck(
         show(seed, "crosslayer")
         sc = scenario.with_overrides(seed=seed)
         result = crosslayer.run(sc)
-        t = ns3_backend.translate(sc.to_engine_spec(), result.flows, result.queues)
+        t = ns3_backend.translate(sc.to_engine_spec(), result.flows, result.queues, result.udp)
         notes, series = t.notes, t.description["series"]
         programs.append(ns3_backend.program(t.description))
         sizes.append([f["size_bytes"] for f in t.description["flows"]])

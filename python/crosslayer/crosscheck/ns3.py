@@ -270,21 +270,23 @@ def _halves(topo: Mapping[str, Any], left: str, right: str) -> list[tuple[str, s
     return out
 
 
-def _routes(flows: Any, halves: dict[str, tuple[str, str]], problems: list[str]) -> list[dict[str, str]]:
+def _routes(flows: Any, halves: dict[str, tuple[str, str]], problems: list[str], udp: Any = None) -> list[dict[str, str]]:
     """Static host routes that make ns-3 take crosslayer's paths: at every node of a flow's data
-    path a route to its receiver, and of its ACKs' path a route to its sender (``halves``: link
-    name -> (from, to))."""
+    path a route to its receiver, and of its ACKs' path a route to its sender; of a UDP flow's
+    path a route to its sink (``halves``: link name -> (from, to))."""
+    legs = [(row.name, path, dest) for row in flows.itertuples(index=False) for path, dest in ((row.route, row.dst), (row.ack_route, row.src))]
+    if udp is not None:
+        legs += [(row.name, row.route, row.dst) for row in udp.itertuples(index=False)]
     via: dict[tuple[str, str], str] = {}
-    for row in flows.itertuples(index=False):
-        for path, dest in ((row.route, row.dst), (row.ack_route, row.src)):
-            for link in str(path).split(","):
-                if link not in halves:
-                    problems.append(f"flow {row.name}: its path crosses {link}, which the translation has no link for")
-                    continue
-                node = halves[link][0]
-                known = via.setdefault((node, dest), link)
-                if known != link:
-                    problems.append(f"flows to {dest} leave {node} by {known} and by {link}: ns-3's routes are per destination (route such flows alike, e.g. routing.ecmp = false)")
+    for name, path, dest in legs:
+        for link in str(path).split(","):
+            if link not in halves:
+                problems.append(f"flow {name}: its path crosses {link}, which the translation has no link for")
+                continue
+            node = halves[link][0]
+            known = via.setdefault((node, str(dest)), link)
+            if known != link:
+                problems.append(f"flows to {dest} leave {node} by {known} and by {link}: ns-3's routes are per destination (route such flows alike, e.g. routing.ecmp = false)")
     return [{"node": node, "dst": dest, "link": link} for (node, dest), link in via.items()]
 
 
@@ -320,18 +322,47 @@ def _tcp(tcp: Mapping[str, Any], problems: list[str]) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def translate(spec: Mapping[str, Any], flows: Any, links: Any) -> Translation:
+UDP_OVERHEAD: Final = 30
+"""Bytes of a datagram on an ns-3 point-to-point link besides its payload: UDP 8, IPv4 20, PPP 2
+(crosslayer's ``packet_size`` is the wire size)."""
+
+
+def _udp(spec: Mapping[str, Any], udp: Any, problems: list[str]) -> list[dict[str, Any]]:
+    """CBR flows as ns-3 ``OnOffApplication``s, always on, sending the same datagrams at the same
+    intervals (its ``DataRate`` counts payload bits)."""
+    out = []
+    for u, row in zip(spec.get("udp") or [], udp.itertuples(index=False), strict=True):
+        size = int(u["packet_size"])
+        if size <= UDP_OVERHEAD:
+            problems.append(f"UDP flow {row.name}: packet_size {size} B leaves no payload after ns-3's {UDP_OVERHEAD} bytes of headers")
+            continue
+        if u.get("ecn"):
+            problems.append(f"UDP flow {row.name}: ECN-capable datagrams are not translated to ns-3")
+        if u.get("dscp"):
+            problems.append(f"UDP flow {row.name}: dscp {u['dscp']} is not translated to ns-3")
+        payload = size - UDP_OVERHEAD
+        out.append({
+            "name": str(row.name), "src": str(row.src), "dst": str(row.dst), "start_s": u["start"] / 1e9,
+            "stop_s": None if u.get("stop") is None else u["stop"] / 1e9, "packet_bytes": size, "payload_bytes": payload,
+            "data_rate_bps": round(int(u["rate"]) * payload / size),
+        })  # fmt: skip
+    return out
+
+
+def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) -> Translation:
     """The ns-3 description of the engine spec ``spec`` (``Scenario.to_engine_spec()``) given
     one crosslayer run of it: ``flows`` its flows table (names, hosts, start times, paths, in
-    flow order), ``links`` its queues table (link names and roles). Raises
-    :class:`Untranslatable` naming everything ns-3 (or this translation) cannot express."""
+    flow order), ``links`` its queues table (link names and roles), ``udp`` its udp table when
+    it has UDP flows. Raises :class:`Untranslatable` naming everything ns-3 (or this
+    translation) cannot express."""
     problems: list[str] = []
     notes: set[str] = set()
     topo = spec["topology"]
     if topo.get("kind") not in ("dumbbell", "graph"):
         raise Untranslatable([f"topology kind {topo.get('kind')!r}: crosscheck translates dumbbells and graphs"])
-    if spec.get("udp"):
-        problems.append(f"{len(spec['udp'])} UDP flows: not translated to ns-3 yet")
+    if spec.get("udp") and udp is None:
+        raise Untranslatable([f"{len(spec['udp'])} UDP flows: translating them needs the run's udp table"])
+    out_udp = _udp(spec, udp, problems) if spec.get("udp") else []
     if topo["kind"] == "dumbbell":
         left, right = dict(zip(links["role"], links["link"], strict=True))["forward"].split("->")
         senders, receivers = [h["name"] for h in topo["senders"]], [h["name"] for h in topo["receivers"]]
@@ -341,11 +372,11 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any) -> Translation:
         nodes = [n["name"] for n in topo["nodes"]]
     halves = _halves(topo, left, right)
     out_links = _links(halves, problems, notes)
-    routes = _routes(flows, {f"{a}->{b}": (a, b) for a, b, _ in halves}, problems)
+    routes = _routes(flows, {f"{a}->{b}": (a, b) for a, b, _ in halves}, problems, udp if spec.get("udp") else None)
     degree: dict[str, int] = {}
     for a, b, _ in halves:
         degree[a] = degree.get(a, 0) + 1
-    hosts = set(flows["src"]) | set(flows["dst"])
+    hosts = set(flows["src"]) | set(flows["dst"]) | ({str(h) for h in udp["src"]} | {str(h) for h in udp["dst"]} if udp is not None and len(udp) else set())
     for host in sorted(h for h in hosts if degree.get(h, 0) > 1):
         problems.append(f"host {host} has {degree[host]} links: a host with several addresses is not translated (its replies could leave from another address)")
     # a workload's flows (``[arrivals]``) are drawn by the engine: the run's flows table has
@@ -397,7 +428,7 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any) -> Translation:
         raise Untranslatable(problems)
     for attrs in cc_params.values():
         tcp.update(attrs)
-    bottlenecks = list(dict.fromkeys(str(b) for b in flows["bottleneck"]))
+    bottlenecks = list(dict.fromkeys([str(b) for b in flows["bottleneck"]] + ([str(b) for b in udp["bottleneck"]] if out_udp else [])))
     description = {
         "format": 1,
         "ns3": NS3_VERSION,
@@ -413,6 +444,7 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any) -> Translation:
         "send_size": int(tcp.get("ns3::TcpSocket::SegmentSize", 536)),
         "tcp": dict(sorted(tcp.items())),
         "flows": out_flows,
+        "udp": out_udp,
     }
     return Translation(description, tuple(sorted(notes)))
 

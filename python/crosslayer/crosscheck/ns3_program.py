@@ -19,7 +19,9 @@ What it builds (every choice is the description's; nothing is defaulted here)
   loss per direction as a ``RateErrorModel`` (per packet) on the receiving device;
 * static host routes along crosslayer's own paths (every node of a flow's data path routes to
   its receiver, every node of its ACKs' path to its sender), so that both take the same paths;
-* per flow a ``BulkSendApplication`` (``MaxBytes`` the flow's size, 0 = unlimited) to its own
+* per UDP (CBR) flow an always-on ``OnOffApplication`` to a UDP ``PacketSink``, datagrams of
+  the same wire size at the same intervals;
+* per TCP flow a ``BulkSendApplication`` (``MaxBytes`` the flow's size, 0 = unlimited) to its own
   ``PacketSink`` port, started at the flow's start time; its congestion control set on the
   sender node's ``TcpL4Protocol::SocketType`` just before the application starts (events at
   one time run in the order they were scheduled);
@@ -194,9 +196,20 @@ class SinkProbe
     }
 };
 
+// A CBR flow's datagrams: sent (the OnOffApplication's Tx) and received (its PacketSink's Rx).
+class UdpProbe
+{
+  public:
+    uint64_t sent = 0;
+    uint64_t received = 0;
+    void OnTx(Ptr<const Packet>) { sent++; }
+    void OnRx(Ptr<const Packet>, const Address&) { received++; }
+};
+
 class Probes
 {
   public:
+    std::vector<std::unique_ptr<UdpProbe>> udp;
     std::vector<std::unique_ptr<SinkProbe>> sinks;
     std::vector<std::unique_ptr<FlowProbe>> flows;
     std::vector<std::unique_ptr<QueueProbe>> queues;
@@ -207,6 +220,14 @@ class Probes
         f->app = DynamicCast<BulkSendApplication>(app);
         Simulator::Schedule(Seconds(start) + NanoSeconds(1), &FlowProbe::Attach, f);
         return f;
+    }
+    UdpProbe* AddUdp(Ptr<Application> source, Ptr<Application> sink)
+    {
+        udp.emplace_back(new UdpProbe());
+        UdpProbe* u = udp.back().get();
+        source->TraceConnectWithoutContext("Tx", MakeCallback(&UdpProbe::OnTx, u));
+        sink->TraceConnectWithoutContext("Rx", MakeCallback(&UdpProbe::OnRx, u));
+        return u;
     }
     SinkProbe* AddSink(Ptr<Application> sink, uint64_t size)
     {
@@ -226,6 +247,7 @@ class Probes
         flows.clear();
         queues.clear();
         sinks.clear();
+        udp.clear();
     }
 };
 
@@ -360,6 +382,21 @@ def run(d: dict[str, Any]) -> dict[str, Any]:
         src_apps.Start(ns.Seconds(float(f["start_s"])))
         probe.append(probes.AddFlow(src_apps.Get(0), float(f["start_s"])))
 
+    udp_probes = []
+    for i, u in enumerate(d.get("udp", [])):  # CBR: always on, the same datagrams at the same intervals
+        port = BASE_PORT + len(d["flows"]) + i
+        sink = ns.PacketSinkHelper("ns3::UdpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo()).Install(node[u["dst"]])
+        sink.Start(ns.Seconds(0.0))
+        onoff = ns.OnOffHelper("ns3::UdpSocketFactory", ns.InetSocketAddress(address_of[u["dst"]], port).ConvertTo())
+        onoff.SetAttribute("OnTime", ns.StringValue("ns3::ConstantRandomVariable[Constant=1e9]"))
+        onoff.SetAttribute("OffTime", ns.StringValue("ns3::ConstantRandomVariable[Constant=0]"))
+        onoff.SetAttribute("PacketSize", ns.UintegerValue(int(u["payload_bytes"])))
+        onoff.SetAttribute("DataRate", ns.StringValue(f"{int(u['data_rate_bps'])}bps"))
+        source = onoff.Install(node[u["src"]])
+        source.Start(ns.Seconds(float(u["start_s"])))
+        source.Stop(ns.Seconds(float(u["stop_s"]) if u["stop_s"] is not None else duration + 1.0))
+        udp_probes.append(probes.AddUdp(source.Get(0), sink.Get(0)))
+
     queue_probes = {}
     for name in dict.fromkeys([*d["bottlenecks"], *([d["series"]] if d["series"] else [])]):
         qp = probes.AddQueue()
@@ -369,6 +406,7 @@ def run(d: dict[str, Any]) -> dict[str, Any]:
     wall = 0.0
     marks = sorted({warmup, duration} | {duration * k / 20 for k in range(1, 20)})
     rx0: list[int] = []
+    u0: list[tuple[int, int]] = []
     c0: list[tuple[int, int, int]] = []
     qs0: dict[str, int] = {}
     now = 0.0
@@ -384,10 +422,12 @@ def run(d: dict[str, Any]) -> dict[str, Any]:
         if t == warmup:
             rx0 = [int(x.SinkRx(s)) for s in sinks]
             c0 = [(p.retx, p.recoveries, p.rtos) for p in probe]
+            u0 = [(int(u.sent), int(u.received)) for u in udp_probes]
             qs0 = {name: _qstats(x, qdiscs[name]) for name in queue_probes}
     if warmup == 0:
         zero = {k: 0 for k in ("enqueued", "dropped", "dropped_before_enqueue", "marked")}
         rx0, c0, qs0 = [0] * len(sinks), [(0, 0, 0)] * len(sinks), {name: zero for name in queue_probes}
+        u0 = [(0, 0)] * len(udp_probes)
     for qp in queue_probes.values():
         qp.Finish(duration)
     window = duration - warmup
@@ -421,11 +461,17 @@ def run(d: dict[str, Any]) -> dict[str, Any]:
             "drop_ratio": delta["dropped"] / arrivals if arrivals else 0.0,
             "sojourn_p99_s": p99 if p99 >= 0 else None,
         }
+    udp = [
+        {"name": u["name"], "sent_pkts": int(p.sent) - u0[i][0], "received_pkts": int(p.received) - u0[i][1], "packet_bytes": int(u["packet_bytes"])}
+        for i, (u, p) in enumerate(zip(d.get("udp", []), udp_probes))
+    ]
     series = queue_probes.get(d["series"])
     result = {
         "simulator": "ns-3 3.44",
         "run": int(d["run"]),
+        "window_s": window,
         "flows": flows,
+        "udp": udp,
         "queues": queues,
         "series": {"link": d["series"], "t_s": [float(t) for t in series.sampleT], "qlen_pkts": [int(q) for q in series.sampleQ]} if series else None,
         "events": int(ns.Simulator.GetEventCount()),
