@@ -313,3 +313,12 @@ def test_stopping_the_other_simulator() -> None:
     t.join(timeout=10)
     assert not t.is_alive() and len(errors) == 1 and isinstance(errors[0], OtherSimulatorError)
     assert "stopped" in str(errors[0])
+
+
+def test_a_run_longer_than_its_timeout_is_stopped() -> None:
+    import sys
+
+    from crosslayer.crosscheck import OtherSimulatorError, run_ns3
+
+    with pytest.raises(OtherSimulatorError, match="took longer than 1 s"):
+        run_ns3("import time\ntime.sleep(60)\n", sys.executable, timeout_s=1.0)

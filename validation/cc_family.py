@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from crosslayer.crosscheck import crosscheck, ns3
+from crosslayer.crosscheck import OtherSimulatorError, crosscheck, ns3
 from crosslayer.scenario import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,6 +46,7 @@ def main() -> int:
     ap.add_argument("--ns3-python")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--only", help="comma-separated algorithms (default: all ns-3 has)")
+    ap.add_argument("--timeout", type=float, default=900.0, help="wall seconds an ns-3 run may take")
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
@@ -57,7 +58,12 @@ def main() -> int:
             continue
         sc = base.with_paths({"flows[0].cc": name, "topology.bottleneck.qdisc": QDISCS[a.qdisc], "duration": a.duration, "warmup": a.warmup})
         t = time.time()
-        c = crosscheck(sc, seeds=list(range(1, a.seeds + 1)), ns3_python=a.ns3_python, jobs=a.jobs)
+        try:
+            c = crosscheck(sc, seeds=list(range(1, a.seeds + 1)), ns3_python=a.ns3_python, jobs=a.jobs, timeout_s=a.timeout)
+        except OtherSimulatorError as exc:
+            path.write_text(json.dumps({"error": str(exc)}) + "\n")
+            print(f"{name} {a.qdisc}: {exc}", file=sys.stderr)
+            continue
         path.write_text(json.dumps(c.to_json(), indent=1) + "\n")
         print(f"{name} {a.qdisc}: {'agrees' if c.agrees else 'differs'} ({time.time() - t:.0f} s)", file=sys.stderr)
     rows = []
@@ -66,6 +72,9 @@ def main() -> int:
         if not path.exists():
             continue
         doc = json.loads(path.read_text())
+        if "error" in doc:
+            rows.append(f"| `{name}` ({ns3.CC[name]}) | " + " | ".join(["-"] * len(COLUMNS)) + f" |  <!-- {doc['error']} -->")
+            continue
         metrics = {m["metric"]: m for m in doc["metrics"]}
         rows.append(f"| `{name}` ({ns3.CC[name]}) | " + " | ".join(cell(metrics[c]) for c in COLUMNS) + " |")
     page = a.out / f"{a.qdisc}.md"

@@ -25,6 +25,7 @@ def crosscheck(
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds to run in both simulators: the scenario's seed and the ones after it.")] = 1,
     ns3_python: Annotated[str | None, typer.Option("--ns3-python", help="The Python that has ns-3 (default: $CROSSLAYER_NS3_PYTHON, else ~/ns3env/bin/python).")] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="ns-3 runs at once (each uses one core).")] = 1,
+    timeout: Annotated[float | None, typer.Option("--timeout", min=1, help="Stop an ns-3 run after this many wall seconds (it fails the crosscheck).")] = None,
     point: Annotated[int | None, typer.Option("--point", min=0, help="For a study with axes: the point to check (as `crosslayer study points` numbers them).")] = None,
     duration: Annotated[str | None, typer.Option(help='Override the duration, e.g. "20s".')] = None,
     warmup: Annotated[str | None, typer.Option(help='Override the warm-up, e.g. "5s".')] = None,
@@ -75,7 +76,7 @@ def crosscheck(
         if show:
             status.start()
         result = run_crosscheck(
-            scenario, other.value, seeds=[first + k for k in range(seeds)], ns3_python=ns3_python, jobs=jobs,
+            scenario, other.value, seeds=[first + k for k in range(seeds)], ns3_python=ns3_python, jobs=jobs, timeout_s=timeout,
             progress=(lambda text: status.update(f"crosscheck {scenario.name}: {text}")) if show else None,
         )  # fmt: skip
     except Untranslatable as exc:

@@ -420,16 +420,22 @@ def run_ns3(
     progress: Callable[[float, float], None] | None = None,
     workdir: Path | None = None,
     running: list[subprocess.Popen[str]] | None = None,
+    timeout_s: float | None = None,
 ) -> dict[str, Any]:
     """Run an ns-3 program (``ns3.program(...)``) with ``python``; its JSON result. An interrupt
-    stops it; its failure raises :class:`OtherSimulatorError` with its own message. ``running``
-    collects the process while it runs (so that another thread can stop it)."""
+    stops it; its failure raises :class:`OtherSimulatorError` with its own message, and so does
+    running longer than ``timeout_s`` wall seconds. ``running`` collects the process while it
+    runs (so that another thread can stop it)."""
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         path, result = Path(tmp) / "crosscheck_ns3.py", Path(tmp) / "result.json"
         path.write_text(program, encoding="utf-8")
         proc = subprocess.Popen([python, str(path), "--out", str(result)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp, start_new_session=True)
         if running is not None:
             running.append(proc)
+        timer = threading.Timer(timeout_s, stop, [proc]) if timeout_s else None
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
         err: deque[str] = deque(maxlen=200)
         try:
             assert proc.stderr is not None
@@ -446,10 +452,14 @@ def run_ns3(
             stop(proc)
             raise
         finally:
+            if timer is not None:
+                timer.cancel()
             if running is not None and proc in running:
                 running.remove(proc)
     if code != 0:
         tail = "".join(list(err)[-20:]).strip()
+        if code < 0 and timer is not None and timer.finished.is_set():
+            raise OtherSimulatorError(f"ns-3 took longer than {timeout_s:g} s and was stopped")
         if code < 0:
             raise OtherSimulatorError(f"ns-3 was stopped (signal {-code})")
         raise OtherSimulatorError(f"ns-3 failed (exit {code}):\n{tail}")
@@ -476,9 +486,10 @@ def crosscheck(
     ns3_python: str | os.PathLike[str] | None = None,
     progress: Callable[[str], None] | None = None,
     jobs: int = 1,
+    timeout_s: float | None = None,
 ) -> Crosscheck:
     """Run ``scenario`` in crosslayer and in ``other`` for each seed (``jobs`` of the other
-    simulator's runs at once) and compare them. Raises :class:`Untranslatable` before the other
+    simulator's runs at once, each stopped after ``timeout_s`` wall seconds) and compare them. Raises :class:`Untranslatable` before the other
     simulator starts if it cannot express the scenario, ``FileNotFoundError`` if it is not
     installed, :class:`OtherSimulatorError` if it fails."""
     import crosslayer
@@ -518,7 +529,7 @@ def crosscheck(
     def one(k: int) -> Side:
         seed = seeds[k]
         show(seed, "ns-3 starting")
-        raw = run_ns3(programs[k], python, lambda now, end: show(seed, f"ns-3 at {now:g} of {end:g} s"), running=running)
+        raw = run_ns3(programs[k], python, lambda now, end: show(seed, f"ns-3 at {now:g} of {end:g} s"), running=running, timeout_s=timeout_s)
         show(seed, "done")
         return _ns3_side(raw, sizes[k])
 
