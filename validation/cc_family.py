@@ -77,7 +77,7 @@ def main() -> int:
             continue
         metrics = {m["metric"]: m for m in doc["metrics"]}
         rows.append(f"| `{name}` ({ns3.CC[name]}) | " + " | ".join(cell(metrics[c]) for c in COLUMNS) + " |")
-    page = a.out / f"{a.qdisc}.md"
+    page = a.out / f"{a.qdisc}.md"  # the table; docs/validation/cc-family-ns3.md quotes it with its reading
     page.write_text(
         f"| algorithm | goodput Mb/s | Jain | queue mean pkts | drop ratio % | retransmissions | timeouts |\n"
         f"|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
