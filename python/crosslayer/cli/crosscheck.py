@@ -14,6 +14,14 @@ from crosslayer.cli.common import Quiet, _console, _fail, _is_study, _load, _loa
 from crosslayer.output import dumps_json
 
 
+def _command_line() -> str:
+    """This command as typed (the program's name shortened to ``crosslayer``)."""
+    import shlex
+    import sys
+
+    return " ".join(["crosslayer", *(shlex.quote(a) for a in sys.argv[1:])])
+
+
 class Other(str, Enum):
     ns3 = "ns3"
 
@@ -92,7 +100,7 @@ def crosscheck(
             out.mkdir(parents=True, exist_ok=True)
             (out / "crosscheck.json").write_text(dumps_json(result.to_json()) + "\n", encoding="utf-8")
             result.figure().savefig(out / "crosscheck.png", dpi=110)
-            (out / "crosscheck.md").write_text(result.markdown("crosscheck.png"), encoding="utf-8")
+            (out / "crosscheck.md").write_text(result.markdown("crosscheck.png", command=_command_line()), encoding="utf-8")
             (out / f"{other.value}_program.py").write_text(result.program, encoding="utf-8")
         except OSError as exc:
             _fail(f"cannot write the crosscheck to {out}: {exc.strerror or exc}", 1)

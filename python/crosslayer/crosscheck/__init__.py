@@ -345,6 +345,8 @@ class Crosscheck:
     def cells(self, m: Metric) -> tuple[str, str, str]:
         """The table's text for a metric: crosslayer, the other, the difference."""
         _, scale, digits = LABELS[m.name.split("@")[0]]
+        if digits == 0 and len(self.seeds) > 1:
+            digits = 1  # a count's mean over seeds
 
         def show(s: tuple[float, float, float] | None) -> str:
             if s is None:
@@ -361,10 +363,14 @@ class Crosscheck:
             diff = f"{(m.ours[0] - m.theirs[0]) * scale:+,.{digits}f}"
         return show(m.ours), show(m.theirs), diff
 
-    def markdown(self, figure: str | None = None) -> str:
+    def markdown(self, figure: str | None = None, command: str | None = None) -> str:
+        from crosslayer import __version__
+
         other = {"ns3": "ns-3 3.44"}.get(self.other, self.other)
         lines = [
             f"# crosscheck: {self.scenario} against {other}",
+            "",
+            f"crosslayer {__version__}; " + (f"made by `{command}`." if command else "made by `crosslayer crosscheck`."),
             "",
             f"Seeds {', '.join(map(str, self.seeds))}; crosslayer with `[tcp] profile = \"ns3\"`; the same start times in both. "
             "Values are means over the seeds (range in brackets); the difference is crosslayer's minus the other's.",
