@@ -2,8 +2,10 @@
 
 Exit codes (also in ``crosslayer --help``): 0 success, 1 engine failure (out of memory, a
 [limits] value reached, a simulator bug), results that cannot be written after the run, or
-failed study points, 2 invalid study file or command line (including an output folder that
-cannot be written or already holds a result, checked before the run), 130 interrupted.
+failed study points, or the other simulator's failure in a crosscheck, 2 invalid study file or
+command line (including an output folder that cannot be written or already holds a result,
+checked before the run, and a scenario the other simulator cannot express), 3 a crosscheck
+--strict metric beyond its bar, 130 interrupted.
 
 The commands live in modules by group: ``run`` (run, validate), ``figures`` (plot-*),
 ``bench``, ``listing`` (list), ``study``, ``results`` and ``crosscheck``; ``common`` holds the app and what they

@@ -23,9 +23,10 @@ if TYPE_CHECKING:
 
 EXIT_CODES = (
     "Exit codes: 0 success; 1 engine failure (out of memory, a \\[limits] value reached, a simulator "
-    "bug), results that cannot be written after a run, or failed study points; 2 invalid study "
-    "file, command line or output location (checked before anything runs); 130 interrupted "
-    "(Ctrl-C: stored runs are kept)."
+    "bug), results that cannot be written after a run, failed study points, or the other "
+    "simulator's failure (crosscheck); 2 invalid study file, command line or output location "
+    "(checked before anything runs), or a scenario the other simulator cannot express; 3 a "
+    "crosscheck --strict metric beyond its bar; 130 interrupted (Ctrl-C: stored runs are kept)."
 )
 
 
