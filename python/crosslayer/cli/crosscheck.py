@@ -42,6 +42,7 @@ def crosscheck(
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object and nothing else.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Exit 3 when a metric differs beyond its bar.")] = False,
     quiet: Quiet = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print each flow's goodput in both and what stands in for what.")] = False,
 ) -> None:
     """Run a study file in crosslayer and in ns-3 (crosslayer with the ns3 TCP profile, the same
     start times in both), seed by seed, and print how far they agree, metric by metric, against
@@ -117,6 +118,15 @@ def crosscheck(
             color = {"agrees": "green", "differs": "red"}.get(m.verdict, "yellow")
             table.add_row(m.label, a, b, d, m.bar, f"[{color}]{m.verdict}[/{color}]")
         _print_table(console, table)
+        if verbose:
+            flows = Table(title="Goodput per flow, Mb/s (means over the seeds)")
+            for header in ("flow", "crosslayer", other_name):
+                flows.add_column(header, justify="left" if header == "flow" else "right")
+            for name, ours, theirs in result.flow_goodput():
+                flows.add_row(name, f"{ours / 1e6:.2f}", f"{theirs / 1e6:.2f}")
+            _print_table(console, flows)
+            for note in result.notes:
+                console.print(f"- {note}", highlight=False)
         walls = [s.wall_s for s in result.theirs]
         console.print(f"wall per run: crosslayer {sum(s.wall_s for s in result.ours) / len(result.ours):.3f} s, {other_name} {sum(walls) / len(walls):.1f} s", highlight=False)
         if out is not None:
