@@ -70,20 +70,17 @@ fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, String> + Send
 fn table(py: Python<'_>, t: Table) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     for (name, col) in t.columns {
+        let strings = matches!(col, Column::Str { .. });
         match col {
             Column::F64(v) => d.set_item(name, PyArray1::from_vec(py, v))?,
             Column::U64(v) => d.set_item(name, PyArray1::from_vec(py, v))?,
-            Column::Str { codes, labels } => {
+            Column::Str { codes, labels } | Column::Cat { codes, labels } => {
                 let c = PyDict::new(py);
                 c.set_item("codes", PyArray1::from_vec(py, codes))?;
                 c.set_item("labels", labels)?;
-                c.set_item("strings", true)?;
-                d.set_item(name, c)?
-            }
-            Column::Cat { codes, labels } => {
-                let c = PyDict::new(py);
-                c.set_item("codes", PyArray1::from_vec(py, codes))?;
-                c.set_item("labels", labels)?;
+                if strings {
+                    c.set_item("strings", true)?;
+                }
                 d.set_item(name, c)?
             }
         }

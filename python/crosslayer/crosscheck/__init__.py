@@ -424,7 +424,6 @@ def run_ns3(
     program: str,
     python: str,
     progress: Callable[[float, float], None] | None = None,
-    workdir: Path | None = None,
     running: list[subprocess.Popen[str]] | None = None,
     timeout_s: float | None = None,
 ) -> dict[str, Any]:
@@ -432,7 +431,7 @@ def run_ns3(
     stops it; its failure raises :class:`OtherSimulatorError` with its own message, and so does
     running longer than ``timeout_s`` wall seconds. ``running`` collects the process while it
     runs (so that another thread can stop it)."""
-    with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+    with tempfile.TemporaryDirectory() as tmp:
         path, result = Path(tmp) / "crosscheck_ns3.py", Path(tmp) / "result.json"
         path.write_text(program, encoding="utf-8")
         proc = subprocess.Popen([python, str(path), "--out", str(result)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp, start_new_session=True)

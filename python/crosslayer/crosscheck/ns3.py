@@ -73,6 +73,11 @@ def _pkts(q: Mapping[str, Any]) -> str:
     return f"{max(int(q['limit_pkts']) - 1, 1)}p"
 
 
+def _fifo_size(q: Mapping[str, Any]) -> str:
+    """DropTail's limit: in bytes when ``limit_bytes`` is set, else in packets."""
+    return f"{int(q['limit_bytes'])}B" if q.get("limit_bytes") else _pkts(q)
+
+
 # kind -> (ns-3 TypeId, {crosslayer parameter: (ns-3 attribute, translation)}, {parameter:
 # values ns-3 can express, when not all}). Every parameter of the kind not in the map must keep
 # its default (ns-3's behaviour stands in for it: named in the translation's notes).
@@ -80,7 +85,7 @@ _Attr = tuple[str, Callable[[Mapping[str, Any]], str]]
 QDISCS: Final[dict[str, tuple[str, dict[str, _Attr], dict[str, tuple[Any, ...]]]]] = {
     "droptail": (
         "ns3::FifoQueueDisc",
-        {"limit_pkts": ("MaxSize", lambda q: f"{int(q['limit_bytes'])}B" if q.get("limit_bytes") else _pkts(q)), "limit_bytes": ("MaxSize", lambda q: "")},
+        {"limit_pkts": ("MaxSize", lambda q: _fifo_size(q)), "limit_bytes": ("MaxSize", lambda q: _fifo_size(q))},
         {},
     ),
     "codel": (
@@ -219,9 +224,7 @@ def _qdisc(q: Mapping[str, Any], where: str, problems: list[str], notes: set[str
             problems.append(f"{where}: {kind} {name} = {shown} has no ns-3 counterpart (ns-3 can: {', '.join(map(str, allowed[name]))})")
         elif name in mapped:
             attr, translate = mapped[name]
-            text = translate(q)
-            if text:
-                attributes[attr] = text
+            attributes[attr] = translate(q)
         elif value != defaults.get(name):
             default = _show(_algorithm_params("aqm", kind), name, defaults.get(name))
             problems.append(f"{where}: {kind} {name} = {shown} is not translated to ns-3 (leave it at its default, {default})")
