@@ -29,7 +29,7 @@ pub fn catalog_json() -> Json {
 fn tcp_profiles() -> Json {
     use crate::tcp::{Profile, TcpConfig};
     let mut out = serde_json::Map::new();
-    for p in [Profile::Linux, Profile::Ns3] {
+    for p in [Profile::Linux, Profile::Ns3, Profile::Ns2] {
         let Json::String(name) = serde_json::to_value(p).expect("profile") else { unreachable!() };
         let values: serde_json::Map<String, Json> = TcpConfig::profile_values(p)
             .into_iter()

@@ -51,7 +51,7 @@ pub fn run_checked(spec: ScenarioSpec, stop: &mut dyn FnMut(units::Time) -> bool
     let mut sim = Sim::new(spec)?;
     if let Some(pcap) = &sim.spec().pcap {
         let names = pcap.files(&sim.spec().topology.graph()).into_iter().map(|(name, _)| name).collect();
-        let mss = sim.spec().flows.iter().map(|f| report::pcap::TcpOptions { mss: f.tcp.mss.get() as u16, sack: f.tcp.sack, timestamps: f.tcp.timestamps }).collect();
+        let mss = sim.spec().flows.iter().map(|f| report::pcap::TcpOptions { mss: f.tcp.mss.get() as u16, sack: f.tcp.sack, timestamps: f.tcp.timestamps() }).collect();
         sim.set_tap(Box::new(report::pcap::Capture::new(names, pcap.snaplen, pcap.max_bytes, mss)));
     }
     let mut traces = report::trace::Traces::new(&sim)?;

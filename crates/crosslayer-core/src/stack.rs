@@ -4,11 +4,12 @@
 //! congestion control never imports the sender.
 
 crate::choice! {
-    /// Whose defaults the TCP options left unset take: Linux's, or ns-3's (3.44), so that a
-    /// comparison with either differs by models, never by settings.
+    /// Whose defaults the TCP options left unset take: Linux's, ns-3's (3.44) or ns-2's (2.35),
+    /// so that a comparison with either differs by models, never by settings.
     pub enum Profile {
         Linux = "linux",
         Ns3 = "ns3",
+        Ns2 = "ns2",
     }
 }
 
@@ -47,6 +48,9 @@ crate::choice! {
         /// (`TcpNewReno::SlowStart`); TcpCubic by every segment acknowledged, past ssthresh,
         /// discarding nothing and passing nothing on (`TcpCubic::IncreaseWindow`).
         Ns3 = "ns3",
+        /// ns-2.35: one segment per ACK for every algorithm (`TcpAgent::opencwnd`; the Linux
+        /// 2.6 modules of `Agent/TCP/Linux` grow `snd_cwnd` by one per ACK without ABC).
+        Ns2 = "ns2",
     }
 }
 
@@ -72,6 +76,7 @@ impl SlowStart {
             SlowStart::Linux => SsRule::Linux,
             SlowStart::Rfc3465 => SsRule::Abc(2),
             SlowStart::Ns3 => ns3,
+            SlowStart::Ns2 => SsRule::Abc(1),
         }
     }
 }

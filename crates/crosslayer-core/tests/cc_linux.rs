@@ -185,7 +185,7 @@ fn ledbat_holds_its_target_delay_and_yields_to_cubic() {
 fn tcp_lp_yields_to_reno() {
     use crosslayer_core::cc::lp::LpConfig;
     let go = |ccs: Vec<CcConfig>, delayed_ack: bool| {
-        let flows = ccs.into_iter().map(|cc| (cc, TcpConfig { delayed_ack, ..TcpConfig::default() })).collect();
+        let flows = ccs.into_iter().map(|cc| (cc, TcpConfig { delayed_ack: Some(delayed_ack), ..TcpConfig::default() })).collect();
         run(presets::single_bottleneck(10_000_000, 40 * MS, 100, flows, 60 * S, 20 * S)).expect("run")
     };
     for (label, cfg) in [

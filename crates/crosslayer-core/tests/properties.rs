@@ -95,12 +95,12 @@ prop_compose! {
         let recovery = [None, Some(Recovery::Prr), Some(Recovery::Rfc6675), Some(Recovery::NewReno), Some(Recovery::Reno), Some(Recovery::Tahoe)][recovery];
         TcpConfig {
             sack,
-            delayed_ack: delack,
+            delayed_ack: Some(delack),
             ecn,
             initial_cwnd: iw,
             profile: if ns3 { Profile::Ns3 } else { Profile::Linux },
             recovery,
-            timestamps,
+            timestamps: Some(timestamps),
             handshake,
             rack,
             tlp,

@@ -62,7 +62,7 @@ impl Wire {
     }
 
     fn with_cc(sack: bool, initial_cwnd: u32, cc: CcConfig) -> Wire {
-        let cfg = TcpConfig { mss: Bytes::new(MSS), sack, delayed_ack: false, initial_cwnd, handshake: false, rack: Some(false), tlp: Some(false), ..Default::default() };
+        let cfg = TcpConfig { mss: Bytes::new(MSS), sack, delayed_ack: Some(false), initial_cwnd, handshake: false, rack: Some(false), tlp: Some(false), ..Default::default() };
         Wire::with_config(cfg, cc)
     }
 
@@ -298,7 +298,7 @@ fn ssthresh_is_held_across_repeated_timeouts_of_one_segment() {
     }
     // ns-3 3.44 lowers it at every timeout (its guard never holds): to 2 segments the second time
     use crosslayer_core::tcp::Profile;
-    let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, handshake: false, profile: Profile::Ns3, ..Default::default() };
+    let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: Some(false), initial_cwnd: 20, handshake: false, profile: Profile::Ns3, ..Default::default() };
     let mut w = Wire::with_config(cfg, presets::cubic());
     w.run(200, Time::from_secs(60), &drop);
     assert_eq!(w.sender.counters.timeouts, 2);
@@ -319,7 +319,7 @@ fn the_hole_filling_ack_after_a_timeout_grows_cwnd_by_what_it_delivered() {
     use crosslayer_core::tcp::{AckCounting, Profile};
     let drop = |n: u64, k: u32| n == 20 && k <= 2; // the original and the fast retransmission
     let cwnd_after_hole = |profile, slow_start, ack_counting, cc: CcConfig| {
-        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, handshake: false, rack: Some(false), tlp: Some(false), profile, slow_start, ack_counting, ..Default::default() };
+        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: Some(false), initial_cwnd: 20, handshake: false, rack: Some(false), tlp: Some(false), profile, slow_start, ack_counting, ..Default::default() };
         let mut w = Wire::with_config(cfg, cc);
         w.run(200, Time::from_secs(10), &drop);
         assert_eq!(w.sender.counters.timeouts, 1);
@@ -361,7 +361,7 @@ fn linux_rearms_the_timer_when_the_fast_retransmission_goes_out() {
     let drop = |n: u64, k: u32| n == 23 && k <= 2; // the original and the fast retransmission
     for (rule, rearmed) in [(RtoRule::Linux, true), (RtoRule::Rfc6298, false)] {
         // RACK would repair the lost retransmission before any timeout: off, to test the timer.
-        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, handshake: false, rto_rule: Some(rule), profile: Profile::Linux, rack: Some(false), ..Default::default() };
+        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: Some(false), initial_cwnd: 20, handshake: false, rto_rule: Some(rule), profile: Profile::Linux, rack: Some(false), ..Default::default() };
         let mut w = Wire::with_config(cfg, presets::reno());
         w.spacing = Dur::from_ms(1); // dupacks arrive 1 ms apart, as behind a bottleneck
         w.run(200, Time::from_secs(10), &drop);
@@ -385,7 +385,7 @@ fn the_first_ack_after_a_timeout_clears_the_backoff_with_timestamps() {
     let drop = |n: u64, k: u32| (20..60).contains(&n) && k == 1; // a whole flight: one RTO
     for timestamps in [true, false] {
         // A tail loss probe would repair the lost flight before the timeout: off, to test it.
-        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, handshake: false, timestamps, tlp: Some(false), ..Default::default() };
+        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: Some(false), initial_cwnd: 20, handshake: false, timestamps: Some(timestamps), tlp: Some(false), ..Default::default() };
         let mut w = Wire::with_config(cfg, presets::reno());
         w.run(100, Time::from_secs(10), &drop);
         let rto = w.timeout_times[0];
@@ -399,7 +399,7 @@ fn the_first_ack_after_a_timeout_clears_the_backoff_with_timestamps() {
 }
 
 fn handshake_wire(profile: crosslayer_core::tcp::Profile, syns_lost: u32) -> Wire {
-    let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 10, profile, ..Default::default() };
+    let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: Some(false), initial_cwnd: 10, profile, ..Default::default() };
     let mut w = Wire::with_config(cfg, presets::reno());
     w.syns_to_drop = syns_lost;
     w
@@ -459,7 +459,7 @@ fn lost_syns_and_the_initial_window_and_the_handshake_rtt() {
 }
 
 fn variant_wire(recovery: crosslayer_core::tcp::Recovery, sack: bool) -> Wire {
-    let cfg = TcpConfig { mss: Bytes::new(MSS), sack, delayed_ack: false, initial_cwnd: 20, handshake: false, recovery: Some(recovery), ..Default::default() };
+    let cfg = TcpConfig { mss: Bytes::new(MSS), sack, delayed_ack: Some(false), initial_cwnd: 20, handshake: false, recovery: Some(recovery), ..Default::default() };
     Wire::with_config(cfg, presets::reno())
 }
 
@@ -530,7 +530,7 @@ fn tahoe_returns_to_slow_start_on_three_duplicate_acks() {
 /// RACK-TLP on (the Linux profile's default), data arrivals 1 ms apart as behind a bottleneck;
 /// the sender has new data until `stop_at`.
 fn rack_wire(initial_cwnd: u32, stop_at: Time, rack: bool, tlp: bool) -> Wire {
-    let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd, handshake: false, rack: Some(rack), tlp: Some(tlp), ..Default::default() };
+    let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: Some(false), initial_cwnd, handshake: false, rack: Some(rack), tlp: Some(tlp), ..Default::default() };
     let mut w = Wire::with_stop(cfg, presets::reno(), stop_at);
     w.spacing = Dur::from_ms(1);
     w
@@ -625,7 +625,7 @@ fn tlp_sends_one_probe_after_the_pto_and_avoids_the_timeout() {
 #[test]
 fn tlp_turns_a_lost_flight_into_a_fast_recovery() {
     let drop = |n: u64, k: u32| (20..60).contains(&n) && k == 1;
-    let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, handshake: false, ..Default::default() };
+    let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: Some(false), initial_cwnd: 20, handshake: false, ..Default::default() };
     let mut w = Wire::with_config(cfg, presets::reno());
     w.run(100, Time::from_secs(10), &drop);
     let c = w.sender.counters;
@@ -644,7 +644,7 @@ fn rescue_retransmission_repairs_a_tail_loss_in_recovery() {
     let drop = |n: u64, k: u32| (n == 2 || n == 9) && k == 1;
     for rescue in [true, false] {
         let rules = if rescue { 4 } else { 2 };
-        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 10, handshake: false, rack: Some(false), tlp: Some(false), nextseg_rules: Some(rules), ..Default::default() };
+        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: Some(false), initial_cwnd: 10, handshake: false, rack: Some(false), tlp: Some(false), nextseg_rules: Some(rules), ..Default::default() };
         let mut w = Wire::with_stop(cfg, presets::reno(), Time::from_ns(1));
         w.spacing = Dur::from_ms(1);
         w.run(10, Time::from_secs(5), &drop);
@@ -668,8 +668,8 @@ fn rescue_retransmission_repairs_a_tail_loss_in_recovery() {
 #[test]
 fn echo_rtt_samples_are_whole_milliseconds() {
     use crosslayer_core::tcp::Profile;
-    for profile in [Profile::Linux, Profile::Ns3] {
-        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 10, handshake: false, profile, rack: Some(false), tlp: Some(false), ..Default::default() };
+    for profile in [Profile::Linux, Profile::Ns3, Profile::Ns2] {
+        let cfg = TcpConfig { mss: Bytes::new(MSS), delayed_ack: Some(false), initial_cwnd: 10, handshake: false, profile, rack: Some(false), tlp: Some(false), ..Default::default() };
         let mut w = Wire::with_config(cfg, presets::reno());
         w.one_way = Dur::from_us(10_250);
         w.run(100, Time::from_secs(5), &|_, _| false);
@@ -677,6 +677,8 @@ fn echo_rtt_samples_are_whole_milliseconds() {
         match profile {
             Profile::Linux => assert_eq!(min, Dur::from_us(20_500), "Karn samples in microseconds"),
             Profile::Ns3 => assert!(min.ns() % 1_000_000 == 0 && (20..=21).contains(&(min.ns() / 1_000_000)), "{min}"),
+            // no timestamps in the ns2 profile: Karn's rule on timed segments
+            Profile::Ns2 => assert_eq!(min, Dur::from_us(20_500), "ns2: Karn samples"),
         }
     }
 }
@@ -700,7 +702,7 @@ fn ns3_prr_counts_an_extra_segment_per_duplicate_ack() {
     let mut sent = vec![];
     for credit in [false, true] {
         let cfg = TcpConfig {
-            mss: Bytes::new(MSS), delayed_ack: false, initial_cwnd: 20, handshake: false, profile: Profile::Ns3,
+            mss: Bytes::new(MSS), delayed_ack: Some(false), initial_cwnd: 20, handshake: false, profile: Profile::Ns3,
             prr_dupack_credit: Some(credit), ..Default::default()
         };
         let mut w = Wire::with_config(cfg, presets::reno());

@@ -53,7 +53,7 @@ fn cubic_fills_the_link_with_a_bdp_buffer_and_less_with_a_tenth() {
 
 /// Reno goodput with Bernoulli loss p on the data path, in bytes/s (b = 1 here, see below).
 fn reno_lossy(p: f64, delayed_ack: bool, sack: bool) -> (f64, RunResult) {
-    let tcp = TcpConfig { delayed_ack, sack, ..Default::default() };
+    let tcp = TcpConfig { delayed_ack: Some(delayed_ack), sack, ..Default::default() };
     // Fast bottleneck (1 Gb/s) so only the random loss limits the window; RTT 100 ms.
     let mut spec = single_bottleneck(1_000_000_000, 100 * MS, 10_000, vec![(presets::reno(), tcp)], 2000 * S, 50 * S);
     let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
@@ -116,7 +116,7 @@ fn goodput_and_utilization_never_exceed_the_link() {
     spec.seed = 7;
     spec.warmup = crosslayer_core::units::Dur::from_secs(5);
     for f in &mut spec.flows {
-        f.tcp = TcpConfig { delayed_ack: false, initial_cwnd: 3, ..Default::default() }.into();
+        f.tcp = TcpConfig { delayed_ack: Some(false), initial_cwnd: 3, ..Default::default() }.into();
     }
     let r = run(spec).expect("run");
     let rate = r.queues.u64s("rate_bps")[0] as f64;

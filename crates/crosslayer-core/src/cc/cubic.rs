@@ -94,7 +94,7 @@ crate::params! {
         rtt: CubicRtt = CubicRtt::MinRtt, Choice, range(), "Linux bictcp_update and ns-3 TcpCubic::Update use the minimum RTT; RFC 9438 says SRTT";
         /// Congestion-avoidance increase: "linux" (bictcp_update's integer Reno-friendly estimate, alpha 0.533 for ever, and its cnt clamps) or "rfc9438" (alpha 0.529, then 1 past cwnd_prior).
         increase: CubicIncrease = CubicIncrease::Linux, Choice, range(), "Linux tcp_cubic.c bictcp_update (beta_scale, cnt clamp 20, cnt >= 2); ns-3 TcpCubic::Update does the same; RFC 9438 section 4.3";
-        /// Early exit from slow start: "linux" (HyStart: ACK train and delay increase), "ns3" (ns-3's HyStart), "hystart++" (RFC 9406) or "off"; unset: the TCP profile's (linux or ns3).
+        /// Early exit from slow start: "linux" (HyStart: ACK train and delay increase), "ns3" (ns-3's HyStart), "hystart++" (RFC 9406) or "off"; unset: the TCP profile's (linux, ns3, or off in the ns2 profile: ns-2.35's cubic is Linux 2.6.22's, before HyStart).
         hystart: Option<HystartMode> = None, Choice, range(), "Linux tcp_cubic hystart = 1, hystart_detect = 3; ns-3 TcpCubic::HyStart true";
         /// HyStart acts only once cwnd is at least this many segments.
         hystart_low_window: u32 = 16, Packets, range(>= 2, <= 100_000), "Linux hystart_low_window = 16; ns-3 HyStartLowWindow 16";
@@ -152,7 +152,12 @@ impl Algorithm for Cubic {
     };
     fn new(cfg: &CubicConfig, env: &CcEnv) -> Cubic {
         let ns3 = env.profile == Profile::Ns3;
-        let hystart = cfg.hystart.unwrap_or(if ns3 { HystartMode::Ns3 } else { HystartMode::Linux });
+        // ns-2.35's cubic is Linux 2.6.22's (CUBIC 2.1): no HyStart (Linux 2.6.29)
+        let hystart = cfg.hystart.unwrap_or(match env.profile {
+            Profile::Linux => HystartMode::Linux,
+            Profile::Ns3 => HystartMode::Ns3,
+            Profile::Ns2 => HystartMode::Off,
+        });
         let mut c = Cubic::with_config(CubicConfig { hystart: Some(hystart), ..cfg.clone() });
         c.ss = env.slow_start.rule(SsRule::Uncapped);
         c.ns3 = ns3;
@@ -678,6 +683,17 @@ mod tests {
             }
         }
         None
+    }
+
+    /// Unset, HyStart is the profile's: Linux's, ns-3's, or none under ns2 (ns-2.35's cubic
+    /// module is Linux 2.6.22's CUBIC 2.1, before HyStart).
+    #[test]
+    fn hystart_follows_the_profile() {
+        use crate::stack::{Profile, SlowStart};
+        for (profile, mode) in [(Profile::Linux, HystartMode::Linux), (Profile::Ns3, HystartMode::Ns3), (Profile::Ns2, HystartMode::Off)] {
+            let env = CcEnv { mss: MSS, initial_cwnd: 10 * MSS as u64, profile, slow_start: SlowStart::Linux, rng_seed: 1 };
+            assert_eq!(<Cubic as Algorithm>::new(&CubicConfig::default(), &env).hystart.mode(), mode, "{profile:?}");
+        }
     }
 
     fn hystart(mode: HystartMode) -> Cubic {

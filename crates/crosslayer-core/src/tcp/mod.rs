@@ -109,90 +109,90 @@ crate::params! {
     /// (Linux or ns-3) unless set. With the Linux defaults a full segment is 1448 + 52 = 1500
     /// bytes on the wire (a 1500 B MTU; 52 B = IPv4 20 + TCP 20 + timestamps option 12).
     pub struct TcpConfig {
-        /// Whose defaults the options left unset take: "linux" or "ns3" (ns-3 3.44).
+        /// Whose defaults the options left unset take: "linux", "ns3" (ns-3 3.44) or "ns2" (ns-2.35's one-way Agent/TCP and TCPSink; mss, sack and initial_cwnd are not profiled: a study sets ns-2's 1000 B, false and 2 itself).
         profile: Profile = Profile::Linux, Choice, range(), "crosslayer: Linux, the system the seed studies measured";
         /// Payload bytes per segment (SMSS).
         mss: Bytes = Bytes::new(1448), Size, range(>= 64, <= 65_000), "1500 B MTU - 52 B of headers (Linux with timestamps)";
         /// IP + TCP header bytes added to every data segment on the wire (profile).
-        header_size: Option<Bytes> = None, Size, range(>= 20, <= 120), "linux: IPv4 20 + TCP 20 + timestamps 12; ns3: the same + PPP 2";
+        header_size: Option<Bytes> = None, Size, range(>= 20, <= 120), "linux: IPv4 20 + TCP 20 + timestamps 12; ns3: the same + PPP 2; ns2: Agent/TCP tcpip_base_hdr_size_ 40 (no link-layer framing)";
         /// Bytes of a pure ACK on the wire, before SACK options (profile).
-        ack_size: Option<Bytes> = None, Size, range(>= 20, <= 120), "linux: IPv4 20 + TCP 20 + timestamps 12; ns3: the same + PPP 2";
+        ack_size: Option<Bytes> = None, Size, range(>= 20, <= 120), "linux: IPv4 20 + TCP 20 + timestamps 12; ns3: the same + PPP 2; ns2: Agent/TCPSink packetSize_ 40";
         /// Selective acknowledgments (RFC 2018); false: no SACK blocks, NewReno-style loss detection.
         sack: bool = true, Flag, range(), "Linux net.ipv4.tcp_sack = 1; ns-3 TcpSocketBase::Sack true";
         /// Timestamps option (RFC 7323): RTT samples from the echo, one-way delay samples.
-        timestamps: bool = true, Flag, range(), "Linux net.ipv4.tcp_timestamps = 1; ns-3 TcpSocketBase::Timestamp true";
+        timestamps: Option<bool> = None, Flag, range(), "linux: net.ipv4.tcp_timestamps = 1; ns3: TcpSocketBase::Timestamp true; ns2: Agent/TCP timestamps_ false";
         /// ACK every second full segment or when delack_timeout expires (RFC 1122, RFC 5681).
-        delayed_ack: bool = true, Flag, range(), "RFC 1122 section 4.2.3.2; Linux; ns-3 DelAckCount 2";
+        delayed_ack: Option<bool> = None, Flag, range(), "linux: RFC 1122 section 4.2.3.2; ns3: DelAckCount 2; ns2: false (Agent/TCPSink acknowledges every segment; Agent/TCPSink/DelAck is the other sink)";
         /// Segments the receiver acknowledges at once at the start of a connection and after a duplicate segment, before delaying ACKs (profile; Linux quick-ACK mode).
-        quickack: Option<u32> = None, Count, range(<= 1000), "linux: TCP_MAX_QUICKACKS 16 (tcp_incr_quickack); ns3: 1 (the first data segment after the handshake is acknowledged at once: m_delAckCount = m_delAckMaxCount; no quick-ACK mode)";
+        quickack: Option<u32> = None, Count, range(<= 1000), "linux: TCP_MAX_QUICKACKS 16 (tcp_incr_quickack); ns3: 1 (the first data segment after the handshake is acknowledged at once: m_delAckCount = m_delAckMaxCount; no quick-ACK mode); ns2: none (0)";
         /// Delayed-ACK timer (profile; RFC 1122 allows up to 500 ms).
-        delack_timeout: Option<Dur> = None, Time, range(<= Dur::from_ms(500)), "linux: TCP_DELACK_MIN 40 ms; ns3: TcpSocket::DelAckTimeout 200 ms";
+        delack_timeout: Option<Dur> = None, Time, range(<= Dur::from_ms(500)), "linux: TCP_DELACK_MIN 40 ms; ns3: TcpSocket::DelAckTimeout 200 ms; ns2: Agent/TCPSink/DelAck interval_ 100 ms";
         /// Initial window, segments.
         initial_cwnd: u32 = 10, Packets, range(>= 1, <= 1000), "RFC 6928 IW10; Linux TCP_INIT_CWND; ns-3 TcpSocket::InitialCwnd 10";
         /// Lower bound of the retransmission timeout (profile). At least 1 us: a timer firing every few nanoseconds makes a run take hours.
-        min_rto: Option<Dur> = None, Time, range(>= Dur::from_us(1), <= MAX_SPAN), "linux: TCP_RTO_MIN 200 ms; ns3: TcpSocketBase::MinRto 1 s (RFC 6298 2.4)";
+        min_rto: Option<Dur> = None, Time, range(>= Dur::from_us(1), <= MAX_SPAN), "linux: TCP_RTO_MIN 200 ms; ns3: TcpSocketBase::MinRto 1 s (RFC 6298 2.4); ns2: Agent/TCP minrto_ 0.2";
         /// Retransmission timeout before the first RTT sample (profile).
-        initial_rto: Option<Dur> = None, Time, range(>= Dur::from_us(1), <= MAX_SPAN), "linux: TCP_TIMEOUT_INIT 1 s; ns3: RttEstimator::InitialEstimation 1 s (RFC 6298 2.1)";
+        initial_rto: Option<Dur> = None, Time, range(>= Dur::from_us(1), <= MAX_SPAN), "linux: TCP_TIMEOUT_INIT 1 s; ns3: RttEstimator::InitialEstimation 1 s (RFC 6298 2.1); ns2: Agent/TCP rtxcur_init_ 3.0";
         /// Upper bound of the backed-off retransmission timeout (profile).
-        max_rto: Option<Dur> = None, Time, range(>= Dur::from_us(1), <= MAX_SPAN), "linux: TCP_RTO_MAX 120 s; ns3: 60 s in TcpSocketBase::ReTxTimeout";
+        max_rto: Option<Dur> = None, Time, range(>= Dur::from_us(1), <= MAX_SPAN), "linux: TCP_RTO_MAX 120 s; ns3: 60 s in TcpSocketBase::ReTxTimeout; ns2: Agent/TCP maxrto_ 60";
         /// How the RTO is computed, when its backoff clears and whether retransmitting the head re-arms it (profile): "linux" or "rfc6298".
-        rto_rule: Option<RtoRule> = None, Choice, range(), "linux: tcp_rtt_estimator, tcp_set_rto; ns3: TcpSocketBase::NewAck / RttMeanDeviation";
+        rto_rule: Option<RtoRule> = None, Choice, range(), "linux: tcp_rtt_estimator, tcp_set_rto; ns3: TcpSocketBase::NewAck / RttMeanDeviation; ns2: rfc6298 stands in for TcpAgent::rtt_timeout (SRTT + 4 RTTVAR in tcpTick_ ticks, backoff kept until a valid RTT sample)";
         /// Clock granularity G of the RFC 6298 rule: RTO = SRTT + max(G, 4 RTTVAR) (profile).
-        rto_granularity: Option<Dur> = None, Time, range(<= MAX_SPAN), "linux: not used; ns3: TcpSocketBase::ClockGranularity 1 ms";
+        rto_granularity: Option<Dur> = None, Time, range(<= MAX_SPAN), "linux: not used; ns3: TcpSocketBase::ClockGranularity 1 ms; ns2: Agent/TCP tcpTick_ 0.01";
         /// Tick of the timestamps clock: RTT samples taken from the echo are whole ticks (profile).
-        ts_granularity: Option<Dur> = None, Time, range(<= Dur::from_secs(1)), "linux: 1 ms (TCP_TS_HZ 1000); ns3: 1 ms (TcpOptionTS::NowToTsValue: milliseconds)";
+        ts_granularity: Option<Dur> = None, Time, range(<= Dur::from_secs(1)), "linux: 1 ms (TCP_TS_HZ 1000); ns3: 1 ms (TcpOptionTS::NowToTsValue: milliseconds); ns2: tcpTick_ 0.01";
         /// Where RTT samples come from (profile): "karn_then_timestamps" or "timestamps".
-        rtt_samples: Option<RttSamples> = None, Choice, range(), "linux: tcp_ack_update_rtt; ns3: TcpSocketBase::EstimateRtt";
+        rtt_samples: Option<RttSamples> = None, Choice, range(), "linux: tcp_ack_update_rtt; ns3: TcpSocketBase::EstimateRtt; ns2: karn_then_timestamps (without timestamps_ ns-2 times one segment per RTT, Karn's rule)";
         /// Open each connection with a SYN / SYN-ACK / ACK handshake before sending data; false: flows start established, sending their initial window at once.
         handshake: bool = true, Flag, range(), "Linux and ns-3 open every connection with a handshake";
         /// Bytes of a SYN and of a SYN-ACK on the wire (profile).
-        syn_size: Option<Bytes> = None, Size, range(>= 20, <= 120), "linux: IPv4 20 + TCP 20 + options 20 (MSS, SACK-permitted, timestamps, window scale); ns3: see the profile table";
+        syn_size: Option<Bytes> = None, Size, range(>= 20, <= 120), "linux: IPv4 20 + TCP 20 + options 20 (MSS, SACK-permitted, timestamps, window scale); ns3: see the profile table; ns2: tcpip_base_hdr_size_ 40 (syn_ true: the first packet is a 40-byte SYN)";
         /// SYN retransmission timeout; it doubles at each retry (profile).
-        syn_timeout: Option<Dur> = None, Time, range(>= Dur::from_us(1), <= MAX_SPAN), "linux: TCP_TIMEOUT_INIT 1 s; ns3: TcpSocket::ConnTimeout 3 s";
+        syn_timeout: Option<Dur> = None, Time, range(>= Dur::from_us(1), <= MAX_SPAN), "linux: TCP_TIMEOUT_INIT 1 s; ns3: TcpSocket::ConnTimeout 3 s; ns2: rtxcur_init_ 3.0";
         /// SYN retries at the initial syn_timeout before the timer starts doubling; they come on top of syn_retries (profile).
-        syn_linear_timeouts: Option<u32> = None, Count, range(<= 100), "linux: net.ipv4.tcp_syn_linear_timeouts 4 (Linux 6.5+); ns3: none (0)";
+        syn_linear_timeouts: Option<u32> = None, Count, range(<= 100), "linux: net.ipv4.tcp_syn_linear_timeouts 4 (Linux 6.5+); ns3: none (0); ns2: 0";
         /// SYN retransmissions before the connection fails (profile).
-        syn_retries: Option<u32> = None, Count, range(<= 100), "linux: net.ipv4.tcp_syn_retries 6; ns3: TcpSocket::ConnCount 6 counts every SYN, so 5 retries (TcpSocketBase::SendEmptyPacket)";
+        syn_retries: Option<u32> = None, Count, range(<= 100), "linux: net.ipv4.tcp_syn_retries 6; ns3: TcpSocket::ConnCount 6 counts every SYN, so 5 retries (TcpSocketBase::SendEmptyPacket); ns2: never gives up (100)";
         /// After this many SYN retransmissions the connection starts with a one-segment window; 0: never (profile).
-        syn_loss_iw_retries: Option<u32> = None, Count, range(<= 100), "linux: 2 (tcp_init_transfer: more than one retransmission); ns3: 0 (cwnd is set to InitialCwnd when the SYN-ACK arrives, whatever was lost); RFC 5681 3.1: 1";
+        syn_loss_iw_retries: Option<u32> = None, Count, range(<= 100), "linux: 2 (tcp_init_transfer: more than one retransmission); ns3: 0 (cwnd is set to InitialCwnd when the SYN-ACK arrives, whatever was lost); RFC 5681 3.1: 1; ns2: 0";
         /// Consecutive retransmission timeouts of the same data before the connection is given up (profile).
-        data_retries: Option<u32> = None, Count, range(>= 1, <= 1000), "linux: net.ipv4.tcp_retries2 15; ns3: TcpSocket::DataRetries 6";
+        data_retries: Option<u32> = None, Count, range(>= 1, <= 1000), "linux: net.ipv4.tcp_retries2 15; ns3: TcpSocket::DataRetries 6; ns2: never gives up (1000)";
         /// How the window evolves in fast recovery (profile): "prr", "rfc6675", "newreno", "reno" (ns-2) or "tahoe" (ns-2). Without SACK, prr and rfc6675 fall back to newreno.
-        recovery: Option<Recovery> = None, Choice, range(), "linux: PRR (tcp_cwnd_reduction, since 3.2); ns3: TcpL4Protocol::RecoveryType TcpPrrRecovery";
+        recovery: Option<Recovery> = None, Choice, range(), "linux: PRR (tcp_cwnd_reduction, since 3.2); ns3: TcpL4Protocol::RecoveryType TcpPrrRecovery; ns2: newreno (Agent/TCP/Newreno; a study picks reno or tahoe for Agent/TCP/Reno and Agent/TCP)";
         /// RACK loss detection (RFC 8985): a segment is lost once a segment sent after it was delivered and a reordering window has passed; lost retransmissions are found too. Replaces the duplicate-ACK threshold. Needs SACK and prr or rfc6675 recovery (profile).
-        rack: Option<bool> = None, Flag, range(), "linux: net.ipv4.tcp_recovery = 1 (RACK, since 4.18 the only loss detection with SACK); ns3: not implemented in ns-3 3.44";
+        rack: Option<bool> = None, Flag, range(), "linux: net.ipv4.tcp_recovery = 1 (RACK, since 4.18 the only loss detection with SACK); ns3: not implemented in ns-3 3.44; ns2: none";
         /// Tail loss probes (RFC 8985 section 7): after 2 SRTT without an ACK, send one probe segment so a tail loss is found by SACK instead of the RTO. Needs SACK (profile).
-        tlp: Option<bool> = None, Flag, range(), "linux: net.ipv4.tcp_early_retrans = 3 (TLP); ns3: not implemented in ns-3 3.44";
-        /// How slow start grows the window per ACK (profile): "linux" (every acknowledged segment, up to ssthresh), "rfc3465" (at most 2 segments per ACK) or "ns3" (ns-3's rule for each algorithm).
-        slow_start: Option<SlowStart> = None, Choice, range(), "linux: tcp_slow_start; ns3: TcpNewReno::SlowStart (one segment per ACK), TcpCubic::IncreaseWindow (every segment, past ssthresh)";
+        tlp: Option<bool> = None, Flag, range(), "linux: net.ipv4.tcp_early_retrans = 3 (TLP); ns3: not implemented in ns-3 3.44; ns2: none";
+        /// How slow start grows the window per ACK (profile): "linux" (every acknowledged segment, up to ssthresh), "rfc3465" (at most 2 segments per ACK), "ns3" (ns-3's rule for each algorithm) or "ns2" (one segment per ACK).
+        slow_start: Option<SlowStart> = None, Choice, range(), "linux: tcp_slow_start; ns3: TcpNewReno::SlowStart (one segment per ACK), TcpCubic::IncreaseWindow (every segment, past ssthresh); ns2: one segment per ACK (TcpAgent::opencwnd)";
         /// What window growth counts per ACK (profile): "delivered" (segments newly acknowledged or SACKed) or "cumulative" (how far the cumulative ACK advanced, counting again what was SACKed before).
-        ack_counting: Option<AckCounting> = None, Choice, range(), "linux: tcp_cong_control acked_sacked; ns3: TcpSocketBase::ProcessAck segsAcked from the rate estimator's currentDelivered (3.44; older ns-3 counted the cumulative advance)";
+        ack_counting: Option<AckCounting> = None, Choice, range(), "linux: tcp_cong_control acked_sacked; ns3: TcpSocketBase::ProcessAck segsAcked from the rate estimator's currentDelivered (3.44; older ns-3 counted the cumulative advance); ns2: cumulative (window growth per new ACK)";
         /// The highest RFC 6675 NextSeg rule SACK recovery uses when neither a lost segment nor new data can be sent: 2 (none), 3 (retransmit unSACKed data above the highest retransmission and below the highest SACK) or 4 (then one "rescue" retransmission of the highest outstanding segment per recovery) (profile).
-        nextseg_rules: Option<u32> = None, Count, range(>= 2, <= 4), "linux: 2 (it retransmits only segments marked lost; TLP covers tails); ns3: 3 (TcpTxBuffer::NextSeg: rule 4 'we choose to not respect the SHOULD')";
+        nextseg_rules: Option<u32> = None, Count, range(>= 2, <= 4), "linux: 2 (it retransmits only segments marked lost; TLP covers tails); ns3: 3 (TcpTxBuffer::NextSeg: rule 4 'we choose to not respect the SHOULD'); ns2: 2";
         /// The upper bound of NextSeg rule 3 (with nextseg_rules >= 3): "highest_sack" (RFC 6675: below the highest SACKed segment, so nothing once the cumulative ACK passed every SACK) or "while_sacked" (that bound only while a SACKed segment is outstanding, else any unSACKed segment not yet retransmitted: a tail lost after the last SACK goes out at the partial ACK when the window allows) (profile).
-        nextseg_rule3_bound: Option<Rule3Bound> = None, Choice, range(), "linux: highest_sack (unused: nextseg_rules 2); ns3: while_sacked (TcpTxBuffer::NextSeg tests 1.b only while it holds a SACK above SND.UNA; scripted drops in ns-3 3.44 send the tail at the partial ACK, tests/recovery.rs)";
+        nextseg_rule3_bound: Option<Rule3Bound> = None, Choice, range(), "linux: highest_sack (unused: nextseg_rules 2); ns3: while_sacked (TcpTxBuffer::NextSeg tests 1.b only while it holds a SACK above SND.UNA; scripted drops in ns-3 3.44 send the tail at the partial ACK, tests/recovery.rs); ns2: highest_sack";
         /// How TCP options are aligned, which sets the size of a SACK option on an ACK (profile): "nop" (each option padded with NOPs: 4 + 8 bytes per block) or "end" (options packed, the total padded once: 8 bytes per block after a timestamp option's 2 padding bytes, else 4 + 8).
-        option_padding: Option<OptionPadding> = None, Choice, range(), "linux: nop (tcp_options_write, TCPOLEN_SACK_BASE_ALIGNED); ns3: end (TcpHeader: 'does not presently try to align options', ACKs of 54 + 8 n bytes)";
+        option_padding: Option<OptionPadding> = None, Choice, range(), "linux: nop (tcp_options_write, TCPOLEN_SACK_BASE_ALIGNED); ns3: end (TcpHeader: 'does not presently try to align options', ACKs of 54 + 8 n bytes); ns2: nop (ns-2 sizes no options)";
         /// Each partial ACK in SACK fast recovery sends one segment beyond the window, unless the new first unacknowledged segment was already retransmitted: the lowest lost segment, else new data, else that segment (profile).
-        partial_ack_retransmit: Option<bool> = None, Flag, range(), "linux: false; ns3: true (TcpSocketBase::ProcessAck calls DoRetransmit on partial ACKs in CA_RECOVERY, with SACK too)";
+        partial_ack_retransmit: Option<bool> = None, Flag, range(), "linux: false; ns3: true (TcpSocketBase::ProcessAck calls DoRetransmit on partial ACKs in CA_RECOVERY, with SACK too); ns2: false";
         /// ns-3's PRR counts one more segment delivered for each duplicate ACK (an ACK with new SACK information, and the one that starts recovery) while prr_delivered < RecoverFS, on top of the SACKed bytes; only with recovery = "prr" in the ns3 profile (profile).
-        prr_dupack_credit: Option<bool> = None, Flag, range(), "linux: false (tcp_cwnd_reduction counts newly_acked_sacked); ns3: true (TcpPrrRecovery::DoRecovery: 'if (isDupAck && m_prrDelivered < m_recoveryFlightSize) deliveredBytes += m_segmentSize', the rate estimator's delivered already counting the SACKed bytes)";
+        prr_dupack_credit: Option<bool> = None, Flag, range(), "linux: false (tcp_cwnd_reduction counts newly_acked_sacked); ns3: true (TcpPrrRecovery::DoRecovery: 'if (isDupAck && m_prrDelivered < m_recoveryFlightSize) deliveredBytes += m_segmentSize', the rate estimator's delivered already counting the SACKed bytes); ns2: false";
         /// ssthresh is lowered at every retransmission timeout, not only at the first of a loss episode (profile).
-        rto_every_ssthresh: Option<bool> = None, Flag, range(), "linux: false (tcp_enter_loss); ns3: true (TcpSocketBase::ReTxTimeout: its guard tests IsHeadRetransmitted after SetSentListLost cleared it)";
+        rto_every_ssthresh: Option<bool> = None, Flag, range(), "linux: false (tcp_enter_loss); ns3: true (TcpSocketBase::ReTxTimeout: its guard tests IsHeadRetransmitted after SetSentListLost cleared it); ns2: true (TcpAgent::timeout: slowdown(CLOSE_SSTHRESH_HALF) at every timeout)";
         /// After an idle period longer than the RTO (nothing in flight, nothing sent), the window restarts: ssthresh is raised to at least 3/4 cwnd, cwnd halves per RTO of idleness down to min(initial window, cwnd) (RFC 5681 section 4.1, RFC 7661; algorithms that set cwnd themselves, as BBR, are left alone) (profile).
-        slow_start_after_idle: Option<bool> = None, Flag, range(), "linux: true (net.ipv4.tcp_slow_start_after_idle = 1; tcp_cwnd_restart, skipped for cong_control); ns3: false (TcpSocketBase never restarts the window; CA_EVENT_CWND_RESTART 'Not triggered')";
+        slow_start_after_idle: Option<bool> = None, Flag, range(), "linux: true (net.ipv4.tcp_slow_start_after_idle = 1; tcp_cwnd_restart, skipped for cong_control); ns3: false (TcpSocketBase never restarts the window; CA_EVENT_CWND_RESTART 'Not triggered'); ns2: Agent/TCP slow_start_restart_ true";
         /// A finite flow closes both ways: the receiving application closes once it has read everything, so the receiver's FIN rides on its ACK of the sender's FIN, and the sender acknowledges it with one more packet; false: the flow is over when its last byte is delivered, with nothing sent after the ACK of it.
         teardown: bool = true, Flag, range(), "ns-3: PacketSink's sockets have ShutdownSend, so TcpSocketBase::DoPeerClose answers the FIN with FIN|ACK and the sender's TIME_WAIT an ACK; Linux: the same exchange when the receiving application closes at end of file (RFC 9293 section 3.6)";
         /// How the receiver's FIN goes out (with teardown): "piggyback" (on its ACK of the sender's FIN) or "separate" (a pure ACK of the FIN, then FIN|ACK) (profile).
-        fin_ack: Option<FinAck> = None, Choice, range(), "linux: piggyback (tcp_fin enters ping-pong mode, so the ACK waits for the application's close and carries its FIN); ns3: separate (TcpSocketBase::ReceivedData acknowledges the in-order FIN, then DoPeerClose -> Close sends FIN|ACK)";
+        fin_ack: Option<FinAck> = None, Choice, range(), "linux: piggyback (tcp_fin enters ping-pong mode, so the ACK waits for the application's close and carries its FIN); ns3: separate (TcpSocketBase::ReceivedData acknowledges the in-order FIN, then DoPeerClose -> Close sends FIN|ACK); ns2: one-way agents send no FIN (unused)";
         /// The window grows on an ACK that SACKs new data outside recovery, if it also advances snd.una (false: such an ACK is a duplicate ACK and the window does not grow on it) (profile).
-        disorder_growth: Option<bool> = None, Flag, range(), "linux: true (tcp_may_raise_cwnd: FLAG_DATA_ACKED); ns3: false (ProcessAck: an ACK that updates the SACK scoreboard is a dupack, CA_OPEN -> CA_DISORDER, and IncreaseWindow runs only in CA_OPEN)";
+        disorder_growth: Option<bool> = None, Flag, range(), "linux: true (tcp_may_raise_cwnd: FLAG_DATA_ACKED); ns3: false (ProcessAck: an ACK that updates the SACK scoreboard is a dupack, CA_OPEN -> CA_DISORDER, and IncreaseWindow runs only in CA_OPEN); ns2: false (no SACK in Agent/TCP/Newreno)";
         /// The ACK that ends fast recovery also grows the window, after cwnd = ssthresh, by the cumulative advance in segments (those SACKed before included) (profile).
-        exit_ack_growth: Option<bool> = None, Flag, range(), "linux: false (tcp_cong_control is in CWR/Recovery on that ACK); ns3: true (ProcessAck leaves CA_RECOVERY, then IncreaseWindow(segsAcked = (ack - old head) / MSS))";
+        exit_ack_growth: Option<bool> = None, Flag, range(), "linux: false (tcp_cong_control is in CWR/Recovery on that ACK); ns3: true (ProcessAck leaves CA_RECOVERY, then IncreaseWindow(segsAcked = (ack - old head) / MSS)); ns2: false";
         /// A retransmission that is SACKed stays in the pipe (bytes in flight) until the cumulative ACK passes it; without RACK (profile).
-        sacked_retransmission_in_flight: Option<bool> = None, Flag, range(), "linux: false (tcp_sacktag_one clears TCPCB_SACKED_RETRANS and retrans_out); ns3: true (TcpTxBuffer::Update clears m_lost but keeps m_retrans; BytesInFlight = sent - sacked - lost + retrans)";
+        sacked_retransmission_in_flight: Option<bool> = None, Flag, range(), "linux: false (tcp_sacktag_one clears TCPCB_SACKED_RETRANS and retrans_out); ns3: true (TcpTxBuffer::Update clears m_lost but keeps m_retrans; BytesInFlight = sent - sacked - lost + retrans); ns2: false";
         /// Entering fast recovery when the first unacknowledged segment is a retransmission already marked lost: it stays counted as retransmitted (in flight and in RecoverFS) and is sent again at once (profile).
-        lost_head_kept: Option<bool> = None, Flag, range(), "linux: false; ns3: true (TcpSocketBase::EnterRecovery calls MarkHeadAsLost only if the head is not lost yet, then retransmits it unconditionally, RFC 6675 step 4.3)";
+        lost_head_kept: Option<bool> = None, Flag, range(), "linux: false; ns3: true (TcpSocketBase::EnterRecovery calls MarkHeadAsLost only if the head is not lost yet, then retransmits it unconditionally, RFC 6675 step 4.3); ns2: false";
         /// Negotiate ECN (RFC 3168): data is sent ECT(0), and an ECN-Echo reduces the window. Algorithms that need ECN (DCTCP) turn it on themselves.
         ecn: bool = false, Flag, range(), "Linux net.ipv4.tcp_ecn = 2 (not requested by default); ns-3 UseEcn Off";
         /// Receiver window; unset: unlimited.
@@ -204,7 +204,7 @@ crate::params! {
 /// Options whose default depends on the profile: `TcpConfig::<name>()` is the value in effect
 /// (the option if set, else the profile's). Declared once here, with both stacks' values.
 macro_rules! profiled {
-    ($( $field:ident : $ty:ty { linux: $linux:expr, ns3: $ns3:expr } ),* $(,)?) => {
+    ($( $field:ident : $ty:ty { linux: $linux:expr, ns3: $ns3:expr, ns2: $ns2:expr } ),* $(,)?) => {
         impl TcpConfig {
             $(
                 #[doc = concat!("`", stringify!($field), "` in effect: the option if set, else the profile's.")]
@@ -212,6 +212,7 @@ macro_rules! profiled {
                     self.$field.unwrap_or(match self.profile {
                         Profile::Linux => $linux,
                         Profile::Ns3 => $ns3,
+                        Profile::Ns2 => $ns2,
                     })
                 }
             )*
@@ -226,40 +227,42 @@ macro_rules! profiled {
 }
 
 profiled! {
-    header_size: Bytes { linux: Bytes::new(52), ns3: Bytes::new(54) },
-    ack_size: Bytes { linux: Bytes::new(52), ns3: Bytes::new(54) },
-    delack_timeout: Dur { linux: Dur::from_ms(40), ns3: Dur::from_ms(200) },
-    min_rto: Dur { linux: Dur::from_ms(200), ns3: Dur::from_secs(1) },
-    initial_rto: Dur { linux: Dur::from_secs(1), ns3: Dur::from_secs(1) },
-    max_rto: Dur { linux: Dur::from_secs(120), ns3: Dur::from_secs(60) },
-    rto_rule: RtoRule { linux: RtoRule::Linux, ns3: RtoRule::Rfc6298 },
-    rto_granularity: Dur { linux: Dur::ZERO, ns3: Dur::from_ms(1) },
-    rtt_samples: RttSamples { linux: RttSamples::KarnThenTimestamps, ns3: RttSamples::Timestamps },
-    ts_granularity: Dur { linux: Dur::from_ms(1), ns3: Dur::from_ms(1) },
-    recovery: Recovery { linux: Recovery::Prr, ns3: Recovery::Prr },
-    syn_size: Bytes { linux: Bytes::new(60), ns3: Bytes::new(58) },
-    syn_timeout: Dur { linux: Dur::from_secs(1), ns3: Dur::from_secs(3) },
-    syn_retries: u32 { linux: 6, ns3: 5 },
-    syn_loss_iw_retries: u32 { linux: 2, ns3: 0 },
-    syn_linear_timeouts: u32 { linux: 4, ns3: 0 },
-    data_retries: u32 { linux: 15, ns3: 6 },
-    rack: bool { linux: true, ns3: false },
-    tlp: bool { linux: true, ns3: false },
-    slow_start: SlowStart { linux: SlowStart::Linux, ns3: SlowStart::Ns3 },
-    quickack: u32 { linux: 16, ns3: 1 },
-    nextseg_rules: u32 { linux: 2, ns3: 3 },
-    slow_start_after_idle: bool { linux: true, ns3: false },
-    fin_ack: FinAck { linux: FinAck::Piggyback, ns3: FinAck::Separate },
-    disorder_growth: bool { linux: true, ns3: false },
-    exit_ack_growth: bool { linux: false, ns3: true },
-    sacked_retransmission_in_flight: bool { linux: false, ns3: true },
-    lost_head_kept: bool { linux: false, ns3: true },
-    nextseg_rule3_bound: Rule3Bound { linux: Rule3Bound::HighestSack, ns3: Rule3Bound::WhileSacked },
-    option_padding: OptionPadding { linux: OptionPadding::Nop, ns3: OptionPadding::End },
-    rto_every_ssthresh: bool { linux: false, ns3: true },
-    partial_ack_retransmit: bool { linux: false, ns3: true },
-    prr_dupack_credit: bool { linux: false, ns3: true },
-    ack_counting: AckCounting { linux: AckCounting::Delivered, ns3: AckCounting::Delivered },
+    timestamps: bool { linux: true, ns3: true, ns2: false },
+    delayed_ack: bool { linux: true, ns3: true, ns2: false },
+    header_size: Bytes { linux: Bytes::new(52), ns3: Bytes::new(54), ns2: Bytes::new(40) },
+    ack_size: Bytes { linux: Bytes::new(52), ns3: Bytes::new(54), ns2: Bytes::new(40) },
+    delack_timeout: Dur { linux: Dur::from_ms(40), ns3: Dur::from_ms(200), ns2: Dur::from_ms(100) },
+    min_rto: Dur { linux: Dur::from_ms(200), ns3: Dur::from_secs(1), ns2: Dur::from_ms(200) },
+    initial_rto: Dur { linux: Dur::from_secs(1), ns3: Dur::from_secs(1), ns2: Dur::from_secs(3) },
+    max_rto: Dur { linux: Dur::from_secs(120), ns3: Dur::from_secs(60), ns2: Dur::from_secs(60) },
+    rto_rule: RtoRule { linux: RtoRule::Linux, ns3: RtoRule::Rfc6298, ns2: RtoRule::Rfc6298 },
+    rto_granularity: Dur { linux: Dur::ZERO, ns3: Dur::from_ms(1), ns2: Dur::from_ms(10) },
+    rtt_samples: RttSamples { linux: RttSamples::KarnThenTimestamps, ns3: RttSamples::Timestamps, ns2: RttSamples::KarnThenTimestamps },
+    ts_granularity: Dur { linux: Dur::from_ms(1), ns3: Dur::from_ms(1), ns2: Dur::from_ms(10) },
+    recovery: Recovery { linux: Recovery::Prr, ns3: Recovery::Prr, ns2: Recovery::NewReno },
+    syn_size: Bytes { linux: Bytes::new(60), ns3: Bytes::new(58), ns2: Bytes::new(40) },
+    syn_timeout: Dur { linux: Dur::from_secs(1), ns3: Dur::from_secs(3), ns2: Dur::from_secs(3) },
+    syn_retries: u32 { linux: 6, ns3: 5, ns2: 100 },
+    syn_loss_iw_retries: u32 { linux: 2, ns3: 0, ns2: 0 },
+    syn_linear_timeouts: u32 { linux: 4, ns3: 0, ns2: 0 },
+    data_retries: u32 { linux: 15, ns3: 6, ns2: 1000 },
+    rack: bool { linux: true, ns3: false, ns2: false },
+    tlp: bool { linux: true, ns3: false, ns2: false },
+    slow_start: SlowStart { linux: SlowStart::Linux, ns3: SlowStart::Ns3, ns2: SlowStart::Ns2 },
+    quickack: u32 { linux: 16, ns3: 1, ns2: 0 },
+    nextseg_rules: u32 { linux: 2, ns3: 3, ns2: 2 },
+    slow_start_after_idle: bool { linux: true, ns3: false, ns2: true },
+    fin_ack: FinAck { linux: FinAck::Piggyback, ns3: FinAck::Separate, ns2: FinAck::Separate },
+    disorder_growth: bool { linux: true, ns3: false, ns2: false },
+    exit_ack_growth: bool { linux: false, ns3: true, ns2: false },
+    sacked_retransmission_in_flight: bool { linux: false, ns3: true, ns2: false },
+    lost_head_kept: bool { linux: false, ns3: true, ns2: false },
+    nextseg_rule3_bound: Rule3Bound { linux: Rule3Bound::HighestSack, ns3: Rule3Bound::WhileSacked, ns2: Rule3Bound::HighestSack },
+    option_padding: OptionPadding { linux: OptionPadding::Nop, ns3: OptionPadding::End, ns2: OptionPadding::Nop },
+    rto_every_ssthresh: bool { linux: false, ns3: true, ns2: true },
+    partial_ack_retransmit: bool { linux: false, ns3: true, ns2: false },
+    prr_dupack_credit: bool { linux: false, ns3: true, ns2: false },
+    ack_counting: AckCounting { linux: AckCounting::Delivered, ns3: AckCounting::Delivered, ns2: AckCounting::Cumulative },
 }
 
 impl TcpConfig {
@@ -270,7 +273,7 @@ impl TcpConfig {
         } else if !(min <= init && init <= max) {
             out.push(Problem::new("initial_rto", format!("must be within [min_rto, max_rto] = [{min}, {max}]")));
         }
-        if self.delayed_ack && self.delack_timeout() == Dur::ZERO {
+        if self.delayed_ack() && self.delack_timeout() == Dur::ZERO {
             out.push(Problem::new("delack_timeout", "must be positive when delayed_ack = true, e.g. \"40ms\""));
         }
         if let Some(r) = self.rwnd {

@@ -130,11 +130,11 @@ impl Receiver {
             dscp: 0,
             port: 0,
             sack: cfg.sack,
-            delayed_ack: cfg.delayed_ack,
+            delayed_ack: cfg.delayed_ack(),
             delack_timeout: cfg.delack_timeout(),
             ack_bytes: cfg.ack_size().get() as u32,
             option_padding: cfg.option_padding(),
-            timestamps: cfg.timestamps,
+            timestamps: cfg.timestamps(),
             syn_bytes: cfg.syn_size().get() as u32,
             rcv_nxt: 0,
             ooo: Vec::new(),
@@ -425,6 +425,22 @@ mod tests {
             let after: usize = (40..60u64).map(|k| deliver(&mut r, &mut a, 100 * k, 200 + k).len()).sum();
             assert_eq!(after as u64, if profile == Profile::Linux { 15 + 2 } else { 10 }, "{profile:?}");
         }
+    }
+
+    /// The ns2 profile is ns-2.35's Agent/TCPSink: every segment acknowledged at once, in a
+    /// 40-byte ACK (no timestamps, no delayed ACKs), unless the study turns delayed ACKs on.
+    #[test]
+    fn ns2_profile_acknowledges_every_segment_in_40_bytes() {
+        use crate::tcp::Profile;
+        let cfg = TcpConfig { mss: crate::units::Bytes::new(100), sack: false, profile: Profile::Ns2, ..Default::default() };
+        let mut r = Receiver::new(0, 1, 0, &cfg);
+        let mut a = PacketArena::new();
+        let acks: Vec<Vec<u32>> = (0..20u64).map(|k| deliver(&mut r, &mut a, 100 * k, k).iter().map(|p| p.size_bytes).collect()).collect();
+        assert!(acks.iter().all(|sizes| sizes == &[40]), "{acks:?}");
+        let delayed = TcpConfig { delayed_ack: Some(true), ..cfg };
+        let mut r = Receiver::new(0, 1, 0, &delayed);
+        let n: usize = (0..20u64).map(|k| deliver(&mut r, &mut a, 100 * k, k).len()).sum();
+        assert_eq!(n, 10, "Agent/TCPSink/DelAck: every second segment");
     }
 
     /// ACK sizes on the wire with SACK blocks: Linux 52 + 4 + 8 n (NOP-aligned options), ns-3

@@ -442,7 +442,7 @@ impl Sender {
             ts_granularity: cfg.ts_granularity(),
             rtt_blackout: None,
             prr: Prr::default(),
-            timestamps: cfg.timestamps,
+            timestamps: cfg.timestamps(),
             rtt_samples: cfg.rtt_samples(),
             ecn: cfg.ecn || cc.needs_ecn(),
             ect: if cc.ect1() { Ecn::Ect1 } else { Ecn::Ect0 },
@@ -819,7 +819,7 @@ impl Sender {
     fn flight_for_ssthresh(&self) -> u64 {
         match self.profile {
             Profile::Ns3 => self.sb.pipe(),
-            Profile::Linux => self.sb.packets_out() - self.limited_transmit_segs.min(self.sb.packets_out()),
+            Profile::Linux | Profile::Ns2 => self.sb.packets_out() - self.limited_transmit_segs.min(self.sb.packets_out()),
         }
     }
 
@@ -1151,7 +1151,7 @@ impl Sender {
                     self.enter_recovery(ctx);
                     if self.recovery == Recovery::Prr && !full {
                         match self.profile {
-                            Profile::Linux => self.prr_step(delivered_bytes, new_una, lost_segs > 0),
+                            Profile::Linux | Profile::Ns2 => self.prr_step(delivered_bytes, new_una, lost_segs > 0),
                             // ns-3: TcpPrrRecovery::EnterRecovery calls DoRecovery as for a dupack
                             Profile::Ns3 => self.prr_step_ns3(delivered_bytes, false, true),
                         }
@@ -1298,7 +1298,7 @@ impl Sender {
         let mss = self.mss as u64;
         self.prr.delivered += delivered;
         let bonus = match self.profile {
-            Profile::Linux if !snd_una_advanced || newly_lost => 0,
+            Profile::Linux | Profile::Ns2 if !snd_una_advanced || newly_lost => 0,
             _ => mss,
         };
         let pipe = self.pipe_bytes();
@@ -1360,7 +1360,7 @@ impl Sender {
         }
         // RecoverFS: Linux the window before the reduction; ns-3 its pipe, the head marked lost.
         let recover_fs = match self.profile {
-            Profile::Linux => prior_cwnd,
+            Profile::Linux | Profile::Ns2 => prior_cwnd,
             Profile::Ns3 => self.pipe_bytes(),
         };
         self.window.ssthresh = self.congestion_event(ctx.now, CongestionKind::Loss, true);

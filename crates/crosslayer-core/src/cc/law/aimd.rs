@@ -48,7 +48,7 @@ impl Aimd {
     /// start in every profile (under `[tcp] slow_start = "ns3"` too).
     pub fn linux_reno(env: &CcEnv) -> Aimd {
         let halve = match env.profile {
-            Profile::Linux => Halve::Cwnd,
+            Profile::Linux | Profile::Ns2 => Halve::Cwnd,
             Profile::Ns3 => Halve::FlightSize,
         };
         Aimd { bytes_acked: 0, counting: Counting::Bytes, halve, ss: env.slow_start.rule(SsRule::Linux) }
@@ -57,15 +57,17 @@ impl Aimd {
 
 impl Aimd {
     /// Reno's rules under the flow's profile, unless given: byte counting and halving cwnd
-    /// (Linux), or ACK counting and halving FlightSize (ns-3); slow start per `[tcp] slow_start`
-    /// (ns-3: one segment per ACK).
+    /// (Linux), ACK counting and halving FlightSize (ns-3), or ACK counting and halving cwnd
+    /// (ns-2); slow start per `[tcp] slow_start` (ns-3: one segment per ACK).
     pub fn for_profile(counting: Option<Counting>, halve: Option<Halve>, env: &CcEnv) -> Aimd {
         let counting = counting.unwrap_or(match env.profile {
             Profile::Linux => Counting::Bytes,
-            Profile::Ns3 => Counting::Acks,
+            // ns-2's opencwnd: cwnd += 1/cwnd per new ACK
+            Profile::Ns3 | Profile::Ns2 => Counting::Acks,
         });
         let halve = halve.unwrap_or(match env.profile {
-            Profile::Linux => Halve::Cwnd,
+            // ns-2's slowdown(CLOSE_SSTHRESH_HALF): half of min(cwnd, window_)
+            Profile::Linux | Profile::Ns2 => Halve::Cwnd,
             Profile::Ns3 => Halve::FlightSize,
         });
         Aimd { bytes_acked: 0, counting, halve, ss: env.slow_start.rule(SsRule::PerAck) }
