@@ -17,12 +17,14 @@ demo: install
 	$(VENV)/bin/crosslayer run studies/seed000-access-link.toml --out results/demo --force   # the demo owns results/demo/
 
 # Debian packages that some tests drive (a headless browser opens the HTML report, tshark reads
-# the packet captures): installed when missing and this user can (root with apt-get), so that
-# CI really runs those tests; elsewhere the tests skip and say why.
-TEST_PACKAGES := chromium tshark
+# the packet captures, ns-2.35 runs crosscheck --with ns2), as package:program: installed when
+# the program is missing and this user can (root with apt-get), so that CI really runs those
+# tests; elsewhere the tests skip and say why.
+TEST_PACKAGES := chromium:chromium tshark:tshark ns2:ns
 test-deps:
-	@export DEBIAN_FRONTEND=noninteractive; for pkg in $(TEST_PACKAGES); do \
-	  command -v $$pkg >/dev/null 2>&1 && continue; \
+	@export DEBIAN_FRONTEND=noninteractive; for entry in $(TEST_PACKAGES); do \
+	  pkg=$${entry%%:*}; prog=$${entry#*:}; \
+	  command -v $$prog >/dev/null 2>&1 && continue; \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing $$pkg (Debian) for the tests that drive it"; \
 	    { apt-get install -y -q --no-install-recommends $$pkg >/dev/null 2>&1 || \

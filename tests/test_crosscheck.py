@@ -213,8 +213,13 @@ def test_the_bars() -> None:
     rev = Crosscheck("s", "ns3", [1], [_side(g)], [_side(g[::-1])], (), "")
     rho = next(m for m in rev.metrics if m.name == "flow_rank_correlation")
     assert rho.ours == pytest.approx((-1.0, -1.0, -1.0)) and rho.verdict == "differs"
-    assert set(BARS) - {"completed", "fct_mean_s", "udp_throughput_bps", "udp_loss_ratio"} == {m.name.split("@")[0] for m in same.metrics}
+    assert set(BARS) - {"completed", "fct_mean_s", "udp_throughput_bps", "udp_loss_ratio", "cc_goodput_bps"} == {m.name.split("@")[0] for m in same.metrics}
     assert next(m for m in same.metrics if m.name == "qlen_mean_pkts@A->B").label == "queue mean at A->B, pkts"
+    # several congestion controls: each one's goodput, held to 10 %
+    mixed = Crosscheck("s", "ns2", [1], [_side(g, **{"cc_goodput_bps@reno": 60e6, "cc_goodput_bps@tahoe": 90e6})], [_side(g, **{"cc_goodput_bps@reno": 66e6, "cc_goodput_bps@tahoe": 84e6})], (), "")
+    rows = {m.name: m for m in mixed.metrics}
+    assert rows["cc_goodput_bps@reno"].label == "goodput of the reno flows, Mb/s"
+    assert (rows["cc_goodput_bps@reno"].verdict, rows["cc_goodput_bps@tahoe"].verdict) == ("agrees", "agrees")  # -9.1 %, +7.1 %
 
 
 def _ns3_python() -> str | None:
@@ -234,7 +239,7 @@ def test_seed_000s_access_link_against_ns3_end_to_end(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     metrics = {m["metric"]: m for m in doc["metrics"]}
-    assert {m.split("@")[0] for m in metrics} == set(BARS) - {"completed", "fct_mean_s", "udp_throughput_bps", "udp_loss_ratio"}
+    assert {m.split("@")[0] for m in metrics} == set(BARS) - {"completed", "fct_mean_s", "udp_throughput_bps", "udp_loss_ratio", "cc_goodput_bps"}
     # 8 s are slow start and its losses: the metrics are measured, their agreement needs the
     # full 100 s and several seeds (docs/crosscheck.md has that run)
     assert all(m["verdict"] != "not measured" for m in metrics.values())

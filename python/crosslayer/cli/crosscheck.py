@@ -24,31 +24,33 @@ def _command_line() -> str:
 
 class Other(str, Enum):
     ns3 = "ns3"
+    ns2 = "ns2"
 
 
 @app.command()
 def crosscheck(
     file: Annotated[Path, typer.Argument(help="Study file (TOML); a study with axes needs --point.")],
-    other: Annotated[Other, typer.Option("--with", help="The simulator to compare with: ns3 (ns-3 3.44, the PyPI ns3 package).")] = Other.ns3,
+    other: Annotated[Other, typer.Option("--with", help="The simulator to compare with: ns3 (ns-3 3.44, the PyPI ns3 package) or ns2 (ns-2.35, Debian's ns2).")] = Other.ns3,
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds to run in both simulators: the scenario's seed and the ones after it.")] = 1,
     ns3_python: Annotated[str | None, typer.Option("--ns3-python", help="The Python that has ns-3 (default: $CROSSLAYER_NS3_PYTHON, else ~/ns3env/bin/python).")] = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="ns-3 runs at once (each uses one core).")] = 1,
-    timeout: Annotated[float | None, typer.Option("--timeout", min=1, help="Stop an ns-3 run after this many wall seconds (it fails the crosscheck).")] = None,
+    ns2: Annotated[str | None, typer.Option("--ns2", help="The ns-2 program (default: $CROSSLAYER_NS2, else ns on the PATH).")] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Runs of the other simulator at once (each uses one core).")] = 1,
+    timeout: Annotated[float | None, typer.Option("--timeout", min=1, help="Stop a run of the other simulator after this many wall seconds (it fails the crosscheck).")] = None,
     point: Annotated[int | None, typer.Option("--point", min=0, help="For a study with axes: the point to check (as `crosslayer study points` numbers them).")] = None,
     duration: Annotated[str | None, typer.Option(help='Override the duration, e.g. "20s".')] = None,
     warmup: Annotated[str | None, typer.Option(help='Override the warm-up, e.g. "5s".')] = None,
     sets: Annotated[list[str] | None, typer.Option("--set", help="path=value override (repeatable).")] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Also write crosscheck.md, crosscheck.json, crosscheck.png and the ns-3 program here.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Also write crosscheck.md, crosscheck.json, crosscheck.png and the other simulator's program here.")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object and nothing else.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Exit 3 when a metric differs beyond its bar.")] = False,
     quiet: Quiet = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print each flow's goodput in both and what stands in for what.")] = False,
 ) -> None:
-    """Run a study file in crosslayer and in ns-3 (crosslayer with the ns3 TCP profile, the same
-    start times in both), seed by seed, and print how far they agree, metric by metric, against
-    stated bars (docs/crosscheck.md). Elements ns-3 cannot express are refused before anything
-    runs."""
-    from crosslayer.crosscheck import OtherSimulatorError, Untranslatable
+    """Run a study file in crosslayer and in ns-3 or ns-2 (crosslayer with that simulator's TCP
+    profile, the same start times in both), seed by seed, and print how far they agree, metric by
+    metric, against stated bars (docs/crosscheck.md). Elements the other simulator cannot express
+    are refused before anything runs."""
+    from crosslayer.crosscheck import SIMULATORS, OtherSimulatorError, Untranslatable
     from crosslayer.crosscheck import crosscheck as run_crosscheck
 
     overrides = {k: v for k, v in {"duration": duration, "warmup": warmup}.items() if v is not None}
@@ -85,7 +87,7 @@ def crosscheck(
         if show:
             status.start()
         result = run_crosscheck(
-            scenario, other.value, seeds=[first + k for k in range(seeds)], ns3_python=ns3_python, jobs=jobs, timeout_s=timeout,
+            scenario, other.value, seeds=[first + k for k in range(seeds)], ns3_python=ns3_python, ns2=ns2, jobs=jobs, timeout_s=timeout,
             progress=(lambda text: status.update(f"crosscheck {scenario.name}: {text}")) if show else None,
         )  # fmt: skip
     except Untranslatable as exc:
@@ -96,21 +98,22 @@ def crosscheck(
         _fail(str(exc), 1)
     finally:
         status.stop()
+    program_name = {"ns3": "ns3_program.py", "ns2": "ns2_program.tcl"}[other.value]
     if out is not None:
         try:
             out.mkdir(parents=True, exist_ok=True)
             (out / "crosscheck.json").write_text(dumps_json(result.to_json()) + "\n", encoding="utf-8")
             result.figure().savefig(out / "crosscheck.png", dpi=110)
             (out / "crosscheck.md").write_text(result.markdown("crosscheck.png", command=_command_line()), encoding="utf-8")
-            (out / f"{other.value}_program.py").write_text(result.program, encoding="utf-8")
+            (out / program_name).write_text(result.program, encoding="utf-8")
         except OSError as exc:
             _fail(f"cannot write the crosscheck to {out}: {exc.strerror or exc}", 1)
     if json_output:
         typer.echo(dumps_json(result.to_json()))
     elif not quiet:
         console = _console()
-        other_name = {"ns3": "ns-3 3.44"}[other.value]
-        table = Table(title=f"{scenario.name}: crosslayer (profile ns3) against {other_name}, seeds {', '.join(map(str, result.seeds))}")
+        other_name = SIMULATORS[other.value]
+        table = Table(title=f"{scenario.name}: crosslayer (profile {other.value}) against {other_name}, seeds {', '.join(map(str, result.seeds))}")
         for header in ("metric", "crosslayer", other_name, "difference", "bar", "verdict"):
             table.add_column(header, justify="left" if header in ("metric", "verdict", "bar") else "right")
         for m in result.metrics:
@@ -127,9 +130,11 @@ def crosscheck(
             _print_table(console, flows)
             for note in result.notes:
                 console.print(f"- {note}", highlight=False)
+        for text in (*result.left_out, *result.warnings):
+            console.print(f"[yellow]{text}[/yellow]", highlight=False)
         walls = [s.wall_s for s in result.theirs]
         console.print(f"wall per run: crosslayer {sum(s.wall_s for s in result.ours) / len(result.ours):.3f} s, {other_name} {sum(walls) / len(walls):.1f} s", highlight=False)
         if out is not None:
-            console.print(f"written: {out}/crosscheck.md, crosscheck.json, crosscheck.png, {other.value}_program.py", highlight=False)
+            console.print(f"written: {out}/crosscheck.md, crosscheck.json, crosscheck.png, {program_name}", highlight=False)
     if strict and not result.agrees:
         raise typer.Exit(3)

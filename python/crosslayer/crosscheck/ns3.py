@@ -172,12 +172,13 @@ TCP_IGNORED: Final = frozenset({"profile", "header_size", "ack_size", "syn_size"
 
 
 class Untranslatable(ValueError):
-    """The scenario has elements ns-3 (or this translation) cannot express; ``problems`` names
-    each, with the fix where there is one."""
+    """The scenario has elements the other simulator (or this translation) cannot express;
+    ``problems`` names each, with the fix where there is one."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[str], simulator: str = "ns-3") -> None:
         self.problems = problems
-        super().__init__("ns-3 cannot run this scenario as crosslayer does:\n" + "\n".join(f"  - {p}" for p in problems))
+        self.simulator = simulator
+        super().__init__(f"{simulator} cannot run this scenario as crosslayer does:\n" + "\n".join(f"  - {p}" for p in problems))
 
 
 @dataclass(frozen=True)
@@ -309,6 +310,8 @@ def _tcp(tcp: Mapping[str, Any], problems: list[str]) -> dict[str, str]:
     out = {"ns3::TcpSocket::SndBufSize": str(SOCKET_BUFFER), "ns3::TcpSocket::RcvBufSize": str(SOCKET_BUFFER)}
     profile = catalog().tcp_profiles["ns3"]
     params = catalog().tcp
+    # profiled options the program sets explicitly: unset, the ns3 profile's value (ns-3's own)
+    tcp = {**tcp, **{k: profile[k] for k in ("delayed_ack", "timestamps") if tcp.get(k) is None}}
     for name, value in tcp.items():
         if value is None or name in TCP_IGNORED:
             continue
