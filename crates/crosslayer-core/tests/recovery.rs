@@ -677,8 +677,9 @@ fn echo_rtt_samples_are_whole_milliseconds() {
         match profile {
             Profile::Linux => assert_eq!(min, Dur::from_us(20_500), "Karn samples in microseconds"),
             Profile::Ns3 => assert!(min.ns() % 1_000_000 == 0 && (20..=21).contains(&(min.ns() / 1_000_000)), "{min}"),
-            // no timestamps in the ns2 profile: Karn's rule on timed segments
-            Profile::Ns2 => assert_eq!(min, Dur::from_us(20_500), "ns2: Karn samples"),
+            // ns2 profile: no timestamps; one timed segment, its sample in whole 10 ms ticks
+            // (20.5 ms rounds to 2 ticks, ns-2's int(tao / tcpTick_ + 0.5))
+            Profile::Ns2 => assert_eq!(min, Dur::from_ms(20), "ns2: timed samples in ticks"),
         }
     }
 }
@@ -784,4 +785,29 @@ fn ns3_profile_retransmits_when_ns3_does() {
         let got: Vec<(u64, u64)> = w.retransmissions.iter().map(|&(t, n)| (t.ns() / 1_000_000, n)).collect();
         assert_eq!(got, ns3, "case {k}: {cc:?} IW {iw}, lost {lost:?}");
     }
+}
+
+/// ns-2 (`rtt_samples = "timed"`, the ns2 profile): one segment is timed at a time and only its
+/// sample feeds the RTO estimator and clears the backoff; a retransmission cancels the timing
+/// (Karn). After a timeout the ACKs of retransmitted data leave the backoff in place (the RFC
+/// 6298 rule alone would drop it at the first new ACK), and it is cleared once a segment sent
+/// after the timeout has been timed. Without this, a flow whose RTT grew past its RTO times out
+/// again at every retransmission and never gets a valid sample (seen on seed 000's access link:
+/// one Illinois flow with 114 timeouts in 30 s).
+#[test]
+fn timed_samples_keep_the_backoff_until_a_timed_segment_is_acknowledged() {
+    use crosslayer_core::tcp::{Profile, RttSamples};
+    let drop = |n: u64, k: u32| (20..60).contains(&n) && k == 1; // a whole flight: one RTO
+    let cfg = TcpConfig { mss: Bytes::new(MSS), sack: false, initial_cwnd: 20, handshake: false, profile: Profile::Ns2, ..Default::default() };
+    assert_eq!(cfg.rtt_samples(), RttSamples::Timed);
+    let mut w = Wire::with_config(cfg, presets::reno());
+    w.run(200, Time::from_secs(20), &drop);
+    let rto = w.timeout_times[0];
+    let after: Vec<u32> = w.backoff_after_new_ack.iter().filter(|(t, _)| *t > rto).map(|(_, b)| *b).collect();
+    assert_eq!(after[0], 1, "the first new ACK after the timeout keeps the backoff");
+    assert!(after.iter().take_while(|&&b| b == 1).count() > 1, "{after:?}");
+    assert_eq!(*after.last().unwrap(), 0, "a timed segment's sample clears it: {after:?}");
+    // whole 10 ms ticks: 2 x one_way
+    let srtt = w.sender.rtt.srtt.unwrap();
+    assert_eq!(srtt.ns() % 10_000_000, 0, "{srtt}");
 }

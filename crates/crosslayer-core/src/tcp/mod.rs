@@ -101,6 +101,14 @@ crate::choice! {
         KarnThenTimestamps = "karn_then_timestamps",
         /// The timestamp echo of every ACK of new data (ns-3 `EstimateRtt` with timestamps).
         Timestamps = "timestamps",
+        /// One segment timed at a time (ns-2's `rtt_active_`): timing starts when new data is
+        /// sent with none timed, the sample is taken when the cumulative ACK passes it, rounded
+        /// to whole ticks of `ts_granularity` (ns-2's tcpTick_, at least one), and any
+        /// retransmission cancels it (Karn). Only these samples feed the RTO estimator (about
+        /// one per RTT, so RTTVAR keeps the RTT's swings) and only they clear the timer's
+        /// backoff (Karn's algorithm, ns-2's `t_backoff_`: a new ACK alone does not);
+        /// congestion controls still see every ACK's Karn sample.
+        Timed = "timed",
     }
 }
 
@@ -141,8 +149,8 @@ crate::params! {
         rto_granularity: Option<Dur> = None, Time, range(<= MAX_SPAN), "linux: not used; ns3: TcpSocketBase::ClockGranularity 1 ms; ns2: Agent/TCP tcpTick_ 0.01";
         /// Tick of the timestamps clock: RTT samples taken from the echo are whole ticks (profile).
         ts_granularity: Option<Dur> = None, Time, range(<= Dur::from_secs(1)), "linux: 1 ms (TCP_TS_HZ 1000); ns3: 1 ms (TcpOptionTS::NowToTsValue: milliseconds); ns2: tcpTick_ 0.01";
-        /// Where RTT samples come from (profile): "karn_then_timestamps" or "timestamps".
-        rtt_samples: Option<RttSamples> = None, Choice, range(), "linux: tcp_ack_update_rtt; ns3: TcpSocketBase::EstimateRtt; ns2: karn_then_timestamps (without timestamps_ ns-2 times one segment per RTT, Karn's rule)";
+        /// Where RTT samples come from (profile): "karn_then_timestamps", "timestamps" or "timed" (one timed segment per RTT feeds the RTO estimator, as ns-2).
+        rtt_samples: Option<RttSamples> = None, Choice, range(), "linux: tcp_ack_update_rtt; ns3: TcpSocketBase::EstimateRtt; ns2: timed (TcpAgent rtt_active_: one timed segment per RTT, Karn's rule, samples in tcpTick_ ticks)";
         /// Open each connection with a SYN / SYN-ACK / ACK handshake before sending data; false: flows start established, sending their initial window at once.
         handshake: bool = true, Flag, range(), "Linux and ns-3 open every connection with a handshake";
         /// Bytes of a SYN and of a SYN-ACK on the wire (profile).
@@ -237,7 +245,7 @@ profiled! {
     max_rto: Dur { linux: Dur::from_secs(120), ns3: Dur::from_secs(60), ns2: Dur::from_secs(60) },
     rto_rule: RtoRule { linux: RtoRule::Linux, ns3: RtoRule::Rfc6298, ns2: RtoRule::Rfc6298 },
     rto_granularity: Dur { linux: Dur::ZERO, ns3: Dur::from_ms(1), ns2: Dur::from_ms(10) },
-    rtt_samples: RttSamples { linux: RttSamples::KarnThenTimestamps, ns3: RttSamples::Timestamps, ns2: RttSamples::KarnThenTimestamps },
+    rtt_samples: RttSamples { linux: RttSamples::KarnThenTimestamps, ns3: RttSamples::Timestamps, ns2: RttSamples::Timed },
     ts_granularity: Dur { linux: Dur::from_ms(1), ns3: Dur::from_ms(1), ns2: Dur::from_ms(10) },
     recovery: Recovery { linux: Recovery::Prr, ns3: Recovery::Prr, ns2: Recovery::NewReno },
     syn_size: Bytes { linux: Bytes::new(60), ns3: Bytes::new(58), ns2: Bytes::new(40) },

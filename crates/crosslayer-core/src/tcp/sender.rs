@@ -51,7 +51,9 @@
 //!   them (RFC 8257 section 3 leaves control packets open; a marking switch drops Not-ECT
 //!   packets above its threshold, which would cost short flows a 1 s SYN timeout).
 //! * RTT samples (`rtt_samples`): Karn's rule on the oldest newly acknowledged (else SACKed)
-//!   segment, else the timestamp echo (Linux), or the echo of every ACK of new data (ns-3).
+//!   segment, else the timestamp echo (Linux), or the echo of every ACK of new data (ns-3); or
+//!   for the RTO estimator only one timed segment at a time, in whole ticks (ns-2's
+//!   `rtt_active_`, `rtt_update`), the congestion control still getting every ACK's sample.
 //!   Timestamps also give the one-way-delay sample of each ACK (TSval - TSecr).
 //! * Delivery-rate samples (Linux `net/ipv4/tcp_rate.c`, draft-cheng-iccrg-delivery-rate-
 //!   estimation): every (re)transmission is stamped with the connection's delivered count; each
@@ -305,6 +307,8 @@ pub struct Sender {
     /// The timestamps option is on: RTT samples may come from the echo.
     timestamps: bool,
     rtt_samples: RttSamples,
+    /// `rtt_samples = "timed"`: the segment being timed and when it was sent.
+    timed: Option<(u64, Time)>,
     ecn: bool,
     /// The ECN-capable codepoint of data: ECT(0), or ECT(1) for L4S algorithms.
     ect: Ecn,
@@ -444,6 +448,7 @@ impl Sender {
             prr: Prr::default(),
             timestamps: cfg.timestamps(),
             rtt_samples: cfg.rtt_samples(),
+            timed: None,
             ecn: cfg.ecn || cc.needs_ecn(),
             ect: if cc.ect1() { Ecn::Ect1 } else { Ecn::Ect0 },
             ect_all: cc.needs_ecn(),
@@ -995,7 +1000,9 @@ impl Sender {
             self.timeouts_since_progress = 0;
             cum = self.sb.ack_cumulative(ack_seg);
             newest = Delivered::newest(newest, cum.newest);
-            self.rtt.on_new_ack();
+            if self.rtt_samples != RttSamples::Timed {
+                self.rtt.on_new_ack();
+            } // timed (ns-2): the backoff stays until the timed segment's sample (Karn, t_backoff_)
         }
         // RTT sample: Karn's rule on the oldest newly acknowledged segment, else the oldest newly
         // SACKed one, else the timestamp echo of an ACK of new data (Linux `tcp_ack_update_rtt`);
@@ -1010,8 +1017,18 @@ impl Sender {
             _ => cum.rtt_from.or(sacked.rtt_from.map(|(_, t)| t)).map(|t| now - t).or(echo),
         };
         if let Some(r) = rtt {
-            self.rtt.on_sample(r, self.sb.una(), self.sb.nxt());
+            if self.rtt_samples != RttSamples::Timed {
+                self.rtt.on_sample(r, self.sb.una(), self.sb.nxt());
+            }
             self.rtt_hist.record(r.ns());
+        }
+        if self.rtt_samples == RttSamples::Timed && new_una {
+            if let Some((_, sent)) = self.timed.filter(|&(n, _)| self.sb.una() > n) {
+                self.timed = None;
+                let g = self.ts_granularity.ns();
+                let ticks = if g == 0 { now - sent } else { Dur::from_ns(((now - sent).ns() + g / 2) / g * g).max(Dur::from_ns(g)) };
+                self.rtt.on_sample(ticks, self.sb.una(), self.sb.nxt());
+            }
         }
         // Newly delivered: cumulatively acknowledged without an earlier SACK, or newly SACKed.
         let delivered_segs = sacked.newly + cum.segs - cum.were_sacked;
@@ -1606,6 +1623,14 @@ impl Sender {
         let id = ctx.arena.alloc(p);
         ctx.out.push(id);
         self.last_send = ctx.now;
+        if self.rtt_samples == RttSamples::Timed {
+            // ns-2: a retransmission cancels the timing (Karn); new data starts one if none runs
+            if retx {
+                self.timed = None;
+            } else if self.timed.is_none() {
+                self.timed = Some((n, ctx.now));
+            }
+        }
         if self.state == CaState::Recovery {
             self.prr.out += mss as u64;
         }
