@@ -226,3 +226,24 @@ def test_a_seed_with_goodput_above_the_link_rate_is_left_out(monkeypatch: pytest
     assert "Left out and warnings:" in c.markdown() and c.to_json()["left_out"] == list(c.left_out)
     with pytest.raises(xc.OtherSimulatorError, match="no seed left to compare"):
         crosscheck(sc, "ns2", seeds=[2])
+
+
+@pytest.mark.skipif(not HAVE_NS2, reason=NO_NS2)
+def test_random_loss_is_not_the_queues_drops_and_reno_recovers_alike() -> None:
+    """Two Reno flows (ns-2 Reno recovery, no SACK) through a 10 Mb/s link losing 2 % of its
+    packets at random: ns-2's `lossmodel` would count them as the queue's drops (its queue
+    monitor sees the link's drop trace) where crosslayer counts random loss apart; and with
+    no queue to speak of the two recover alike (goodput, retransmissions, timeouts)."""
+    edge = {"rate": "100Mbps", "delay": "1ms"}
+    sc = Scenario.from_dict({
+        "name": "reno-loss", "duration": "60s", "warmup": "10s",
+        "topology": {"bottleneck": {"rate": "10Mbps", "delay": "20ms", "loss": 0.02, "qdisc": {"kind": "droptail", "limit_pkts": 100}},
+                     "senders": [{"name": "S1", **edge}, {"name": "S2", **edge}], "receivers": [{"name": "R1", **edge}]},
+        "tcp": {"mss": "1000B", "sack": False, "recovery": "reno", "initial_cwnd": 2},
+        "flows": [{"src": "S1", "dst": "R1", "cc": "reno"}, {"src": "S2", "dst": "R1", "cc": "reno", "start": "0.1s"}],
+    })  # fmt: skip
+    c = crosscheck(sc, "ns2", seeds=[1, 2])
+    rows = {m.name: m for m in c.metrics}
+    assert rows["drop_ratio@A->B"].theirs is not None and rows["drop_ratio@A->B"].theirs[2] < 1e-4, rows["drop_ratio@A->B"]
+    for name in ("goodput_bps", "retransmits", "timeouts", "drop_ratio@A->B"):
+        assert rows[name].verdict in ("agrees", "agrees within the seed spread"), rows[name]

@@ -31,8 +31,10 @@ proc xl_loss {a b p} {
     $em set rate_ $p
     $em unit pkt
     $em ranvar [new RandomVariable/Uniform]
-    $em drop-target [new Agent/Null]
     $ns lossmodel $em $a $b
+    # after lossmodel (which points it at the link's drop trace, counted by a queue monitor as
+    # the queue's drops): crosslayer counts random loss apart from the queue's drops
+    $em drop-target [new Agent/Null]
 }
 
 proc xl_monitor {name a b series} {
