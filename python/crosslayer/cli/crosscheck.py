@@ -1,4 +1,4 @@
-"""`crosslayer crosscheck`: a study file run by crosslayer and by ns-3, with an agreement table."""
+"""`crosslayer crosscheck`: a study file run by crosslayer and by ns-3 or ns-2, with an agreement table."""
 
 from __future__ import annotations
 

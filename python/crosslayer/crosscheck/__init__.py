@@ -168,7 +168,8 @@ def _crosslayer_side(result: Result) -> Side:
     from crosslayer.result import jain_index
 
     f, q = result.flows, result.queues
-    # in-order payload delivered to the application in the window: what ns-3's PacketSink counts
+    # in-order payload delivered to the application in the window: what ns-3's PacketSink and
+    # ns-2's cumulative ACK count
     # (crosslayer's goodput_bps counts bytes when they first arrive, in order or not)
     goodput = [float(v) * 8 / float(result.summary["measured_s"]) for v in f.delivered_bytes]
     metrics: dict[str, float | None] = {
