@@ -270,8 +270,8 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
         agent = {"reno": {"reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno"}, "vegas": {"reno": "Agent/TCP/Vegas", "newreno": "Agent/TCP/Vegas"}}[kind].get(str(recovery), "")
         if not agent:
             problems.append(f"flow {name}: {kind} without SACK and recovery = {recovery!r}: ns-2's agents recover as reno or newreno")
-        if kind == "vegas" and recovery == "newreno":
-            notes.add("vegas: ns-2's Agent/TCP/Vegas recovers as ns-2 Reno with its fine-grained retransmission")
+        if kind == "vegas":
+            notes.add("vegas: ns-2's Agent/TCP/Vegas adds the paper's fine-grained retransmission (on a duplicate ACK when the oldest segment is overdue) and window cut (a quarter) to Reno's recovery; crosslayer's Vegas has neither")
     elif kind == "reno" and recovery == "rfc6675":
         agent = "Agent/TCP/Sack1"
     elif kind in LINUX_CA or kind in ("reno", "vegas"):
