@@ -56,7 +56,7 @@ def main() -> int:
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     # ns-2: every Linux module (with SACK, as Agent/TCP/Linux needs), reno and vegas as modules too
-    models = {k: v for k, v in ns3.CC.items()} if a.other == "ns3" else {"reno": "Linux reno", "vegas": "Linux vegas", **{k: f"Linux {v}" for k, v in ns2.LINUX_CA.items()}}
+    models = dict(ns3.CC) if a.other == "ns3" else {"reno": "Linux reno", "vegas": "Linux vegas", **{k: f"Linux {v}" for k, v in ns2.LINUX_CA.items()}}
     names = a.only.split(",") if a.only else list(models)
     base = Scenario.from_toml(STUDY)
     for name in names:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from crosslayer.crosscheck import ns2 as ns2_backend
 from crosslayer.crosscheck import ns3 as ns3_backend
-from crosslayer.crosscheck.ns3 import Untranslatable
+from crosslayer.crosscheck.translate import Untranslatable
 
 if TYPE_CHECKING:
     from crosslayer.result import Result

@@ -37,7 +37,7 @@ from importlib import resources
 from typing import Any, Final
 
 from crosslayer.catalog import catalog
-from crosslayer.crosscheck.ns3 import Translation, Untranslatable, _algorithm_params, _defaults, _halves, _show, series_link
+from crosslayer.crosscheck.translate import Translation, Untranslatable, _algorithm_params, _defaults, _halves, _show, flow_specs, series_link
 
 NS2_VERSION: Final = "2.35"
 SIMULATOR: Final = "ns-2"
@@ -94,23 +94,36 @@ def _secs(ns: Any) -> str:
     return repr(int(ns) / 1e9)
 
 
+def _auto(v: Any) -> str:
+    """A RED threshold or weight; unset (ARED's automatic value) is ns-2's 0, which asks for its
+    own automatic one: thresh_ max(5, targetdelay C / 2), maxthresh_ 3 thresh_, q_weight_
+    1 - exp(-1/C), crosslayer's formulas (ns-2's q_weight_ -1 would scale it by the link
+    delay)."""
+    return _num(float(v if v is not None else 0))
+
+
+_Attr = tuple[str, Callable[[Mapping[str, Any]], str]]
+_RED: Final[dict[str, _Attr]] = {
+    "min_th": ("thresh_", lambda q: _auto(q["min_th"])),
+    "max_th": ("maxthresh_", lambda q: _auto(q["max_th"])),
+    "w_q": ("q_weight_", lambda q: _auto(q["w_q"])),
+    "max_p": ("linterm_", lambda q: _num(1.0 / float(q["max_p"]))),
+    "spacing": ("wait_", lambda q: _flag(q["spacing"] == "wait")),
+    "mean_pkt_size": ("mean_pktsize_", lambda q: str(int(q["mean_pkt_size"]))),
+    "ecn": ("setbit_", lambda q: _flag(q["ecn"])),
+}
+"""RED's parameters as classic RED and Adaptive RED both have them."""
+
 # kind -> (ns-2 queue class, {crosslayer parameter: (ns-2 variable, translation)}, {parameter:
 # values ns-2 can express, when not all}, extra on the limit). Every parameter not in the map
 # must keep its default (ns-2's behaviour stands in for it: named in the notes).
-_Attr = tuple[str, Callable[[Mapping[str, Any]], str]]
 QDISCS: Final[dict[str, tuple[str, dict[str, _Attr], dict[str, tuple[Any, ...]], int]]] = {
     "droptail": ("DropTail", {}, {}, 1),
     "red": (
         "RED",
         {
-            "min_th": ("thresh_", lambda q: _num(float(q["min_th"]))),
-            "max_th": ("maxthresh_", lambda q: _num(float(q["max_th"]))),
-            "w_q": ("q_weight_", lambda q: _num(float(q["w_q"]))),
-            "max_p": ("linterm_", lambda q: _num(1.0 / float(q["max_p"]))),
+            **_RED,
             "gentle": ("gentle_", lambda q: _flag(q["gentle"])),
-            "spacing": ("wait_", lambda q: _flag(q["spacing"] == "wait")),
-            "mean_pkt_size": ("mean_pktsize_", lambda q: str(int(q["mean_pkt_size"]))),
-            "ecn": ("setbit_", lambda q: _flag(q["ecn"])),
             "mode": ("queue_in_bytes_", lambda q: _flag(q["mode"] == "bytes")),
         },
         {"spacing": ("wait", "paper"), "mode": ("packet",), "harddrop": (False,)},
@@ -119,17 +132,10 @@ QDISCS: Final[dict[str, tuple[str, dict[str, _Attr], dict[str, tuple[Any, ...]],
     "ared": (
         "RED",
         {
+            **_RED,
             "target_delay": ("targetdelay_", lambda q: _secs(q["target_delay"])),
-            "min_th": ("thresh_", lambda q: _num(float(q["min_th"] or 0))),
-            "max_th": ("maxthresh_", lambda q: _num(float(q["max_th"] or 0))),
-            # unset: ns-2's q_weight_ 0, 1 - exp(-1/C) as crosslayer's (-1 would scale it by the link delay)
-            "w_q": ("q_weight_", lambda q: _num(float(q["w_q"] if q["w_q"] is not None else 0))),
-            "max_p": ("linterm_", lambda q: _num(1.0 / float(q["max_p"]))),
             "interval": ("interval_", lambda q: _secs(q["interval"])),
             "beta": ("beta_", lambda q: _num(float(q["beta"]))),
-            "mean_pkt_size": ("mean_pktsize_", lambda q: str(int(q["mean_pkt_size"]))),
-            "spacing": ("wait_", lambda q: _flag(q["spacing"] == "wait")),
-            "ecn": ("setbit_", lambda q: _flag(q["ecn"])),
         },
         {"spacing": ("wait", "paper"), "harddrop": (False,)},
         0,
@@ -226,7 +232,9 @@ def _check_routes(nodes: list[str], halves: list[tuple[str, str, Any]], legs: li
     must be the only one."""
     cache: dict[str, tuple[dict[str, int], dict[str, int]]] = {}
     for name, a, b, path in legs:
-        dist, count = cache.setdefault(a, _shortest_paths(nodes, halves, a))
+        if a not in cache:
+            cache[a] = _shortest_paths(nodes, halves, a)
+        dist, count = cache[a]
         hops = len(str(path).split(","))
         if dist.get(b) != hops or count.get(b, 0) != 1:
             problems.append(f"flow {name}: its path {a} to {b} ({hops} links) is not the only shortest path, which ns-2's static routing would take")
@@ -281,7 +289,7 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
     else:
         problems.append(f"flow {name}: congestion control {kind!r} has no ns-2.35 model (ns-2 has tahoe, reno, vegas and {', '.join(sorted(LINUX_CA))})")
         return {}
-    variables = {var: translate(tcp) for option, (var, translate) in TCP_VARS.items()}
+    variables = {var: translate(tcp) for var, translate in TCP_VARS.values()}
     if agent == "Agent/TCP/Vegas":
         # VegasTcpAgent::output sends packetSize_ bytes on the wire, without
         # tcpip_base_hdr_size_ (TcpAgent::output adds it): the segment grows by the header so
@@ -366,13 +374,7 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
     _check_routes(nodes, halves, legs, problems)
     edges = {f"{a}->{b}": edge for a, b, edge in halves}
 
-    groups = {g["name"]: g for g in spec.get("arrivals") or []}
-    specs: list[Mapping[str, Any]] = list(spec["flows"])
-    for row in list(flows.itertuples(index=False))[len(specs) :]:
-        group = groups.get(str(row.name).rsplit(".", 1)[0])
-        if group is None:
-            raise Untranslatable([*problems, f"flow {row.name}: neither in [[flows]] nor from an [[arrivals]] group"], SIMULATOR)
-        specs.append({"cc": group["cc"], "tcp": group["tcp"], "size": int(row.size_bytes)})
+    specs = flow_specs(spec, flows, problems, SIMULATOR)
     out_flows = []
     module_params: dict[str, dict[str, int]] = {}
     for f, row in zip(specs, flows.itertuples(index=False), strict=True):

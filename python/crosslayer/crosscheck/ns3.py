@@ -19,14 +19,15 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
 from crosslayer.catalog import catalog
+from crosslayer.crosscheck.translate import Translation, Untranslatable, _algorithm_params, _defaults, _halves, _show, flow_specs, series_link
 
 NS3_VERSION: Final = "3.44"
+SIMULATOR: Final = "ns-3"
 SOCKET_BUFFER: Final = 32 * 1024 * 1024
 """ns-3's socket buffers (128 KiB by default) would limit the window; crosslayer has no such
 limit unless ``[tcp] rwnd`` sets one."""
@@ -171,42 +172,6 @@ TCP_IGNORED: Final = frozenset({"profile", "header_size", "ack_size", "syn_size"
 ``ns3`` profile's (ns-3's framing), a handshake and a teardown are what ns-3 does."""
 
 
-class Untranslatable(ValueError):
-    """The scenario has elements the other simulator (or this translation) cannot express;
-    ``problems`` names each, with the fix where there is one."""
-
-    def __init__(self, problems: list[str], simulator: str = "ns-3") -> None:
-        self.problems = problems
-        self.simulator = simulator
-        super().__init__(f"{simulator} cannot run this scenario as crosslayer does:\n" + "\n".join(f"  - {p}" for p in problems))
-
-
-@dataclass(frozen=True)
-class Translation:
-    """The ns-3 description of one run, and what stands in for what (``notes``)."""
-
-    description: dict[str, Any]
-    notes: tuple[str, ...]
-
-
-def _defaults(family: str, kind: str) -> dict[str, Any]:
-    a = catalog().lookup(family, kind)
-    return {} if a is None else {p.name: p.default for p in a.params}
-
-
-def _show(params: Any, name: str, value: Any) -> str:
-    """A parameter's value as a study file writes it (``params``: the catalog's declarations)."""
-    from crosslayer.catalog import format_value
-
-    param = next((p for p in params if p.name == name), None)
-    return repr(value) if param is None or value is None else format_value(param, value)
-
-
-def _algorithm_params(family: str, kind: str) -> Any:
-    a = catalog().lookup(family, kind)
-    return () if a is None else a.params
-
-
 def _qdisc(q: Mapping[str, Any], where: str, problems: list[str], notes: set[str]) -> dict[str, Any]:
     kind = q["kind"]
     if kind not in QDISCS:
@@ -261,19 +226,6 @@ def _links(halves: list[tuple[str, str, Mapping[str, Any]]], problems: list[str]
     return out
 
 
-def _halves(topo: Mapping[str, Any], left: str, right: str) -> list[tuple[str, str, Mapping[str, Any]]]:
-    """Every directed link of a dumbbell or a graph, in crosslayer's order."""
-    if topo["kind"] == "graph":
-        return [(link["from"], link["to"], link["edge"]) for link in topo["links"]]
-    out = []
-    for h in topo["senders"]:
-        out += [(h["name"], left, h["up"]), (left, h["name"], h["down"])]
-    out += [(left, right, topo["forward"]), (right, left, topo["reverse"])]
-    for h in topo["receivers"]:
-        out += [(right, h["name"], h["down"]), (h["name"], right, h["up"])]
-    return out
-
-
 def _routes(flows: Any, halves: dict[str, tuple[str, str]], problems: list[str], udp: Any = None) -> list[dict[str, str]]:
     """Static host routes that make ns-3 take crosslayer's paths: at every node of a flow's data
     path a route to its receiver, and of its ACKs' path a route to its sender; of a UDP flow's
@@ -292,18 +244,6 @@ def _routes(flows: Any, halves: dict[str, tuple[str, str]], problems: list[str],
             if known != link:
                 problems.append(f"flows to {dest} leave {node} by {known} and by {link}: ns-3's routes are per destination (route such flows alike, e.g. routing.ecmp = false)")
     return [{"node": node, "dst": dest, "link": link} for (node, dest), link in via.items()]
-
-
-def series_link(spec: Mapping[str, Any], links: Any) -> str | None:
-    """The link whose queue crosslayer's ``series`` table samples (``series_queue``)."""
-    name = spec.get("series_queue", "forward")
-    roles = dict(zip(links["role"], links["link"], strict=True))
-    if spec["topology"]["kind"] == "dumbbell" and name in ("bottleneck", "forward", "reverse"):
-        return roles["forward" if name == "bottleneck" else name]
-    if name == "bottleneck":
-        counts = [int(c) for c in links["bottleneck_flows"]]
-        return str(links["link"].iloc[counts.index(max(counts))]) if counts else None
-    return name if name in set(links["link"]) else None
 
 
 def _tcp(tcp: Mapping[str, Any], problems: list[str]) -> dict[str, str]:
@@ -385,15 +325,7 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
     hosts = set(flows["src"]) | set(flows["dst"]) | ({str(h) for h in udp["src"]} | {str(h) for h in udp["dst"]} if udp is not None and len(udp) else set())
     for host in sorted(h for h in hosts if degree.get(h, 0) > 1):
         problems.append(f"host {host} has {degree[host]} links: a host with several addresses is not translated (its replies could leave from another address)")
-    # a workload's flows (``[arrivals]``) are drawn by the engine: the run's flows table has
-    # each (its start and size); its congestion control and TCP options are its group's
-    groups = {g["name"]: g for g in spec.get("arrivals") or []}
-    specs: list[Mapping[str, Any]] = list(spec["flows"])
-    for row in list(flows.itertuples(index=False))[len(specs) :]:
-        group = groups.get(str(row.name).rsplit(".", 1)[0])
-        if group is None:
-            raise Untranslatable([*problems, f"flow {row.name}: neither in [[flows]] nor from an [[arrivals]] group"])
-        specs.append({"cc": group["cc"], "tcp": group["tcp"], "size": int(row.size_bytes)})
+    specs = flow_specs(spec, flows, problems, SIMULATOR)
 
     tcp_configs = {json.dumps(f["tcp"], sort_keys=True) for f in specs}
     if len(tcp_configs) > 1:
