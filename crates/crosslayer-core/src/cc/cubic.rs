@@ -45,7 +45,10 @@
 //!   `increase = "rfc9438"` gives the RFC's rule.
 //! * Slow start ends early by HyStart (Linux's default: ACK train and delay increase) or RFC 9406
 //!   HyStart++ (`hystart`, see `hystart.rs`); its growth follows `[tcp] slow_start` (in the ns-3
-//!   profile, ns-3's TcpCubic rule: every acknowledged segment, past ssthresh).
+//!   profile, ns-3's TcpCubic rule: every acknowledged segment, past ssthresh). Unset, HyStart
+//!   is the profile's: Linux's, ns-3's, or none in the ns2 profile (ns-2.35's cubic module is
+//!   Linux 2.6.22's CUBIC 2.1, before HyStart; validated against it in
+//!   docs/validation/cc-family-ns2.md).
 
 use super::law::hystart::{self, Hystart, HystartMode, Verdict};
 use super::law::{slow_start};
