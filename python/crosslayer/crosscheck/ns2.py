@@ -267,6 +267,37 @@ TCP_ELSEWHERE: Final = frozenset({"profile", "sack", "delayed_ack", "delack_time
 one-way agents do not have (a FIN exchange)."""
 
 
+def on_linux_agent(kind: str, sack: bool, recovery: Any) -> bool:
+    """Whether ns-2 runs a flow of congestion control ``kind`` on ``Agent/TCP/Linux`` (Tahoe,
+    Reno and Vegas without SACK, and Reno with RFC 6675 recovery, run on ns-2's own agents)."""
+    if kind == "tahoe" or (kind in ("reno", "vegas") and not sack) or (kind == "reno" and recovery == "rfc6675"):
+        return False
+    return kind in LINUX_CA or kind in ("reno", "vegas")
+
+
+LINUX_AGENT_RECOVERY: Final = "prr"
+"""crosslayer's recovery for a flow ns-2 runs on ``Agent/TCP/Linux`` when the study sets none:
+that agent recovers with its own SACK scoreboard, sets cwnd to ssthresh at once and halves its
+sending over the recovery (``next_pkts_in_flight_``: one segment per two ACKs until the data in
+flight is down to cwnd, tcp-linux.cc), and at its end sets cwnd to ssthresh - PRR's behaviour
+(RFC 6937) for a halving. The ns2 profile's own default, NewReno (ns-2's Agent/TCP/Newreno),
+inflates the window instead."""
+
+
+def align(data: dict[str, Any]) -> None:
+    """crosslayer's side of an ns-2 crosscheck (a scenario as ``Scenario.model_dump`` gives it,
+    already under the ns2 profile): each flow group that ns-2 runs on ``Agent/TCP/Linux``
+    recovers with :data:`LINUX_AGENT_RECOVERY` unless the study chose a recovery."""
+    base = data.get("tcp") or {}
+    for key in ("flows", "arrivals"):
+        for group in data.get(key) or []:
+            tcp = {**base, **(group.get("tcp") or {})}
+            cc = group.get("cc") or {}
+            kind = cc.get("kind") if isinstance(cc, Mapping) else cc
+            if tcp.get("recovery") is None and on_linux_agent(str(kind), bool(tcp.get("sack", True)), None):
+                group["tcp"] = {**(group.get("tcp") or {}), "recovery": LINUX_AGENT_RECOVERY}
+
+
 def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: list[str], notes: set[str]) -> dict[str, Any]:
     """The agent, its variables and the sink of one flow."""
     kind = cc["kind"]
@@ -283,9 +314,11 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
             notes.add("vegas: ns-2's Agent/TCP/Vegas adds the paper's fine-grained retransmission (on a duplicate ACK when the oldest segment is overdue) and window cut (a quarter) to Reno's recovery; crosslayer's Vegas has neither")
     elif kind == "reno" and recovery == "rfc6675":
         agent = "Agent/TCP/Sack1"
-    elif kind in LINUX_CA or kind in ("reno", "vegas"):
+    elif on_linux_agent(kind, sack, recovery):
         agent, ca = "Agent/TCP/Linux", LINUX_CA.get(kind, kind)
-        notes.add(f"{kind}: ns-2's Agent/TCP/Linux runs its {ca} module (TCP-Linux: Linux 2.6.22's modules, and Compound written for it) with that kernel's loss recovery (SACK, rate halving) in place of crosslayer's recovery")
+        notes.add(f"{kind}: ns-2's Agent/TCP/Linux runs its {ca} module (TCP-Linux: Linux 2.6.22's modules, and Compound written for it) with its own loss recovery (a SACK scoreboard, cwnd set to ssthresh at once and the sending halved, tcp-linux.cc's rate halving)")
+        if recovery != LINUX_AGENT_RECOVERY:
+            notes.add(f"{kind}: crosslayer recovers with recovery = {recovery!r} (the study's), ns-2's Linux agent with rate halving: set recovery = {LINUX_AGENT_RECOVERY!r} (crosscheck's choice when unset) for the closest")
     else:
         problems.append(f"flow {name}: congestion control {kind!r} has no ns-2.35 model (ns-2 has tahoe, reno, vegas and {', '.join(sorted(LINUX_CA))})")
         return {}

@@ -866,6 +866,15 @@ impl Sender {
                 CaState::Loss => self.timeouts_since_progress == 0,
             };
         self.timeouts_since_progress += 1;
+        if self.state == CaState::Recovery && matches!(self.recovery, Recovery::NewReno | Recovery::Reno) {
+            // Reno's and NewReno's window inflation (one MSS per duplicate ACK) stands for
+            // segments that left the network, not for a window: a rule that halves cwnd
+            // halves the window without it (ns-2 RenoTcpAgent::timeout zeroes dupwnd_ before
+            // TcpAgent::timeout halves cwnd_; RFC 5681 halves FlightSize). Without this, a
+            // timeout late in a long recovery set ssthresh to half the inflated window - on a
+            // 150-packet path, 250 segments - and the slow start after it overflowed the buffer.
+            self.window.cwnd = self.window.cwnd.min(self.window.ssthresh.max(self.mss as u64));
+        }
         let ssthresh = self.congestion_event(now, CongestionKind::Timeout, new_episode);
         if new_episode {
             self.window.ssthresh = ssthresh;
