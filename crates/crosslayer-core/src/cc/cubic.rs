@@ -527,7 +527,7 @@ mod tests {
         c.on_tx_start(Dur::from_secs(100), now);
         assert_eq!(c.epoch_start, Some(now), "never later than now");
 
-        let mut n = Cubic::new(&CubicConfig::default(), &CcEnv { mss: MSS, initial_cwnd: 10 * MSS as u64, profile: Profile::Ns3, slow_start: crate::stack::SlowStart::Ns3, rng_seed: 1 });
+        let mut n = Cubic::new(&CubicConfig::default(), &CcEnv { mss: MSS, initial_cwnd: 10 * MSS as u64, profile: Profile::Ns3, slow_start: crate::stack::SlowStart::Ns3, rng_seed: 1, ts_tick: Dur::from_ms(1) });
         let mut s = Window { cwnd: 87 * MSS as u64 + 460, ssthresh: u64::MAX, mss: MSS };
         assert_eq!(n.on_congestion(&mut s, &event(CongestionKind::Loss, t0)), 60 * MSS as u64, "floor(87 x 0.7) = 60 segments");
         assert_eq!(n.w_max(), 87.0);
@@ -694,7 +694,7 @@ mod tests {
     fn hystart_follows_the_profile() {
         use crate::stack::{Profile, SlowStart};
         for (profile, mode) in [(Profile::Linux, HystartMode::Linux), (Profile::Ns3, HystartMode::Ns3), (Profile::Ns2, HystartMode::Off)] {
-            let env = CcEnv { mss: MSS, initial_cwnd: 10 * MSS as u64, profile, slow_start: SlowStart::Linux, rng_seed: 1 };
+            let env = CcEnv { mss: MSS, initial_cwnd: 10 * MSS as u64, profile, slow_start: SlowStart::Linux, rng_seed: 1, ts_tick: Dur::from_ms(1) };
             assert_eq!(<Cubic as Algorithm>::new(&CubicConfig::default(), &env).hystart.mode(), mode, "{profile:?}");
         }
     }

@@ -26,12 +26,29 @@
 //! Linux's rule fires on the first sample (a zero range puts the threshold at the sample); the
 //! range then starts at `[owd, 2 owd]`, so a flow halves once at its start. Kept.
 //!
-//! Deviations: delays in nanoseconds (Linux: the timestamp clock, milliseconds); Linux estimates
-//! the remote timestamp clock rate first, which one simulated clock makes unnecessary.
+//! As Linux computes it, in whole ticks of the timestamp clock (1 ms): a delay is TSval - TSecr
+//! in ticks (a sample of 0 ticks is not valid), sampled only on an ACK with an RTT sample;
+//! `sowd` is kept as 8 x the smoothed delay in ticks, and the threshold is `owd_min + 15 x
+//! (owd_max - owd_min) / 100` in integer ticks, compared with `sowd >> 3`. With a few
+//! milliseconds of base delay these roundings move the threshold by a tick, which is a
+//! fraction of it.
+//!
+//! The ns3 profile follows ns-3's port (`TcpLp`, 3.44), which differs from Linux in two ways:
+//! the smoothed delay is "within the threshold" when it equals it (`<=`, so the first sample
+//! does not halve), and only congestion avoidance stops inside the inference window - ns-3's
+//! slow start (`TcpNewReno::SlowStart`, not overridden) goes on growing.
+//!
+//! Deviations: Linux estimates the remote timestamp clock rate first (`tcp_lp_remote_hz_estimator`)
+//! and scales the remote TSval by `1000 / remote_hz` in integer arithmetic; one simulated clock
+//! makes that unnecessary (and Linux's integer division makes the delay 0 or 2 x TSval if the
+//! estimate strays from 1000 Hz: not modelled). Linux's per-connection random timestamp offsets
+//! cancel out of the delay differences LP uses, except for overflow of its 32-bit `sowd`
+//! (not modelled).
 
 use super::law::{cong_avoid_ai, slow_start};
 use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, SsRule, Window};
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
+use crate::stack::Profile;
 use crate::units::{Dur, Time};
 
 crate::params! {
@@ -48,15 +65,20 @@ crate::params! {
 
 #[derive(Clone, Debug)]
 pub struct Lp {
-    threshold: f64,
+    /// `threshold` in millionths (0.15: 150,000), so that the threshold is integer ticks.
+    threshold_ppm: u64,
     reset_range: bool,
     set_ssthresh: bool,
+    /// ns-3's port: `<=` at the threshold, slow start inside the inference window.
+    ns3: bool,
     ss: SsRule,
-    /// Delays in seconds.
-    sowd: Option<f64>,
-    owd_min: f64,
-    owd_max: f64,
-    owd_max_rsv: f64,
+    /// The timestamp clock's tick: delays are counted in it.
+    tick: u64,
+    /// 8 x the smoothed delay, ticks (Linux `sowd`); 0 before the first sample.
+    sowd: u64,
+    owd_min: u64,
+    owd_max: u64,
+    owd_max_rsv: u64,
     inference: Dur,
     last_drop: Option<Time>,
     /// Segments acknowledged toward the next increment (Linux snd_cwnd_cnt).
@@ -74,26 +96,59 @@ impl Algorithm for Lp {
         sources: &["Kuzmanovic, Knightly, IEEE INFOCOM 2003", "Linux net/ipv4/tcp_lp.c"],
     };
     fn new(cfg: &LpConfig, env: &CcEnv) -> Lp {
-        Lp { threshold: cfg.threshold, reset_range: cfg.reset_range, set_ssthresh: cfg.set_ssthresh, ss: env.slow_start.rule(SsRule::PerAck), sowd: None, owd_min: f64::INFINITY, owd_max: 0.0, owd_max_rsv: 0.0, inference: Dur::ZERO, last_drop: None, acc: 0, indications: 0 }
+        Lp {
+            threshold_ppm: (cfg.threshold * 1e6).round() as u64,
+            reset_range: cfg.reset_range,
+            set_ssthresh: cfg.set_ssthresh,
+            ns3: env.profile == Profile::Ns3,
+            ss: env.slow_start.rule(SsRule::PerAck),
+            tick: env.ts_tick.ns().max(1),
+            sowd: 0,
+            owd_min: u64::MAX,
+            owd_max: 0,
+            owd_max_rsv: 0,
+            inference: Dur::ZERO,
+            last_drop: None,
+            acc: 0,
+            indications: 0,
+        }
     }
 }
 
 impl Lp {
-    /// Linux `tcp_lp_rtt_sample`.
-    fn sample(&mut self, owd: f64) {
+    /// Linux `tcp_lp_rtt_sample`, a delay in ticks (0: not a valid sample).
+    fn sample(&mut self, owd: u64) {
+        if owd == 0 {
+            return;
+        }
         self.owd_min = self.owd_min.min(owd);
         if owd > self.owd_max {
             if owd > self.owd_max_rsv {
-                self.owd_max = if self.owd_max_rsv == 0.0 { owd } else { self.owd_max_rsv };
+                self.owd_max = if self.owd_max_rsv == 0 { owd } else { self.owd_max_rsv };
                 self.owd_max_rsv = owd;
             } else {
                 self.owd_max = owd;
             }
         }
-        self.sowd = Some(match self.sowd {
-            Some(s) => s + (owd - s) / 8.0,
-            None => owd,
-        });
+        self.sowd = if self.sowd == 0 { owd << 3 } else { self.sowd - (self.sowd >> 3) + owd };
+    }
+
+    /// The smoothed delay is within the threshold (no early congestion).
+    fn within_threshold(&self) -> bool {
+        if self.sowd == 0 {
+            return true; // no sample yet (Linux: 0 is below any threshold)
+        }
+        if !self.reset_range && self.owd_max <= self.owd_min {
+            return true; // the paper infers congestion only within an observed range
+        }
+        let range = self.owd_max.saturating_sub(self.owd_min);
+        let thr = self.owd_min + range * self.threshold_ppm / 1_000_000;
+        let s = self.sowd >> 3;
+        if self.ns3 {
+            s <= thr
+        } else {
+            s < thr
+        }
     }
 
     fn within_inference(&self, now: Time) -> bool {
@@ -113,40 +168,37 @@ impl CongestionControl for Lp {
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
         let mss = w.mss as u64;
-        if let Some(owd) = a.owd {
-            self.sample(owd.secs_f64());
+        // Linux tcp_lp_pkts_acked: a delay sample only with an RTT sample; the inference
+        // window, three times the age of the echoed timestamp (an RTT)
+        if let (Some(owd), Some(_)) = (a.owd, a.rtt) {
+            self.sample(owd.ns() / self.tick);
         }
-        // the inference window: three times the age of the echoed timestamp, an RTT
         if let Some(rtt) = a.rtt {
             self.inference = rtt.mul(3);
         }
         let within_inf = self.within_inference(a.now);
-        if let Some(s) = self.sowd {
-            let thr = self.owd_min + self.threshold * (self.owd_max - self.owd_min).max(0.0);
-            // the paper infers congestion only within an observed range; Linux's rule also
-            // fires on a zero range (its first sample)
-            let ranged = self.reset_range || self.owd_max > self.owd_min;
-            if s >= thr && a.acked_bytes > 0 && ranged {
-                // early congestion indication
-                if self.reset_range {
-                    self.owd_min = s;
-                    self.owd_max = 2.0 * s;
-                    self.owd_max_rsv = 2.0 * s;
-                }
-                w.cwnd = if within_inf { mss } else { (w.cwnd / 2).max(mss) };
-                if self.set_ssthresh {
-                    w.ssthresh = w.cwnd.max(2 * mss);
-                }
-                self.last_drop = Some(a.now);
-                self.indications += 1;
-                return;
+        if a.acked_bytes > 0 && !self.within_threshold() {
+            // early congestion indication
+            if self.reset_range {
+                self.owd_min = self.sowd >> 3;
+                self.owd_max = self.sowd >> 2;
+                self.owd_max_rsv = self.sowd >> 2;
             }
+            w.cwnd = if within_inf { mss } else { (w.cwnd / 2).max(mss) };
+            if self.set_ssthresh {
+                w.ssthresh = w.cwnd.max(2 * mss);
+            }
+            self.last_drop = Some(a.now);
+            self.indications += 1;
         }
-        if within_inf || !a.may_grow() {
+        // Linux tcp_lp_cong_avoid: Reno's growth unless this ACK came within the inference
+        // window (as it was before any indication on this ACK); ns-3 stops only congestion
+        // avoidance
+        if !a.may_grow() || (within_inf && !(self.ns3 && w.in_slow_start())) {
             return;
         }
         let left = slow_start(w, a.growth_bytes, self.ss);
-        if left > 0 {
+        if left > 0 && !within_inf {
             cong_avoid_ai(w, &mut self.acc, w.cwnd / mss, left);
         }
     }
@@ -156,7 +208,8 @@ impl CongestionControl for Lp {
     }
 
     fn state(&self, _w: &Window, out: &mut [f64]) {
-        out.copy_from_slice(&[self.sowd.unwrap_or(f64::NAN), self.indications as f64]);
+        let sowd = if self.sowd == 0 { f64::NAN } else { (self.sowd * self.tick) as f64 / 8e9 };
+        out.copy_from_slice(&[sowd, self.indications as f64]);
     }
 }
 
@@ -175,41 +228,42 @@ mod tests {
         l.on_ack(w, &AckEvent { now: Time::from_ms(t_ms), owd: Some(Dur::from_ms(owd_ms)), rtt: Some(Dur::from_ms(40)), ..ack(MSS) });
     }
 
-    /// Delays between 20 and 60 ms put the threshold at 20 + 0.15 x 40 = 26 ms: the smoothed
-    /// delay crossing it halves cwnd; a second crossing within 3 RTTs (120 ms) takes cwnd to 1;
-    /// in between the window does not grow; after the inference window Reno resumes.
+    /// A learnt range, delays in 1-ms ticks (sowd is 8 x ticks).
+    fn with_range(l: &mut Lp, sowd_ms: u64, min_ms: u64, max_ms: u64) {
+        l.sowd = sowd_ms << 3;
+        l.owd_min = min_ms;
+        l.owd_max = max_ms;
+        l.owd_max_rsv = max_ms;
+    }
+
+    /// Delays between 20 and 60 ms put the threshold at 20 + 15 x 40 / 100 = 26 ms: the
+    /// smoothed delay crossing it halves cwnd; a second crossing within 3 RTTs (120 ms) takes
+    /// cwnd to 1; in between the window does not grow; after the inference window Reno resumes.
     #[test]
     fn early_congestion_halves_then_drops_to_one_within_the_inference_window() {
         let mut l = lp();
         let mut w = Window { cwnd: 40 * MSS, ssthresh: 10 * MSS, mss: MSS as u32 };
-        // a range learnt: 20 to 60 ms
-        l.sowd = Some(0.020);
-        l.owd_min = 0.020;
-        l.owd_max = 0.060;
-        l.owd_max_rsv = 0.060;
+        with_range(&mut l, 20, 20, 60);
         let before = l.indications();
-        // sowd creeps up by 1/8 of each 60 ms sample: 25, 29.4 ms - the second crosses 26 ms
+        // sowd creeps up by 1/8 of each 60 ms sample: 25, then 29 ms (235 / 8) - past 26 ms
         at(&mut l, &mut w, 1, 60);
-        assert_eq!(l.indications(), before);
+        assert_eq!((l.sowd, l.indications()), (200, before));
         at(&mut l, &mut w, 2, 60);
-        assert_eq!(l.indications(), before + 1);
+        assert_eq!((l.sowd, l.indications()), (235, before + 1));
         assert_eq!(w.cwnd, 20 * MSS, "halved");
-        // the range restarted at [sowd, 2 sowd]; a delay that keeps sowd above 15 % of it
-        // within 120 ms: cwnd 1
-        let s = l.sowd.unwrap();
-        assert!((l.owd_min - s).abs() < 1e-12 && (l.owd_max - 2.0 * s).abs() < 1e-12);
-        let cwnd = w.cwnd;
+        // the range restarted at [sowd, 2 sowd] in whole ticks (Linux: sowd >> 3, sowd >> 2)
+        assert_eq!((l.owd_min, l.owd_max, l.owd_max_rsv), (29, 58, 58));
+        // a 100 ms delay: sowd 306 / 8 = 38 ms against 29 + 15 x 29 / 100 = 33 ms, 48 ms after
+        // the last indication (inside 3 x 40 ms): cwnd 1
         at(&mut l, &mut w, 50, 100);
         assert_eq!(w.cwnd, MSS, "second indication within the inference window");
-        assert!(w.cwnd < cwnd);
+        assert_eq!(l.indications(), before + 2);
         // no growth inside the inference window, at a delay under the threshold
         let mut l2 = lp();
         let mut w2 = Window { cwnd: 10 * MSS, ssthresh: 5 * MSS, mss: MSS as u32 };
         l2.last_drop = Some(Time::from_ms(0));
         l2.inference = Dur::from_ms(120);
-        l2.sowd = Some(0.020);
-        l2.owd_min = 0.020;
-        l2.owd_max = 0.060;
+        with_range(&mut l2, 20, 20, 60);
         for t in 1..100 {
             l2.on_ack(&mut w2, &AckEvent { now: Time::from_ms(t), owd: Some(Dur::from_ms(20)), ..ack(MSS) });
         }
@@ -221,18 +275,55 @@ mod tests {
     }
 
     /// `set_ssthresh`: an indication also sets ssthresh to the halved window, so growth after
-    /// the inference window is additive; Linux leaves ssthresh (slow start again).
+    /// the inference window is additive; Linux leaves ssthresh (slow start again). The ACK that
+    /// halves still grows the window when it did not come within an inference window (Linux
+    /// runs `cong_avoid` after `pkts_acked`): one segment of slow start, none of avoidance.
     #[test]
     fn set_ssthresh_makes_growth_after_an_indication_additive() {
-        for (set, want) in [(false, u64::MAX), (true, 20 * MSS)] {
+        for (set, want) in [(false, (21 * MSS, u64::MAX)), (true, (20 * MSS, 20 * MSS))] {
             let mut l = Lp::new(&LpConfig { set_ssthresh: set, ..Default::default() }, &CcEnv::linux(MSS as u32, 10));
             let mut w = Window { cwnd: 40 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
-            l.sowd = Some(0.020);
-            l.owd_min = 0.020;
-            l.owd_max = 0.060;
-            l.owd_max_rsv = 0.060;
+            with_range(&mut l, 20, 20, 60);
             at(&mut l, &mut w, 1, 100);
-            assert_eq!((w.cwnd, w.ssthresh), (20 * MSS, want), "set_ssthresh {set}");
+            assert_eq!((w.cwnd, w.ssthresh), want, "set_ssthresh {set}");
+        }
+    }
+
+    /// Delays are TSval - TSecr in whole ticks: a sample of 0 ticks is not valid (Linux
+    /// LP_VALID_OWD), and a delay is sampled only on an ACK with an RTT sample (Karn).
+    #[test]
+    fn delays_are_whole_ticks_sampled_with_an_rtt_sample() {
+        let mut l = lp();
+        let mut w = Window { cwnd: 40 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+        l.on_ack(&mut w, &AckEvent { now: Time::from_ms(1), owd: Some(Dur::ZERO), rtt: Some(Dur::from_ms(40)), ..ack(MSS) });
+        l.on_ack(&mut w, &AckEvent { now: Time::from_ms(2), owd: Some(Dur::from_ms(7)), rtt: None, ..ack(MSS) });
+        assert_eq!((l.sowd, l.indications()), (0, 0), "nothing sampled");
+        // a 10-ms tick: 37 ms of delay is 3 ticks
+        let mut l10 = Lp::new(&LpConfig::default(), &CcEnv { ts_tick: Dur::from_ms(10), ..CcEnv::linux(MSS as u32, 10) });
+        l10.on_ack(&mut w, &AckEvent { now: Time::from_ms(3), owd: Some(Dur::from_ms(37)), rtt: Some(Dur::from_ms(40)), ..ack(MSS) });
+        assert_eq!((l10.sowd, l10.owd_min), (3 << 3, 3));
+    }
+
+    /// Linux's `<` fires on the first sample (its range is zero) and halves; ns-3's `<=` does
+    /// not. Inside the inference window Linux does not grow at all; ns-3 stops only congestion
+    /// avoidance, so its slow start goes on.
+    #[test]
+    fn ns3_profile_follows_ns3s_port() {
+        let ns3_env = CcEnv { profile: Profile::Ns3, ..CcEnv::linux(MSS as u32, 10) };
+        for (env, halved) in [(CcEnv::linux(MSS as u32, 10), true), (ns3_env, false)] {
+            let mut l = Lp::new(&LpConfig::default(), &env);
+            let mut w = Window { cwnd: 40 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+            at(&mut l, &mut w, 1, 20);
+            assert_eq!(l.indications() == 1, halved, "{:?}", env.profile);
+        }
+        for (env, grows) in [(CcEnv::linux(MSS as u32, 10), false), (ns3_env, true)] {
+            let mut l = Lp::new(&LpConfig::default(), &env);
+            let mut w = Window { cwnd: 10 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+            with_range(&mut l, 20, 20, 60);
+            l.last_drop = Some(Time::from_ms(0));
+            l.inference = Dur::from_ms(120);
+            l.on_ack(&mut w, &AckEvent { now: Time::from_ms(10), owd: Some(Dur::from_ms(20)), ..ack(MSS) });
+            assert_eq!(w.cwnd > 10 * MSS, grows, "slow start inside the inference window, {:?}", env.profile);
         }
     }
 }

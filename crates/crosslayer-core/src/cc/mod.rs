@@ -151,7 +151,8 @@ pub struct AckEvent {
     /// RTT sample of this ACK (Karn's rule applied), if any.
     pub rtt: Option<Dur>,
     /// One-way delay sample: the ACK's timestamp minus the echoed data timestamp (RFC 7323
-    /// TSval - TSecr): forward delay plus the receiver's ACK delay, as TCP-LP and LEDBAT use it.
+    /// TSval - TSecr): forward delay plus the receiver's ACK delay, as TCP-LP and LEDBAT use it,
+    /// in whole ticks of the timestamp clock (`CcEnv::ts_tick`) as the timestamps carry it.
     pub owd: Option<Dur>,
     /// Smoothed RTT (RFC 6298), or 100 ms before the first sample.
     pub srtt: Dur,
@@ -209,12 +210,14 @@ pub struct CcEnv {
     pub slow_start: SlowStart,
     /// Seed of the algorithm's own random draws (BBR's starting phase), distinct per flow.
     pub rng_seed: u64,
+    /// The timestamp clock's tick (`TcpConfig::ts_granularity`): `AckEvent::owd` is whole ticks.
+    pub ts_tick: Dur,
 }
 
 impl CcEnv {
     /// An environment with the Linux profile's rules (tests, examples).
     pub fn linux(mss: u32, initial_cwnd_segs: u64) -> CcEnv {
-        CcEnv { mss, initial_cwnd: initial_cwnd_segs * mss as u64, profile: Profile::Linux, slow_start: SlowStart::Linux, rng_seed: 1 }
+        CcEnv { mss, initial_cwnd: initial_cwnd_segs * mss as u64, profile: Profile::Linux, slow_start: SlowStart::Linux, rng_seed: 1, ts_tick: Dur::from_ms(1) }
     }
 }
 

@@ -526,7 +526,7 @@ impl Sender {
 
     /// What a congestion control of this flow is built with.
     pub fn cc_env(cfg: &TcpConfig) -> CcEnv {
-        CcEnv { mss: cfg.mss_bytes(), initial_cwnd: cfg.initial_cwnd as u64 * cfg.mss_bytes() as u64, profile: cfg.profile, slow_start: cfg.slow_start(), rng_seed: 1 }
+        CcEnv { mss: cfg.mss_bytes(), initial_cwnd: cfg.initial_cwnd as u64 * cfg.mss_bytes() as u64, profile: cfg.profile, slow_start: cfg.slow_start(), rng_seed: 1, ts_tick: cfg.ts_granularity() }
     }
 
     pub fn start_at(&self) -> Time {
@@ -816,6 +816,16 @@ impl Sender {
             0 => self.ts_granularity,
             ticks => Dur::from_ns(ticks * g),
         }
+    }
+
+    /// `later - earlier` as two timestamps carry it: the difference of their ticks of the
+    /// timestamp clock (TSval - TSecr), in time.
+    fn ts_difference(&self, earlier: Time, later: Time) -> Dur {
+        let g = self.ts_granularity.ns();
+        if g <= 1 {
+            return later - earlier;
+        }
+        Dur::from_ns((later.ns() / g - earlier.ns() / g) * g)
     }
 
     /// The FlightSize a congestion control divides for ssthresh: sent and not cumulatively
@@ -1120,7 +1130,7 @@ impl Sender {
             cwnd_limited,
             ece: a.ece,
             rtt: s.rtt,
-            owd: (self.timestamps && a.tsval >= a.tsecr).then(|| a.tsval - a.tsecr),
+            owd: (self.timestamps && a.tsval >= a.tsecr).then(|| self.ts_difference(a.tsecr, a.tsval)),
             srtt: self.rtt.srtt_or(Dur::from_ms(100)),
             min_rtt: self.rtt.min_rtt.unwrap_or(Dur::from_ms(100)),
             delivered_total: self.rate.delivered,
