@@ -120,7 +120,8 @@ def with_profile(scenario: Scenario, profile: str) -> Scenario:
             if "tcp" in group:
                 group["tcp"] = set_profile(group["tcp"])
     if profile == "ns2":
-        ns2_backend.align(data)
+        chosen = {(key, i): frozenset(getattr(g.cc, "model_fields_set", ())) for key in ("flows", "arrivals") for i, g in enumerate(getattr(scenario, key) or [])}
+        ns2_backend.align(data, chosen)
     return Scenario.from_dict(data, source=f"{scenario.name} ({profile} profile)")
 
 

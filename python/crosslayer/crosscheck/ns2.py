@@ -284,18 +284,27 @@ flight is down to cwnd, tcp-linux.cc), and at its end sets cwnd to ssthresh - PR
 inflates the window instead."""
 
 
-def align(data: dict[str, Any]) -> None:
+def align(data: dict[str, Any], chosen: Mapping[tuple[str, int], frozenset[str]] | None = None) -> None:
     """crosslayer's side of an ns-2 crosscheck (a scenario as ``Scenario.model_dump`` gives it,
     already under the ns2 profile): each flow group that ns-2 runs on ``Agent/TCP/Linux``
-    recovers with :data:`LINUX_AGENT_RECOVERY` unless the study chose a recovery."""
+    recovers with :data:`LINUX_AGENT_RECOVERY` unless the study chose a recovery, and a Vegas flow
+    that ns-2 runs on its own ``Agent/TCP/Vegas`` (the authors' code) slow-starts as the paper
+    does (``slow_start = "paper"``) unless the study chose. ``chosen``: the congestion-control
+    parameters each group sets (``("flows", i)`` -> names), which the dump cannot tell from
+    defaults; without it, every parameter present counts as chosen."""
     base = data.get("tcp") or {}
     for key in ("flows", "arrivals"):
-        for group in data.get(key) or []:
+        for i, group in enumerate(data.get(key) or []):
             tcp = {**base, **(group.get("tcp") or {})}
             cc = group.get("cc") or {}
             kind = cc.get("kind") if isinstance(cc, Mapping) else cc
-            if tcp.get("recovery") is None and on_linux_agent(str(kind), bool(tcp.get("sack", True)), None):
+            sack = bool(tcp.get("sack", True))
+            if tcp.get("recovery") is None and on_linux_agent(str(kind), sack, None):
                 group["tcp"] = {**(group.get("tcp") or {}), "recovery": LINUX_AGENT_RECOVERY}
+            set_params = chosen.get((key, i), frozenset()) if chosen is not None else frozenset(cc if isinstance(cc, Mapping) else ())
+            if kind == "vegas" and not sack and "slow_start" not in set_params:
+                # Agent/TCP/Vegas is the authors' code: the paper's slow start
+                group["cc"] = {**(cc if isinstance(cc, Mapping) else {"kind": kind}), "slow_start": "paper"}
 
 
 def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: list[str], notes: set[str]) -> dict[str, Any]:
@@ -312,6 +321,9 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
             problems.append(f"flow {name}: {kind} without SACK and recovery = {recovery!r}: ns-2's agents recover as reno or newreno")
         if kind == "vegas":
             notes.add("vegas: ns-2's Agent/TCP/Vegas adds the paper's fine-grained retransmission (on a duplicate ACK when the oldest segment is overdue) and window cut (a quarter) to Reno's recovery; crosslayer's Vegas has neither")
+            notes.add("vegas: ns-2's Agent/TCP/Vegas measures diff with the round's mean RTT and the data in flight (crosslayer: Linux's, with the round's least RTT)")
+            if cc.get("slow_start", "linux") != "paper":
+                notes.add("vegas: ns-2's Agent/TCP/Vegas slow-starts as the paper (every other round trip); crosslayer's flow has slow_start = \"linux\" (crosscheck's choice when unset is \"paper\")")
     elif kind == "reno" and recovery == "rfc6675":
         agent = "Agent/TCP/Sack1"
     elif on_linux_agent(kind, sack, recovery):
@@ -345,6 +357,8 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
             continue
         if agent == "Agent/TCP/Vegas" and p in NATIVE_VEGAS:
             variables[NATIVE_VEGAS[p]] = _num(value)
+        elif agent == "Agent/TCP/Vegas" and p == "slow_start":
+            continue  # the agent slow-starts as the paper; a note says when crosslayer's does not
         elif p in linux_params:
             var, convert = linux_params[p]
             ca_params[var] = convert(value)

@@ -21,10 +21,21 @@
 //!     `diff < alpha`: cwnd + 1; otherwise unchanged;
 //!   - cwnd at least 2; then ssthresh = max(ssthresh, 3/4 cwnd) (Linux `tcp_current_ssthresh`).
 //!   The round's samples are then cleared;
-//! * other ACKs: slow start if below ssthresh (Linux's, not the paper's every-other-RTT growth);
+//! * other ACKs: slow start if below ssthresh (Linux's; the paper's every-other-RTT growth with
+//!   `slow_start = "paper"`, below);
 //! * outside the Open state (fast recovery, after a timeout) Vegas is off and Reno's rule runs;
 //!   back in Open it restarts its round (Linux `tcp_vegas_state`); a loss sets ssthresh as Reno
 //!   (half the window).
+//!
+//! `slow_start = "paper"` (Brakmo & Peterson 1995 section 3.3; ns-2's Agent/TCP/Vegas, the
+//! authors' x-kernel code): slow start doubles cwnd only every other round trip - a growing
+//! round (one segment per acknowledged segment) then a round at a constant window, so that the
+//! round's RTT measures the window it was sent with. At the end of a constant round, `diff >
+//! gamma` ends slow start by cutting cwnd by an eighth (at least 2 segments; ns-2 `cwnd_ -=
+//! cwnd_/8`, `ssthresh_ = 2`); the decision itself is Linux's `diff` with the round's least RTT.
+//! Linux's slow start grows on every ACK and tests once per round, so by the test the window
+//! has doubled again past the queue the round measured, and many flows leave slow start with
+//! a standing queue that later flows take for their base RTT.
 //!
 //! Deliberate deviations: RTTs are in microseconds as in Linux, from the sender's Karn-filtered
 //! samples (Linux: every ACK's `rtt_us`, also from SACKed segments); Linux re-initializes Vegas
@@ -47,8 +58,20 @@ crate::params! {
         beta: u32 = 4, Packets, range(>= 0, <= 10000), "Linux tcp_vegas.c beta = 4 (Brakmo & Peterson 1995: 3)";
         /// In slow start, more than this many queued packets end slow start.
         gamma: u32 = 1, Packets, range(>= 0, <= 10000), "Linux tcp_vegas.c gamma = 1 (Brakmo & Peterson 1995: 1)";
+        /// Slow start: "linux" (grow on every ACK, test gamma once per round; cut to the rate-matched window) or "paper" (grow every other round trip, test at the end of a constant round, cut by an eighth).
+        slow_start: VegasSlowStart = VegasSlowStart::Linux, Choice, range(), "linux: tcp_vegas.c tcp_vegas_cong_avoid; paper: Brakmo & Peterson 1995 section 3.3, ns-2 tcp-vegas.cc (v_inc_flag_, cwnd_ -= cwnd_/8)";
     }
     check = VegasConfig::check;
+}
+
+crate::choice! {
+    /// Vegas's slow start.
+    pub enum VegasSlowStart {
+        /// Linux's: grow on every ACK, test gamma once per round trip.
+        Linux = "linux",
+        /// The paper's: grow every other round trip, test gamma after a round at a constant window.
+        Paper = "paper",
+    }
 }
 
 impl VegasConfig {
@@ -75,6 +98,9 @@ pub struct Vegas {
     rtt: VegasRtt,
     /// `diff` of the last Vegas decision, segments.
     last_diff: f64,
+    /// The paper's slow start, and whether the current round grows the window.
+    paper_ss: bool,
+    growing: bool,
 }
 
 impl Algorithm for Vegas {
@@ -97,6 +123,8 @@ impl Algorithm for Vegas {
             beg_snd_nxt: 0,
             rtt: VegasRtt::new(),
             last_diff: f64::NAN,
+            paper_ss: cfg.slow_start == VegasSlowStart::Paper,
+            growing: true,
         }
     }
 }
@@ -119,7 +147,19 @@ impl Vegas {
         self.last_diff = diff as f64;
         let mut segs = cwnd;
         let mut ssthresh = w.ssthresh;
-        if diff > self.gamma && w.in_slow_start() {
+        if w.in_slow_start() && self.paper_ss {
+            // grow every other round; the test closes a round at a constant window
+            let tested = !self.growing;
+            self.growing = !self.growing;
+            if tested && diff > self.gamma {
+                segs -= segs / 8;
+                ssthresh = ssthresh.min(segs.max(2) * mss);
+                self.growing = false;
+            } else if self.growing {
+                slow_start(w, a.growth_bytes, self.ss);
+                segs = w.cwnd / mss;
+            }
+        } else if diff > self.gamma && w.in_slow_start() {
             segs = segs.min(target + 1);
             ssthresh = ssthresh.min(segs * mss);
         } else if w.in_slow_start() {
@@ -170,7 +210,7 @@ impl CongestionControl for Vegas {
                 self.adjust(w, a);
             }
             self.rtt.reset();
-        } else if w.in_slow_start() {
+        } else if w.in_slow_start() && (self.growing || !self.paper_ss) {
             slow_start(w, a.growth_bytes, self.ss);
         }
     }
@@ -253,6 +293,43 @@ mod tests {
         assert_eq!(w.cwnd, (40 * 100_000 / 110_000 + 1) * MSS); // 37
         assert!(!w.in_slow_start());
         assert_eq!(w.ssthresh, 37 * MSS);
+    }
+
+    /// The paper's slow start: a growing round, then a round at a constant window; the test of
+    /// gamma closes the constant round, and diff > gamma cuts cwnd by an eighth and ends slow
+    /// start. Linux's grows on every ACK of every round.
+    #[test]
+    fn the_papers_slow_start_grows_every_other_round_and_cuts_an_eighth() {
+        let cfg = VegasConfig { slow_start: VegasSlowStart::Paper, ..Default::default() };
+        let mut v = Vegas::new(&cfg, &CcEnv::linux(MSS as u32, 10));
+        let mut w = Window { cwnd: 10 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+        let mut una = 0;
+        let mut round = |v: &mut Vegas, w: &mut Window, rtt_ms: u64, acks: u64| {
+            // a round trip: an ACK per segment of the window; the first closes the last round
+            let (start, from) = (w.cwnd, una);
+            for _ in 0..acks.min(w.cwnd / MSS) {
+                una += MSS;
+                v.on_ack(w, &AckEvent { rtt: Some(Dur::from_ms(rtt_ms)), snd_una: una, snd_nxt: from + start, ..ack(MSS) });
+            }
+        };
+        let mut sizes = vec![];
+        for _ in 0..4 {
+            round(&mut v, &mut w, 100, u64::MAX);
+            sizes.push(w.cwnd / MSS);
+        }
+        // growing, constant, growing, constant (no queue: diff 0)
+        assert_eq!(sizes, vec![20, 20, 40, 40], "windows after each round");
+        // a growing round to 80 and a constant one, both measuring 110 ms against the 100 ms
+        // base: the ACK that closes the constant round finds diff = 80 x 10 / 100 (7 in whole
+        // segments, with Linux's 1 us added to each RTT) > gamma
+        round(&mut v, &mut w, 110, u64::MAX);
+        round(&mut v, &mut w, 110, u64::MAX);
+        assert_eq!(w.cwnd, 80 * MSS);
+        assert!(w.in_slow_start());
+        round(&mut v, &mut w, 110, 1);
+        assert_eq!(v.last_diff, 7.0);
+        assert_eq!(w.cwnd, 70 * MSS, "80 - 80 / 8");
+        assert!(!w.in_slow_start());
     }
 
     /// Two samples in a round (one delayed ACK per RTT) are not enough: Reno's rule decides.
