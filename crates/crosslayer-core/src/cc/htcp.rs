@@ -25,12 +25,22 @@
 //! B_i = 3/4 B_i + 1/4 rate and max_B the largest B_i. The switch compares max_B with the value
 //! it had at the previous event.
 //!
+//! Profile `ns3` follows ns-3's TcpHtcp (3.44), which differs from Linux and the paper:
+//! congestion avoidance adds `mss^2 / cwnd + alpha` *bytes* per ACK (whole bytes, at least 1),
+//! so alpha counts bytes per ACK where Linux adds alpha segments per window; alpha is `2 (1 -
+//! beta) alpha_H` without RTT scaling, refreshed on every ACK; at a congestion event beta is
+//! `min_rtt / max_rtt` of the RTTs since the last event, unclamped, when the throughput since
+//! the last event (bytes acknowledged in the Open state over the time since it) rose by less
+//! than its previous value (ns-3's integer `diff / last <= 0.2`), else 1/2; and ssthresh is
+//! `max(2 segments, beta x BytesInFlight)`.
+//!
 //! Deliberate deviations: times and windows in floating point (Linux: jiffies and 1/128
 //! fixed point); alpha is evaluated per ACK (Linux refreshes it each time cwnd grows by one).
 
 use super::law::{grow_per_window, slow_start};
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
+use crate::stack::Profile;
 use crate::units::{Dur, Time};
 
 crate::params! {
@@ -68,6 +78,15 @@ pub struct Htcp {
     max_b: f64,
     old_max_b: f64,
     alpha: f64,
+    /// ns-3's TcpHtcp (the ns3 profile): its RTT extremes since the last event, bytes
+    /// acknowledged in Open since it, and the throughput of this and the previous epoch
+    /// (bytes/s, whole).
+    ns3: bool,
+    ns3_min_rtt: f64,
+    ns3_max_rtt: f64,
+    ns3_data_sent: u64,
+    ns3_throughput: u64,
+    ns3_last_throughput: u64,
 }
 
 impl Algorithm for Htcp {
@@ -95,6 +114,12 @@ impl Algorithm for Htcp {
             max_b: 0.0,
             old_max_b: 0.0,
             alpha: 1.0,
+            ns3: env.profile == Profile::Ns3,
+            ns3_min_rtt: f64::INFINITY,
+            ns3_max_rtt: 0.0,
+            ns3_data_sent: 0,
+            ns3_throughput: 0,
+            ns3_last_throughput: 0,
         }
     }
 }
@@ -118,6 +143,55 @@ impl Htcp {
         }
         (2.0 * (1.0 - self.beta) * f).max(1e-3)
     }
+
+    /// ns-3 TcpHtcp::UpdateAlpha: 2 (1 - beta) alpha_H, at least 1, no RTT scaling.
+    fn alpha_ns3(&self, now: Time) -> f64 {
+        (2.0 * (1.0 - self.beta) * self.alpha_h(now.since(self.last_cong).secs_f64())).max(1.0)
+    }
+
+    /// ns-3 TcpHtcp::PktsAcked and CongestionAvoidance.
+    fn on_ack_ns3(&mut self, w: &mut Window, a: &AckEvent) {
+        let mss = w.mss as u64;
+        if a.ca_state == CaState::Open {
+            self.ns3_data_sent += a.acked_bytes.div_ceil(mss) * mss;
+        }
+        let since = a.now.since(self.last_cong).secs_f64();
+        if since > 0.0 {
+            self.ns3_throughput = (self.ns3_data_sent as f64 / since) as u64;
+        }
+        self.alpha = self.alpha_ns3(a.now);
+        if let Some(rtt) = a.rtt {
+            let r = rtt.secs_f64();
+            self.ns3_min_rtt = self.ns3_min_rtt.min(r);
+            self.ns3_max_rtt = self.ns3_max_rtt.max(r);
+        }
+        if !a.may_grow() {
+            return;
+        }
+        if slow_start(w, a.growth_bytes, self.ss) == 0 {
+            return;
+        }
+        let adder = ((mss * mss) as f64 / w.cwnd as f64 + self.alpha).max(1.0);
+        w.cwnd += adder as u64;
+    }
+
+    /// ns-3 TcpHtcp::GetSsThresh.
+    fn on_congestion_ns3(&mut self, w: &Window, e: &CongestionEvent) -> u64 {
+        let mss = w.mss as u64;
+        self.last_cong = e.now;
+        self.beta = BETA_MIN;
+        let (now, last) = (self.ns3_throughput, self.ns3_last_throughput);
+        if now > last && last > 0 && (now - last) / last == 0 && self.ns3_max_rtt > 0.0 {
+            self.beta = self.ns3_min_rtt / self.ns3_max_rtt;
+        }
+        self.alpha = self.alpha_ns3(e.now);
+        self.ns3_min_rtt = f64::INFINITY;
+        self.ns3_max_rtt = 0.0;
+        self.ns3_last_throughput = self.ns3_throughput;
+        self.ns3_throughput = 0;
+        self.ns3_data_sent = 0;
+        ((e.flight_size as f64 * self.beta) as u64).max(2 * mss)
+    }
 }
 
 impl CongestionControl for Htcp {
@@ -129,6 +203,9 @@ impl CongestionControl for Htcp {
     ];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
+        if self.ns3 {
+            return self.on_ack_ns3(w, a);
+        }
         if let Some(rtt) = a.rtt {
             let r = rtt.secs_f64();
             self.min_rtt_s = self.min_rtt_s.min(r);
@@ -174,6 +251,9 @@ impl CongestionControl for Htcp {
     }
 
     fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
+        if self.ns3 {
+            return self.on_congestion_ns3(w, e);
+        }
         let mss = w.mss as u64;
         if !e.new_episode {
             return ((self.beta * w.cwnd as f64) as u64).max(2 * mss);
@@ -203,8 +283,9 @@ impl CongestionControl for Htcp {
     }
 
     fn state(&self, _w: &Window, out: &mut [f64]) {
-        let min = if self.min_rtt_s.is_finite() { self.min_rtt_s } else { f64::NAN };
-        out.copy_from_slice(&[self.alpha, self.beta, min, self.max_rtt_s]);
+        let (min, max) = if self.ns3 { (self.ns3_min_rtt, self.ns3_max_rtt) } else { (self.min_rtt_s, self.max_rtt_s) };
+        let min = if min.is_finite() { min } else { f64::NAN };
+        out.copy_from_slice(&[self.alpha, self.beta, min, max]);
     }
 }
 
@@ -248,6 +329,36 @@ mod tests {
         }
         let segs = w.cwnd / 1000;
         assert!((1043..=1045).contains(&segs), "cwnd {segs}");
+    }
+
+    /// ns-3's TcpHtcp (the ns3 profile): each ACK in congestion avoidance adds mss^2 / cwnd +
+    /// alpha bytes, in whole bytes - at 5 s after the last event (alpha 45) and cwnd 1000
+    /// segments, mss^2 / cwnd is just under 1 after the first ACK, so 1000 ACKs add 45 bytes
+    /// each: 45 segments, alpha x (ACKs per window) / mss per window, which equals Linux's alpha
+    /// only because this window (1000 segments, one ACK each) is the mss (1000 bytes); with
+    /// 1448-byte segments, delayed ACKs and 500 segments it is a sixth. At 0.5 s (alpha 1) one
+    /// byte each. Its beta is
+    /// min_rtt / max_rtt unclamped when the throughput rose by less than its last value, and
+    /// ssthresh beta x BytesInFlight.
+    #[test]
+    fn ns3_adds_alpha_bytes_per_ack_and_backs_off_by_the_rtt_ratio() {
+        let env = CcEnv { profile: Profile::Ns3, ..CcEnv::linux(1000, 10) };
+        for (ms, want) in [(5000, 1045), (500, 1001)] {
+            let mut h = Htcp::new(&HtcpConfig::default(), &env);
+            let mut w = Window { cwnd: 1_000_000, ssthresh: 10_000, mss: 1000 };
+            let now = Time::from_ms(ms);
+            for _ in 0..1000 {
+                h.on_ack(&mut w, &AckEvent { now, ..ack(1000) });
+            }
+            assert_eq!(w.cwnd / 1000, want, "{ms} ms after the last event");
+        }
+        let mut h = Htcp::new(&HtcpConfig::default(), &env);
+        let w = Window { cwnd: 100_000, ssthresh: 10_000, mss: 1000 };
+        let ev = |s: u64| CongestionEvent { now: Time::ZERO + Dur::from_secs(s), kind: CongestionKind::Loss, flight_size: 100_000, new_episode: true };
+        (h.ns3_min_rtt, h.ns3_max_rtt, h.ns3_last_throughput, h.ns3_throughput) = (0.03, 0.1, 1000, 1500);
+        assert_eq!(h.on_congestion(&mut w.clone(), &ev(1)), 30_000, "beta 0.3, not clamped to 0.5");
+        (h.ns3_min_rtt, h.ns3_max_rtt, h.ns3_last_throughput, h.ns3_throughput) = (0.03, 0.1, 1000, 2500);
+        assert_eq!(h.on_congestion(&mut w.clone(), &ev(2)), 50_000, "throughput more than doubled: 1/2");
     }
 
     /// Adaptive backoff: the first event backs off by 1/2 and enables the adaptive mode; then
