@@ -104,7 +104,8 @@ def with_profile(scenario: Scenario, profile: str) -> Scenario:
     """``scenario`` with ``[tcp] profile = <profile>`` everywhere, the way crosscheck runs
     crosslayer. Under ``ns3`` the packet sizes are the profile's (ns-3's framing cannot be set);
     ns-2 sets its header and ACK sizes per agent, so a study's stay; under ``ns2`` a flow ns-2
-    runs on its Linux agent recovers with PRR unless the study sets a recovery (:func:`crosslayer.crosscheck.ns2.align`)."""
+    runs on its Linux agent recovers with PRR, and a Vegas flow on its Vegas agent slow-starts
+    as the paper does, unless the study chose (:func:`crosslayer.crosscheck.ns2.align`)."""
     from crosslayer.scenario import Scenario
 
     data = scenario.model_dump(mode="json", exclude_none=True)
