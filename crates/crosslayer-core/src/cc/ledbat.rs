@@ -166,6 +166,7 @@ impl Ledbat {
 }
 
 impl CongestionControl for Ledbat {
+    const ONE_WAY_DELAY: bool = true;
     const STATE: &'static [Field] = &[Field { name: "queuing_delay_s", unit: FieldUnit::Seconds, doc: "current delay (least of the last samples) less the base delay" }];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {

@@ -161,6 +161,7 @@ impl Lp {
 }
 
 impl CongestionControl for Lp {
+    const ONE_WAY_DELAY: bool = true;
     const STATE: &'static [Field] = &[
         Field { name: "sowd_s", unit: FieldUnit::Seconds, doc: "smoothed one-way delay" },
         Field { name: "early_indications", unit: FieldUnit::Count, doc: "early congestion indications so far" },

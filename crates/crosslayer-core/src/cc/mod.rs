@@ -152,7 +152,8 @@ pub struct AckEvent {
     pub rtt: Option<Dur>,
     /// One-way delay sample: the ACK's timestamp minus the echoed data timestamp (RFC 7323
     /// TSval - TSecr): forward delay plus the receiver's ACK delay, as TCP-LP and LEDBAT use it,
-    /// in whole ticks of the timestamp clock (`CcEnv::ts_tick`) as the timestamps carry it.
+    /// in whole ticks of the timestamp clock (`CcEnv::ts_tick`) as the timestamps carry it;
+    /// None unless the algorithm declares `ONE_WAY_DELAY`.
     pub owd: Option<Dur>,
     /// Smoothed RTT (RFC 6298), or 100 ms before the first sample.
     pub srtt: Dur,
@@ -237,6 +238,9 @@ pub trait CongestionControl {
     /// transmission, so the sender does it only for algorithms that ask; others get an empty
     /// (invalid) sample.
     const RATE_SAMPLE: bool = false;
+    /// The algorithm uses `AckEvent::owd` (one-way delays from the timestamps); the sender
+    /// computes it only for algorithms that ask, others get None.
+    const ONE_WAY_DELAY: bool = false;
     /// The loss recovery this algorithm implies when the flow's `[tcp] recovery` is unset.
     const RECOVERY: Option<Recovery> = None;
     /// The state `state` reports for traces, in order.
@@ -271,6 +275,7 @@ impl<C: CongestionControl> CongestionControl for Box<C> {
     const ECT1: bool = C::ECT1;
     const FULL_CONTROL: bool = C::FULL_CONTROL;
     const RATE_SAMPLE: bool = C::RATE_SAMPLE;
+    const ONE_WAY_DELAY: bool = C::ONE_WAY_DELAY;
     const RECOVERY: Option<Recovery> = C::RECOVERY;
     const STATE: &'static [Field] = C::STATE;
     #[inline]
@@ -349,6 +354,9 @@ macro_rules! cc_dispatch {
             }
             pub fn wants_rate_sample(&self) -> bool {
                 match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::RATE_SAMPLE, )+ }
+            }
+            pub fn wants_one_way_delay(&self) -> bool {
+                match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::ONE_WAY_DELAY, )+ }
             }
             pub fn state_fields(&self) -> &'static [Field] {
                 match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::STATE, )+ }

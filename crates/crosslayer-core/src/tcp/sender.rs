@@ -306,6 +306,8 @@ pub struct Sender {
     rtt_blackout: Option<u64>,
     /// The timestamps option is on: RTT samples may come from the echo.
     timestamps: bool,
+    /// The congestion control reads one-way delays (`AckEvent::owd`) and timestamps are on.
+    owd_samples: bool,
     rtt_samples: RttSamples,
     /// `rtt_samples = "timed"`: the segment being timed and when it was sent.
     timed: Option<(u64, Time)>,
@@ -447,6 +449,7 @@ impl Sender {
             rtt_blackout: None,
             prr: Prr::default(),
             timestamps: cfg.timestamps(),
+            owd_samples: cfg.timestamps() && cc.wants_one_way_delay(),
             rtt_samples: cfg.rtt_samples(),
             timed: None,
             ecn: cfg.ecn || cc.needs_ecn(),
@@ -819,7 +822,8 @@ impl Sender {
     }
 
     /// `later - earlier` as two timestamps carry it: the difference of their ticks of the
-    /// timestamp clock (TSval - TSecr), in time.
+    /// timestamp clock (TSval - TSecr), in time. Out of line: only TCP-LP and LEDBAT ask.
+    #[inline(never)]
     fn ts_difference(&self, earlier: Time, later: Time) -> Dur {
         let g = self.ts_granularity.ns();
         if g <= 1 {
@@ -1130,7 +1134,7 @@ impl Sender {
             cwnd_limited,
             ece: a.ece,
             rtt: s.rtt,
-            owd: (self.timestamps && a.tsval >= a.tsecr).then(|| self.ts_difference(a.tsecr, a.tsval)),
+            owd: (self.owd_samples && a.tsval >= a.tsecr).then(|| self.ts_difference(a.tsecr, a.tsval)),
             srtt: self.rtt.srtt_or(Dur::from_ms(100)),
             min_rtt: self.rtt.min_rtt.unwrap_or(Dur::from_ms(100)),
             delivered_total: self.rate.delivered,
