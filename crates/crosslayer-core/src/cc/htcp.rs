@@ -78,12 +78,10 @@ pub struct Htcp {
     max_b: f64,
     old_max_b: f64,
     alpha: f64,
-    /// ns-3's TcpHtcp (the ns3 profile): its RTT extremes since the last event, bytes
-    /// acknowledged in Open since it, and the throughput of this and the previous epoch
-    /// (bytes/s, whole).
+    /// ns-3's TcpHtcp (the ns3 profile; `min_rtt_s` and `max_rtt_s` are then the RTT extremes
+    /// since the last event): bytes acknowledged in Open since it, and the throughput of this
+    /// and the previous epoch (bytes/s, whole).
     ns3: bool,
-    ns3_min_rtt: f64,
-    ns3_max_rtt: f64,
     ns3_data_sent: u64,
     ns3_throughput: u64,
     ns3_last_throughput: u64,
@@ -115,8 +113,6 @@ impl Algorithm for Htcp {
             old_max_b: 0.0,
             alpha: 1.0,
             ns3: env.profile == Profile::Ns3,
-            ns3_min_rtt: f64::INFINITY,
-            ns3_max_rtt: 0.0,
             ns3_data_sent: 0,
             ns3_throughput: 0,
             ns3_last_throughput: 0,
@@ -162,8 +158,8 @@ impl Htcp {
         self.alpha = self.alpha_ns3(a.now);
         if let Some(rtt) = a.rtt {
             let r = rtt.secs_f64();
-            self.ns3_min_rtt = self.ns3_min_rtt.min(r);
-            self.ns3_max_rtt = self.ns3_max_rtt.max(r);
+            self.min_rtt_s = self.min_rtt_s.min(r);
+            self.max_rtt_s = self.max_rtt_s.max(r);
         }
         if !a.may_grow() {
             return;
@@ -181,12 +177,12 @@ impl Htcp {
         self.last_cong = e.now;
         self.beta = BETA_MIN;
         let (now, last) = (self.ns3_throughput, self.ns3_last_throughput);
-        if now > last && last > 0 && (now - last) / last == 0 && self.ns3_max_rtt > 0.0 {
-            self.beta = self.ns3_min_rtt / self.ns3_max_rtt;
+        if now > last && last > 0 && (now - last) / last == 0 && self.max_rtt_s > 0.0 {
+            self.beta = self.min_rtt_s / self.max_rtt_s;
         }
         self.alpha = self.alpha_ns3(e.now);
-        self.ns3_min_rtt = f64::INFINITY;
-        self.ns3_max_rtt = 0.0;
+        self.min_rtt_s = f64::INFINITY;
+        self.max_rtt_s = 0.0;
         self.ns3_last_throughput = self.ns3_throughput;
         self.ns3_throughput = 0;
         self.ns3_data_sent = 0;
@@ -283,9 +279,8 @@ impl CongestionControl for Htcp {
     }
 
     fn state(&self, _w: &Window, out: &mut [f64]) {
-        let (min, max) = if self.ns3 { (self.ns3_min_rtt, self.ns3_max_rtt) } else { (self.min_rtt_s, self.max_rtt_s) };
-        let min = if min.is_finite() { min } else { f64::NAN };
-        out.copy_from_slice(&[self.alpha, self.beta, min, max]);
+        let min = if self.min_rtt_s.is_finite() { self.min_rtt_s } else { f64::NAN };
+        out.copy_from_slice(&[self.alpha, self.beta, min, self.max_rtt_s]);
     }
 }
 
@@ -355,9 +350,9 @@ mod tests {
         let mut h = Htcp::new(&HtcpConfig::default(), &env);
         let w = Window { cwnd: 100_000, ssthresh: 10_000, mss: 1000 };
         let ev = |s: u64| CongestionEvent { now: Time::ZERO + Dur::from_secs(s), kind: CongestionKind::Loss, flight_size: 100_000, new_episode: true };
-        (h.ns3_min_rtt, h.ns3_max_rtt, h.ns3_last_throughput, h.ns3_throughput) = (0.03, 0.1, 1000, 1500);
+        (h.min_rtt_s, h.max_rtt_s, h.ns3_last_throughput, h.ns3_throughput) = (0.03, 0.1, 1000, 1500);
         assert_eq!(h.on_congestion(&mut w.clone(), &ev(1)), 30_000, "beta 0.3, not clamped to 0.5");
-        (h.ns3_min_rtt, h.ns3_max_rtt, h.ns3_last_throughput, h.ns3_throughput) = (0.03, 0.1, 1000, 2500);
+        (h.min_rtt_s, h.max_rtt_s, h.ns3_last_throughput, h.ns3_throughput) = (0.03, 0.1, 1000, 2500);
         assert_eq!(h.on_congestion(&mut w.clone(), &ev(2)), 50_000, "throughput more than doubled: 1/2");
     }
 

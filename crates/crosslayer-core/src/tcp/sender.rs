@@ -54,7 +54,8 @@
 //!   segment, else the timestamp echo (Linux), or the echo of every ACK of new data (ns-3); or
 //!   for the RTO estimator only one timed segment at a time, in whole ticks (ns-2's
 //!   `rtt_active_`, `rtt_update`), the congestion control still getting every ACK's sample.
-//!   Timestamps also give the one-way-delay sample of each ACK (TSval - TSecr).
+//!   Timestamps also give the one-way-delay sample of each ACK (TSval - TSecr, in whole ticks
+//!   of `ts_granularity`), computed only for algorithms that declare `ONE_WAY_DELAY`.
 //! * Delivery-rate samples (Linux `net/ipv4/tcp_rate.c`, draft-cheng-iccrg-delivery-rate-
 //!   estimation): every (re)transmission is stamped with the connection's delivered count; each
 //!   ACK yields delivered bytes over max(send interval, ACK interval) of the newest packet it
