@@ -138,6 +138,21 @@ replicates = 3
     assert study.columns == {"flows[*].cc": "flows_cc", "topology.bottleneck.rate": "rate", "seed": "seed"}
 
 
+def test_study_seeds_set_from_the_command_line_replace_the_files_replications() -> None:
+    one = Study.from_toml(SMALL)
+    five = Study.from_toml(SMALL, overrides={"study.seeds": 5})
+    assert len(five.points()) == 5 * len(one.points())
+    assert sorted({p.labels["seed"] for p in five.points()}) == [1, 2, 3, 4, 5]
+    # seed 1 is the file's own seed: the same runs, the same keys (a store reuses them)
+    assert {p.key for p in one.points()} <= {p.key for p in five.points()}
+    listed = Study.from_toml(SMALL.replace("[study]\n", "[study]\nreplicates = 3\n"), overrides={"study.seeds": [7, 9]})
+    assert sorted({p.labels["seed"] for p in listed.points()}) == [7, 9]
+    with pytest.raises(StudyError, match="only study.seeds"):
+        Study.from_toml(SMALL, overrides={"study.axes": 3})
+    with pytest.raises(StudyError, match="study.seeds: must be a list of seeds"):
+        Study.from_toml(SMALL, overrides={"study.seeds": 0})
+
+
 def test_column_names_are_short_and_unique() -> None:
     assert column_names(["flows[*].cc", "topology.bottleneck.qdisc.kind", "tcp.min_rto"]) == {
         "flows[*].cc": "flows_cc",

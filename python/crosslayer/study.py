@@ -18,6 +18,8 @@ A path names a field as the study file does: dotted keys, ``[i]`` for one elemen
 ``[*]`` for every element. Setting a path's ``kind`` to another algorithm keeps only the
 parameters the new one accepts. :func:`apply_overrides` applies such paths to a
 :class:`Scenario` (the CLI's ``--set path=value`` and :meth:`Scenario.with_overrides` use it).
+The paths ``study.seeds`` and ``study.replicates`` set the replications instead (``--set
+study.seeds=5`` runs every point with seeds 1..5; ``--set study.seeds=1,2,3`` those three).
 
 Each point's key is a hash of its engine spec (the normalized configuration) and the engine
 version, so a point is the same run wherever and whenever it is computed; a store
@@ -304,7 +306,22 @@ class Study:
         validated now, so a bad value fails before anything runs; ``StudyError`` names the field.
         Without ``text`` (a study built in Python), the store gets the mapping written as TOML."""
         data = dict(data)
-        spec = _StudySpec.parse(data.pop("study", {}), label)
+        table = data.pop("study", {})
+        # `study.seeds`, `study.replicates`, ... given as overrides set the [study] table itself
+        # (`--set study.seeds=5`: every point with seeds 1..5, without editing the file)
+        own = {path[len("study.") :]: value for path, value in (overrides or {}).items() if path.startswith("study.")}
+        if own:
+            unknown = sorted(set(own) - {"seeds", "replicates", "max_points", "name"})
+            if unknown:
+                raise StudyError(f"{label}: --set study.{unknown[0]}: only study.seeds, study.replicates, study.max_points and study.name can be set from the command line")
+            table = dict(table) if isinstance(table, dict) else table
+            if isinstance(table, dict):
+                if "seeds" in own or "replicates" in own:
+                    table.pop("seeds", None)
+                    table.pop("replicates", None)
+                table.update(own)
+            overrides = {path: value for path, value in (overrides or {}).items() if not path.startswith("study.")}
+        spec = _StudySpec.parse(table, label)
         axes_spec = dict(spec.axes)
         for path, value in (overrides or {}).items():
             values = value if isinstance(value, list) else [value]
