@@ -65,7 +65,7 @@ def study_points(
 def study_run(
     file: Annotated[Path, typer.Argument(help="Study file (TOML) with a \\[study] table.")],
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Result store (default: results/<study name>).")] = None,
-    sets: Annotated[list[str] | None, typer.Option("--set", help="path=value, or path=v1,v2 to sweep (repeatable).")] = None,
+    sets: Annotated[list[str] | None, typer.Option("--set", help="path=value, or path=v1,v2 to sweep (repeatable); study.seeds=N runs every point with seeds 1..N.")] = None,
     workers: Annotated[int | None, typer.Option("--workers", "-j", help="Local worker processes (default: every core).")] = None,
     scheduler: Annotated[str | None, typer.Option("--scheduler", help="Address of a Dask distributed scheduler to run on.")] = None,
     dask_local: Annotated[int | None, typer.Option("--dask-local", help="Start a local Dask cluster with N workers and run on it.")] = None,
