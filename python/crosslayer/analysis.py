@@ -14,11 +14,20 @@ Definitions (seed 000, Appl. Sci. 11, 7808, section 5, and seed 002 for goodput)
 Every function takes a flows table (``Store.flows()`` or ``Result.flows``) and the columns
 that identify a point (the study's swept columns; none for a single run), and returns one row
 per point (and group).
+
+The seed pages compare such values, over several seeds, with the numbers a paper prints, by one
+criterion (:func:`against_paper`, stated in ``docs/VALIDATION.md``): a value **agrees** when the
+paper's number lies inside crosslayer's 95 % interval of the mean over the seeds
+(:func:`interval95`), or within the metric's tolerance (:data:`PAPER_TOLERANCES`) of that mean.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
 
 import numpy as np
 import pandas as pd
@@ -26,7 +35,7 @@ import pandas as pd
 from crosslayer.fct import per_point as _per_point
 from crosslayer.result import jain_index
 
-__all__ = ["fairness", "groups", "jain", "quartiles", "rtt_fairness", "system"]
+__all__ = ["PAPER_TOLERANCES", "Interval", "PaperVerdict", "Tolerance", "against_paper", "fairness", "groups", "interval95", "jain", "quartiles", "rtt_fairness", "system", "t975"]
 
 
 def jain(values: Iterable[float]) -> float:
@@ -105,3 +114,112 @@ def system(flows: pd.DataFrame, point: Sequence[str] = ()) -> pd.DataFrame:
         gp, tp = float(g["goodput_bps"].sum()) / 1e6, float(g["throughput_bps"].sum()) / 1e6
         rows.append({**labels, "goodput_mbps": gp, "throughput_mbps": tp, "goodput_over_throughput": gp / tp if tp > 0 else np.nan})
     return pd.DataFrame(rows)
+
+
+# Student's t, 97.5 % quantile, 1..30 degrees of freedom (two-sided 95 %).
+_T975: Final = (12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281, 2.2010, 2.1788, 2.1604, 2.1448, 2.1314,
+                2.1199, 2.1098, 2.1009, 2.0930, 2.0860, 2.0796, 2.0739, 2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423)  # fmt: skip
+
+
+def t975(df: int) -> float:
+    """The 97.5 % quantile of Student's t with ``df`` degrees of freedom (a table to 30, then
+    the Cornish-Fisher expansion, within 0.0005 of the exact value)."""
+    if df < 1:
+        raise ValueError(f"degrees of freedom must be >= 1 (got {df})")
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = 1.959963984540054
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2) + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The mean of ``n`` values and its two-sided 95 % Student-t interval ``[lo, hi]``
+    (``half`` its half-width; 0 for one value, which has no interval)."""
+
+    mean: float
+    half: float
+    n: int
+
+    @property
+    def lo(self) -> float:
+        return self.mean - self.half
+
+    @property
+    def hi(self) -> float:
+        return self.mean + self.half
+
+
+def interval95(values: Iterable[float]) -> Interval:
+    """Mean and 95 % interval of the finite ``values`` (seeds of one cell)."""
+    v = np.asarray([x for x in values if x is not None and math.isfinite(x)], dtype=float)
+    if len(v) == 0:
+        return Interval(float("nan"), float("nan"), 0)
+    if len(v) == 1:
+        return Interval(float(v[0]), 0.0, 1)
+    return Interval(float(v.mean()), t975(len(v) - 1) * float(v.std(ddof=1)) / math.sqrt(len(v)), len(v))
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How far from a paper's number a mean may be and still agree: ``max(relative * |paper|,
+    floor)`` in the paper's units (``relative`` None: ``floor`` alone)."""
+
+    relative: float | None
+    floor: float
+    text: str
+
+
+PAPER_TOLERANCES: Final[dict[str, Tolerance]] = {
+    "aggregate_rate": Tolerance(0.03, 0.0, "3 %"),
+    "rate": Tolerance(0.10, 0.0, "10 %"),
+    "share_pct": Tolerance(None, 3.0, "3 points"),
+    "jain": Tolerance(None, 0.05, "0.05"),
+    "queue_pkts": Tolerance(0.20, 1.0, "20 % (1 packet)"),
+    "delay_s": Tolerance(0.20, 0.5e-3, "20 % (0.5 ms)"),
+    "drop_pct": Tolerance(0.25, 0.01, "25 % (0.01 points)"),
+}
+"""The tolerances of the seed pages, by kind of value: the crosscheck's bars (aggregate goodput
+3 %, queue 20 %, drops 25 %, Jain 0.05), 10 % for a single flow's or a group's rate (its
+quartiles, mean and SD: the crosscheck's bar for a congestion control's share) and 3 points for
+a share in per cent."""
+
+
+@dataclass(frozen=True)
+class PaperVerdict:
+    """One number of a paper against crosslayer's seeds."""
+
+    paper: float
+    ours: Interval
+    allowed: float
+    verdict: str
+    """"agrees" (within the tolerance), "agrees (interval)" (the paper's number inside the 95 %
+    interval, beyond the tolerance), "differs", or "not measured"."""
+
+    @property
+    def agrees(self) -> bool:
+        return self.verdict.startswith("agrees")
+
+
+def _rounding(printed: str) -> float:
+    """Half a unit of the last digit a number is printed with ("0.75": 0.005; "814": 0.5)."""
+    m = re.search(r"\.(\d+)", printed)
+    return 0.5 * 10.0 ** -(len(m.group(1)) if m else 0)
+
+
+def against_paper(paper: str | float, values: Iterable[float], kind: str) -> PaperVerdict:
+    """A paper's number (as printed: its rounding widens the tolerance by half a unit of its last
+    digit) against crosslayer's values over the seeds, by the seed pages' criterion: **agrees**
+    when ``|mean - paper| <= max(tolerance, rounding)`` or the paper's number lies in the 95 %
+    interval of the mean; else **differs**. ``kind`` is a key of :data:`PAPER_TOLERANCES`."""
+    tol = PAPER_TOLERANCES[kind]
+    p = float(paper)
+    ours = interval95(values)
+    allowed = max(tol.floor if tol.relative is None else max(tol.relative * abs(p), tol.floor), _rounding(paper) if isinstance(paper, str) else 0.0)
+    if ours.n == 0:
+        return PaperVerdict(p, ours, allowed, "not measured")
+    if abs(ours.mean - p) <= allowed * (1 + 1e-9):  # a printed 0.80 against 0.75 is 0.05 apart
+        return PaperVerdict(p, ours, allowed, "agrees")
+    if ours.n > 1 and ours.lo <= p <= ours.hi:
+        return PaperVerdict(p, ours, allowed, "agrees (interval)")
+    return PaperVerdict(p, ours, allowed, "differs")

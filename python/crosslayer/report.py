@@ -49,14 +49,9 @@ OKABE_ITO: Final = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55
 
 def _t95(n: int) -> float:
     """Two-sided 95 % Student's t quantile for n - 1 degrees of freedom."""
-    table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228, 15: 2.131, 20: 2.086, 30: 2.042}
-    df = n - 1
-    if df in table:
-        return table[df]
-    if df > 30:
-        return 1.96 + 2.4 / df
-    lower = max(k for k in table if k < df)
-    return table[lower]
+    from crosslayer.analysis import t975
+
+    return t975(n - 1)
 
 
 def in_study_order(frame: pd.DataFrame, levels: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
