@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Seed 004 (Mareev et al., ICAIIT 2020): the sensitivity of the two-way results to the second
+flow's start (docs/validation/seed004.md, "Sensitivity").
+
+    crosslayer study run studies/seed004-two-way.toml --set 'flows[1].start=49s,49.5s,50s,50.5s,51s' \
+        -o results/pages/seed004-start -j 2
+    python validation/seed004_tables.py start results/pages/seed004-start
+
+Each cell: the goodput of flow 1 (A -> B) / flow 2 (B -> A) as a percentage of its link's rate
+in the window [50 s, 200 s]; a flow alone gets 96.5 % (payload of a link busy all the time).
+The last column: the utilization the worse of the two links loses against a flow alone, in
+points, over the five starts (the paper: "up to 25 %").
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pandas as pd
+
+from crosslayer.store import Store
+
+ALONE = 96.5
+RATE_MBPS = {"rtt20_1g": 1000.0, "rtt40_500m": 500.0}
+STARTS = ["49s", "49.5s", "50s", "50.5s", "51s"]
+PAIRS = ["bbr_bbr", "cubic_bbr", "bbr_cubic", "reno_reno", "cubic_cubic", "highspeed_highspeed", "yeah_yeah"]
+
+
+def start(store: str) -> None:
+    s = Store(store)
+    runs, flows = s.runs(), s.flows()
+    r = runs.set_index("key")[["pair", "path", "start"]].copy()
+    for name, src in (("f1", "Usa"), ("f2", "Canada")):
+        r[name] = 100 * (flows[flows.src == src].set_index("key").goodput_bps / 1e6) / r.path.map(RATE_MBPS)
+    r["worst"] = ALONE - r[["f1", "f2"]].min(axis=1)
+    print("| pair | path | " + " | ".join(f"flow 2 at {x}" for x in STARTS) + " | worse link's loss, points |")
+    print("|---|---|" + "---|" * (len(STARTS) + 1))
+    for pair in PAIRS:
+        for path in RATE_MBPS:
+            g = r[(r.pair == pair) & (r.path == path)].set_index("start").reindex(STARTS)
+            cells = ["-" if pd.isna(x.f1) else f"{x.f1:.0f} / {x.f2:.0f}" for _, x in g.iterrows()]
+            print(f"| {pair} | {path} | " + " | ".join(cells) + f" | {g.worst.min():.0f}-{g.worst.max():.0f} |")
+
+
+if __name__ == "__main__":
+    cmd, store = sys.argv[1:3]
+    {"start": start}[cmd](store)
