@@ -11,6 +11,7 @@ checks of docs/validation/seed000.md.
     crosslayer study run studies/seed000-access-fairness.toml -o results/seed000-access-fairness -j 2
     python validation/seed000_tables.py fairness results/seed000-access-fairness
     python validation/seed000_tables.py ns3pairs results/seed000-access-fairness  # ns-3 per pair
+    python validation/seed000_tables.py pie results/pages/seed000-paper-aqm results/pages/seed000-pie-rfc8033
 
 How the paper's metrics are computed here (section 5 of the paper):
 
@@ -34,11 +35,13 @@ How the paper's metrics are computed here (section 5 of the paper):
 
 from __future__ import annotations
 
+import re
 import sys
 
 import numpy as np
 import pandas as pd
 
+from crosslayer.analysis import against_paper
 from crosslayer.store import Store
 
 LOADS = ["uncongested", "mild", "heavy"]
@@ -214,67 +217,105 @@ def jain(x) -> float:
     return float(x.sum() ** 2 / (len(x) * (x**2).sum())) if len(x) and (x**2).sum() > 0 else float("nan")
 
 
-def _fmt_thr(v: float) -> str:
-    return f"{v:.0f}" if v >= 20 else f"{v:.2f}"
+# The kind of each number of a cell (crosslayer.analysis.PAPER_TOLERANCES), by table.
+KINDS = {
+    "T2": ["rate"] * 3, "T6": ["rate"] * 3,
+    "T3": ["jain"], "T7": ["jain"],
+    "T4": ["queue_pkts"] * 2, "T8": ["queue_pkts"] * 2,
+    "T5": ["drop_pct"], "T9": ["drop_pct"],
+    "T10": ["rate", "rate", "share_pct", "jain"], "T12": ["rate", "rate", "share_pct", "jain"],
+    "T11": ["queue_pkts", "queue_pkts", "drop_pct"], "T13": ["queue_pkts", "queue_pkts", "drop_pct"],
+}  # fmt: skip
+NUMBER = re.compile(r"([<>~]?)(\d+(?:\.\d+)?)")
 
 
-def ours(runs: pd.DataFrame, flows: pd.DataFrame, table: str, topo: str, load: str, tcp: str, aqm: str) -> str:
-    sel = (runs.topology == topo) & (runs.load == load) & (runs.tcp == tcp) & (runs.aqm == aqm)
-    r = runs[sel]
-    if len(r) != 1:
-        return "-"
-    r = r.iloc[0]
-    f = flows[flows.key == r.key]
-    mbps = f.goodput_bps / 1e6
-    if table in ("T2", "T6"):
-        q = mbps.quantile([0.25, 0.5, 0.75]).to_numpy()
-        return "/".join(f"{v:.2f}" for v in q)
-    if table in ("T3", "T7"):
-        return f"{jain(f.goodput_bps):.2f}"
-    if table in ("T4", "T8"):
-        return f"{r.qlen_mean_pkts:.0f} ({r.qlen_sd_pkts:.0f})"
-    if table in ("T5", "T9"):
-        return f"{100 * r.drop_ratio:.2f}"
-    if table in ("T11", "T13"):
-        return f"{r.qlen_mean_pkts:.0f} ({r.qlen_sd_pkts:.0f}), {100 * r.drop_ratio:.2f}"
-    raise ValueError(table)
+def numbers(runs: pd.DataFrame, flows: pd.DataFrame, table: str, topo: str, load: str, tcp: str, aqm: str) -> list[list[float]]:
+    """The numbers of one cell of ``table`` (in the paper's units and order), one list per seed
+    the store holds for the cell."""
+    mixed_row = table in ("T10", "T12")
+    sel = (runs.topology == topo) & (runs.load == load) & (runs.tcp == ("mixed" if table in ("T10", "T11", "T12", "T13") else tcp)) & (runs.aqm == aqm)
+    out = []
+    for _, r in runs[sel].iterrows():
+        f = flows[flows.key == r.key]
+        if mixed_row:
+            g = f if tcp == "all" else f[f.src == {v: k for k, v in NODE_TCP.items()}[tcp]]
+            mbps = g.goodput_bps / 1e6
+            out.append([mbps.mean(), mbps.std(ddof=0), 100 * g.goodput_bps.sum() / f.goodput_bps.sum(), jain(g.goodput_bps)])
+        elif table in ("T2", "T6"):
+            out.append(list((f.goodput_bps / 1e6).quantile([0.25, 0.5, 0.75]).to_numpy()))
+        elif table in ("T3", "T7"):
+            out.append([jain(f.goodput_bps)])
+        elif table in ("T4", "T8"):
+            out.append([r.qlen_mean_pkts, r.qlen_sd_pkts])
+        elif table in ("T5", "T9"):
+            out.append([100 * r.drop_ratio])
+        else:  # T11, T13
+            out.append([r.qlen_mean_pkts, r.qlen_sd_pkts, 100 * r.drop_ratio])
+    return out
 
 
-def ours_mixed(runs: pd.DataFrame, flows: pd.DataFrame, topo: str, load: str, row: str, aqm: str) -> str:
-    sel = (runs.topology == topo) & (runs.load == load) & (runs.tcp == "mixed") & (runs.aqm == aqm)
-    r = runs[sel]
-    if len(r) != 1:
-        return "-"
-    f = flows[flows.key == r.iloc[0].key]
-    total = f.goodput_bps.sum()
-    g = f if row == "all" else f[f.src == {v: k for k, v in NODE_TCP.items()}[row]]
-    mbps = g.goodput_bps / 1e6
-    bd = 100 * g.goodput_bps.sum() / total
-    return f"{_fmt_thr(mbps.mean())} ({_fmt_thr(mbps.std(ddof=0))}), {bd:.0f}, {jain(g.goodput_bps):.2f}"
+def compare(table: str, paper: str, seeds: list[list[float]]) -> tuple[str, int, int]:
+    """A cell: crosslayer's numbers over the seeds written in the paper's cell layout (each as
+    mean +- the 95 % half-width when there are several seeds, with the paper's decimals; in bold
+    where it differs from the paper by the criterion of crosslayer.analysis.against_paper), and
+    how many of its numbers agree, of how many."""
+    tokens = list(NUMBER.finditer(paper))
+    if not seeds or len(tokens) != len(KINDS[table]):
+        return "-", 0, 0
+    pieces, last, agree = [], 0, 0
+    for i, (m, kind) in enumerate(zip(tokens, KINDS[table], strict=True)):
+        sign, printed = m.group(1), m.group(2)
+        values = [s[i] for s in seeds]
+        v = against_paper(printed, values, kind)
+        if sign in "<>" and sign:  # the paper gives a bound (">1": more than 1 %)
+            ok = v.ours.n > 0 and (v.ours.mean > v.paper if sign == ">" else v.ours.mean < v.paper)
+        else:
+            ok = v.agrees
+        agree += ok
+        dec = len(printed.split(".")[1]) if "." in printed else 0
+        text = f"{v.ours.mean:.{dec}f}" + (f"±{v.ours.half:.{dec}f}" if v.ours.n > 1 else "")
+        pieces.append(paper[last : m.start()] + (text if ok else f"**{text}**"))
+        last = m.end()
+    pieces.append(paper[last:])
+    return "".join(pieces), agree, len(tokens)
 
 
 def tables(store: str, only: str = "") -> None:
-    """The paper's tables (``only``: a comma-separated subset such as ``T3,T7``)."""
+    """The paper's tables (``only``: a comma-separated subset such as ``T3,T7``): each cell of
+    crosslayer's as mean ± 95 % half-width over the seeds the store holds, in bold where it
+    differs from the paper (criterion: crosslayer.analysis.against_paper); each table's count of
+    agreeing numbers, and the total."""
     s = Store(store)
     runs, flows = s.runs(), s.flows()
+    total = [0, 0]
     for t, (topo, title) in TITLES.items():
         if only and t not in only.split(","):
             continue
-        print(f"\n#### {title}\n")
-        print("| load | TCP | " + " | ".join(f"{AQM_NAME[a]} paper | {AQM_NAME[a]} crosslayer" for a in AQMS) + " |")
-        print("|---|---|" + "---|---|" * len(AQMS))
+        counts = [0, 0]
+        seeds: set[int] = set()
+        lines = []
         for (load, tcp), cells in PAPER[t].items():
             mine = []
-            for a in AQMS:
-                if t in ("T10", "T12"):
-                    mine.append(ours_mixed(runs, flows, topo, load, tcp, a))
-                elif t in ("T11", "T13"):
-                    mine.append(ours(runs, flows, t, topo, load, "mixed", a))
-                else:
-                    mine.append(ours(runs, flows, t, topo, load, tcp, a))
+            for a, p in zip(AQMS, cells, strict=True):
+                per_seed = numbers(runs, flows, t, topo, load, tcp, a)
+                seeds.add(len(per_seed))
+                text, ok, n = compare(t, p, per_seed)
+                counts[0] += ok
+                counts[1] += n
+                mine.append(text)
             row = " | ".join(f"{p} | {m}" for p, m in zip(cells, mine, strict=True))
             name = "All" if tcp == "all" else TCP_NAME[tcp]
-            print(f"| {LOAD_ABBR[load]} | {name} | {row} |")
+            lines.append(f"| {LOAD_ABBR[load]} | {name} | {row} |")
+        n_seeds = "/".join(str(n) for n in sorted(seeds))
+        print(f"\n#### {title}\n")
+        print(f"crosslayer: mean ± 95 % half-width over {n_seeds} seed{'s' if seeds != {1} else ''}; **bold**: differs from the paper. "
+              f"Numbers that agree: {counts[0]} of {counts[1]}.\n")  # fmt: skip
+        print("| load | TCP | " + " | ".join(f"{AQM_NAME[a]} paper | {AQM_NAME[a]} crosslayer" for a in AQMS) + " |")
+        print("|---|---|" + "---|---|" * len(AQMS))
+        print("\n".join(lines))
+        total[0] += counts[0]
+        total[1] += counts[1]
+    print(f"\nAll tables: {total[0]} of {total[1]} numbers agree.")
 
 
 def jain_variants(store: str) -> None:
@@ -399,6 +440,32 @@ def ns3pairs(store: str, results: str = "validation/results") -> None:
         print(f"| {k} ({ms} ms) | " + " | ".join(f"{c[k]:.2f}" for c in cols.values()) + " |")
 
 
+def pie_estimator(store: str, rfc8033: str) -> None:
+    """PIE with Linux's timestamp estimator (the ``pie`` cells of ``store``) against the paper's
+    dequeue-rate estimator (RFC 8033; every run of ``rfc8033``, the same points with
+    ``variant = "rfc8033"``): drop ratio, queue and Jain's index, mean ± 95 % half-width over
+    the seeds, and the difference in the drop ratio."""
+    from crosslayer.analysis import interval95
+
+    a = Store(store).runs()
+    a = a[a.aqm == "pie"]
+    b = Store(rfc8033).runs()
+
+    def cell(runs: pd.DataFrame, topo: str, tcp: str, load: str, metric: str, scale: float, dec: int) -> tuple[str, float]:
+        v = interval95(scale * runs[(runs.topology == topo) & (runs.tcp == tcp) & (runs.load == load)][metric])
+        return f"{v.mean:.{dec}f}±{v.half:.{dec}f}", v.mean
+
+    print("| scenario | TCP | load | drop ratio %, timestamps | drop ratio %, dequeue rate | queue pkts, timestamps | queue pkts, dequeue rate | Jain, timestamps | Jain, dequeue rate |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for topo in ("data_center", "access_link"):
+        for tcp in [*TCPS, "mixed"]:
+            for load in LOADS:
+                cells = []
+                for metric, scale, dec in (("drop_ratio", 100, 2), ("qlen_mean_pkts", 1, 0), ("jain", 1, 2)):
+                    cells += [cell(a, topo, tcp, load, metric, scale, dec)[0], cell(b, topo, tcp, load, metric, scale, dec)[0]]
+                print(f"| {topo} | {TCP_NAME[tcp]} | {LOAD_ABBR[load]} | " + " | ".join(cells) + " |")
+
+
 if __name__ == "__main__":
     cmd, store, *rest = sys.argv[1:]
-    {"tables": tables, "jain": jain_variants, "rtt": rtt, "fairness": fairness, "ns3pairs": ns3pairs}[cmd](store, *rest)
+    {"tables": tables, "jain": jain_variants, "rtt": rtt, "fairness": fairness, "ns3pairs": ns3pairs, "pie": pie_estimator}[cmd](store, *rest)
