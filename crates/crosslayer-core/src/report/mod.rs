@@ -409,12 +409,10 @@ pub fn tables_json() -> Json {
     })
 }
 
-/// What the packets of one slot (a flow, a direction, a link) met over the measurement window.
+/// What the packets of one slot (a flow, a direction, a link) met over the measurement window
+/// (the counts are zeroed when it starts).
 fn measured(sim: &Sim, slot: usize) -> CoreCounters {
-    match sim.hops_at_warmup.get(slot) {
-        Some(w) => sim.hops[slot].minus(w),
-        None => sim.hops[slot],
-    }
+    sim.hops[slot]
 }
 
 /// Assemble the result tables of a finished run (the traces move into them).
