@@ -83,4 +83,7 @@ def test_a_sample_of_the_seed_pages_cells_gives_the_same_numbers_run_again() -> 
         for block, cell in picked:
             now = pages.rerun(block, cell)
             for m in pages.METRICS:
-                assert pages._close(now[m], cell[m]), (page, block["name"], cell["key"], m, now[m], cell[m])
+                assert pages._close(now[m], cell[m]), (
+                    f"{page} {block['name']} cell {cell['key']}: {m} is {now[m]} now, the page says {cell[m]}; a change "
+                    "that moves results must regenerate the pages: python validation/seed_pages.py run && python validation/seed_pages.py write"
+                )

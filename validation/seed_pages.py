@@ -180,7 +180,9 @@ def sample(page: str, where: dict[str, str], limit: int) -> list[tuple[dict, dic
 
 
 def rerun(block: dict, cell: dict) -> dict[str, float | None]:  # type: ignore[type-arg]
-    """Run the recorded cell again (the study point with its key) and return its metrics."""
+    """Run the recorded cell again (the study point with its swept values: its key also holds
+    the engine version, which any engine change moves even when the numbers stay) and return
+    its metrics."""
     import crosslayer
     from crosslayer.metrics import run_row
     from crosslayer.study import Study, parse_cli_value
@@ -191,12 +193,13 @@ def rerun(block: dict, cell: dict) -> dict[str, float | None]:  # type: ignore[t
             path, _, value = s.partition("=")
             overrides[path] = parse_cli_value(value)
         for p in Study.from_toml(ROOT / r["study"], overrides=overrides).points():
-            if p.key == cell["key"]:
+            if p.labels and all(str(cell.get(k)) == str(v) for k, v in p.labels.items()):
                 row = run_row(crosslayer.run(p.scenario))
                 return {m: _num(row[m]) for m in METRICS}
     raise LookupError(
-        f"cell {cell['key']} is no point of {[r['study'] for r in block['runs']]} any more (the study or the engine "
-        "version changed): regenerate the pages (python validation/seed_pages.py run && python validation/seed_pages.py write)"
+        f"cell {cell['key']} ({ {k: v for k, v in cell.items() if k not in METRICS} }) is no point of "
+        f"{[r['study'] for r in block['runs']]} any more (the study changed): regenerate the pages "
+        "(python validation/seed_pages.py run && python validation/seed_pages.py write)"
     )
 
 
