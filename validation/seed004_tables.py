@@ -5,6 +5,8 @@ flow's start (docs/validation/seed004.md, "Sensitivity").
     crosslayer study run studies/seed004-two-way.toml --set 'flows[1].start=49s,49.5s,50s,50.5s,51s' \
         -o results/pages/seed004-start -j 2
     python validation/seed004_tables.py start results/pages/seed004-start
+    crosslayer study run studies/seed004-two-way-mixed.toml -o results/pages/seed004-two-way-mixed -j 2
+    python validation/seed004_tables.py pairs results/pages/seed004-two-way-mixed
 
 Each cell: the goodput of flow 1 (A -> B) / flow 2 (B -> A) as a percentage of its link's rate
 in the window [50 s, 200 s]; a flow alone gets 96.5 % (payload of a link busy all the time).
@@ -42,6 +44,25 @@ def start(store: str) -> None:
             print(f"| {pair} | {path} | " + " | ".join(cells) + f" | {g.worst.min():.0f}-{g.worst.max():.0f} |")
 
 
+def pairs(store: str) -> None:
+    """Figure 4's pairs of different algorithms, both orders: flow 1 / flow 2 goodput as % of its
+    link, and the worse link's loss against a flow alone."""
+    s = Store(store)
+    runs, flows = s.runs(), s.flows()
+    r = runs.set_index("key")[["pair", "path"]].copy()
+    for name, src in (("f1", "Usa"), ("f2", "Canada")):
+        r[name] = 100 * (flows[flows.src == src].set_index("key").goodput_bps / 1e6) / r.path.map(RATE_MBPS)
+    r["worst"] = ALONE - r[["f1", "f2"]].min(axis=1)
+    print("| flow 1 (A -> B, first) | flow 2 (B -> A, at 50 s) | rtt20_1g | rtt40_500m | worse link's loss, points |")
+    print("|---|---|---|---|---|")
+    order = [f"{a}_{b}" for a in ("reno", "yeah", "highspeed", "cubic") for b in ("reno", "yeah", "highspeed", "cubic") if a != b]
+    for pair in sorted(dict.fromkeys(r.pair), key=lambda p: order.index(p) if p in order else len(order)):
+        g = r[r.pair == pair].set_index("path")
+        a, b = pair.split("_")
+        cells = ["-" if p not in g.index else f"{g.loc[p, 'f1']:.0f} / {g.loc[p, 'f2']:.0f}" for p in RATE_MBPS]
+        print(f"| {a} | {b} | " + " | ".join(cells) + f" | {g.worst.min():.0f}-{g.worst.max():.0f} |")
+
+
 if __name__ == "__main__":
     cmd, store = sys.argv[1:3]
-    {"start": start}[cmd](store)
+    {"start": start, "pairs": pairs}[cmd](store)
