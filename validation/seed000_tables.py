@@ -12,6 +12,7 @@ checks of docs/validation/seed000.md.
     python validation/seed000_tables.py fairness results/seed000-access-fairness
     python validation/seed000_tables.py ns3pairs results/seed000-access-fairness  # ns-3 per pair
     python validation/seed000_tables.py pie results/pages/seed000-paper-aqm results/pages/seed000-pie-rfc8033
+    python validation/seed000_tables.py sensitivity paper=results/pages/seed000-paper-aqm rwnd128k=results/pages/seed000-sens-rwnd128k
 
 How the paper's metrics are computed here (section 5 of the paper):
 
@@ -466,6 +467,25 @@ def pie_estimator(store: str, rfc8033: str) -> None:
                 print(f"| {topo} | {TCP_NAME[tcp]} | {LOAD_ABBR[load]} | " + " | ".join(cells) + " |")
 
 
+def sensitivity(*stores: str) -> None:
+    """The Access Link under other choices: each ``label=store`` (the first the reference), per
+    load over the three common TCPs and five seeds, Jain's index, the queue and the drop ratio
+    for DT / PIE / CoDel, and in how many of the 9 (TCP, load) cells Drop Tail is the fairest."""
+    print("| choice | load | Jain DT / PIE / CoDel | queue pkts DT / PIE / CoDel | drops % DT / PIE / CoDel | cells with DT fairest |")
+    print("|---|---|---|---|---|---|")
+    for item in stores:
+        label, _, path = item.partition("=")
+        r = Store(path).runs()
+        r = r[(r.topology == "access_link") & r.tcp.isin(TCPS)]
+        per = r.groupby(["tcp", "load", "aqm"]).jain.mean().unstack("aqm")
+        fairest = int(((per["droptail"] > per["pie"]) & (per["droptail"] > per["codel"])).sum())
+        for load in LOADS:
+            g = r[r.load == load].groupby("aqm")
+            j, q, d = g.jain.mean(), g.qlen_mean_pkts.mean(), 100 * g.drop_ratio.mean()
+            cells = [" / ".join(fmt.format(x[a]) for a in AQMS) for x, fmt in ((j, "{:.2f}"), (q, "{:.0f}"), (d, "{:.2f}"))]
+            print(f"| {label} | {LOAD_ABBR[load]} | " + " | ".join(cells) + f" | {fairest} of {len(per)} |")
+
+
 if __name__ == "__main__":
     cmd, store, *rest = sys.argv[1:]
-    {"tables": tables, "jain": jain_variants, "rtt": rtt, "fairness": fairness, "ns3pairs": ns3pairs, "pie": pie_estimator}[cmd](store, *rest)
+    {"tables": tables, "jain": jain_variants, "rtt": rtt, "fairness": fairness, "ns3pairs": ns3pairs, "pie": pie_estimator, "sensitivity": sensitivity}[cmd](store, *rest)
