@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 import pandas as pd
 
-from crosslayer.analysis import fairness, groups, quartiles, system
+from crosslayer.analysis import fairness, groups, interval95, quartiles, system
 from crosslayer.fct import fct, slowdown_by_size
 from crosslayer.metrics import BY_NAME, GROUP_COLUMN, METRICS, Metric, lookup
 from crosslayer.store import Store, differences
@@ -45,13 +45,6 @@ is better), each min-max normalized within its scenario."""
 
 OKABE_ITO: Final = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
 """A colour-blind-safe palette (Okabe and Ito)."""
-
-
-def _t95(n: int) -> float:
-    """Two-sided 95 % Student's t quantile for n - 1 degrees of freedom."""
-    from crosslayer.analysis import t975
-
-    return t975(n - 1)
 
 
 def in_study_order(frame: pd.DataFrame, levels: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
@@ -77,10 +70,9 @@ def summary(runs: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
         row: dict[str, Any] = dict(zip(point, key if isinstance(key, tuple) else (key,)))
         row["n"] = len(g)
         for m in metrics:
-            x = pd.to_numeric(g[m], errors="coerce").astype(float).to_numpy()
-            x = x[np.isfinite(x)]
-            row[m] = float(np.mean(x)) if len(x) else math.nan
-            row[f"{m}_ci95"] = float(_t95(len(x)) * np.std(x, ddof=1) / math.sqrt(len(x))) if len(x) >= MIN_SEEDS_FOR_CI else math.nan
+            iv = interval95(pd.to_numeric(g[m], errors="coerce").astype(float).to_numpy())
+            row[m] = iv.mean
+            row[f"{m}_ci95"] = iv.half if iv.n >= MIN_SEEDS_FOR_CI else math.nan
         rows.append(row)
     return pd.DataFrame(rows)
 
