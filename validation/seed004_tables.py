@@ -28,13 +28,20 @@ STARTS = ["49s", "49.5s", "50s", "50.5s", "51s"]
 PAIRS = ["bbr_bbr", "cubic_bbr", "bbr_cubic", "reno_reno", "cubic_cubic", "highspeed_highspeed", "yeah_yeah"]
 
 
-def start(store: str) -> None:
+def _shares(store: str, columns: list[str]) -> pd.DataFrame:
+    """Per run (by key): ``columns``, flow 1's and flow 2's goodput as % of its link's rate
+    (``f1``, ``f2``) and the worse link's loss against a flow alone (``worst``, points)."""
     s = Store(store)
     runs, flows = s.runs(), s.flows()
-    r = runs.set_index("key")[["pair", "path", "start"]].copy()
+    r = runs.set_index("key")[columns].copy()
     for name, src in (("f1", "Usa"), ("f2", "Canada")):
         r[name] = 100 * (flows[flows.src == src].set_index("key").goodput_bps / 1e6) / r.path.map(RATE_MBPS)
     r["worst"] = ALONE - r[["f1", "f2"]].min(axis=1)
+    return r
+
+
+def start(store: str) -> None:
+    r = _shares(store, ["pair", "path", "start"])
     print("| pair | path | " + " | ".join(f"flow 2 at {x}" for x in STARTS) + " | worse link's loss, points |")
     print("|---|---|" + "---|" * (len(STARTS) + 1))
     for pair in PAIRS:
@@ -47,12 +54,7 @@ def start(store: str) -> None:
 def pairs(store: str) -> None:
     """Figure 4's pairs of different algorithms, both orders: flow 1 / flow 2 goodput as % of its
     link, and the worse link's loss against a flow alone."""
-    s = Store(store)
-    runs, flows = s.runs(), s.flows()
-    r = runs.set_index("key")[["pair", "path"]].copy()
-    for name, src in (("f1", "Usa"), ("f2", "Canada")):
-        r[name] = 100 * (flows[flows.src == src].set_index("key").goodput_bps / 1e6) / r.path.map(RATE_MBPS)
-    r["worst"] = ALONE - r[["f1", "f2"]].min(axis=1)
+    r = _shares(store, ["pair", "path"])
     print("| flow 1 (A -> B, first) | flow 2 (B -> A, at 50 s) | rtt20_1g | rtt40_500m | worse link's loss, points |")
     print("|---|---|---|---|---|")
     order = [f"{a}_{b}" for a in ("reno", "yeah", "highspeed", "cubic") for b in ("reno", "yeah", "highspeed", "cubic") if a != b]
