@@ -879,13 +879,17 @@ impl Sim {
             u.at_warmup = (u.source.counters, u.recv, u.data.dropped);
             u.owd.clear();
         }
-        let mut before = vec![CoreCounters::default(); self.topo.links.len()];
-        for (c, &l) in self.hops.iter_mut().zip(&self.hop_link) {
-            let b = &mut before[l as usize];
-            (b.arrivals, b.drops, b.marks) = (b.arrivals + c.arrivals, b.drops + c.drops, b.marks + c.marks);
-            *c = CoreCounters::default();
+        self.hops_before = self.hops_per_link(vec![CoreCounters::default(); self.topo.links.len()]);
+        self.hops.fill(CoreCounters::default());
+    }
+
+    /// `sums` (one per link) plus every slot's counts added to its link's.
+    fn hops_per_link(&self, mut sums: Vec<CoreCounters>) -> Vec<CoreCounters> {
+        for (c, &l) in self.hops.iter().zip(&self.hop_link) {
+            let sum = &mut sums[l as usize];
+            (sum.arrivals, sum.drops, sum.marks) = (sum.arrivals + c.arrivals, sum.drops + c.drops, sum.marks + c.marks);
         }
-        self.hops_before = before;
+        sums
     }
 
     /// Queue identities on every link, per-flow packet conservation (sent = delivered +
@@ -899,12 +903,9 @@ impl Sim {
         for l in &self.topo.links {
             l.queue.check_identities().map_err(|e| format!("queue identity violated on link {}: {e}", l.name))?;
         }
-        let mut sums = self.hops_before.clone();
-        sums.resize(self.topo.links.len(), CoreCounters::default());
-        for (c, &l) in self.hops.iter().zip(&self.hop_link) {
-            let sum = &mut sums[l as usize];
-            (sum.arrivals, sum.drops, sum.marks) = (sum.arrivals + c.arrivals, sum.drops + c.drops, sum.marks + c.marks);
-        }
+        let mut before = self.hops_before.clone();
+        before.resize(self.topo.links.len(), CoreCounters::default());
+        let sums = self.hops_per_link(before);
         for (l, sum) in sums.iter().enumerate() {
             let q = self.topo.links[l].queue.counters();
             if (sum.arrivals, sum.drops, sum.marks) != (q.arrivals, q.drops(), q.marks) {
