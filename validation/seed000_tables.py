@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -417,7 +418,6 @@ def ns3pairs(store: str, results: str = "validation/results") -> None:
     crosslayer's ns3 profile (the seed000-access-fairness store)."""
     import collections
     import json
-    from pathlib import Path
 
     def ns3(path: Path) -> dict[str, float]:
         acc: dict[str, list[float]] = collections.defaultdict(list)
@@ -486,6 +486,15 @@ def sensitivity(*stores: str) -> None:
             print(f"| {label} | {LOAD_ABBR[load]} | " + " | ".join(cells) + f" | {fairest} of {len(per)} |")
 
 
+def _need_stores(*args: str) -> None:
+    """Exit with a message (not a traceback) when an argument that names a store is not one."""
+    for a in args:
+        path = a.partition("=")[2] if "=" in a else a
+        if not (Path(path) / "runs").is_dir():
+            sys.exit(f"{path} is not a result store (no runs/ folder): run the `crosslayer study run` command at the top of this file first")
+
+
 if __name__ == "__main__":
     cmd, store, *rest = sys.argv[1:]
+    _need_stores(store, *(rest if cmd in ("pie", "sensitivity") else []))
     {"tables": tables, "jain": jain_variants, "rtt": rtt, "fairness": fairness, "ns3pairs": ns3pairs, "pie": pie_estimator, "sensitivity": sensitivity}[cmd](store, *rest)

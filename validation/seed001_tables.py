@@ -15,6 +15,7 @@ Jain's index and the total with one flow of each TCP.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from crosslayer.analysis import against_paper
 from crosslayer.store import Store
@@ -85,5 +86,14 @@ def main(store: str) -> None:
     print(f"Tables 1, 2, 3 and 5: {total[0]} of {total[1]} numbers agree.")
 
 
+def _need_stores(*args: str) -> None:
+    """Exit with a message (not a traceback) when an argument that names a store is not one."""
+    for a in args:
+        path = a.partition("=")[2] if "=" in a else a
+        if not (Path(path) / "runs").is_dir():
+            sys.exit(f"{path} is not a result store (no runs/ folder): run the `crosslayer study run` command at the top of this file first")
+
+
 if __name__ == "__main__":
+    _need_stores(sys.argv[1])
     main(sys.argv[1])

@@ -17,6 +17,7 @@ points, over the five starts (the paper: "up to 25 %").
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pandas as pd
 
@@ -65,6 +66,15 @@ def pairs(store: str) -> None:
         print(f"| {a} | {b} | " + " | ".join(cells) + f" | {g.worst.min():.0f}-{g.worst.max():.0f} |")
 
 
+def _need_stores(*args: str) -> None:
+    """Exit with a message (not a traceback) when an argument that names a store is not one."""
+    for a in args:
+        path = a.partition("=")[2] if "=" in a else a
+        if not (Path(path) / "runs").is_dir():
+            sys.exit(f"{path} is not a result store (no runs/ folder): run the `crosslayer study run` command at the top of this file first")
+
+
 if __name__ == "__main__":
     cmd, store = sys.argv[1:3]
+    _need_stores(store)
     {"start": start, "pairs": pairs}[cmd](store)
