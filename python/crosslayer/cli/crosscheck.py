@@ -25,15 +25,17 @@ def _command_line() -> str:
 class Other(str, Enum):
     ns3 = "ns3"
     ns2 = "ns2"
+    linux = "linux"
 
 
 @app.command()
 def crosscheck(
     file: Annotated[Path, typer.Argument(help="Study file (TOML); a study with axes needs --point.")],
-    other: Annotated[Other, typer.Option("--with", help="The simulator to compare with: ns3 (ns-3 3.44, the PyPI ns3 package) or ns2 (ns-2.35, Debian's ns2).")] = Other.ns3,
+    other: Annotated[Other, typer.Option("--with", help="The simulator to compare with: ns3 (ns-3 3.44, the PyPI ns3 package), ns2 (ns-2.35, Debian's ns2) or linux (the Linux 6.1 kernel as User-mode Linux in virtual time: `crosslayer linux-ref build` first).")] = Other.ns3,
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds to run in both simulators: the scenario's seed and the ones after it.")] = 1,
     ns3_python: Annotated[str | None, typer.Option("--ns3-python", help="The Python that has ns-3 (default: $CROSSLAYER_NS3_PYTHON, else ~/ns3env/bin/python).")] = None,
     ns2: Annotated[str | None, typer.Option("--ns2", help="The ns-2 program (default: $CROSSLAYER_NS2, else ns on the PATH).")] = None,
+    kernel: Annotated[str | None, typer.Option("--kernel", help="The Linux reference kernel (default: $CROSSLAYER_LINUX, else the one `crosslayer linux-ref build` cached).")] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Runs of the other simulator at once (each uses one core).")] = 1,
     timeout: Annotated[float | None, typer.Option("--timeout", min=1, help="Stop a run of the other simulator after this many wall seconds (it fails the crosscheck).")] = None,
     point: Annotated[int | None, typer.Option("--point", min=0, help="For a study with axes: the point to check (as `crosslayer study points` numbers them).")] = None,
@@ -46,7 +48,7 @@ def crosscheck(
     quiet: Quiet = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print each flow's goodput in both and what stands in for what.")] = False,
 ) -> None:
-    """Run a study file in crosslayer and in ns-3 or ns-2 (crosslayer with that simulator's TCP
+    """Run a study file in crosslayer and in ns-3, ns-2 or the Linux kernel (crosslayer with that simulator's TCP
     profile, the same start times in both), seed by seed, and print how far they agree, metric by
     metric, against stated bars (docs/crosscheck.md). Elements the other simulator cannot express
     are refused before anything runs."""
@@ -87,7 +89,7 @@ def crosscheck(
         if show:
             status.start()
         result = run_crosscheck(
-            scenario, other.value, seeds=[first + k for k in range(seeds)], ns3_python=ns3_python, ns2=ns2, jobs=jobs, timeout_s=timeout,
+            scenario, other.value, seeds=[first + k for k in range(seeds)], ns3_python=ns3_python, ns2=ns2, kernel=kernel, jobs=jobs, timeout_s=timeout,
             progress=(lambda text: status.update(f"crosscheck {scenario.name}: {text}")) if show else None,
         )  # fmt: skip
     except Untranslatable as exc:
@@ -98,7 +100,7 @@ def crosscheck(
         _fail(str(exc), 1)
     finally:
         status.stop()
-    program_name = {"ns3": "ns3_program.py", "ns2": "ns2_program.tcl"}[other.value]
+    program_name = {"ns3": "ns3_program.py", "ns2": "ns2_program.tcl", "linux": "linux_guest.sh"}[other.value]
     if out is not None:
         try:
             out.mkdir(parents=True, exist_ok=True)
@@ -138,3 +140,36 @@ def crosscheck(
             console.print(f"written: {out}/crosscheck.md, crosscheck.json, crosscheck.png, {program_name}", highlight=False)
     if strict and not result.agrees:
         raise typer.Exit(3)
+
+
+linux_ref_app = typer.Typer(help="The Linux kernel as a reference (crosscheck --with linux): build it, check it.", no_args_is_help=True)
+app.add_typer(linux_ref_app, name="linux-ref")
+
+
+@linux_ref_app.command("build")
+def linux_ref_build(
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Compiler jobs (default: every core).")] = None,
+    keep_source: Annotated[bool, typer.Option("--keep-source", help="Keep the configured source tree beside the kernel (about 1.5 GB).")] = False,
+) -> None:
+    """Build the reference kernel once: User-mode Linux 6.1 with time-travel (virtual time) from
+    Debian's linux-source-6.1 package, every congestion control and qdisc the reference maps built
+    in; cached under ~/.cache/crosslayer/linux-ref (or $CROSSLAYER_CACHE). About 5 minutes on 2
+    cores; nothing is downloaded but the Debian package."""
+    from crosslayer.crosscheck.linux_kernel import KernelBuildError, build
+
+    try:
+        path = build(jobs=jobs, keep_source=keep_source, say=lambda text: typer.echo(text, err=True))
+    except KernelBuildError as exc:
+        _fail(str(exc), 1)
+    typer.echo(str(path))
+
+
+@linux_ref_app.command("path")
+def linux_ref_path() -> None:
+    """Print the cached reference kernel's path (exit 1 when it is not built)."""
+    from crosslayer.crosscheck.linux import find_kernel
+
+    try:
+        typer.echo(find_kernel())
+    except FileNotFoundError as exc:
+        _fail(str(exc), 1)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from crosslayer.crosscheck import linux as linux_backend
 from crosslayer.crosscheck import ns2 as ns2_backend
 from crosslayer.crosscheck import ns3 as ns3_backend
 from crosslayer.crosscheck.translate import Untranslatable
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BARS", "SIMULATORS", "Bar", "Crosscheck", "Metric", "OtherSimulatorError", "Untranslatable", "crosscheck", "run_ns2", "run_ns3", "stop", "with_ns3_profile", "with_profile"]
 
-SIMULATORS: Final[dict[str, str]] = {"ns3": "ns-3 3.44", "ns2": "ns-2.35"}
+SIMULATORS: Final[dict[str, str]] = {"ns3": "ns-3 3.44", "ns2": "ns-2.35", "linux": "Linux 6.1"}
 """The simulators crosscheck compares with (``--with``), by profile name."""
 
 
@@ -111,7 +112,7 @@ def with_profile(scenario: Scenario, profile: str) -> Scenario:
     data = scenario.model_dump(mode="json", exclude_none=True)
 
     def set_profile(tcp: dict[str, Any]) -> dict[str, Any]:
-        if profile == "ns3":
+        if profile in ("ns3", "linux"):
             tcp = {k: v for k, v in tcp.items() if k not in ("header_size", "ack_size", "syn_size")}
         return {**tcp, "profile": profile}
 
@@ -488,6 +489,30 @@ def run_ns2(
     return _run(program, "crosscheck_ns2.tcl", lambda path, result: [ns, path, result], "ns-2", progress, running, timeout_s)
 
 
+def run_linux(
+    program: str,
+    kernel: str,
+    progress: Callable[[float, float], None] | None = None,
+    running: list[subprocess.Popen[str]] | None = None,
+    timeout_s: float | None = None,
+) -> dict[str, Any]:
+    """Boot the reference kernel (``linux.find_kernel()``) with a guest init (``linux.program(...)``)
+    as its first process; as :func:`run_ns3`. The guest's memory file goes to the temporary
+    folder (not ``/dev/shm``, often small)."""
+    import tempfile
+
+    def argv(path: str, result: str) -> list[str]:
+        os.chmod(path, 0o755)
+        return ["env", f"TMPDIR={tempfile.gettempdir()}", *linux_backend.kernel_argv(kernel, path)]
+
+    import time
+
+    t0 = time.perf_counter()
+    raw = _run(program, "crosscheck_linux.sh", argv, "Linux", progress, running, timeout_s)
+    raw["run_wall_s"] = time.perf_counter() - t0  # the guest's own clock is virtual
+    return raw
+
+
 def _run(
     program: str,
     filename: str,
@@ -559,6 +584,7 @@ def crosscheck(
     jobs: int = 1,
     timeout_s: float | None = None,
     ns2: str | os.PathLike[str] | None = None,
+    kernel: str | os.PathLike[str] | None = None,
 ) -> Crosscheck:
     """Run ``scenario`` in crosslayer and in ``other`` for each seed (``jobs`` of the other
     simulator's runs at once, each stopped after ``timeout_s`` wall seconds) and compare them. Raises :class:`Untranslatable` before the other
@@ -570,7 +596,7 @@ def crosscheck(
         raise ValueError(f"crosscheck --with {other}: choose one of {', '.join(SIMULATORS)}")
     if not seeds:
         raise ValueError("crosscheck needs at least one seed")
-    backend = {"ns3": ns3_backend, "ns2": ns2_backend}[other]
+    backend = {"ns3": ns3_backend, "ns2": ns2_backend, "linux": linux_backend}[other]
     label = SIMULATORS[other].split()[0]
     scenario = with_profile(scenario, other)
     state = {seed: "waiting" for seed in seeds}
@@ -606,9 +632,12 @@ def crosscheck(
     if other == "ns3":
         python = ns3_backend.find_python(ns3_python)
         runner = lambda program, *args, **kw: run_ns3(program, python, *args, **kw)  # noqa: E731
-    else:
+    elif other == "ns2":
         ns = ns2_backend.find_ns(ns2)
         runner = lambda program, *args, **kw: run_ns2(program, ns, *args, **kw)  # noqa: E731
+    else:
+        path = linux_backend.find_kernel(kernel)
+        runner = lambda program, *args, **kw: run_linux(program, path, *args, **kw)  # noqa: E731
     running: list[subprocess.Popen[str]] = []
 
     def one(k: int) -> Side:
