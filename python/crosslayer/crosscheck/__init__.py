@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Final
 from crosslayer.crosscheck import linux as linux_backend
 from crosslayer.crosscheck import ns2 as ns2_backend
 from crosslayer.crosscheck import ns3 as ns3_backend
-from crosslayer.crosscheck.translate import Untranslatable
+from crosslayer.crosscheck.translate import Untranslatable, flow_specs
 
 if TYPE_CHECKING:
     from crosslayer.result import Result
@@ -164,13 +164,16 @@ class Side:
     """The queue crosslayer samples (its ``series`` table), sampled: (t s, packets)."""
     wall_s: float
     events: int
+    cwnd: dict[str, tuple[list[float], list[float]]] = field(default_factory=dict)
+    """Per flow, sampled: (t s, cwnd in segments); crosslayer's with ``cwnd_trace``, the Linux
+    reference's always."""
 
 
 def _nan_none(v: Any) -> float | None:
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
 
 
-def _crosslayer_side(result: Result) -> Side:
+def _crosslayer_side(result: Result, mss: Sequence[int] = ()) -> Side:
     from crosslayer.result import jain_index
 
     f, q = result.flows, result.queues
@@ -203,7 +206,20 @@ def _crosslayer_side(result: Result) -> Side:
         series=([float(t) for t in s.t_s], [float(v) for v in s.qlen_pkts]) if len(s) else ([], []),
         wall_s=float(result.summary["wall_s"]),
         events=int(result.summary["events"]),
+        cwnd=_crosslayer_cwnd(result, mss),
     )
+
+
+def _crosslayer_cwnd(result: Result, mss: Sequence[int]) -> dict[str, tuple[list[float], list[float]]]:
+    """crosslayer's cwnd trace (with ``cwnd_trace``) per flow, in segments of its mss."""
+    c = result.cwnd
+    if not len(c) or not mss:
+        return {}
+    out = {}
+    for name, size in zip((str(n) for n in result.flows.name), mss, strict=True):
+        rows = c[c.flow == name]
+        out[name] = ([float(t) for t in rows.t_s], [float(b) / size for b in rows.cwnd_bytes])
+    return out
 
 
 def _total(values: Sequence[float | None]) -> float | None:
@@ -238,6 +254,7 @@ def _other_side(raw: dict[str, Any], sizes: Sequence[int]) -> Side:
         series=(series["t_s"], [float(v) for v in series["qlen_pkts"]]),
         wall_s=float(raw["run_wall_s"]),
         events=int(raw["events"]),
+        cwnd={name: (c["t_s"], [float(v) for v in c["cwnd_pkts"]]) for name, c in (raw.get("cwnd") or {}).items()},
     )
 
 
@@ -376,6 +393,7 @@ class Crosscheck:
             "notes": list(self.notes),
             "left_out": list(self.left_out),
             "warnings": list(self.warnings),
+            **({"cwnd": {"seed": self.seeds[0], "crosslayer": _cwnd_json(self.ours[0].cwnd), self.other: _cwnd_json(self.theirs[0].cwnd)}} if self.ours[0].cwnd or self.theirs[0].cwnd else {}),
         }  # fmt: skip
 
     @staticmethod
@@ -458,6 +476,10 @@ class Crosscheck:
         ax2.set_title(f"Queue at {self.series_link or 'the bottleneck'}, seed {self.seeds[0]}")
         ax2.legend()
         return fig
+
+
+def _cwnd_json(cwnd: dict[str, tuple[list[float], list[float]]]) -> dict[str, dict[str, list[float]]]:
+    return {name: {"t_s": t, "cwnd_pkts": v} for name, (t, v) in cwnd.items()}
 
 
 def _mean(v: Sequence[float]) -> float:
@@ -620,11 +642,12 @@ def crosscheck(
         show(seed, "crosslayer")
         sc = scenario.with_overrides(seed=seed)
         result = crosslayer.run(sc)
-        t = backend.translate(sc.to_engine_spec(), result.flows, result.queues, result.udp)
+        spec = sc.to_engine_spec()
+        t = backend.translate(spec, result.flows, result.queues, result.udp)
         notes, series = t.notes, t.description["series"]
         programs.append(backend.program(t.description))
         sizes.append([f["size_bytes"] for f in t.description["flows"]])
-        ours.append(_crosslayer_side(result))
+        ours.append(_crosslayer_side(result, [int(f["tcp"]["mss"]) for f in flow_specs(spec, result.flows, [], label)]))
         show(seed, f"waiting for {label}")
         ccs.append([str(c) for c in result.flows.cc])
         capacity.append({str(link): float(rate) for link, rate in zip(result.queues.link, result.queues.rate_bps, strict=True)})

@@ -10,7 +10,8 @@ express before the kernel starts.
 What the guest is given (the guest's init, :func:`program`, is a shell script of ``ip``, ``tc``
 and ``sysctl`` commands, then the traffic program)
 * one network namespace per crosslayer node, and per link a veth pair; a link with a delay gets a
-  relay namespace in its middle: ``a <-> relay <-> b``;
+  relay namespace in its middle: ``a <-> relay <-> b``; every neighbour entry is static (no ARP
+  exchange, which would cross netem's delay, before a hop's first packet);
 * per direction ``a->b``: on ``a``'s device an htb shaper at the link's rate with a one-packet
   burst (a size table takes the 14-byte Ethernet header off, so rates and byte limits count IP
   packets as crosslayer does), the link's queue discipline as its child; on the relay's device
@@ -355,7 +356,8 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
         k = len(veths)
         a_dev, b_dev = f"v{k}a", f"v{k}b"
         a_ip, b_ip = _addr(4 * k + 1, LINK_BASE), _addr(4 * k + 2, LINK_BASE)
-        veths.append({"a": a_ns, "b": b_ns, "a_dev": a_dev, "b_dev": b_dev, "a_addr": a_ip, "b_addr": b_ip})
+        mac = lambda side: "02:00:" + ":".join(f"{b:02x}" for b in (2 * k + side).to_bytes(4, "big"))  # noqa: E731 - locally administered
+        veths.append({"a": a_ns, "b": b_ns, "a_dev": a_dev, "b_dev": b_dev, "a_addr": a_ip, "b_addr": b_ip, "a_mac": mac(0), "b_mac": mac(1)})
         return a_dev, b_dev, a_ip, b_ip
 
     for k, (a, b, ab, ba) in enumerate(_pairs(halves, problems)):
@@ -466,10 +468,12 @@ def commands(d: Mapping[str, Any]) -> list[str]:
     for n, addr in d["node_addrs"].items():
         out.append(f"ip -n {n} addr add {addr}/32 dev lo")
     for v in d["veths"]:
-        out.append(f"ip link add {v['a_dev']} netns {v['a']} mtu {d['mtu']} type veth peer name {v['b_dev']} netns {v['b']} mtu {d['mtu']}")
-        for side in ("a", "b"):
+        out.append(f"ip link add {v['a_dev']} netns {v['a']} address {v['a_mac']} mtu {d['mtu']} type veth peer name {v['b_dev']} netns {v['b']} address {v['b_mac']} mtu {d['mtu']}")
+        for side, peer in (("a", "b"), ("b", "a")):
             n, dev, addr = v[side], v[f"{side}_dev"], v[f"{side}_addr"]
             out.append(f"ip -n {n} addr add {addr}/30 dev {dev}")
+            # the neighbour is known: no ARP exchange (through netem's delay) before a hop's first packet
+            out.append(f"ip -n {n} neigh replace {v[f'{peer}_addr']} lladdr {v[f'{peer}_mac']} dev {dev} nud permanent")
             out.append(f"ip netns exec {n} ethtool -K {dev} tso off gso off gro off")
             out.append(f"ip -n {n} link set {dev} up")
     for e in d["egress"]:

@@ -245,9 +245,10 @@ def main(description: str, result_path: str) -> None:
     for k, f in enumerate(d["flows"]):
         at(float(f["start_s"]), "start", k)
     at(warmup, "warm")
-    n_samples = int(math.floor((end - warmup) / every + 1e-9))
-    for i in range(n_samples):
-        at(warmup + (i + 0.5) * every, "sample")
+    # samples from the start, every sample_interval_s as crosslayer's series and cwnd trace;
+    # the queue's mean and SD take those in the window
+    for i in range(int(math.floor(end / every + 1e-9))):
+        at(i * every, "sample")
     at(end, "end")
     for s in range(1, int(end) + 1):
         at(float(s), "progress")
@@ -271,10 +272,12 @@ def main(description: str, result_path: str) -> None:
                 marks["warm"] = mark()
             elif what == "sample":
                 for name, q in qdiscs.items():
-                    samples[name].append(int(q.stats()["1:"].get("qlen", 0)))
+                    qlen = int(q.stats()["1:"].get("qlen", 0))
+                    if t >= warmup:
+                        samples[name].append(qlen)
                     if name == d["series"]:
                         series["t_s"].append(round(t, 6))
-                        series["qlen_pkts"].append(samples[name][-1])
+                        series["qlen_pkts"].append(qlen)
                 for fl in flows:
                     if fl.sender is not None:
                         info = tcp_info(fl.sender)
