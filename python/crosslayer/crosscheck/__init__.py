@@ -532,6 +532,10 @@ def run_linux(
     t0 = time.perf_counter()
     raw = _run(program, "crosscheck_linux.sh", argv, "Linux", progress, running, timeout_s)
     raw["run_wall_s"] = time.perf_counter() - t0  # the guest's own clock is virtual
+    try:
+        linux_backend.check_run(program, raw)
+    except ValueError as exc:
+        raise OtherSimulatorError(f"Linux did not run the scenario as translated: {exc}") from None
     return raw
 
 

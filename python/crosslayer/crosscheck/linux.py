@@ -9,8 +9,8 @@ express before the kernel starts.
 
 What the guest is given (the guest's init, :func:`program`, is a shell script of ``ip``, ``tc``
 and ``sysctl`` commands, then the traffic program)
-* one network namespace per crosslayer node, and per link a veth pair; a link with a delay gets a
-  relay namespace in its middle: ``a <-> relay <-> b``; every neighbour entry is static (no ARP
+* one network namespace per crosslayer node, and per link a relay namespace joined to both ends
+  by veth pairs: ``a <-> relay <-> b``; every neighbour entry is static (no ARP
   exchange, which would cross netem's delay, before a hop's first packet);
 * per direction ``a->b``: on ``a``'s device an htb shaper at the link's rate with a one-packet
   burst (a size table takes the 14-byte Ethernet header off, so rates and byte limits count IP
@@ -79,7 +79,6 @@ MODULE: Final[dict[str, str]] = {"highspeed": "tcp_highspeed", "reno": "", "bbr"
 CC_PARAMS: Final[dict[str, dict[str, tuple[str, Any]]]] = {
     "cubic": {
         "beta": ("beta", lambda v: round(float(v) * 1024)),
-        "c": ("bic_scale", lambda v: round(float(v) * 1024 / 10)),
         "fast_convergence": ("fast_convergence", int),
         "tcp_friendliness": ("tcp_friendliness", int),
         "hystart": ("hystart", lambda v: int(v not in ("off", False))),
@@ -93,8 +92,9 @@ CC_PARAMS: Final[dict[str, dict[str, tuple[str, Any]]]] = {
     "dctcp": {"g": ("dctcp_shift_g", lambda v: round(-math.log2(float(v)))), "alpha_init": ("dctcp_alpha_on_init", lambda v: round(float(v) * 1024))},
 }
 """Congestion-control parameters carried into the module's parameter (``/sys/module/tcp_<name>/
-parameters/<param>``, in the module's units: CUBIC's beta in 1/1024, C as bic_scale = C x 1024 /
-10, DCTCP's g as a shift). A module's parameters are global: flows of one congestion control with
+parameters/<param>``, in the module's units: CUBIC's beta in 1/1024, DCTCP's g as a shift).
+CUBIC's C (``bic_scale``) is read-only once the kernel has booted: only crosslayer's default, 0.4
+(Linux's 41/1024 x 10), is accepted. A module's parameters are global: flows of one congestion control with
 different parameters are refused."""
 
 TC_QDISCS: Final = ("droptail", "codel", "fq_codel", "pie", "fq_pie", "red", "choke")
@@ -250,14 +250,16 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
     params: dict[str, int] = {}
     mapped = CC_PARAMS.get(kind, {})
     defaults = _defaults("cc", kind)
+    # every mapped parameter is written, the study's value or crosslayer's default, so that the
+    # kernel runs crosslayer's values and two flows of one algorithm can be seen to differ
+    for p, (sysfs, convert) in mapped.items():
+        value = cc.get(p, defaults.get(p))
+        if value is not None:
+            params[f"{module}/parameters/{sysfs}"] = convert(value)
     for p, value in cc.items():
-        if p == "kind" or value is None:
+        if p == "kind" or value is None or p in mapped:
             continue
-        if p in mapped:
-            sysfs, convert = mapped[p]
-            if value != defaults.get(p) or p == "hystart":
-                params[f"{module}/parameters/{sysfs}"] = convert(value)
-        elif value != defaults.get(p):
+        if value != defaults.get(p):
             problems.append(f"flow {name}: {kind} {p} = {_show(_algorithm_params('cc', kind), p, value)} is not translated to Linux (leave it at its default, {_show(_algorithm_params('cc', kind), p, defaults.get(p))})")
     mss = int(tcp["mss"])
     rwnd = tcp.get("rwnd")
@@ -365,27 +367,22 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
             for key, value in e.items():
                 if key not in ("rate", "delay", "loss", "qdisc") and value:
                     problems.append(f"link {x}->{y}: {key} has no Linux translation here (rate, delay, Bernoulli loss and the queue are)")
-        relay = f"r{k}" if ab.get("delay") or ba.get("delay") or ab.get("loss") or ba.get("loss") else None
-        if relay is None:
-            a_dev, b_dev, a_ip, b_ip = veth(ns[a], ns[b])
-            hop[f"{a}->{b}"] = [(ns[a], a_dev, b_ip)]
-            hop[f"{b}->{a}"] = [(ns[b], b_dev, a_ip)]
-            device[f"{a}->{b}"], device[f"{b}->{a}"] = (ns[a], a_dev), (ns[b], b_dev)
-        else:
-            namespaces.append(relay)
-            a_dev, ra_dev, a_ip, ra_ip = veth(ns[a], relay)
-            rb_dev, b_dev, rb_ip, b_ip = veth(relay, ns[b])
-            hop[f"{a}->{b}"] = [(ns[a], a_dev, ra_ip), (relay, rb_dev, b_ip)]
-            hop[f"{b}->{a}"] = [(ns[b], b_dev, rb_ip), (relay, ra_dev, a_ip)]
-            device[f"{a}->{b}"], device[f"{b}->{a}"] = (ns[a], a_dev), (ns[b], b_dev)
+        # every link has its relay: its netem carries the propagation delay and the
+        # serialization time htb does not (zero delay or not)
+        relay = f"r{k}"
+        namespaces.append(relay)
+        a_dev, ra_dev, a_ip, ra_ip = veth(ns[a], relay)
+        rb_dev, b_dev, rb_ip, b_ip = veth(relay, ns[b])
+        hop[f"{a}->{b}"] = [(ns[a], a_dev, ra_ip), (relay, rb_dev, b_ip)]
+        hop[f"{b}->{a}"] = [(ns[b], b_dev, rb_ip), (relay, ra_dev, a_ip)]
+        device[f"{a}->{b}"], device[f"{b}->{a}"] = (ns[a], a_dev), (ns[b], b_dev)
         for e, (x, y) in ((ab, (a, b)), (ba, (b, a))):
             name = f"{x}->{y}"
             rate = int(e["rate"])
             q_ns, q_dev = device[name]
             serialization = (wire if name in data_links else ack_wire) * 8 / rate
             entry: dict[str, Any] = {"link": name, "ns": q_ns, "dev": q_dev, "rate_bps": rate, "burst": mtu + ETHERNET, "qdisc": _qdisc(e["qdisc"], rate, f"link {name}", problems)}
-            if relay is not None:
-                entry["delay"] = {"ns": relay, "dev": hop[name][1][1], "delay_us": round((int(e.get("delay") or 0) / 1e9 + serialization) * 1e6), "loss": float(e.get("loss") or 0.0)}
+            entry["delay"] = {"ns": relay, "dev": hop[name][1][1], "delay_us": round((int(e.get("delay") or 0) / 1e9 + serialization) * 1e6), "loss": float(e.get("loss") or 0.0)}
             egress.append(entry)
     notes.add("links: htb releases a packet at the start of its serialization; the relay's netem adds one serialization time (a full data packet where data flows, an ACK elsewhere), so ACKs on a data path are a little late (a data packet's time, not an ACK's)")
 
@@ -425,7 +422,7 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
                 problems.append(f"flow {row.name}: flows of {t['cc']} with different parameters (a Linux module's parameters are global: {p})")
         out_flows.append({
             "name": str(row.name), "src": ns[str(row.src)], "dst": ns[str(row.dst)], "src_addr": node_addr[str(row.src)], "dst_addr": node_addr[str(row.dst)],
-            "port": 5001 + k, "cc": t["cc"], "start_s": float(row.start_s), "size_bytes": int(row.size_bytes), "maxseg": t["maxseg"], "rcvbuf": t["rcvbuf"],
+            "port": 5001 + k, "cc": t["cc"], "ecn": t["sysctl"]["net.ipv4.tcp_ecn"] == 1, "start_s": float(row.start_s), "size_bytes": int(row.size_bytes), "maxseg": t["maxseg"], "rcvbuf": t["rcvbuf"],
         })  # fmt: skip
     if problems:
         raise Untranslatable(problems, SIMULATOR)
@@ -529,6 +526,18 @@ def program(d: Mapping[str, Any], python: str | None = None, traffic: str | None
     lines.append(f"{shlex.quote(python)} -I {shlex.quote(traffic)} /tmp/description.json /mnt/result.json || fail 'the traffic program'")
     lines.append("off")
     return "\n".join(lines) + "\n"
+
+
+def check_run(program_text: str, raw: Mapping[str, Any]) -> None:
+    """That the kernel ran what was asked: each flow's congestion control (read back from its
+    socket) and ECN where the flow asked for it. Raises ``ValueError`` naming the flow."""
+    head = "cat > /tmp/description.json <<'CROSSLAYER_EOF'\n"
+    d = json.loads(program_text.split(head, 1)[1].split("\nCROSSLAYER_EOF", 1)[0])
+    for want, got in zip(d["flows"], raw["flows"], strict=True):
+        if got.get("cc") != want["cc"]:
+            raise ValueError(f"flow {want['name']}: the kernel ran congestion control {got.get('cc')!r}, not {want['cc']!r}")
+        if want.get("ecn") and got.get("options") is not None and not got["options"]["ecn"]:
+            raise ValueError(f"flow {want['name']}: ECN was asked for but the handshake did not agree it")
 
 
 def kernel_argv(kernel: str | os.PathLike[str], init: str, memory_mb: int = 1024) -> list[str]:

@@ -42,6 +42,10 @@ TCP_INFO = 11
 TCP_MAXSEG = 2
 INFO_LEN = 232
 _libc = ctypes.CDLL(None, use_errno=True)
+PR_SET_TIMERSLACK = 29
+# a user's timers may fire up to 50 us late by default (timer slack): 1 ns makes every start and
+# sample exact in virtual time
+_libc.prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0)
 _ROOT = os.open("/proc/self/ns/net", os.O_RDONLY)
 CHUNK = b"\0" * 262144
 
@@ -63,8 +67,9 @@ def tcp_info(sock: socket.socket) -> dict[str, int]:
     b = b.ljust(INFO_LEN, b"\0")
     rtt_us, _, ssthresh, cwnd = struct.unpack_from("<4I", b, 68)
     (total_retrans,) = struct.unpack_from("<I", b, 100)
+    options = b[5]
     bytes_acked, bytes_received = struct.unpack_from("<2Q", b, 120)
-    return {"rtt_us": rtt_us, "ssthresh": ssthresh, "cwnd": cwnd, "total_retrans": total_retrans, "bytes_acked": bytes_acked, "bytes_received": bytes_received}
+    return {"options": options, "rtt_us": rtt_us, "ssthresh": ssthresh, "cwnd": cwnd, "total_retrans": total_retrans, "bytes_acked": bytes_acked, "bytes_received": bytes_received}
 
 
 def timeouts(ns: str) -> int:
@@ -146,12 +151,16 @@ class Flow:
         self.sent = 0
         self.read = 0
         self.fct: float | None = None
+        self.options: int | None = None
         self.sender: socket.socket | None = None
         self.receiver: socket.socket | None = None
         enter(f["dst"])
         try:
             self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            # the receiver runs the flow's congestion control too: a DCTCP SYN is ECT, which a
+            # listener accepts as ECN only if it needs ECN itself (RFC 3168 forbids ECT SYNs)
+            self.listener.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, f["cc"].encode())
             self._options(self.listener)
             self.listener.bind((f["dst_addr"], int(f["port"])))
             self.listener.listen(4)
@@ -178,6 +187,7 @@ class Flow:
         finally:
             enter(None)
         self.sender = s
+        self.cc = s.getsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, 16).rstrip(b"\0").decode()
         self.sel.register(s, selectors.EVENT_WRITE, ("send", self))
 
     def on_send(self) -> None:
@@ -218,6 +228,8 @@ class Flow:
     def snapshot(self) -> dict[str, int]:
         rx = tcp_info(self.receiver) if self.receiver is not None else {"bytes_received": 0}
         tx = tcp_info(self.sender) if self.sender is not None else {"total_retrans": 0}
+        if self.sender is not None:
+            self.options = tx["options"]
         return {"bytes_received": rx["bytes_received"], "total_retrans": tx["total_retrans"]}
 
 
@@ -313,6 +325,10 @@ def main(description: str, result_path: str) -> None:
             "retransmits": b["total_retrans"] - a["total_retrans"],
             "timeouts": e["timeouts"][host] - w["timeouts"][host] if first_of[host] == k else 0,
             "fct_s": fl.fct,
+            # what the kernel ran: the congestion control the socket has, and the options the
+            # handshake agreed (tcpi_options: 1 timestamps, 2 SACK, 8 ECN)
+            "cc": getattr(fl, "cc", None),
+            "options": {k: bool(fl.options & bit) for k, bit in (("timestamps", 1), ("sack", 2), ("ecn", 8))} if fl.options is not None else None,
         })  # fmt: skip
     queues = {}
     for name in bottlenecks:
