@@ -4,7 +4,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install demo test test-deps bench fmt docs fuzz startup
+.PHONY: install demo test test-deps linux-ref bench fmt docs fuzz startup
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -33,7 +33,25 @@ test-deps:
 	  else echo "$$pkg is missing and cannot be installed here (needs root and apt-get): the tests that need it will skip"; fi; \
 	done
 
-test: install test-deps
+# The Linux reference kernel (crosscheck --with linux): User-mode Linux 6.1 with time-travel, built
+# once from Debian's linux-source-6.1 (about 5 minutes on 2 cores) and cached under
+# ~/.cache/crosslayer/linux-ref; the packages are installed when missing and this user can, so that
+# CI really runs the kernel's tests; elsewhere they skip and say why.
+LINUX_REF_PACKAGES := linux-source-6.1 flex bison bc
+linux-ref: install
+	@export DEBIAN_FRONTEND=noninteractive; \
+	if $(VENV)/bin/crosslayer linux-ref path >/dev/null 2>&1; then exit 0; fi; \
+	if [ ! -f /usr/src/linux-source-6.1.tar.xz ] || ! command -v flex >/dev/null || ! command -v bison >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing $(LINUX_REF_PACKAGES) (Debian) for the Linux reference kernel"; \
+	    { apt-get install -y -q --no-install-recommends $(LINUX_REF_PACKAGES) >/dev/null 2>&1 || \
+	      { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends $(LINUX_REF_PACKAGES) >/dev/null 2>&1; }; } || \
+	      echo "could not install $(LINUX_REF_PACKAGES): the Linux reference tests will skip"; \
+	  else echo "the Linux reference kernel needs $(LINUX_REF_PACKAGES) (root and apt-get to install them): its tests will skip"; fi; \
+	fi; \
+	$(VENV)/bin/crosslayer linux-ref build || echo "the Linux reference kernel could not be built: its tests will skip"
+
+test: install test-deps linux-ref
 	cargo test --release -p crosslayer-core
 	$(PY) -m pytest -q
 

@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""crosslayer's ``linux`` TCP profile against the Linux 6.1 kernel (docs/validation/linux.md).
+
+Every run is ``crosslayer crosscheck --with linux`` (the API, :func:`crosslayer.crosscheck.
+crosscheck`): crosslayer with ``[tcp] profile = "linux"`` against the scenario translated into
+User-mode Linux in virtual time, the same start times in both. Results go to one JSON file per
+cell under ``--out`` (a cell already there is not run again); ``write`` makes the page's tables
+and figures from them.
+
+    crosslayer linux-ref build                                   # once, about 5 minutes
+    .venv/bin/python validation/linux_reference.py single --jobs 2   # 15 CCs x DropTail/FQ-CoDel
+    .venv/bin/python validation/linux_reference.py multi --jobs 2    # seed 000 access link at 20 Mb/s
+    .venv/bin/python validation/linux_reference.py two-way --jobs 2  # seed 004, scaled to 20 Mb/s
+    .venv/bin/python validation/linux_reference.py write             # the tables and figures
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+import time
+import tomllib
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "validation" / "results" / "linux"
+PAGE = ROOT / "docs" / "validation" / "linux.md"
+FIGURES = ROOT / "docs" / "validation" / "linux"
+
+SINGLE_CCS = ("cubic", "reno", "bbr", "htcp", "vegas", "westwood", "illinois", "highspeed", "scalable", "yeah", "veno", "hybla", "lp", "bic", "dctcp")
+SINGLE_QDISCS = {"droptail": {"kind": "droptail", "limit_pkts": 67}, "fq_codel": {"kind": "fq_codel"}}
+"""The single-flow path: 20 Mb/s, RTT 40 ms, a BDP buffer (100 kB: 67 packets of 1500 B)."""
+
+MULTI_QDISCS = {
+    "droptail": {"kind": "droptail", "limit_pkts": 180},
+    "pie": {"kind": "pie", "limit_pkts": 180},
+    "codel": {"kind": "codel", "limit_pkts": 180},
+    "fq_codel": {"kind": "fq_codel", "limit_pkts": 180},
+}
+"""Seed 000's access link at 20 Mb/s: its 900-packet buffer scaled with the rate (the same 108 ms
+of queue), each AQM with its defaults."""
+
+
+def single_scenario(cc: str, qdisc: str) -> dict[str, Any]:
+    return {
+        "name": f"linux-single-{cc}-{qdisc}",
+        "duration": "20s",
+        "warmup": "5s",
+        "seed": 1,
+        "sample_interval": "10ms",
+        "cwnd_trace": True,
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate": "20Mbps", "delay": "10ms", "qdisc": SINGLE_QDISCS[qdisc]},
+            "senders": [{"name": "S", "rate": "1Gbps", "delay": "5ms"}],
+            "receivers": [{"name": "R", "rate": "1Gbps", "delay": "5ms"}],
+        },
+        "tcp": {"profile": "linux", **({"ecn": True} if cc == "dctcp" else {})},
+        "flows": [{"src": "S", "dst": "R", "cc": cc, "start": "0s"}],
+    }
+
+
+def multi_scenario(qdisc: str) -> dict[str, Any]:
+    with open(ROOT / "studies" / "seed000-access-link.toml", "rb") as f:
+        data = tomllib.load(f)
+    data = copy.deepcopy(data)
+    data["name"] = f"linux-access20-{qdisc}"
+    data["cwnd_trace"] = True
+    data["sample_interval"] = "10ms"
+    topo = data["topology"]
+    topo["bottleneck"] = {**topo["bottleneck"], "rate": "20Mbps", "qdisc": MULTI_QDISCS[qdisc]}
+    if "reverse" in topo:
+        topo["reverse"] = {**topo["reverse"], "rate": "20Mbps"}
+    data.pop("study", None)
+    return data
+
+
+def two_way_scenario(cc: str) -> dict[str, Any]:
+    """Seed 004's two-way experiment (studies/seed004-two-way.toml) at 20 Mb/s: one flow A -> B
+    from 0 s, one B -> A from 10 s, the buffer scaled with the rate."""
+    return {
+        "name": f"linux-two-way-{cc}",
+        "duration": "40s",
+        "warmup": "15s",
+        "seed": 1,
+        "sample_interval": "10ms",
+        "cwnd_trace": True,
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate": "20Mbps", "delay": "10ms", "qdisc": {"kind": "droptail", "limit_bytes": "50000B", "limit_pkts": 100000}},
+            "reverse": {"rate": "20Mbps", "delay": "10ms", "qdisc": {"kind": "droptail", "limit_bytes": "50000B", "limit_pkts": 100000}},
+            "default_qdisc": {"kind": "droptail", "limit_pkts": 1000},
+            "senders": [{"name": "Usa", "rate": "1Gbps", "delay": "0ms"}],
+            "receivers": [{"name": "Mexico", "rate": "1Gbps", "delay": "0ms"}],
+        },
+        "tcp": {"profile": "linux"},
+        "flows": [
+            {"src": "Usa", "dst": "Mexico", "cc": cc, "start": "0s"},
+            {"src": "Mexico", "dst": "Usa", "cc": cc, "start": "10s"},
+        ],
+    }
+
+
+TWO_WAY_CCS = ("bbr", "cubic", "reno", "yeah", "highspeed")
+
+
+def run_cell(path: str, data: dict[str, Any], seeds: list[int]) -> str:
+    from crosslayer.crosscheck import Untranslatable, crosscheck
+    from crosslayer.scenario import Scenario
+
+    t0 = time.perf_counter()
+    try:
+        result = crosscheck(Scenario.from_dict(data, source=data["name"]), "linux", seeds=seeds, timeout_s=3600)
+        out = result.to_json()
+    except Untranslatable as exc:
+        out = {"scenario": data["name"], "refused": exc.problems}
+    out["scenario_data"] = data
+    out["host_wall_s"] = time.perf_counter() - t0
+    shrink(out)
+    Path(path).write_text(json.dumps(out) + "\n")
+    return f"{data['name']}: {out.get('agrees', 'refused')} ({out['host_wall_s']:.0f} s)"
+
+
+def shrink(out: dict[str, Any], every: int = 5, flows: int = 3) -> None:
+    """Keep the stored cwnd traces small: every 5th sample (50 ms), the first 3 flows, 2 decimals."""
+    c = out.get("cwnd")
+    if not c:
+        return
+    for side, traces in c.items():
+        if side == "seed":
+            continue
+        c[side] = {name: {"t_s": [round(v, 3) for v in t["t_s"][::every]], "cwnd_pkts": [round(v, 2) for v in t["cwnd_pkts"][::every]]} for name, t in list(traces.items())[:flows]}
+
+
+def run_cells(cells: list[tuple[str, dict[str, Any], list[int]]], jobs: int, force: bool) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    todo = [(str(OUT / f"{name}.json"), data, seeds) for name, data, seeds in cells if force or not (OUT / f"{name}.json").exists()]
+    print(f"{len(todo)} of {len(cells)} cells to run", flush=True)
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for fut in as_completed([pool.submit(run_cell, *cell) for cell in todo]):
+            print(fut.result(), flush=True)
+
+
+def load(name: str) -> dict[str, Any] | None:
+    path = OUT / f"{name}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def metric(r: dict[str, Any], name: str) -> tuple[dict | None, dict | None, str]:
+    m = next((m for m in r.get("metrics", []) if m["metric"] == name), None)
+    if m is None:
+        return None, None, "not measured"
+    return m["crosslayer"], m["linux"], m["verdict"]
+
+
+def fmt(v: dict | None, scale: float, digits: int) -> str:
+    if v is None:
+        return "-"
+    text = f"{v['mean'] * scale:,.{digits}f}"
+    return text if v["min"] == v["max"] else f"{text} ({v['min'] * scale:,.{digits}f}..{v['max'] * scale:,.{digits}f})"
+
+
+def row(r: dict[str, Any], names: list[tuple[str, float, int]]) -> list[str]:
+    cells = []
+    for name, scale, digits in names:
+        a, b, verdict = metric(r, name)
+        mark = {"agrees": "", "agrees within the seed spread": " (spread)", "differs": " **differs**", "not measured": ""}[verdict]
+        cells.append(f"{fmt(a, scale, digits)} / {fmt(b, scale, digits)}{mark}")
+    return cells
+
+
+def cwnd_figure(name: str, r: dict[str, Any], title: str) -> str | None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    c = r.get("cwnd")
+    if not c:
+        return None
+    flows = list(c["crosslayer"])
+    fig, axes = plt.subplots(len(flows), 1, figsize=(8, 2.6 * len(flows)), layout="constrained", squeeze=False)
+    for ax, flow in zip(axes[:, 0], flows, strict=True):
+        for who, style in (("crosslayer", "-"), ("linux", "--")):
+            s = c[who].get(flow)
+            if s:
+                ax.plot(s["t_s"], s["cwnd_pkts"], style, linewidth=0.9, label="crosslayer (linux profile)" if who == "crosslayer" else "Linux 6.1 kernel")
+        ax.set_ylabel("cwnd, segments")
+        ax.set_title(f"{title}: flow {flow}" if len(flows) > 1 else title, fontsize=10)
+        ax.legend(fontsize=8)
+    axes[-1, 0].set_xlabel("time, s")
+    FIGURES.mkdir(parents=True, exist_ok=True)
+    fig.savefig(FIGURES / f"{name}.png", dpi=80)
+    plt.close(fig)
+    return f"linux/{name}.png"
+
+
+def write() -> None:
+    from crosslayer import __version__
+
+    blocks: dict[str, str] = {}
+    cols = [("goodput_bps", 1e-6, 2), ("qlen_mean_pkts@A->B", 1, 1), ("drop_ratio@A->B", 100, 3), ("retransmits", 1, 0), ("timeouts", 1, 0)]
+    lines = ["| congestion control | queue | goodput, Mb/s | queue mean, pkts | drops, % | retransmissions | timeouts | cwnd |", "|---|---|---|---|---|---|---|---|"]
+    counts = [0, 0]
+    for cc in SINGLE_CCS:
+        for q in SINGLE_QDISCS:
+            name = f"single-{cc}-{q}"
+            r = load(name)
+            if r is None:
+                continue
+            if "refused" in r:
+                lines.append(f"| {cc} | {q} | refused: {'; '.join(r['refused'])} | | | | | |")
+                continue
+            fig = cwnd_figure(name, r, f"{cc}, {q}, 20 Mb/s, RTT 40 ms")
+            for m in r["metrics"]:
+                if m["verdict"] != "not measured" and m["metric"] != "jain":
+                    counts[0] += m["verdict"] != "differs"
+                    counts[1] += 1
+            lines.append(f"| {cc} | {q} | " + " | ".join(row(r, cols)) + f" | [figure]({fig}) |")
+    blocks["single"] = "\n".join([*lines, "", f"{counts[0]} of {counts[1]} measured numbers agree (crosslayer / Linux; **differs** is beyond the bar)."])
+
+    lines = ["| queue | aggregate goodput, Mb/s | Jain | queue mean, pkts | queue SD, pkts | drops, % | retransmissions | timeouts |", "|---|---|---|---|---|---|---|---|"]
+    mcols = [("goodput_bps", 1e-6, 2), ("jain", 1, 3), ("qlen_mean_pkts@A->B", 1, 1), ("qlen_sd_pkts@A->B", 1, 1), ("drop_ratio@A->B", 100, 3), ("retransmits", 1, 0), ("timeouts", 1, 0)]
+    seeds = None
+    for q in MULTI_QDISCS:
+        r = load(f"multi-{q}")
+        if r is None:
+            continue
+        seeds = r["seeds"]
+        cwnd_figure(f"multi-{q}", {"cwnd": {k: {f: v for f, v in list(c.items())[:3]} for k, c in r["cwnd"].items() if k != "seed"}} if r.get("cwnd") else {}, f"access link 20 Mb/s, {q}")
+        lines.append(f"| {q} | " + " | ".join(row(r, mcols)) + " |")
+    blocks["multi"] = "\n".join([*lines, "", f"Seeds {seeds}: each seed draws the start times; the kernel's run of a seed is one repetition (its own randomness is the host's)."])
+
+    lines = ["| congestion control | goodput A->B, Mb/s | goodput B->A, Mb/s | queue mean A->B, pkts | queue mean B->A, pkts | retransmissions | cwnd |", "|---|---|---|---|---|---|---|"]
+    for cc in TWO_WAY_CCS:
+        r = load(f"two-way-{cc}")
+        if r is None:
+            continue
+        if "refused" in r:
+            lines.append(f"| {cc} | refused: {'; '.join(r['refused'])} | | | | | |")
+            continue
+        fig = cwnd_figure(f"two-way-{cc}", r, f"{cc}, two-way, 20 Mb/s")
+        flows = {f["name"]: f for f in r["flows"]}
+        fwd = [f for n, f in flows.items() if n.startswith("Usa")]
+        rev = [f for n, f in flows.items() if n.startswith("Mexico")]
+        g = lambda fs, who: sum(f[f"{who}_goodput_bps"] for f in fs) / 1e6  # noqa: E731
+        q = row(r, [("qlen_mean_pkts@A->B", 1, 1), ("qlen_mean_pkts@B->A", 1, 1), ("retransmits", 1, 0)])
+        lines.append(f"| {cc} | {g(fwd, 'crosslayer'):.2f} / {g(fwd, 'linux'):.2f} | {g(rev, 'crosslayer'):.2f} / {g(rev, 'linux'):.2f} | {q[0]} | {q[1]} | {q[2]} | [figure]({fig}) |")
+    blocks["two-way"] = "\n".join(lines)
+
+    text = PAGE.read_text()
+    for key, body in blocks.items():
+        start, end = f"<!-- generated: {key} -->", f"<!-- end: {key} -->"
+        if start not in text:
+            continue
+        head, rest = text.split(start, 1)
+        _, tail = rest.split(end, 1)
+        text = f"{head}{start}\n\n_crosslayer {__version__}; made by `python validation/linux_reference.py write` from validation/results/linux/._\n\n{body}\n\n{end}{tail}"
+    PAGE.write_text(text)
+    print(f"written: {PAGE}")
+
+
+def lp_offsets() -> None:
+    """TCP-LP alone, in the kernel with and without its random per-connection timestamp offsets
+    (``net.ipv4.tcp_timestamps`` = 1, Linux's default, or 2): the translation's guest with that
+    one sysctl changed. Writes validation/results/linux/lp-offsets.json."""
+    import crosslayer
+    from crosslayer.crosscheck import linux, run_linux, with_profile
+    from crosslayer.scenario import Scenario
+
+    out = {}
+    for q in SINGLE_QDISCS:
+        sc = with_profile(Scenario.from_dict(single_scenario("lp", q), source="lp"), "linux")
+        r = crosslayer.run(sc)
+        program = linux.program(linux.translate(sc.to_engine_spec(), r.flows, r.queues, r.udp).description)
+        for value in (1, 2):
+            raw = run_linux(program.replace("net.ipv4.tcp_timestamps=1", f"net.ipv4.tcp_timestamps={value}"), linux.find_kernel())
+            out[f"{q} tcp_timestamps={value}"] = {"linux_goodput_bps": raw["flows"][0]["goodput_bps"], "queue_mean_pkts": raw["queues"]["A->B"]["qlen_mean_pkts"], "crosslayer_goodput_bps": float(r.flows.delivered_bytes[0]) * 8 / float(r.summary["measured_s"])}
+            print(q, value, out[f"{q} tcp_timestamps={value}"], flush=True)
+    (OUT / "lp-offsets.json").write_text(json.dumps(out, indent=1) + "\n")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("what", choices=("single", "multi", "two-way", "lp-offsets", "write"))
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--seeds", type=int, default=5, help="multi: seeds (start-time draws; one kernel run each)")
+    ap.add_argument("--only", help="comma-separated congestion controls or queues")
+    ap.add_argument("--force", action="store_true", help="run cells already stored again")
+    a = ap.parse_args()
+    only = set(a.only.split(",")) if a.only else None
+    if a.what == "write":
+        write()
+        return 0
+    if a.what == "lp-offsets":
+        lp_offsets()
+        return 0
+    if a.what == "single":
+        cells = [(f"single-{cc}-{q}", single_scenario(cc, q), [1]) for cc in SINGLE_CCS for q in SINGLE_QDISCS if only is None or cc in only or q in only]
+    elif a.what == "multi":
+        cells = [(f"multi-{q}", multi_scenario(q), list(range(1, a.seeds + 1))) for q in MULTI_QDISCS if only is None or q in only]
+    else:
+        cells = [(f"two-way-{cc}", two_way_scenario(cc), [1]) for cc in TWO_WAY_CCS if only is None or cc in only]
+    run_cells(cells, a.jobs, a.force)
+    return 0
+
+
+def shrink_stored() -> None:
+    for path in OUT.glob("*.json"):
+        r = json.loads(path.read_text())
+        if r.get("cwnd") and len(next(iter(r["cwnd"]["crosslayer"].values()))["t_s"]) > 1000:
+            shrink(r)
+            path.write_text(json.dumps(r) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
