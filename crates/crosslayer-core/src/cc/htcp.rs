@@ -131,11 +131,13 @@ impl Htcp {
         }
     }
 
-    /// alpha at `now`: 2 (1 - beta) alpha_H, RTT-scaled.
+    /// alpha at `now`: 2 (1 - beta) alpha_H, RTT-scaled. The scaled factor is at least 1 (Linux
+    /// htcp_alpha_update: `if (!factor) factor = 1`): below the 100 ms reference RTT the increase
+    /// in the first second after a loss stays Reno's 2 (1 - beta) per RTT, not a fraction of it.
     fn alpha_at(&self, now: Time) -> f64 {
         let mut f = self.alpha_h(now.since(self.last_cong).secs_f64());
         if self.cfg.rtt_scaling && self.min_rtt_s.is_finite() {
-            f *= (self.min_rtt_s / 0.1).clamp(0.1, 2.0);
+            f = (f * (self.min_rtt_s / 0.1).clamp(0.1, 2.0)).max(1.0);
         }
         (2.0 * (1.0 - self.beta) * f).max(1e-3)
     }
