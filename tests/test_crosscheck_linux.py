@@ -67,7 +67,7 @@ def test_the_translation_carries_each_element() -> None:
     f1, f2 = d["flows"]
     routes = {(x["ns"], x["dst"]): x for x in d["routes"]}
     assert routes[(f1["src"], f1["dst_addr"])]["initcwnd"] == 4 and "rto_min" not in routes[(f1["src"], f1["dst_addr"])]
-    assert routes[(f2["src"], f2["dst_addr"])]["rto_min"] == "300000us"
+    assert routes[(f2["src"], f2["dst_addr"])]["rto_min"] == "300ms"
     assert routes[(f2["dst"], f2["src_addr"])].get("quickack") == 1 and "quickack" not in routes[(f1["dst"], f1["src_addr"])]
     # sockets: the payload is the mss (1448) with timestamps, so TCP_MAXSEG = 1460; the window;
     # the finite flow's size and crosslayer's drawn start

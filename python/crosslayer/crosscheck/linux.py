@@ -261,6 +261,8 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
             continue
         if value != defaults.get(p):
             problems.append(f"flow {name}: {kind} {p} = {_show(_algorithm_params('cc', kind), p, value)} is not translated to Linux (leave it at its default, {_show(_algorithm_params('cc', kind), p, defaults.get(p))})")
+    if tcp.get("min_rto") is not None and int(tcp["min_rto"]) % 1_000_000:
+        problems.append(f"flow {name}: [tcp] min_rto = {_show(tcp_params, 'min_rto', tcp['min_rto'])}: a Linux route keeps rto_min in whole milliseconds")
     mss = int(tcp["mss"])
     rwnd = tcp.get("rwnd")
     if rwnd:
@@ -281,7 +283,8 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
         },
         "route": {
             "initcwnd": int(tcp.get("initial_cwnd") or 10),
-            **({"rto_min": f"{round(int(tcp['min_rto']) / 1000)}us"} if tcp.get("min_rto") is not None and int(tcp["min_rto"]) != linux["min_rto"] else {}),
+            # the route's rto_min is kept in whole milliseconds
+            **({"rto_min": f"{round(int(tcp['min_rto']) / 1_000_000)}ms"} if tcp.get("min_rto") is not None and int(tcp["min_rto"]) != linux["min_rto"] else {}),
         },
         "quickack": not bool(opt("delayed_ack")),
     }

@@ -9,7 +9,7 @@
 //! ```text
 //! alpha_H(delta) = 1                                         delta <= delta_L
 //!                = 1 + 10 (delta - delta_L) + ((delta - delta_L) / 2)^2   otherwise
-//! alpha = 2 (1 - beta) alpha_H x clamp(min_rtt / 100 ms, 0.1, 2)   (RTT scaling)
+//! alpha = 2 (1 - beta) max(1, alpha_H x clamp(min_rtt / 100 ms, 0.1, 2))   (RTT scaling)
 //! ```
 //!
 //! Congestion avoidance adds alpha / cwnd per segment acknowledged. At a congestion event:
