@@ -18,8 +18,10 @@ and ``sysctl`` commands, then the traffic program)
   toward ``b`` netem with the propagation delay (and Bernoulli loss): delay never sits on a
   sender's own interface, where it would throttle its TCP through TCP small queues;
 * htb releases a packet when its tokens allow, the start of its serialization on a real link; the
-  relay's netem delay adds one serialization time (of a full data packet on a direction that
-  carries data, of an ACK otherwise), so the propagation plus transmission delay is crosslayer's;
+  relay's netem serializes it again at the link's rate (``netem rate``: each packet leaves its
+  own transmission time after the later of its arrival and the previous packet's departure, so a
+  packet that htb released at the start of its serialization leaves at its end) and then adds
+  the propagation delay: every packet, data or ACK, arrives when it would on crosslayer's link;
 * static routes per destination (``ip route``) along crosslayer's paths, with the route options
   Linux has per destination: ``initcwnd``, ``rto_min``, ``quickack`` (no delayed ACKs);
 * per namespace the TCP sysctls (``tcp_sack``, ``tcp_timestamps``, ``tcp_ecn``,
@@ -273,7 +275,6 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
         # TCP_MAXSEG counts the timestamps option: the payload per segment is mss
         "maxseg": mss + (12 if timestamps else 0),
         "wire": mss + header,
-        "ack_wire": header,
         "rcvbuf": int(rwnd) if rwnd else 0,
         "sysctl": {
             "net.ipv4.tcp_sack": int(bool(opt("sack"))),
@@ -338,7 +339,6 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
     halves = _halves(topo, left, right)
     specs = flow_specs(spec, flows, problems, SIMULATOR)
     rows = list(flows.itertuples(index=False))
-    data_links = {leg for row in rows for leg in str(row.route).split(",")}
     tcps = []
     for f, row in zip(specs, rows, strict=True):
         for key in ("stop", "app_rate", "abort", "on_off"):
@@ -348,7 +348,6 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
             problems.append(f"flow {row.name}: dscp {f['dscp']} is not translated to Linux")
         tcps.append(_tcp(str(row.name), f["cc"], f["tcp"], problems, notes))
     wire = max([t["wire"] for t in tcps if t] or [1500])
-    ack_wire = max([t["ack_wire"] for t in tcps if t] or [52])
     mtu = max(1500, wire)
 
     namespaces = list(ns.values())
@@ -370,8 +369,8 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
             for key, value in e.items():
                 if key not in ("rate", "delay", "loss", "qdisc") and value:
                     problems.append(f"link {x}->{y}: {key} has no Linux translation here (rate, delay, Bernoulli loss and the queue are)")
-        # every link has its relay: its netem carries the propagation delay and the
-        # serialization time htb does not (zero delay or not)
+        # every link has its relay: its netem carries the serialization htb does not add and the
+        # propagation delay (zero or not)
         relay = f"r{k}"
         namespaces.append(relay)
         a_dev, ra_dev, a_ip, ra_ip = veth(ns[a], relay)
@@ -383,11 +382,11 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
             name = f"{x}->{y}"
             rate = int(e["rate"])
             q_ns, q_dev = device[name]
-            serialization = (wire if name in data_links else ack_wire) * 8 / rate
             entry: dict[str, Any] = {"link": name, "ns": q_ns, "dev": q_dev, "rate_bps": rate, "burst": mtu + ETHERNET, "qdisc": _qdisc(e["qdisc"], rate, f"link {name}", problems)}
-            entry["delay"] = {"ns": relay, "dev": hop[name][1][1], "delay_us": round((int(e.get("delay") or 0) / 1e9 + serialization) * 1e6), "loss": float(e.get("loss") or 0.0)}
+            entry["delay"] = {"ns": relay, "dev": hop[name][1][1], "delay_us": round(int(e.get("delay") or 0) / 1000), "rate_bps": rate, "loss": float(e.get("loss") or 0.0)}
             egress.append(entry)
-    notes.add("links: htb releases a packet at the start of its serialization; the relay's netem adds one serialization time (a full data packet where data flows, an ACK elsewhere), so ACKs on a data path are a little late (a data packet's time, not an ACK's)")
+    if any(int(e["delay"]) % 1000 for _, _, e in halves):
+        notes.add("delays: netem takes whole microseconds; the links' delays are rounded to them")
 
     routes: dict[tuple[str, str], tuple[str, str]] = {}
     route_opts: dict[tuple[str, str], dict[str, Any]] = {}
@@ -484,7 +483,7 @@ def commands(d: Mapping[str, Any]) -> list[str]:
         if "delay" in e:
             dl = e["delay"]
             loss = f" loss random {dl['loss'] * 100!r}%" if dl["loss"] else ""
-            out.append(f"tc -n {dl['ns']} qdisc add dev {dl['dev']} root netem delay {dl['delay_us']}us limit 1000000{loss}")
+            out.append(f"tc -n {dl['ns']} qdisc add dev {dl['dev']} root stab overhead -{ETHERNET} netem delay {dl['delay_us']}us rate {dl['rate_bps']}bit limit 1000000{loss}")
     for r in d["routes"]:
         opts = "".join(f" {k} {r[k]}" for k in ("initcwnd", "rto_min", "quickack") if k in r)
         out.append(f"ip -n {r['ns']} route replace {r['dst']}/32 via {r['via']} dev {r['dev']}{opts}")

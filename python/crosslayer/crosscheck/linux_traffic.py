@@ -69,7 +69,8 @@ def tcp_info(sock: socket.socket) -> dict[str, int]:
     (total_retrans,) = struct.unpack_from("<I", b, 100)
     options = b[5]
     bytes_acked, bytes_received = struct.unpack_from("<2Q", b, 120)
-    return {"options": options, "rtt_us": rtt_us, "ssthresh": ssthresh, "cwnd": cwnd, "total_retrans": total_retrans, "bytes_acked": bytes_acked, "bytes_received": bytes_received}
+    segs_out, segs_in = struct.unpack_from("<2I", b, 136)
+    return {"options": options, "rtt_us": rtt_us, "ssthresh": ssthresh, "cwnd": cwnd, "total_retrans": total_retrans, "bytes_acked": bytes_acked, "bytes_received": bytes_received, "segs_out": segs_out, "segs_in": segs_in}
 
 
 def timeouts(ns: str) -> int:
@@ -226,11 +227,11 @@ class Flow:
                 self.fct = time.monotonic() - t0 - float(self.f["start_s"])
 
     def snapshot(self) -> dict[str, int]:
-        rx = tcp_info(self.receiver) if self.receiver is not None else {"bytes_received": 0}
-        tx = tcp_info(self.sender) if self.sender is not None else {"total_retrans": 0}
+        rx = tcp_info(self.receiver) if self.receiver is not None else {"bytes_received": 0, "segs_out": 0}
+        tx = tcp_info(self.sender) if self.sender is not None else {"total_retrans": 0, "segs_out": 0}
         if self.sender is not None:
             self.options = tx["options"]
-        return {"bytes_received": rx["bytes_received"], "total_retrans": tx["total_retrans"]}
+        return {"bytes_received": rx["bytes_received"], "total_retrans": tx["total_retrans"], "segments_sent": tx["segs_out"], "acks_sent": rx["segs_out"]}
 
 
 def main(description: str, result_path: str) -> None:
@@ -325,6 +326,9 @@ def main(description: str, result_path: str) -> None:
             "retransmits": b["total_retrans"] - a["total_retrans"],
             "timeouts": e["timeouts"][host] - w["timeouts"][host] if first_of[host] == k else 0,
             "fct_s": fl.fct,
+            # segments the sender sent and segments (ACKs) the receiver sent in the window
+            "segments_sent": b["segments_sent"] - a["segments_sent"],
+            "acks_sent": b["acks_sent"] - a["acks_sent"],
             # what the kernel ran: the congestion control the socket has, and the options the
             # handshake agreed (tcpi_options: 1 timestamps, 2 SACK, 8 ECN)
             "cc": getattr(fl, "cc", None),
