@@ -236,7 +236,7 @@ def write() -> None:
     blocks["multi"] = "\n".join([*lines, "", f"Seeds {seeds}: each seed draws the start times; the kernel's run of a seed is one repetition (its own randomness is the host's)."])
 
     lines = ["| congestion control | goodput A->B, Mb/s | goodput B->A, Mb/s | queue mean A->B, pkts | queue mean B->A, pkts | retransmissions | cwnd |", "|---|---|---|---|---|---|---|"]
-    for cc in TWO_WAY_CCS:
+    for cc in (*TWO_WAY_CCS, "control-reno-alone", "control-reno-pkts"):
         r = load(f"two-way-{cc}")
         if r is None:
             continue
@@ -251,6 +251,29 @@ def write() -> None:
         q = row(r, [("qlen_mean_pkts@A->B", 1, 1), ("qlen_mean_pkts@B->A", 1, 1), ("retransmits", 1, 0)])
         lines.append(f"| {cc} | {g(fwd, 'crosslayer'):.2f} / {g(fwd, 'linux'):.2f} | {g(rev, 'crosslayer'):.2f} / {g(rev, 'linux'):.2f} | {q[0]} | {q[1]} | {q[2]} | [figure]({fig}) |")
     blocks["two-way"] = "\n".join(lines)
+
+    r = load("graph-parking-lot-3")
+    if r is not None:
+        lines = ["| metric | crosslayer | Linux 6.1 | verdict |", "|---|---|---|---|"]
+        for m in r["metrics"]:
+            if m["verdict"] == "not measured":
+                continue
+            scale, digits = (1e-6, 2) if "goodput" in m["metric"] else (100, 3) if "drop" in m["metric"] else (1, 3) if m["metric"] == "jain" else (1, 1)
+            lines.append(f"| {m['label']} | {fmt(m['crosslayer'], scale, digits)} | {fmt(m['linux'], scale, digits)} | {m['verdict']} |")
+        blocks["graph"] = "\n".join([*lines, "", f"Seeds {r['seeds']}; mean (range)."])
+    lines = ["| queue | metric | crosslayer | Linux, run 1 | Linux, run 2 |", "|---|---|---|---|---|"]
+    same = []
+    for q in ("droptail", "fq_codel"):
+        reps = [load(f"repeat-{q}-{k}") for k in (1, 2)]
+        if not all(reps):
+            continue
+        for name, scale, digits in mcols:
+            a, b = metric(reps[0], name), metric(reps[1], name)
+            lines.append(f"| {q} | {name} | {fmt(a[0], scale, digits)} | {fmt(a[1], scale, digits)} | {fmt(b[1], scale, digits)} |")
+        identical = [f["linux_goodput_bps"] for f in reps[0]["flows"]] == [f["linux_goodput_bps"] for f in reps[1]["flows"]] and reps[0].get("cwnd", {}).get("linux") == reps[1].get("cwnd", {}).get("linux")
+        same.append(f"{q}: the two kernel runs' per-flow goodputs and cwnd traces are {'identical' if identical else 'not identical'}")
+    if same:
+        blocks["repeat"] = "\n".join([*lines, "", "; ".join(same) + "."])
 
     text = PAGE.read_text()
     for key, body in blocks.items():
@@ -284,9 +307,37 @@ def lp_offsets() -> None:
     (OUT / "lp-offsets.json").write_text(json.dumps(out, indent=1) + "\n")
 
 
+def two_way_probes() -> None:
+    """Reno's two-way run in the kernel with one of its features turned off, against crosslayer:
+    SACK compression (``net.ipv4.tcp_comp_sack_nr = 0``). Also counts the loss episodes
+    (``TCPSackRecovery``) and the queue's idle share. Writes
+    validation/results/linux/two-way-probes.json."""
+    import crosslayer
+    from crosslayer.crosscheck import linux, run_linux, with_profile
+    from crosslayer.scenario import Scenario
+
+    sc = with_profile(Scenario.from_dict(two_way_scenario("reno"), source="two-way"), "linux")
+    r = crosslayer.run(sc)
+    d = linux.translate(sc.to_engine_spec(), r.flows, r.queues, r.udp).description
+    program = linux.program(d)
+    hosts = sorted({f["src"] for f in d["flows"]})
+    out: dict[str, Any] = {"crosslayer": {"goodput_bps": [float(g) for g in r.flows.goodput_bps], "retransmits": [int(v) for v in r.flows.retransmits], "recoveries": [int(v) for v in r.flows.fast_recoveries]}}
+    for name, sysctl in (("default", None), ("no SACK compression", "net.ipv4.tcp_comp_sack_nr=0")):
+        text = program
+        if sysctl:
+            first = f"run ip netns exec {hosts[0]} sysctl -qw net.ipv4.tcp_ecn"
+            text = text.replace(first, "\n".join(f"run ip netns exec {h} sysctl -qw {sysctl}" for h in hosts) + "\n" + first, 1)
+            assert sysctl in text
+        raw = run_linux(text, linux.find_kernel())
+        out[name] = {"goodput_bps": [f["goodput_bps"] for f in raw["flows"]], "retransmits": [f["retransmits"] for f in raw["flows"]], "recoveries": [f["recoveries"] for f in raw["flows"]], "netstat": raw["netstat"]}
+        print(name, out[name]["goodput_bps"], out[name]["recoveries"], flush=True)
+    print("crosslayer", out["crosslayer"], flush=True)
+    (OUT / "two-way-probes.json").write_text(json.dumps(out, indent=1) + "\n")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=("single", "multi", "two-way", "lp-offsets", "write"))
+    ap.add_argument("what", choices=("single", "multi", "two-way", "two-way-probes", "graph", "repeat", "lp-offsets", "write"))
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--seeds", type=int, default=5, help="multi: seeds (start-time draws; one kernel run each)")
     ap.add_argument("--only", help="comma-separated congestion controls or queues")
@@ -299,12 +350,31 @@ def main() -> int:
     if a.what == "lp-offsets":
         lp_offsets()
         return 0
+    if a.what == "two-way-probes":
+        two_way_probes()
+        return 0
     if a.what == "single":
         cells = [(f"single-{cc}-{q}", single_scenario(cc, q), [1]) for cc in SINGLE_CCS for q in SINGLE_QDISCS if only is None or cc in only or q in only]
     elif a.what == "multi":
         cells = [(f"multi-{q}", multi_scenario(q), list(range(1, a.seeds + 1))) for q in MULTI_QDISCS if only is None or q in only]
+    elif a.what == "graph":
+        with open(ROOT / "studies" / "parking-lot-3.toml", "rb") as f:
+            data = tomllib.load(f)
+        data.update({"duration": "30s", "warmup": "10s", "cwnd_trace": True, "sample_interval": "10ms"})
+        cells = [("graph-parking-lot-3", data, [1, 2, 3])]
+    elif a.what == "repeat":
+        # the kernel's run-to-run spread: the same seed (the same start times) twice
+        cells = [(f"repeat-{q}-{k}", {**multi_scenario(q), "name": f"linux-access20-{q}-repeat-{k}"}, [1]) for q in ("droptail", "fq_codel") for k in (1, 2)]
     else:
         cells = [(f"two-way-{cc}", two_way_scenario(cc), [1]) for cc in TWO_WAY_CCS if only is None or cc in only]
+        # Reno's two controls: the forward flow alone, and both with the buffers in packets
+        alone = two_way_scenario("reno")
+        alone.update(name="linux-two-way-reno-alone", flows=alone["flows"][:1])
+        pkts = two_way_scenario("reno")
+        pkts["name"] = "linux-two-way-reno-pkts"
+        for link in ("bottleneck", "reverse"):
+            pkts["topology"][link] = {**pkts["topology"][link], "qdisc": {"kind": "droptail", "limit_pkts": 33}}
+        cells += [("two-way-control-reno-alone", alone, [1]), ("two-way-control-reno-pkts", pkts, [1])]
     run_cells(cells, a.jobs, a.force)
     return 0
 

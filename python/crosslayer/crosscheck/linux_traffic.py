@@ -15,8 +15,9 @@ Measured (the shape ``crosslayer.crosscheck`` reads, as from ns-3 and ns-2)
   end minus at the warm-up's end, over the window; retransmissions: the sender's
   ``tcpi_total_retrans`` likewise; a finite flow's completion: when the receiving application has
   read ``size`` bytes, from the flow's start;
-* retransmission timeouts: ``TCPTimeouts`` in the sending host's ``/proc/net/netstat`` (Linux
-  6.1's ``tcp_info`` has no count of them), given to the host's first flow;
+* retransmission timeouts and fast recoveries: ``TCPTimeouts`` and ``TCPSackRecovery`` +
+  ``TCPRenoRecovery`` in the sending host's ``/proc/net/netstat`` (Linux 6.1's ``tcp_info`` has
+  no count of them), given to the host's first flow;
 * each bottleneck's queue: the rtnetlink counters (``tc -s qdisc``'s) of the link's root (the shaper and its queue): the
   backlog in packets sampled every ``sample_interval_s`` over the window (mean and SD), and the
   queue discipline's drops over its arrivals (sent + dropped + the backlog's change);
@@ -73,8 +74,8 @@ def tcp_info(sock: socket.socket) -> dict[str, int]:
     return {"options": options, "rtt_us": rtt_us, "ssthresh": ssthresh, "cwnd": cwnd, "total_retrans": total_retrans, "bytes_acked": bytes_acked, "bytes_received": bytes_received, "segs_out": segs_out, "segs_in": segs_in}
 
 
-def timeouts(ns: str) -> int:
-    """``TCPTimeouts`` of namespace ``ns``."""
+def netstat(ns: str) -> dict[str, int]:
+    """The TcpExt counters of namespace ``ns`` (``/proc/net/netstat``)."""
     enter(ns)
     try:
         with open("/proc/thread-self/net/netstat") as f:
@@ -83,8 +84,8 @@ def timeouts(ns: str) -> int:
         enter(None)
     for names, values in zip(lines[::2], lines[1::2]):
         if names.startswith("TcpExt:"):
-            return int(dict(zip(names.split()[1:], values.split()[1:]))["TCPTimeouts"])
-    return 0
+            return {k: int(v) for k, v in zip(names.split()[1:], values.split()[1:])}
+    return {}
 
 
 NLM_F_REQUEST, NLM_F_DUMP, NLMSG_DONE, NLMSG_ERROR = 0x1, 0x300, 3, 2
@@ -269,7 +270,7 @@ def main(description: str, result_path: str) -> None:
     def mark() -> dict:
         return {
             "flows": [fl.snapshot() for fl in flows],
-            "timeouts": {ns: timeouts(ns) for ns in senders},
+            "netstat": {ns: netstat(ns) for ns in senders},
             "queues": {name: q.stats() for name, q in qdiscs.items()},
         }
 
@@ -324,7 +325,9 @@ def main(description: str, result_path: str) -> None:
             "name": fl.f["name"],
             "goodput_bps": (b["bytes_received"] - a["bytes_received"]) * 8 / window,
             "retransmits": b["total_retrans"] - a["total_retrans"],
-            "timeouts": e["timeouts"][host] - w["timeouts"][host] if first_of[host] == k else 0,
+            "timeouts": e["netstat"][host].get("TCPTimeouts", 0) - w["netstat"][host].get("TCPTimeouts", 0) if first_of[host] == k else 0,
+            # fast recoveries (SACK recovery episodes), counted per host as the timeouts
+            "recoveries": sum(e["netstat"][host].get(c, 0) - w["netstat"][host].get(c, 0) for c in ("TCPSackRecovery", "TCPRenoRecovery")) if first_of[host] == k else 0,
             "fct_s": fl.fct,
             # segments the sender sent and segments (ACKs) the receiver sent in the window
             "segments_sent": b["segments_sent"] - a["segments_sent"],
@@ -351,6 +354,8 @@ def main(description: str, result_path: str) -> None:
         "queues": queues,
         "series": series,
         "cwnd": cwnd,
+        # each sending host's TcpExt counters that moved in the window (for diagnosis)
+        "netstat": {ns: {k: v - w["netstat"][ns].get(k, 0) for k, v in e["netstat"][ns].items() if v != w["netstat"][ns].get(k, 0)} for ns in senders},
         "run_wall_s": time.perf_counter() - wall0,
         "events": 0,
     }
