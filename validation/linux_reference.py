@@ -235,13 +235,13 @@ def write() -> None:
         lines.append(f"| {q} | " + " | ".join(row(r, mcols)) + " |")
     blocks["multi"] = "\n".join([*lines, "", f"Seeds {seeds}: each seed draws the start times; the kernel's run of a seed is one repetition (its own randomness is the host's)."])
 
-    lines = ["| congestion control | goodput A->B, Mb/s | goodput B->A, Mb/s | queue mean A->B, pkts | queue mean B->A, pkts | retransmissions | cwnd |", "|---|---|---|---|---|---|---|"]
+    lines = ["| congestion control | goodput, total, Mb/s | goodput A->B, Mb/s | goodput B->A, Mb/s | queue mean A->B, pkts | queue mean B->A, pkts | retransmissions | cwnd |", "|---|---|---|---|---|---|---|---|"]
     for cc in (*TWO_WAY_CCS, "control-reno-alone", "control-reno-pkts"):
         r = load(f"two-way-{cc}")
         if r is None:
             continue
         if "refused" in r:
-            lines.append(f"| {cc} | refused: {'; '.join(r['refused'])} | | | | | |")
+            lines.append(f"| {cc} | refused: {'; '.join(r['refused'])} | | | | | | |")
             continue
         fig = cwnd_figure(f"two-way-{cc}", r, f"{cc}, two-way, 20 Mb/s")
         flows = {f["name"]: f for f in r["flows"]}
@@ -249,7 +249,8 @@ def write() -> None:
         rev = [f for n, f in flows.items() if n.startswith("Mexico")]
         g = lambda fs, who: sum(f[f"{who}_goodput_bps"] for f in fs) / 1e6  # noqa: E731
         q = row(r, [("qlen_mean_pkts@A->B", 1, 1), ("qlen_mean_pkts@B->A", 1, 1), ("retransmits", 1, 0)])
-        lines.append(f"| {cc} | {g(fwd, 'crosslayer'):.2f} / {g(fwd, 'linux'):.2f} | {g(rev, 'crosslayer'):.2f} / {g(rev, 'linux'):.2f} | {q[0]} | {q[1]} | {q[2]} | [figure]({fig}) |")
+        total = row(r, [("goodput_bps", 1e-6, 2)])[0]
+        lines.append(f"| {cc} | {total} | {g(fwd, 'crosslayer'):.2f} / {g(fwd, 'linux'):.2f} | {g(rev, 'crosslayer'):.2f} / {g(rev, 'linux'):.2f} | {q[0]} | {q[1]} | {q[2]} | [figure]({fig}) |")
     blocks["two-way"] = "\n".join(lines)
 
     r = load("graph-parking-lot-3")
@@ -307,10 +308,18 @@ def lp_offsets() -> None:
     (OUT / "lp-offsets.json").write_text(json.dumps(out, indent=1) + "\n")
 
 
+def window_shape(t: list[float], q: list[float], cwnd: dict[str, tuple[list[float], list[float]]], start: float) -> dict[str, Any]:
+    """The queue's empty share and each flow's mean cwnd from ``start`` on."""
+    qs = [v for tt, v in zip(t, q) if tt >= start]
+    means = {n: sum(v for tt, v in zip(ts, vs) if tt >= start) / max(1, sum(1 for tt in ts if tt >= start)) for n, (ts, vs) in cwnd.items()}
+    return {"queue_empty_share": sum(1 for v in qs if v == 0) / len(qs) if qs else None, "cwnd_mean_pkts": means}
+
+
 def two_way_probes() -> None:
     """Reno's two-way run in the kernel with one of its features turned off, against crosslayer:
     SACK compression (``net.ipv4.tcp_comp_sack_nr = 0``). Also counts the loss episodes
-    (``TCPSackRecovery``) and the queue's idle share. Writes
+    (``TCPSackRecovery``), the A -> B queue's empty share and the mean cwnd, and sweeps the
+    reverse flow's start in crosslayer (Reno and CUBIC). Writes
     validation/results/linux/two-way-probes.json."""
     import crosslayer
     from crosslayer.crosscheck import linux, run_linux, with_profile
@@ -330,8 +339,21 @@ def two_way_probes() -> None:
             assert sysctl in text
         raw = run_linux(text, linux.find_kernel())
         out[name] = {"goodput_bps": [f["goodput_bps"] for f in raw["flows"]], "retransmits": [f["retransmits"] for f in raw["flows"]], "recoveries": [f["recoveries"] for f in raw["flows"]], "netstat": raw["netstat"]}
+        if sysctl is None:
+            out[name].update(window_shape(raw["series"]["t_s"], raw["series"]["qlen_pkts"], {n: (c["t_s"], c["cwnd_pkts"]) for n, c in raw["cwnd"].items()}, 15.0))
         print(name, out[name]["goodput_bps"], out[name]["recoveries"], flush=True)
-    print("crosslayer", out["crosslayer"], flush=True)
+    mss = 1448
+    cw = {str(n): (list(g.t_s), [b / mss for b in g.cwnd_bytes]) for n, g in r.cwnd.groupby("flow")}
+    out["crosslayer"].update(window_shape(list(r.series.t_s), list(r.series.qlen_pkts), cw, 15.0))
+    # the model's outcome as the reverse flow's start moves (the kernel's runs are one start)
+    out["crosslayer_start_sweep"] = {}
+    for cc in ("reno", "cubic"):
+        for start in ("10s", "10.003s", "10.011s", "10.1s", "10.37s", "11s"):
+            d2 = two_way_scenario(cc)
+            d2["flows"][1]["start"] = start
+            rr = crosslayer.run(with_profile(Scenario.from_dict(d2, source="two-way"), "linux"))
+            out["crosslayer_start_sweep"][f"{cc} {start}"] = float(rr.flows.goodput_bps.sum())
+    print("crosslayer", out["crosslayer"], out["crosslayer_start_sweep"], flush=True)
     (OUT / "two-way-probes.json").write_text(json.dumps(out, indent=1) + "\n")
 
 

@@ -388,6 +388,9 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
     if any(int(e["delay"]) % 1000 for _, _, e in halves):
         notes.add("delays: netem takes whole microseconds; the links' delays are rounded to them")
 
+    where_is = {v: k for k, v in ns.items()}
+    for k, (a, b, _, _) in enumerate(_pairs(halves, [])):
+        where_is[f"r{k}"] = f"the relay of link {a}<->{b}"
     routes: dict[tuple[str, str], tuple[str, str]] = {}
     route_opts: dict[tuple[str, str], dict[str, Any]] = {}
     for row, t in zip(rows, tcps, strict=True):
@@ -399,7 +402,7 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
                 for where, dev, via in hop[leg]:
                     key = (where, node_addr[dst])
                     if routes.setdefault(key, (via, dev)) != (via, dev):
-                        problems.append(f"flow {row.name}: {where} reaches {dst} by two paths (Linux routes by destination): give flows to one host one path")
+                        problems.append(f"flow {row.name}: {where_is[where]} reaches {dst} by two paths (Linux routes by destination): give the flows to one host one path")
         if t:
             first_fwd = hop[str(row.route).split(",")[0]][0] if str(row.route).split(",")[0] in hop else None
             first_back = hop[str(row.ack_route).split(",")[0]][0] if str(row.ack_route).split(",")[0] in hop else None
