@@ -150,6 +150,8 @@ app.add_typer(linux_ref_app, name="linux-ref")
 def linux_ref_build(
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Compiler jobs (default: every core).")] = None,
     keep_source: Annotated[bool, typer.Option("--keep-source", help="Keep the configured source tree beside the kernel (about 1.5 GB).")] = False,
+    quiet: Quiet = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print the kernel's configuration options and its build log's path.")] = False,
 ) -> None:
     """Build the reference kernel once: User-mode Linux 6.1 with time-travel (virtual time) from
     Debian's linux-source-6.1 package, every congestion control and qdisc the reference maps built
@@ -158,18 +160,29 @@ def linux_ref_build(
     from crosslayer.crosscheck.linux_kernel import KernelBuildError, build
 
     try:
-        path = build(jobs=jobs, keep_source=keep_source, say=lambda text: typer.echo(text, err=True))
+        path = build(jobs=jobs, keep_source=keep_source, say=(lambda text: None) if quiet else (lambda text: typer.echo(text, err=True)))
     except KernelBuildError as exc:
         _fail(str(exc), 1)
+    if verbose and not quiet:
+        from crosslayer.crosscheck.linux_kernel import CONFIG
+
+        typer.echo(f"build log: {path.parent / 'build.log'}; options: " + " ".join(f"CONFIG_{k}={'y' if v else 'n'}" for k, v in CONFIG.items()), err=True)
     typer.echo(str(path))
 
 
 @linux_ref_app.command("path")
-def linux_ref_path() -> None:
+def linux_ref_path(
+    quiet: Quiet = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print the cache folder the kernel is looked for in.")] = False,
+) -> None:
     """Print the cached reference kernel's path (exit 1 when it is not built)."""
     from crosslayer.crosscheck.linux import find_kernel
+    from crosslayer.crosscheck.linux_kernel import cache_dir
 
     try:
-        typer.echo(find_kernel())
+        path = find_kernel()
     except FileNotFoundError as exc:
         _fail(str(exc), 1)
+    if verbose and not quiet:
+        typer.echo(f"cache: {cache_dir()}", err=True)
+    typer.echo(path)
