@@ -103,6 +103,10 @@ TC_QDISCS: Final = ("droptail", "codel", "fq_codel", "pie", "fq_pie", "red", "ch
 """crosslayer's queue disciplines the reference translates to ``tc`` (pfifo or bfifo for
 droptail)."""
 
+DESCRIPTION: Final = "/run/crosslayer/description.json"
+"""Where the guest's init writes the run's description for the traffic program (the guest's own
+tmpfs: the host's /tmp, where the project may live, stays visible)."""
+
 ETHERNET: Final = 14
 """The Ethernet header a veth's qdisc counts; a size table (``stab overhead -14``) takes it off."""
 
@@ -516,19 +520,21 @@ def program(d: Mapping[str, Any], python: str | None = None, traffic: str | None
     lines = [
         "#!/bin/sh",
         f"# crosslayer crosscheck --with linux: the User-mode Linux guest's init (Linux {KERNEL_VERSION}, time-travel)",
-        "export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C HOME=/tmp",
+        "export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C HOME=/run/crosslayer",
         'HERE=$(dirname "$0")',
-        "off() { exec " + shlex.quote(python) + " -I -c 'import ctypes; ctypes.CDLL(None).sync(); ctypes.CDLL(None).reboot(0x4321FEDC)'; }",
+        # power off: the kernel's sysrq (no program needed), else the host's Python
+        "off() { echo o > /proc/sysrq-trigger; sleep 1; exec " + shlex.quote(python) + " -I -c 'import ctypes; ctypes.CDLL(None).sync(); ctypes.CDLL(None).reboot(0x4321FEDC)'; }",
         'fail() { echo "crosslayer-guest: failed: $*" >&2; off; }',
-        'run() { "$@" 2>/tmp/err || { cat /tmp/err >&2; fail "$*"; }; }',
-        "mount -t proc proc /proc && mount -t sysfs sysfs /sys && mount -t tmpfs tmpfs /run && mount -t tmpfs tmpfs /tmp || { echo 'crosslayer-guest: cannot mount /proc, /sys, /run, /tmp' >&2; off; }",
+        'run() { "$@" 2>/run/crosslayer/err || { cat /run/crosslayer/err >&2; fail "$*"; }; }',
+        # /tmp stays the host's (read-only): the project and its Python may live under it
+        "mount -t proc proc /proc && mount -t sysfs sysfs /sys && mount -t tmpfs tmpfs /run && mkdir -p /run/crosslayer || { echo 'crosslayer-guest: cannot mount /proc, /sys, /run' >&2; off; }",
         'mount -t hostfs hostfs /mnt -o "$HERE" || fail "mount the results folder (the host\'s $HERE) on /mnt"',
-        "cat > /tmp/description.json <<'CROSSLAYER_EOF'",
+        f"cat > {DESCRIPTION} <<'CROSSLAYER_EOF'",
         json.dumps(d, indent=None, sort_keys=True),
         "CROSSLAYER_EOF",
     ]
     lines += [f"run {c}" if ">" not in c else f"{c} || fail {shlex.quote(c)}" for c in commands(d)]
-    lines.append(f"{shlex.quote(python)} -I {shlex.quote(traffic)} /tmp/description.json /mnt/result.json || fail 'the traffic program'")
+    lines.append(f"{shlex.quote(python)} -I {shlex.quote(traffic)} {DESCRIPTION} /mnt/result.json || fail 'the traffic program'")
     lines.append("off")
     return "\n".join(lines) + "\n"
 
@@ -536,7 +542,7 @@ def program(d: Mapping[str, Any], python: str | None = None, traffic: str | None
 def check_run(program_text: str, raw: Mapping[str, Any]) -> None:
     """That the kernel ran what was asked: each flow's congestion control (read back from its
     socket) and ECN where the flow asked for it. Raises ``ValueError`` naming the flow."""
-    head = "cat > /tmp/description.json <<'CROSSLAYER_EOF'\n"
+    head = f"cat > {DESCRIPTION} <<'CROSSLAYER_EOF'\n"
     d = json.loads(program_text.split(head, 1)[1].split("\nCROSSLAYER_EOF", 1)[0])
     for want, got in zip(d["flows"], raw["flows"], strict=True):
         if got.get("cc") != want["cc"]:
