@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from crosslayer.catalog import catalog
-from crosslayer.crosscheck.translate import Translation, Untranslatable, _algorithm_params, _defaults, _halves, _show, flow_specs, series_link
+from crosslayer.crosscheck.translate import Translation, Untranslatable, run_times, _algorithm_params, _defaults, _halves, _show, flow_specs, series_link
 
 SIMULATOR: Final = "Linux"
 KERNEL_VERSION: Final = "6.1"
@@ -359,6 +359,7 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
     egress: list[dict[str, Any]] = []
     hop: dict[str, list[tuple[str, str, str]]] = {}  # "a->b": [(namespace, device, next hop address)]
     device: dict[str, tuple[str, str]] = {}  # "a->b": the namespace and device whose qdisc is the link's queue
+    where_is = {v: k for k, v in ns.items()}  # a namespace as a message names it
 
     def veth(a_ns: str, b_ns: str) -> tuple[str, str, str, str]:
         k = len(veths)
@@ -377,6 +378,7 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
         # propagation delay (zero or not)
         relay = f"r{k}"
         namespaces.append(relay)
+        where_is[relay] = f"the relay of link {a}<->{b}"
         a_dev, ra_dev, a_ip, ra_ip = veth(ns[a], relay)
         rb_dev, b_dev, rb_ip, b_ip = veth(relay, ns[b])
         hop[f"{a}->{b}"] = [(ns[a], a_dev, ra_ip), (relay, rb_dev, b_ip)]
@@ -392,9 +394,6 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
     if any(int(e["delay"]) % 1000 for _, _, e in halves):
         notes.add("delays: netem takes whole microseconds; the links' delays are rounded to them")
 
-    where_is = {v: k for k, v in ns.items()}
-    for k, (a, b, _, _) in enumerate(_pairs(halves, [])):
-        where_is[f"r{k}"] = f"the relay of link {a}<->{b}"
     routes: dict[tuple[str, str], tuple[str, str]] = {}
     route_opts: dict[tuple[str, str], dict[str, Any]] = {}
     for row, t in zip(rows, tcps, strict=True):
@@ -408,10 +407,11 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
                     if routes.setdefault(key, (via, dev)) != (via, dev):
                         problems.append(f"flow {row.name}: {where_is[where]} reaches {dst} by two paths (Linux routes by destination): give the flows to one host one path")
         if t:
-            first_fwd = hop[str(row.route).split(",")[0]][0] if str(row.route).split(",")[0] in hop else None
-            first_back = hop[str(row.ack_route).split(",")[0]][0] if str(row.ack_route).split(",")[0] in hop else None
+            # the route options sit on the first hop's route: the sender's (and the receiver's ACKs)
+            first_fwd = hop.get(str(row.route).split(",")[0], [None])[0]
+            first_back = hop.get(str(row.ack_route).split(",")[0], [None])[0]
             if first_fwd:
-                opts = {k: v for k, v in t["route"].items()}
+                opts = dict(t["route"])
                 if route_opts.setdefault((first_fwd[0], node_addr[str(row.dst)]), opts) != opts:
                     problems.append(f"flow {row.name}: flows from one host to one host with different initial_cwnd or min_rto (Linux sets them per route)")
             if first_back and t["quickack"]:
@@ -444,9 +444,7 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
         "format": 1,
         "linux": KERNEL_VERSION,
         "seed": int(spec["seed"]),
-        "duration_s": spec["duration"] / 1e9,
-        "warmup_s": spec["warmup"] / 1e9,
-        "sample_interval_s": (spec.get("sample_interval") or 10_000_000) / 1e9,
+        **run_times(spec, 10_000_000),
         "mtu": mtu,
         "namespaces": namespaces,
         "node_addrs": {ns[n]: node_addr[n] for n in nodes},

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from crosslayer.catalog import catalog
-from crosslayer.crosscheck.translate import Translation, Untranslatable, _algorithm_params, _defaults, _halves, _show, flow_specs, series_link
+from crosslayer.crosscheck.translate import Translation, Untranslatable, run_times, _algorithm_params, _defaults, _halves, _show, flow_specs, series_link
 
 NS3_VERSION: Final = "3.44"
 SIMULATOR: Final = "ns-3"
@@ -371,9 +371,7 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
         "format": 1,
         "ns3": NS3_VERSION,
         "run": int(spec["seed"]),
-        "duration_s": spec["duration"] / 1e9,
-        "warmup_s": spec["warmup"] / 1e9,
-        "sample_interval_s": (spec.get("sample_interval") or 0) / 1e9,
+        **run_times(spec),
         "nodes": nodes,
         "links": out_links,
         "routes": routes,

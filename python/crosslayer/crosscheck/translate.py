@@ -86,3 +86,13 @@ def flow_specs(spec: Mapping[str, Any], flows: Any, problems: list[str], simulat
             raise Untranslatable([*problems, f"flow {row.name}: neither in [[flows]] nor from an [[arrivals]] group"], simulator)
         specs.append({"cc": group["cc"], "tcp": group["tcp"], "size": int(row.size_bytes)})
     return specs
+
+
+def run_times(spec: Mapping[str, Any], sample_default_ns: int = 0) -> dict[str, float]:
+    """The run's duration, warm-up and sample interval in seconds, as every translation's
+    description carries them (``sample_default_ns`` when the study sets no sample interval)."""
+    return {
+        "duration_s": spec["duration"] / 1e9,
+        "warmup_s": spec["warmup"] / 1e9,
+        "sample_interval_s": (spec.get("sample_interval") or sample_default_ns) / 1e9,
+    }
