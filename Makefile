@@ -37,11 +37,11 @@ test-deps:
 # once from Debian's linux-source-6.1 (about 5 minutes on 2 cores) and cached under
 # ~/.cache/crosslayer/linux-ref; the packages are installed when missing and this user can, so that
 # CI really runs the kernel's tests; elsewhere they skip and say why.
-LINUX_REF_PACKAGES := linux-source-6.1 flex bison bc
+LINUX_REF_PACKAGES := linux-source-6.1 flex bison bc ethtool iproute2
 linux-ref: install
 	@export DEBIAN_FRONTEND=noninteractive; \
-	if $(VENV)/bin/crosslayer linux-ref path >/dev/null 2>&1; then exit 0; fi; \
-	if [ ! -f /usr/src/linux-source-6.1.tar.xz ] || ! command -v flex >/dev/null || ! command -v bison >/dev/null; then \
+	if $(VENV)/bin/crosslayer linux-ref path >/dev/null 2>&1 && command -v ethtool >/dev/null && command -v tc >/dev/null; then exit 0; fi; \
+	if [ ! -f /usr/src/linux-source-6.1.tar.xz ] || ! command -v flex >/dev/null || ! command -v bison >/dev/null || ! command -v ethtool >/dev/null || ! command -v tc >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing $(LINUX_REF_PACKAGES) (Debian) for the Linux reference kernel"; \
 	    { apt-get install -y -q --no-install-recommends $(LINUX_REF_PACKAGES) >/dev/null 2>&1 || \

@@ -555,10 +555,30 @@ def kernel_argv(kernel: str | os.PathLike[str], init: str, memory_mb: int = 1024
     return [str(kernel), f"mem={memory_mb}M", "rootfstype=hostfs", "rootflags=/", "ro", f"init={init}", "time-travel=inf-cpu", "con=null", "con0=null,fd:2", "quiet"]
 
 
+GUEST_TOOLS = {"ip": "iproute2", "tc": "iproute2", "ethtool": "ethtool"}
+"""The host programs the guest's init runs (the guest sees the host's files), and their Debian
+packages."""
+
+
+def guest_tools_missing() -> list[str]:
+    """The Debian packages of the guest's programs (:data:`GUEST_TOOLS`) this host lacks."""
+    import shutil
+
+    return sorted({pkg for prog, pkg in GUEST_TOOLS.items() if shutil.which(prog) is None})
+
+
 def find_kernel(given: str | os.PathLike[str] | None = None) -> str:
     """The reference kernel: ``given``, else ``$CROSSLAYER_LINUX``, else the one ``crosslayer
-    linux-ref build`` cached. Raises ``FileNotFoundError`` with how to build it."""
+    linux-ref build`` cached. Raises ``FileNotFoundError`` with how to build it, or naming the
+    packages of the guest's programs the host lacks."""
     from crosslayer.crosscheck import linux_kernel
+
+    missing = guest_tools_missing()
+    if missing:
+        raise FileNotFoundError(
+            f"the reference kernel's guest runs this host's {', '.join(sorted(GUEST_TOOLS))}; missing here: "
+            f"install them with `apt-get install {' '.join(missing)}`"
+        )
 
     for candidate in (given, os.environ.get("CROSSLAYER_LINUX")):
         if candidate:
