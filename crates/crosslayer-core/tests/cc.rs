@@ -236,9 +236,10 @@ fn dctcp_holds_a_step_marking_queue_near_its_threshold() {
 /// BBR alone on 100 Mb/s, 40 ms with a 2-BDP buffer (667 packets) keeps the queue a small part
 /// of one BDP (333 packets) at high utilization, where CUBIC fills the buffer; its trace shows
 /// the gain cycle (5/4 and 3/4 phases between cruising at 1) and PROBE_RTT every 10 s.
-/// (30 s measured after 5 s.) BBR: 10.4 packets queued, utilization 0.953 (it paces at 99 % of
-/// its estimate, counted on segments with their TCP header), no loss, PROBE_RTT at 10.9, 21.7
-/// and 32.4 s; CUBIC: 524.5 packets, 1.000.
+/// (30 s measured after 5 s.) BBR: 22.1 packets queued, utilization 0.976 (it paces the
+/// payload at 99 % of its estimate, as Linux), no loss, PROBE_RTT at 10.1, 20.4 and 30.6 s;
+/// CUBIC: 524.5 packets, 1.000. (Before the pacing clock charged only the payload and the
+/// phase tests used Linux's cwnd target: 10.4 packets, 0.953.)
 #[test]
 fn bbr_alone_keeps_the_queue_well_under_a_bdp() {
     use crosslayer_core::units::Dur;
@@ -298,7 +299,8 @@ fn cubic_beats_reno_on_a_long_fat_path() {
 /// only when a sample is taken (Linux `minmax`; ours aged a sample-less window to zero, so
 /// any app-limited sample then passed the `bw >= max_bw` test). 1 Gb/s, 20 ms, a 2.5 MB
 /// buffer, 60 s measured after 5 s. Utilization: v1 0.752 before, 0.752 with either fix
-/// alone, 0.955 with both; v3 0.951 before and after (printed with --nocapture).
+/// alone, 0.955 with both; v3 0.951 before and after (printed with --nocapture). With the
+/// payload-charged pacing clock: v1 0.978, v3 0.970.
 #[test]
 fn bbr_keeps_its_bandwidth_estimate_through_probe_rtt_at_a_short_rtt() {
     for (name, cc) in [("BBR v1", CcConfig::Bbr(Default::default())), ("BBRv3", CcConfig::Bbr3(Default::default()))] {

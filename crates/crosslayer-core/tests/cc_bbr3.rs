@@ -46,10 +46,12 @@ fn entries(r: &RunResult, col: &str, value: f64) -> Vec<f64> {
 
 /// BBRv3 alone on 100 Mb/s, 40 ms with a 2-BDP buffer (667 packets) keeps the queue a small
 /// part of one BDP (333 packets) at high utilization; its trace goes through the four PROBE_BW
-/// sub-states and PROBE_RTT about every 5 s. (30 s measured after 5 s.)
+/// sub-states and PROBE_RTT about every 5 s. (60 s measured after 5 s: with the payload paced at
+/// 99 % of the link, PROBE_RTT comes every 5.2 s and falls between most bandwidth probes; 30 s
+/// left two quiet intervals to check.)
 #[test]
 fn bbr3_alone_keeps_the_queue_well_under_a_bdp() {
-    let mut spec = dumbbell(100, 40, 667, vec![bbr3()], 35, 5);
+    let mut spec = dumbbell(100, 40, 667, vec![bbr3()], 65, 5);
     spec.sample_interval = Dur::from_ms(10);
     spec.cwnd_trace = true;
     let r = run(spec).expect("run");
@@ -105,27 +107,36 @@ fn jain(x: &[f64]) -> f64 {
 }
 
 /// Two BBRv3 flows, the second starting 5 s after the first, on 100 Mb/s, 40 ms with a 1-BDP
-/// buffer (333 packets): measured from 45 s to 90 s they share the link evenly (Jain 0.9997).
-/// They converge more slowly since PROBE_RTT marks the connection app-limited (draft-06
-/// MarkConnectionAppLimited, Linux): probably because the round after it carries an
-/// app-limited sample, so the bw_hi window does not advance there and the first flow keeps its
-/// larger estimate for another cycle (not traced). From 15 s to 45 s: 62.0 / 33.1 Mb/s, Jain 0.916 (0.998 without the marking).
+/// buffer (333 packets) converge to an even share, slowly: measured from 100 s to 300 s, Jain's
+/// index is 0.986-0.9998 over seeds 1-5. From 45 s to 90 s the first flow still leads in every
+/// seed (61-70 / 24-34 Mb/s, Jain 0.81-0.92): both flows are mostly bounded by their loss-based
+/// `inflight_lo`, which scales with their own bandwidth estimates, so the split moves only with
+/// the probes. That slowness came with Linux's pacing credit (`[tcp] pacing_credit`: a segment
+/// sent late is charged at most half its time, `tcp_update_skb_after_send`); without it, the
+/// 45-90 s window gave Jain 0.979-1.0 (the earlier version of this test asserted 0.95 there,
+/// for seed 1). BBRv3 has no reference here (the reference kernel, 6.1, has BBR v1 only).
+/// PROBE_RTT marks the connection app-limited (draft-06 MarkConnectionAppLimited, Linux).
 #[test]
-fn two_bbr3_flows_started_apart_share_evenly() {
-    let mut spec = dumbbell(100, 40, 333, vec![bbr3(), bbr3()], 90, 45);
-    spec.flows[1].start = StartSpec::Fixed { at: Time::from_secs(5) };
-    let r = run(spec).expect("run");
-    let g = r.flows.f64s("goodput_bps").to_vec();
-    let j = jain(&g);
-    eprintln!(
-        "two BBRv3 (second 5 s later): goodput {:.1} / {:.1} Mb/s, Jain {j:.4}, utilization {:.4}, queue {:.1} pkts, drop ratio {:.5}",
-        g[0] / 1e6,
-        g[1] / 1e6,
-        bottleneck(&r, "utilization"),
-        bottleneck(&r, "qlen_mean_pkts"),
-        bottleneck(&r, "drop_ratio")
-    );
-    assert!(j > 0.95, "Jain {j}, goodput {g:?}");
+fn two_bbr3_flows_started_apart_converge() {
+    let mut jains = Vec::new();
+    for seed in 1..=5 {
+        let mut spec = dumbbell(100, 40, 333, vec![bbr3(), bbr3()], 300, 100);
+        spec.seed = seed;
+        spec.flows[1].start = StartSpec::Fixed { at: Time::from_secs(5) };
+        let r = run(spec).expect("run");
+        let g = r.flows.f64s("goodput_bps").to_vec();
+        let j = jain(&g);
+        eprintln!(
+            "two BBRv3 (second 5 s later), seed {seed}: goodput {:.1} / {:.1} Mb/s, Jain {j:.4}, utilization {:.4}, queue {:.1} pkts, drop ratio {:.5}",
+            g[0] / 1e6,
+            g[1] / 1e6,
+            bottleneck(&r, "utilization"),
+            bottleneck(&r, "qlen_mean_pkts"),
+            bottleneck(&r, "drop_ratio")
+        );
+        jains.push(j);
+    }
+    assert!(jains.iter().all(|&j| j > 0.95), "Jain over seeds 1-5: {jains:?}");
 }
 
 /// Two flows of one algorithm with 40 and 80 ms round trips (the second sender's access link
@@ -156,7 +167,8 @@ fn rtt_pair_seed(cc: CcConfig, seed: u64) -> RunResult {
 /// shorter rounds adapts faster, as loss-based Reno does. A measured property of this model,
 /// not a number checked against Linux. One seed says little (seeds 1-8: Jain 0.73-0.92, mean
 /// 0.81, when every link scheduled its departures; 0.68-0.86, mean 0.77, since links know them
-/// at arrival, which reorders simultaneous events), so the share is checked over seeds 1-8:
+/// at arrival, which reorders simultaneous events; 0.59-0.85, mean 0.72, since the pacing
+/// clock charges the payload with Linux's credit), so the share is checked over seeds 1-8:
 /// the shorter flow ahead in every one, Jain above 0.7 on average.
 #[test]
 fn bbr3_flows_with_different_rtts_favour_the_shorter_one() {
@@ -196,8 +208,8 @@ fn bbr3_flows_with_different_rtts_favour_the_shorter_one() {
 /// step-marking queue (RED with K = 20 packets, 100 Mb/s, 4 ms: a 33-packet BDP, 200-packet
 /// buffer; 10 s after 2). BBRv3's min RTT is under 5 ms, so ECE counts: the queue stays under
 /// K with nothing dropped; without ECN the same queue drops at K; v1 ignores the marks and
-/// holds about 5 times the queue. BBRv3 + ECN: 9.3 packets, utilization 0.983, no drop;
-/// without ECN: 10.2, 0.987, 1008 drops; v1 + ECN: 46.4, 0.959.
+/// holds about 5 times the queue. BBRv3 + ECN: 10.5 packets, utilization 0.977, no drop;
+/// without ECN: 8.7, 0.983, 1121 drops; v1 + ECN: 55.6, 0.984.
 #[test]
 fn bbr3_with_ecn_holds_a_step_marking_queue_without_loss() {
     use crosslayer_core::aqm::red::RedConfig;

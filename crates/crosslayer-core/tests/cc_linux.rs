@@ -104,13 +104,16 @@ fn hybla_fills_a_satellite_path_where_reno_does_not() {
 
 /// TCP Prague with DualPI2 (RFC 9332 defaults: L4S step at 1 ms, Classic target 15 ms, k = 2)
 /// on 100 Mb/s with a 20 ms RTT, 40 s measured after 10 s. Alone, its ECT(1) packets go to the
-/// L queue and its queueing delay (mean RTT less the propagation RTT) stays under a
-/// millisecond at full utilization (0.91 ms, utilization 1.000). Next to a CUBIC flow (not
+/// L queue and its queueing delay (mean RTT less the propagation RTT) stays near the step's
+/// millisecond at full utilization (1.02 ms, utilization 1.000): Prague paces at
+/// `mtu x cwnd / srtt` and Linux charges each segment's payload to the pacing clock, so it
+/// sends 2.8 % faster than its window per RTT and the L queue sits at the marking step. (0.91
+/// ms, under the step, while the model charged the TCP header too; the bar was 1 ms then.) Next to a CUBIC flow (not
 /// ECN-capable, in the C queue, dropped with p'^2 while Prague is marked with 2p'), neither
-/// starves: 67.0 and 29.5 Mb/s, Prague waiting 0.40 ms and CUBIC 14.3 ms. The coupling's
+/// starves: 69.9 and 26.6 Mb/s, Prague waiting 0.39 ms and CUBIC 14.4 ms. The coupling's
 /// k = 2 aims at equal rates for equal RTTs (a DCTCP-like flow would get 0.82 of Reno's); the
 /// C queue's 14 ms adds to CUBIC's RTT, which alone accounts for a factor 1.7, and the measured
-/// ratio is 2.27 (1.54 at 10 ms, 1.41 at 50 ms; docs/models/prague.md).
+/// ratio is 2.63 (1.56 at 10 ms, 1.59 at 50 ms; docs/models/prague.md).
 #[test]
 fn prague_with_dualpi2_keeps_sub_millisecond_queueing_and_coexists_with_cubic() {
     use crosslayer_core::aqm::QdiscConfig;
@@ -125,7 +128,7 @@ fn prague_with_dualpi2_keeps_sub_millisecond_queueing_and_coexists_with_cubic() 
     let alone = go(vec![CcConfig::Prague(Default::default())]);
     let (q, u) = (queueing(&alone, 0), bottleneck(&alone, "utilization"));
     eprintln!("Prague alone: queueing {:.3} ms, utilization {u:.4}, marks {}, drops {}", q * 1e3, alone.queues.u64s("marks")[0], alone.queues.u64s("drops")[0]);
-    assert!(q < 1e-3 && u > 0.95, "queueing {q}, utilization {u}");
+    assert!(q < 1.25e-3 && u > 0.95, "queueing {q}, utilization {u}");
     let both = go(vec![CcConfig::Prague(Default::default()), CcConfig::Cubic(Default::default())]);
     let g = both.flows.f64s("goodput_bps");
     let (qp, qc) = (queueing(&both, 0), queueing(&both, 1));

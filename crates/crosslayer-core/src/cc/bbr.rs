@@ -15,8 +15,11 @@
 //!   in 3 rounds in a row (not counting app-limited rounds): the pipe is full.
 //! * DRAIN: pacing gain 1/2.885 until what is in flight is down to one BDP.
 //! * PROBE_BW: pacing gains 5/4, 3/4, 1, 1, 1, 1, 1, 1, a phase per min RTT (5/4 lasts until
-//!   in flight reaches 5/4 BDP or a loss, 3/4 ends early once in flight is down to one BDP),
-//!   starting at a random phase other than 3/4; cwnd gain 2.
+//!   in flight, with the send quantum about to leave, reaches the cwnd target at 5/4 (below),
+//!   or a loss; 3/4 ends early once in flight is down to the cwnd target at 1, as Linux's
+//!   `bbr_is_next_cycle_phase` compares with `bbr_inflight`), starting at a random phase other
+//!   than 3/4; cwnd gain 2. DRAIN ends when what is in flight after the ACK is down to the
+//!   cwnd target at 1.
 //! * PROBE_RTT: entered when the min RTT is 10 s old: cwnd 4 packets until 200 ms and a round
 //!   have passed at that level, then the min RTT's timestamp is renewed and the previous cwnd
 //!   restored (back to PROBE_BW, or STARTUP if the pipe was never full). Every ACK in it marks
@@ -27,9 +30,15 @@
 //!   take that much off; the first round of a fast recovery is packet-conserving (cwnd = in
 //!   flight + delivered); leaving recovery restores the cwnd from before it.
 //! * Pacing rate `gain x bandwidth x 0.99` (Linux's 1 % margin), lowered only once the pipe was
-//!   full; before the first sample, 2.885 x initial cwnd / RTT (1 ms when none).
+//!   full. It starts at 2.885 x cwnd / SRTT when the connection opens with the handshake's RTT
+//!   (Linux initializes BBR after the handshake, `bbr_init_pacing_rate_from_rtt`), else from a
+//!   nominal 1 ms RTT until the first RTT sample, when it is set again the same way. The
+//!   sender charges each segment's payload to the pacing clock (`[tcp] pacing_credit` adds
+//!   Linux's unpaced first 10 segments and its credit for late sends).
 //!
-//! Deliberate deviations: the send quantum (Linux's TSO goal) is the bytes of 1 ms at the pacing
+//! Deliberate deviations: the phase tests do not subtract what the bottleneck delivers before
+//! the next paced departure (Linux `bbr_packets_in_net_at_edt`: less than a segment at these
+//! gains, which its integer division rounds to zero); the send quantum (Linux's TSO goal) is the bytes of 1 ms at the pacing
 //! rate, between 2 segments (1 below 1.2 Mb/s) and 64 KB; Linux v1's long-term bandwidth
 //! sampling (policer detection) and ACK-aggregation cwnd allowance are not modelled; a timeout
 //! sets cwnd to one segment (Linux: in flight + 1 after marking all lost) and saves the cwnd for
@@ -101,6 +110,8 @@ pub struct Bbr {
     restore_cwnd: bool,
     packet_conservation: bool,
     in_recovery: bool,
+    /// The pacing rate was set from an RTT sample (Linux `has_seen_rtt`).
+    has_seen_rtt: bool,
 }
 
 impl Algorithm for Bbr {
@@ -142,6 +153,7 @@ impl Algorithm for Bbr {
             restore_cwnd: false,
             packet_conservation: false,
             in_recovery: false,
+            has_seen_rtt: false,
         }
     }
 }
@@ -186,6 +198,14 @@ impl Bbr {
         send_quantum_pkts(self.pacing_bps, self.mss)
     }
 
+    /// Linux bbr_init_pacing_rate_from_rtt: STARTUP's rate from the window and the smoothed RTT
+    /// (whole microseconds, at least 1).
+    fn init_pacing_from_rtt(&mut self, cwnd: u64, srtt: Dur) {
+        let rtt_s = (srtt.ns() / 1_000).max(1) as f64 * 1e-6;
+        self.pacing_bps = self.cfg.high_gain * cwnd as f64 / rtt_s * 8.0 * PACING_MARGIN;
+        self.has_seen_rtt = true;
+    }
+
     fn set_pacing(&mut self, gain: f64) {
         let rate = gain * self.max_bw() * 8.0 * PACING_MARGIN;
         if rate > 0.0 && (self.full_bw_reached || rate > self.pacing_bps) {
@@ -211,10 +231,12 @@ impl Bbr {
             Some(rtt) => now.since(self.cycle_stamp) > rtt,
             None => true,
         };
-        let inflight = a.prior_in_flight as f64;
+        // Linux bbr_is_next_cycle_phase: what is in flight (with the send quantum about to
+        // leave, when probing) against bbr_inflight, the cwnd target at the gain
+        let inflight = a.prior_in_flight;
         let next = match self.pacing_gain {
-            g if g > 1.0 => full_length && (a.lost_bytes > 0 || inflight >= self.bdp(g)),
-            g if g < 1.0 => full_length || inflight <= self.bdp(1.0),
+            g if g > 1.0 => full_length && (a.lost_bytes > 0 || inflight + self.send_quantum_pkts() * self.mss >= self.target_cwnd(g)),
+            g if g < 1.0 => full_length || inflight <= self.target_cwnd(1.0),
             _ => full_length,
         };
         if next {
@@ -244,7 +266,9 @@ impl Bbr {
             self.pacing_gain = 1.0 / self.cfg.high_gain;
             self.cwnd_gain = self.cfg.high_gain;
         }
-        if self.mode == Mode::Drain && a.prior_in_flight as f64 <= self.target_cwnd(1.0) as f64 {
+        // what is in flight once this ACK is counted (Linux tcp_packets_in_flight)
+        let inflight = a.prior_in_flight.saturating_sub(a.acked_bytes + a.sacked_bytes + a.lost_bytes);
+        if self.mode == Mode::Drain && inflight <= self.target_cwnd(1.0) {
             self.enter_probe_bw(now);
         }
     }
@@ -340,6 +364,9 @@ impl CongestionControl for Bbr {
         self.check_full_bw(rs.is_app_limited);
         self.check_drain(a.now, a);
         self.update_min_rtt(w, a);
+        if !self.has_seen_rtt && a.rtt.is_some() {
+            self.init_pacing_from_rtt(w.cwnd, a.srtt);
+        }
         self.set_pacing(self.pacing_gain);
 
         // Linux bbr_set_cwnd
@@ -377,6 +404,12 @@ impl CongestionControl for Bbr {
             cwnd = cwnd.min(MIN_CWND_PKTS * mss);
         }
         w.cwnd = cwnd;
+    }
+
+    fn on_established(&mut self, w: &Window, srtt: Option<Dur>) {
+        if let Some(srtt) = srtt {
+            self.init_pacing_from_rtt(w.cwnd, srtt);
+        }
     }
 
     fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
@@ -441,6 +474,33 @@ mod tests {
         }
     }
 
+    /// STARTUP's pacing rate: 2.885 x cwnd / SRTT x 0.99, from the handshake's RTT when the
+    /// connection opens (Linux `bbr_init` after the handshake); without one, from a nominal 1
+    /// ms until the first ACK with an RTT sample, then from its SRTT and the cwnd before it.
+    #[test]
+    fn startup_pacing_starts_from_the_rtt() {
+        let mut b = bbr();
+        let nominal = 2.885 * 10.0 * MSS as f64 / 1e-3 * 8.0 * PACING_MARGIN;
+        assert!((b.pacing_bps - nominal).abs() < 1e-3);
+        let w = Window { cwnd: 10 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+        b.on_established(&w, Some(Dur::from_ms(40)));
+        let want = 2.885 * 10.0 * MSS as f64 / 0.040 * 8.0 * PACING_MARGIN;
+        assert!((b.pacing_bps - want).abs() < 1e-3, "{} vs {want}", b.pacing_bps);
+        // no handshake sample: the first ACK with an RTT sample sets it (16 segments then)
+        let mut b = bbr();
+        b.on_established(&w, None);
+        let mut w = Window { cwnd: 16 * MSS, ..w };
+        let mut a = sample(&b, 50, 1000.0, true, 10 * MSS);
+        b.on_ack(&mut w, &a);
+        assert!((b.pacing_bps - nominal).abs() < 1e-3, "no RTT sample yet");
+        a = sample(&b, 60, 1000.0, true, 10 * MSS);
+        a.rtt = Some(Dur::from_ms(50));
+        a.srtt = Dur::from_ms(50);
+        b.on_ack(&mut w, &a);
+        let want = 2.885 * 16.0 * MSS as f64 / 0.050 * 8.0 * PACING_MARGIN;
+        assert!((b.pacing_bps - want).abs() < 1e-3, "{} vs {want}", b.pacing_bps);
+    }
+
     /// The bandwidth is the largest sample of the last 10 rounds: a 100 kB/s round, then
     /// rounds of 50 kB/s: 100 until the 10th round after it, 50 from then on.
     #[test]
@@ -480,7 +540,9 @@ mod tests {
     }
 
     /// PROBE_BW's pacing gains follow 5/4, 3/4, 1 x 6, each phase one min RTT (the 5/4 phase
-    /// also needs in flight at 5/4 BDP; the 3/4 phase here lasts its full min RTT).
+    /// also needs in flight, with the send quantum about to leave, at the cwnd target for 5/4:
+    /// Linux `bbr_inflight`, 12.5 segments rounded up to 13, + 3 quanta of 2, even, + 2 = 22; the
+    /// 3/4 phase here lasts its full min RTT, in flight staying above the target for 1, 16).
     #[test]
     fn pacing_gain_cycle() {
         let mut b = bbr();
@@ -491,12 +553,17 @@ mod tests {
         b.mode = Mode::ProbeBw;
         b.cycle_idx = 0;
         b.pacing_gain = CYCLE[0];
+        b.pacing_bps = 1.25 * 8e6 * PACING_MARGIN;
         b.cwnd_gain = 2.0;
         let mut w = Window { cwnd: 40 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+        assert_eq!((b.send_quantum_pkts(), b.target_cwnd(1.25)), (2, 22 * MSS));
+        // a min RTT passed, but 19 segments in flight + 2 about to leave are short of 22
+        b.on_ack(&mut w, &sample(&b, 11, 1_000_000.0, false, 19 * MSS));
+        assert_eq!(b.pacing_gain, 1.25);
         let mut gains = vec![b.pacing_gain];
         for k in 1..=9u64 {
-            // 11 ms later, in flight 12.5 kB: the 5/4 phase may end, the 3/4 one does by time
-            b.on_ack(&mut w, &sample(&b, 11 * k, 1_000_000.0, false, 12_500 + MSS));
+            // 11 ms later, 20 segments in flight: the 5/4 phase may end, the 3/4 one does by time
+            b.on_ack(&mut w, &sample(&b, 11 * k + 1, 1_000_000.0, false, 20 * MSS));
             gains.push(b.pacing_gain);
         }
         assert_eq!(gains, vec![1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.25, 0.75]);

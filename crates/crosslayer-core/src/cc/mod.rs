@@ -254,6 +254,9 @@ pub trait CongestionControl {
     /// Data goes out with nothing in flight, `idle` after the sender last sent (Linux
     /// `CA_EVENT_TX_START`): the connection was idle or application-limited.
     fn on_tx_start(&mut self, _idle: Dur, _now: Time) {}
+    /// The handshake completed, with its RTT sample if it gave one and the window set (Linux
+    /// initializes the congestion control here, in `tcp_init_transfer`).
+    fn on_established(&mut self, _w: &Window, _srtt: Option<Dur>) {}
     fn pacing_rate(&self, _w: &Window) -> Option<Rate> {
         None
     }
@@ -295,6 +298,10 @@ impl<C: CongestionControl> CongestionControl for Box<C> {
         (**self).on_tx_start(idle, now)
     }
     #[inline]
+    fn on_established(&mut self, w: &Window, srtt: Option<Dur>) {
+        (**self).on_established(w, srtt)
+    }
+    #[inline]
     fn pacing_rate(&self, w: &Window) -> Option<Rate> {
         (**self).pacing_rate(w)
     }
@@ -328,6 +335,9 @@ macro_rules! cc_dispatch {
             }
             pub fn on_tx_start(&mut self, idle: Dur, now: Time) {
                 match self { $( $(#[$m])* Cc::$V(c) => c.on_tx_start(idle, now), )+ }
+            }
+            pub fn on_established(&mut self, w: &Window, srtt: Option<Dur>) {
+                match self { $( $(#[$m])* Cc::$V(c) => c.on_established(w, srtt), )+ }
             }
             #[inline]
             pub fn pacing_rate(&self, w: &Window) -> Option<Rate> {

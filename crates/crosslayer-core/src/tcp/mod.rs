@@ -201,6 +201,8 @@ crate::params! {
         sacked_retransmission_in_flight: Option<bool> = None, Flag, range(), "linux: false (tcp_sacktag_one clears TCPCB_SACKED_RETRANS and retrans_out); ns3: true (TcpTxBuffer::Update clears m_lost but keeps m_retrans; BytesInFlight = sent - sacked - lost + retrans); ns2: false";
         /// Entering fast recovery when the first unacknowledged segment is a retransmission already marked lost: it stays counted as retransmitted (in flight and in RecoverFS) and is sent again at once (profile).
         lost_head_kept: Option<bool> = None, Flag, range(), "linux: false; ns3: true (TcpSocketBase::EnterRecovery calls MarkHeadAsLost only if the head is not lost yet, then retransmits it unconditionally, RFC 6675 step 4.3); ns2: false";
+        /// Paced algorithms (BBR, BBRv3, Prague): the first 10 data segments go unpaced, and a segment sent later than its pacing time is charged its time less the lateness, at most halved (profile).
+        pacing_credit: Option<bool> = None, Flag, range(), "linux: true (tcp_update_skb_after_send: 'Original sch_fq does not pace first 10 MSS', 'take into account OS jitter'); ns3: false (TcpSocketBase::SendPendingData schedules the pacing timer for each packet's bytes); ns2: false (no pacing)";
         /// Negotiate ECN (RFC 3168): data is sent ECT(0), and an ECN-Echo reduces the window. Algorithms that need ECN (DCTCP) turn it on themselves.
         ecn: bool = false, Flag, range(), "Linux net.ipv4.tcp_ecn = 2 (not requested by default); ns-3 UseEcn Off";
         /// Receiver window; unset: unlimited.
@@ -270,6 +272,7 @@ profiled! {
     rto_every_ssthresh: bool { linux: false, ns3: true, ns2: true },
     partial_ack_retransmit: bool { linux: false, ns3: true, ns2: false },
     prr_dupack_credit: bool { linux: false, ns3: true, ns2: false },
+    pacing_credit: bool { linux: true, ns3: false, ns2: false },
     ack_counting: AckCounting { linux: AckCounting::Delivered, ns3: AckCounting::Delivered, ns2: AckCounting::Cumulative },
 }
 

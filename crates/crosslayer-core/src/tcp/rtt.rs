@@ -171,12 +171,12 @@ impl RttEstimator {
         }
     }
 
-    /// SRTT, or `fallback` before the first sample.
     /// The lower bound of the RTO.
     pub fn min_rto(&self) -> Dur {
         self.min_rto
     }
 
+    /// SRTT, or `fallback` before the first sample.
     pub fn srtt_or(&self, fallback: Dur) -> Dur {
         self.srtt.unwrap_or(fallback)
     }

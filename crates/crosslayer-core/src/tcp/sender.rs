@@ -377,6 +377,8 @@ pub struct Sender {
     pace_next: Time,
     /// try_send stopped at `pace_next` (the sender's timer must release it).
     pace_blocked: bool,
+    /// Linux's pacing rules: the first 10 data segments unpaced, late segments credited.
+    pacing_credit: bool,
     /// An application writing `app_rate` (payload bytes per second) from the start: new data
     /// goes out only as it is written, in whole segments (the last of a finite flow whole or
     /// not); `app_blocked`: try_send found nothing written to send (the timer wakes it when
@@ -494,6 +496,7 @@ impl Sender {
             started: false,
             pace_next: Time::ZERO,
             pace_blocked: false,
+            pacing_credit: cfg.pacing_credit(),
             app_rate: None,
             app_blocked: false,
             app_wake: Time::NEVER,
@@ -803,6 +806,7 @@ impl Sender {
             // segment (Linux: only after more than one retransmission; ns-3: never).
             self.window.cwnd = self.mss as u64;
         }
+        self.cc.on_established(&self.window, self.rtt.srtt);
         self.send_control(PktKind::HandshakeAck, self.hs.ack_bytes, a.tsval, ctx);
         self.try_send(ctx);
     }
@@ -1664,9 +1668,28 @@ impl Sender {
             self.arm_rto(ctx.now);
         }
         if let Some(rate) = self.cc.pacing_rate(&self.window) {
-            // Linux paces skb->len: the segment with its TCP header, not the IP header's 20 B
-            self.pace_next = self.pace_next.max(ctx.now) + rate.tx_time(size.saturating_sub(20));
+            self.pace_after_send(rate, len, ctx.now);
         }
+    }
+
+    /// The earliest time the next segment may leave, after one of `len` payload bytes went out
+    /// at `now`. Both stacks charge the payload (Linux `tcp_update_skb_after_send`: the original
+    /// skb's `len`; ns-3 `SendPendingData`: the bytes `SendDataPacket` sent). With
+    /// `pacing_credit` (Linux), the first 10 data segments go unpaced (as sch_fq), and a segment
+    /// sent late is charged its time less the lateness, at most halved ("OS jitter").
+    fn pace_after_send(&mut self, rate: crate::units::Rate, len: u32, now: Time) {
+        let prior = self.pace_next;
+        let start = prior.max(now);
+        let mut gap = rate.tx_time(len);
+        if self.pacing_credit {
+            if self.counters.segments_sent < 10 {
+                self.pace_next = start;
+                return;
+            }
+            let credit = start - prior;
+            gap = Dur::from_ns(gap.ns() - (gap.ns() / 2).min(credit.ns()));
+        }
+        self.pace_next = start + gap;
     }
 }
 
@@ -1684,6 +1707,43 @@ mod tests {
             (ssthresh - pipe).min(limit)
         };
         sndcnt.max(0)
+    }
+
+    fn paced_sender(profile: Profile) -> Sender {
+        let cfg = TcpConfig { profile, ..Default::default() };
+        let cc = Cc::new(&crate::cc::CcConfig::Bbr(Default::default()), &Sender::cc_env(&cfg));
+        Sender::new(0, 0, 1, &cfg, cc, Time::ZERO, Time::NEVER)
+    }
+
+    /// The pacing clock charges the payload (1,448 B at 11.584 Mb/s: 1 ms). With Linux's rules
+    /// the first 9 data segments add nothing, and a segment sent 0.3 ms after its time is
+    /// charged 0.7 ms, one sent 5 ms late half of its time; ns-3's charge is always the whole.
+    #[test]
+    fn pacing_clock_follows_each_stack() {
+        let rate = crate::units::Rate::from_bps(11_584_000);
+        let ms = |x: f64| Time::from_ns((x * 1e6) as u64);
+        let mut l = paced_sender(Profile::Linux);
+        for k in 1..=9 {
+            l.counters.segments_sent = k;
+            l.pace_after_send(rate, 1448, ms(0.0));
+            assert_eq!(l.pace_next, ms(0.0), "segment {k}");
+        }
+        l.counters.segments_sent = 10;
+        l.pace_after_send(rate, 1448, ms(0.0));
+        assert_eq!(l.pace_next, ms(1.0));
+        l.pace_after_send(rate, 1448, ms(1.3)); // 0.3 ms late
+        assert_eq!(l.pace_next, ms(2.0));
+        l.pace_after_send(rate, 1448, ms(7.0)); // 5 ms late: half the segment's time
+        assert_eq!(l.pace_next, ms(7.5));
+        l.pace_after_send(rate, 1448, ms(7.2)); // early (sent ahead of its time): no credit
+        assert_eq!(l.pace_next, ms(8.5));
+        let mut n = paced_sender(Profile::Ns3);
+        n.pace_after_send(rate, 1448, ms(0.0));
+        assert_eq!(n.pace_next, ms(1.0));
+        n.pace_after_send(rate, 1448, ms(6.0));
+        assert_eq!(n.pace_next, ms(7.0));
+        n.pace_after_send(rate, 724, ms(6.5));
+        assert_eq!(n.pace_next, ms(7.5));
     }
 
     #[test]
