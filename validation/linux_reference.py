@@ -9,6 +9,8 @@ and figures from them.
 
     crosslayer linux-ref build                                   # once, about 5 minutes
     .venv/bin/python validation/linux_reference.py single --jobs 2   # 15 CCs x DropTail/FQ-CoDel
+    .venv/bin/python validation/linux_reference.py pair --jobs 2     # two BBR / CUBIC flows, 5 s apart
+    .venv/bin/python validation/linux_reference.py pair-starts       # two BBR flows, 6 starts, with and without the pacing credit
     .venv/bin/python validation/linux_reference.py multi --jobs 2    # seed 000 access link at 20 Mb/s
     .venv/bin/python validation/linux_reference.py two-way --jobs 2  # seed 004, scaled to 20 Mb/s
     .venv/bin/python validation/linux_reference.py write             # the tables and figures
@@ -106,6 +108,20 @@ def two_way_scenario(cc: str) -> dict[str, Any]:
 
 
 TWO_WAY_CCS = ("bbr", "cubic", "reno", "yeah", "highspeed")
+
+
+def pair_scenario(cc: str, qdisc: str) -> dict[str, Any]:
+    """Two flows of one algorithm on the single-flow path, the second starting 5 s after the
+    first: do they converge to an even share (measured from 15 s to 40 s)?"""
+    data = single_scenario(cc, qdisc)
+    data.update(name=f"linux-pair-{cc}-{qdisc}", duration="40s", warmup="15s")
+    data["topology"]["senders"] = [{"name": "S1", "rate": "1Gbps", "delay": "5ms"}, {"name": "S2", "rate": "1Gbps", "delay": "5ms"}]
+    data["topology"]["receivers"] = [{"name": "R1", "rate": "1Gbps", "delay": "5ms"}, {"name": "R2", "rate": "1Gbps", "delay": "5ms"}]
+    data["flows"] = [{"src": "S1", "dst": "R1", "cc": cc, "start": "0s"}, {"src": "S2", "dst": "R2", "cc": cc, "start": "5s"}]
+    return data
+
+
+PAIR_CCS = ("bbr", "cubic")
 
 
 def run_cell(path: str, data: dict[str, Any], seeds: list[int]) -> str:
@@ -222,6 +238,31 @@ def write() -> None:
                     counts[1] += 1
             lines.append(f"| {cc} | {q} | " + " | ".join(row(r, cols)) + f" | [figure]({fig}) |")
     blocks["single"] = "\n".join([*lines, "", f"{counts[0]} of {counts[1]} measured numbers agree (crosslayer / Linux; **differs** is beyond the bar)."])
+
+    lines = ["| congestion control | queue | first flow, Mb/s | second flow (from 5 s), Mb/s | Jain | queue mean, pkts | retransmissions | cwnd |", "|---|---|---|---|---|---|---|---|"]
+    for cc in PAIR_CCS:
+        for q in SINGLE_QDISCS:
+            name = f"pair-{cc}-{q}"
+            r = load(name)
+            if r is None:
+                continue
+            fig = cwnd_figure(name, r, f"two {cc} flows, {q}, 20 Mb/s, RTT 40 ms")
+            fl = r["flows"]
+            per = [f"{f['crosslayer_goodput_bps'] / 1e6:.2f} / {f['linux_goodput_bps'] / 1e6:.2f}" for f in fl]
+            rest = row(r, [("jain", 1, 3), ("qlen_mean_pkts@A->B", 1, 1), ("retransmits", 1, 0)])
+            lines.append(f"| {cc} | {q} | {per[0]} | {per[1]} | " + " | ".join(rest) + f" | [figure]({fig}) |")
+    blocks["pair"] = "\n".join(lines)
+    starts = load("pair-starts-bbr-droptail")
+    if starts is not None:
+        lines = ["| second flow starts | drops, %: Linux / crosslayer / no credit | retransmissions | queue mean, pkts | Jain |", "|---|---|---|---|---|"]
+        sides = ("linux", "crosslayer", "crosslayer, no pacing credit")
+        for start, r in starts.items():
+            jain = [sum(r[k]["goodput_bps"]) ** 2 / (2 * sum(g * g for g in r[k]["goodput_bps"])) for k in sides]
+            lines.append(
+                f"| {start} | " + " / ".join(f"{r[k]['drop_ratio'] * 100:.2f}" for k in sides) + " | " + " / ".join(f"{r[k]['retransmits']:.0f}" for k in sides)
+                + " | " + " / ".join(f"{r[k]['qlen_mean_pkts']:.1f}" for k in sides) + " | " + " / ".join(f"{j:.3f}" for j in jain) + " |"
+            )
+        blocks["pair-starts"] = "\n".join(lines)
 
     lines = ["| queue | aggregate goodput, Mb/s | Jain | queue mean, pkts | queue SD, pkts | drops, % | retransmissions | timeouts |", "|---|---|---|---|---|---|---|---|"]
     mcols = [("goodput_bps", 1e-6, 2), ("jain", 1, 3), ("qlen_mean_pkts@A->B", 1, 1), ("qlen_sd_pkts@A->B", 1, 1), ("drop_ratio@A->B", 100, 3), ("retransmits", 1, 0), ("timeouts", 1, 0)]
@@ -357,9 +398,44 @@ def two_way_probes() -> None:
     (OUT / "two-way-probes.json").write_text(json.dumps(out, indent=1) + "\n")
 
 
+PAIR_STARTS = ("5s", "5.2s", "5.4s", "5.6s", "5.8s", "6s")
+
+
+def pair_starts() -> None:
+    """Two BBR flows on DropTail (:func:`pair_scenario`) with the second flow starting at each of
+    :data:`PAIR_STARTS`: the kernel once per start (its BBR draws its phases from the host's
+    randomness, so its runs vary), crosslayer with Linux's pacing credit (the profile's rule)
+    and without it (``[tcp] pacing_credit = false``). Writes
+    validation/results/linux/pair-starts-bbr-droptail.json."""
+    import crosslayer
+    from crosslayer.crosscheck import crosscheck
+    from crosslayer.scenario import Scenario
+
+    def summary(flows: list[float], q: float, drops: float, retx: float) -> dict[str, Any]:
+        return {"goodput_bps": flows, "qlen_mean_pkts": q, "drop_ratio": drops, "retransmits": retx}
+
+    out: dict[str, Any] = {}
+    for start in PAIR_STARTS:
+        d = pair_scenario("bbr", "droptail")
+        d["name"] += f"-{start}"
+        d["flows"][1]["start"] = start
+        r = crosscheck(Scenario.from_dict(d, source=d["name"]), "linux", seeds=[1], timeout_s=3600).to_json()
+        m = {x["metric"]: x for x in r["metrics"]}
+        row: dict[str, Any] = {}
+        for side in ("linux", "crosslayer"):
+            row[side] = summary([f[f"{side}_goodput_bps"] for f in r["flows"]], m["qlen_mean_pkts@A->B"][side]["mean"], m["drop_ratio@A->B"][side]["mean"], m["retransmits"][side]["mean"])
+        d["tcp"] = {**d["tcp"], "pacing_credit": False}
+        res = crosslayer.run(Scenario.from_dict(d, source=d["name"]))
+        b = res.queues[res.queues.link == "A->B"].iloc[0]
+        row["crosslayer, no pacing credit"] = summary([float(g) for g in res.flows.goodput_bps], float(b.qlen_mean_pkts), float(b.drop_ratio), float(res.flows.retransmits.sum()))
+        out[start] = row
+        print(start, {k: (round(v["drop_ratio"] * 100, 2), round(v["retransmits"])) for k, v in row.items()}, flush=True)
+    (OUT / "pair-starts-bbr-droptail.json").write_text(json.dumps(out, indent=1) + "\n")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=("single", "multi", "two-way", "two-way-probes", "graph", "repeat", "lp-offsets", "write"))
+    ap.add_argument("what", choices=("single", "pair", "pair-starts", "multi", "two-way", "two-way-probes", "graph", "repeat", "lp-offsets", "write"))
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--seeds", type=int, default=5, help="multi: seeds (start-time draws; one kernel run each)")
     ap.add_argument("--only", help="comma-separated congestion controls or queues")
@@ -375,8 +451,13 @@ def main() -> int:
     if a.what == "two-way-probes":
         two_way_probes()
         return 0
+    if a.what == "pair-starts":
+        pair_starts()
+        return 0
     if a.what == "single":
         cells = [(f"single-{cc}-{q}", single_scenario(cc, q), [1]) for cc in SINGLE_CCS for q in SINGLE_QDISCS if only is None or cc in only or q in only]
+    elif a.what == "pair":
+        cells = [(f"pair-{cc}-{q}", pair_scenario(cc, q), [1]) for cc in PAIR_CCS for q in SINGLE_QDISCS if only is None or cc in only or q in only]
     elif a.what == "multi":
         cells = [(f"multi-{q}", multi_scenario(q), list(range(1, a.seeds + 1))) for q in MULTI_QDISCS if only is None or q in only]
     elif a.what == "graph":
