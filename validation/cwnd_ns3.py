@@ -14,7 +14,7 @@ axes (``docs/validation/cwnd/<name>.png``) and writes the table of
 
     # all algorithms (ns-3 results are cached in validation/results/cwnd/; --force reruns them)
     .venv/bin/python validation/cwnd_ns3.py --ns3-python ~/ns3env/bin/python
-    # some
+    # some (the others' rows come from validation/results/cwnd/summary.json)
     .venv/bin/python validation/cwnd_ns3.py --ns3-python ~/ns3env/bin/python --only cubic,reno
 
 Metrics (each simulator's cwnd sampled every 1 ms; ns-3's trace is a step function of its
@@ -302,10 +302,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: " + ", ".join(f"{k} mean {m['mean_cwnd']:.0f} max {m['max_cwnd']:.0f} loss {m['loss_events']} "
                                       f"per {_f(m['period_s'], '.2f')} gp {m['goodput_mbps']:.2f}" for k, m in ms.items())
               + f" -> {path.relative_to(ROOT)}", file=sys.stderr)
-    (RESULTS / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    # --only refreshes those algorithms' entries; the others keep their stored results
+    stored = RESULTS / "summary.json"
+    merged = json.loads(stored.read_text()) if only and stored.exists() else {}
+    merged.update(summary)
+    merged = {name: merged[name] for _, name in ALGORITHMS if name in merged}
+    stored.write_text(json.dumps(merged, indent=1) + "\n")
+    all_metrics = {name: {k: v for k, v in s.items() if k != "ns3_type"} for name, s in merged.items()}
     text = table(all_metrics, skipped)
     print(text)
-    if not a.no_doc and not a.only:
+    if not a.no_doc:
         write_doc(text)
     return 0
 
