@@ -22,7 +22,8 @@
 //! cnt = cnt x 16 / delayed_ack, at least 1
 //! ```
 //!
-//! `delayed_ack` is a 1/16 EWMA of segments per ACK, x16 (Linux `bictcp_acked`, starting at 2):
+//! `delayed_ack` is a 1/16 EWMA of segments per ACK, x16 (Linux `bictcp_acked`, starting at 2,
+//! over the ACKs that find the connection Open in Linux's sense, `!AckEvent::disorder`):
 //! with delayed ACKs it halves `cnt` while each ACK still counts two segments, so growth per
 //! window is twice the table's - Linux's behaviour, kept. At a loss: W_max = cwnd (1 + beta) / 2
 //! if cwnd fell short of the previous W_max (fast convergence), else cwnd; ssthresh =
@@ -200,9 +201,11 @@ impl CongestionControl for Bic {
     }];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
-        // Linux bictcp_acked: the ACK ratio, in the Open state
+        // Linux bictcp_acked: the ACK ratio, on every ACK that finds the connection Open (not
+        // Disorder: nothing SACKed, lost or retransmitted outstanding), a duplicate ACK's zero
+        // segments included
         let mss = w.mss as u64;
-        if a.ca_state == CaState::Open && a.acked_bytes > 0 {
+        if a.ca_state == CaState::Open && !a.disorder {
             let segs = a.acked_bytes.div_ceil(mss);
             self.delayed_ack = (self.delayed_ack + segs)
                 .saturating_sub(self.delayed_ack >> ACK_RATIO_SHIFT)
@@ -385,6 +388,24 @@ mod tests {
         w.cwnd = 960 * MSS;
         let after = rtt(&mut b, &mut w);
         assert_eq!(after, 968);
+    }
+
+    /// The ACK ratio (Linux `bictcp_acked`): an EWMA of segments per ACK over the ACKs that find
+    /// the connection Open, a duplicate ACK's zero included (32 -> 30 for the first, 16 x 2 - 2),
+    /// none while Linux would be in Disorder (SACKed or retransmitted segments outstanding).
+    #[test]
+    fn ack_ratio_counts_open_acks_only() {
+        let mut b = bic();
+        let mut w = Window { cwnd: 100 * MSS, ssthresh: 50 * MSS, mss: MSS as u32 };
+        assert_eq!(b.delayed_ack, 32);
+        b.on_ack(&mut w, &AckEvent { acked_bytes: 0, growth_bytes: 0, ..ack(MSS) });
+        assert_eq!(b.delayed_ack, 30);
+        for _ in 0..5 {
+            b.on_ack(&mut w, &AckEvent { disorder: true, acked_bytes: 3 * MSS, ..ack(MSS) });
+        }
+        assert_eq!(b.delayed_ack, 30, "Disorder: not counted");
+        b.on_ack(&mut w, &AckEvent { acked_bytes: 2 * MSS, ..ack(MSS) });
+        assert_eq!(b.delayed_ack, 30 + 2 - 1);
     }
 
     #[test]

@@ -438,6 +438,7 @@ mod tests {
         AckEvent {
             now,
             ca_state: CaState::Open,
+            disorder: false,
             acked_bytes: acked,
             sacked_bytes: 0,
             growth_bytes: acked,

@@ -128,6 +128,10 @@ pub struct AckEvent {
     pub now: Time,
     /// Recovery state when the ACK arrived (before any transition it causes).
     pub ca_state: CaState,
+    /// `ca_state` is Open, but Linux would be in Disorder or CWR when the ACK arrived: SACKed,
+    /// lost or retransmitted segments outstanding, or the round of an ECN reduction not yet
+    /// acknowledged (Linux `tcp_try_keep_open`). Only BIC's ACK ratio reads it.
+    pub disorder: bool,
     /// Bytes newly acknowledged cumulatively.
     pub acked_bytes: u64,
     /// Bytes newly SACKed.

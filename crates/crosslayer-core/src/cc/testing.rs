@@ -8,6 +8,7 @@ pub fn ack(bytes: u64) -> AckEvent {
     AckEvent {
         now: Time::ZERO,
         ca_state: CaState::Open,
+        disorder: false,
         acked_bytes: bytes,
         sacked_bytes: 0,
         growth_bytes: bytes,

@@ -184,6 +184,8 @@ struct AckSample {
     prior_pipe: u64,
     /// The state the ACK found.
     ca_state: CaState,
+    /// Outside recovery, what Linux calls Disorder or CWR (`AckEvent::disorder`).
+    disorder: bool,
     /// What its SACK blocks newly covered.
     sacked: Sacked,
     /// What its cumulative ACK newly covered.
@@ -1005,6 +1007,8 @@ impl Sender {
         let prior_pipe = self.pipe_bytes();
         let new_una = ack_seg > self.sb.una();
         let ca_state = self.state;
+        let disorder = ca_state == CaState::Open
+            && (self.sb.sacked_out() > 0 || self.sb.lost_out() > 0 || self.sb.retrans_out() > 0 || self.sb.una() < self.ecn_recover);
 
         if self.rack_on {
             // RACK ignores a retransmission the ACK may not be for (see set_rack_ambiguity).
@@ -1061,7 +1065,7 @@ impl Sender {
         // Newly delivered: cumulatively acknowledged without an earlier SACK, or newly SACKed.
         let delivered_segs = sacked.newly + cum.segs - cum.were_sacked;
         let rate = self.rate_sample(now, delivered_segs, newest);
-        AckSample { ack_seg, new_una, prior_pipe, ca_state, sacked, cum, rtt, delivered_bytes: delivered_segs * mss, rate }
+        AckSample { ack_seg, new_una, prior_pipe, ca_state, disorder, sacked, cum, rtt, delivered_bytes: delivered_segs * mss, rate }
     }
 
     /// Losses the ACK reveals: RACK's (RFC 8985) or RFC 6675's `IsLost`; the segments newly
@@ -1131,6 +1135,7 @@ impl Sender {
         let ev = AckEvent {
             now,
             ca_state,
+            disorder: s.disorder,
             acked_bytes: s.cum.segs * mss,
             sacked_bytes: s.sacked.newly * mss,
             growth_bytes,
