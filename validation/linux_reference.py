@@ -9,7 +9,7 @@ and figures from them.
 
     crosslayer linux-ref build                                   # once, about 5 minutes
     .venv/bin/python validation/linux_reference.py single --jobs 2   # 15 CCs x DropTail/FQ-CoDel
-    .venv/bin/python validation/linux_reference.py pair --jobs 2     # two BBR / CUBIC flows, 5 s apart
+    .venv/bin/python validation/linux_reference.py pair --jobs 2     # two flows (BBR, CUBIC, mixed), 5 s apart
     .venv/bin/python validation/linux_reference.py pair-starts       # two BBR flows, 6 starts, with and without the pacing credit
     .venv/bin/python validation/linux_reference.py multi --jobs 2    # seed 000 access link at 20 Mb/s
     .venv/bin/python validation/linux_reference.py two-way --jobs 2  # seed 004, scaled to 20 Mb/s
@@ -110,18 +110,25 @@ def two_way_scenario(cc: str) -> dict[str, Any]:
 TWO_WAY_CCS = ("bbr", "cubic", "reno", "yeah", "highspeed")
 
 
-def pair_scenario(cc: str, qdisc: str) -> dict[str, Any]:
-    """Two flows of one algorithm on the single-flow path, the second starting 5 s after the
-    first: do they converge to an even share (measured from 15 s to 40 s)?"""
+def pair_scenario(cc: str, qdisc: str, second: str | None = None) -> dict[str, Any]:
+    """Two flows on the single-flow path, the second (of algorithm ``second``, else ``cc``)
+    starting 5 s after the first: how do they share (measured from 15 s to 40 s)?"""
     data = single_scenario(cc, qdisc)
-    data.update(name=f"linux-pair-{cc}-{qdisc}", duration="40s", warmup="15s")
+    name = cc if second is None else f"{cc}_{second}"
+    data.update(name=f"linux-pair-{name}-{qdisc}", duration="40s", warmup="15s")
     data["topology"]["senders"] = [{"name": "S1", "rate": "1Gbps", "delay": "5ms"}, {"name": "S2", "rate": "1Gbps", "delay": "5ms"}]
     data["topology"]["receivers"] = [{"name": "R1", "rate": "1Gbps", "delay": "5ms"}, {"name": "R2", "rate": "1Gbps", "delay": "5ms"}]
-    data["flows"] = [{"src": "S1", "dst": "R1", "cc": cc, "start": "0s"}, {"src": "S2", "dst": "R2", "cc": cc, "start": "5s"}]
+    data["flows"] = [{"src": "S1", "dst": "R1", "cc": cc, "start": "0s"}, {"src": "S2", "dst": "R2", "cc": second or cc, "start": "5s"}]
     return data
 
 
-PAIR_CCS = ("bbr", "cubic")
+PAIR_CCS = ("bbr", "cubic", "cubic_bbr", "bbr_cubic")
+"""Two flows of one algorithm, or a CUBIC and a BBR flow in either order."""
+
+
+def pair_of(name: str, qdisc: str) -> dict[str, Any]:
+    first, _, second = name.partition("_")
+    return pair_scenario(first, qdisc, second or None)
 
 
 def run_cell(path: str, data: dict[str, Any], seeds: list[int]) -> str:
@@ -246,7 +253,7 @@ def write() -> None:
             r = load(name)
             if r is None:
                 continue
-            fig = cwnd_figure(name, r, f"two {cc} flows, {q}, 20 Mb/s, RTT 40 ms")
+            fig = cwnd_figure(name, r, f"{'two ' + cc if '_' not in cc else cc.replace('_', ' then ')} flows, {q}, 20 Mb/s, RTT 40 ms")
             fl = r["flows"]
             per = [f"{f['crosslayer_goodput_bps'] / 1e6:.2f} / {f['linux_goodput_bps'] / 1e6:.2f}" for f in fl]
             rest = row(r, [("jain", 1, 3), ("qlen_mean_pkts@A->B", 1, 1), ("retransmits", 1, 0)])
@@ -457,7 +464,7 @@ def main() -> int:
     if a.what == "single":
         cells = [(f"single-{cc}-{q}", single_scenario(cc, q), [1]) for cc in SINGLE_CCS for q in SINGLE_QDISCS if only is None or cc in only or q in only]
     elif a.what == "pair":
-        cells = [(f"pair-{cc}-{q}", pair_scenario(cc, q), [1]) for cc in PAIR_CCS for q in SINGLE_QDISCS if only is None or cc in only or q in only]
+        cells = [(f"pair-{cc}-{q}", pair_of(cc, q), [1]) for cc in PAIR_CCS for q in SINGLE_QDISCS if only is None or cc in only or q in only]
     elif a.what == "multi":
         cells = [(f"multi-{q}", multi_scenario(q), list(range(1, a.seeds + 1))) for q in MULTI_QDISCS if only is None or q in only]
     elif a.what == "graph":
