@@ -138,6 +138,31 @@ def test_red_weight_from_burst_is_tcs_rule() -> None:
     assert linux.red_wlog(30 * 1500, 10, 1500) is None  # a burst below min: tc refuses it
 
 
+def test_a_kernel_panic_is_reported_at_once() -> None:
+    """A panicked UML kernel may hang instead of exiting: the run stops at the panic line and
+    says so (a stand-in process prints the line, then would sleep for 10 minutes)."""
+    import time
+
+    from crosslayer.crosscheck import OtherSimulatorError, _run
+
+    script = "echo 'Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100' >&2; sleep 600\n"
+    t0 = time.monotonic()
+    with pytest.raises(OtherSimulatorError, match="kernel panicked .*Attempted to kill init"):
+        _run(script, "init.sh", lambda path, result: ["sh", path], "Linux", None, None, None)
+    assert time.monotonic() - t0 < 30
+
+
+def test_missing_guest_tools_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guest runs the host's ip, tc and ethtool: without one, the error names its package."""
+    import shutil
+
+    real = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda prog, *a, **k: None if prog == "ethtool" else real(prog, *a, **k))
+    assert linux.guest_tools_missing() == ["ethtool"]
+    with pytest.raises(FileNotFoundError, match="apt-get install ethtool"):
+        linux.find_kernel()
+
+
 # -- the real kernel ------------------------------------------------------------------------------
 
 

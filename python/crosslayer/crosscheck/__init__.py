@@ -559,10 +559,16 @@ def _run(
             timer.daemon = True
             timer.start()
         err: deque[str] = deque(maxlen=200)
+        panic = ""
         try:
             assert proc.stderr is not None
             for line in proc.stderr:
-                if line.startswith("progress "):
+                if PANIC in line and not panic:
+                    # a panicked kernel may hang instead of exiting: stop it now
+                    panic = line.strip()
+                    err.append(line)
+                    stop(proc)
+                elif line.startswith("progress "):
                     if progress is not None:
                         _, now, end = line.split()
                         progress(float(now), float(end))
@@ -578,6 +584,9 @@ def _run(
                 timer.cancel()
             if running is not None and proc in running:
                 running.remove(proc)
+    if panic:
+        tail = "".join(list(err)[-20:]).strip()
+        raise OtherSimulatorError(f"{name}'s kernel panicked ({panic}); the end of its console:\n{tail}")
     if code != 0:
         tail = "".join(list(err)[-20:]).strip()
         if code < 0 and timer is not None and timer.finished.is_set():
@@ -589,6 +598,10 @@ def _run(
         return json.loads(out)
     except json.JSONDecodeError:
         raise OtherSimulatorError(f"{name} printed no result:\n{''.join(list(err)[-20:]).strip()}") from None
+
+
+PANIC = "Kernel panic - not syncing"
+"""What the reference kernel prints when it panics (it may then hang rather than exit)."""
 
 
 def stop(proc: subprocess.Popen[str]) -> None:
