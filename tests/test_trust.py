@@ -166,9 +166,11 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
 def test_workers_die_with_their_parent(how: signal.Signals, tmp_path: Path) -> None:
-    """The reproducer sigterm-orphans-workers.py: SIGTERM or SIGKILL of `study run -j 2`."""
+    """The reproducer sigterm-orphans-workers.py: SIGTERM or SIGKILL of `study run -j 2`. Its
+    study's runs made 10 times longer: as written, its 8 runs end in 2.5 s on an idle 2-core
+    machine, before the signal comes (the signal must find runs in flight)."""
     proc = subprocess.Popen(
-        [*CLI, "study", "run", str(W3 / "study-8-runs.toml"), "-o", str(tmp_path / "store"), "-q", "-j", "2"],
+        [*CLI, "study", "run", str(W3 / "study-8-runs.toml"), "--set", "duration=2000s", "-o", str(tmp_path / "store"), "-q", "-j", "2"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV, start_new_session=True,
     )  # fmt: skip
     workers: list[int] = []
