@@ -123,6 +123,13 @@ def pair_scenario(cc: str, qdisc: str, second: str | None = None) -> dict[str, A
 
 
 PAIR_CCS = ("bbr", "cubic", "cubic_bbr", "bbr_cubic")
+RANDOM_CCS = ("bbr",)
+"""Algorithms that draw random numbers (BBR its first PROBE_BW phase; the kernel's from the host's
+randomness, crosslayer's from the seed): their cells run 5 seeds, so both sides show a spread."""
+
+
+def seeds_for(cc: str, n: int = 5) -> list[int]:
+    return list(range(1, n + 1)) if any(r in cc.split("_") for r in RANDOM_CCS) else [1]
 """Two flows of one algorithm, or a CUBIC and a BBR flow in either order."""
 
 
@@ -462,9 +469,9 @@ def main() -> int:
         pair_starts()
         return 0
     if a.what == "single":
-        cells = [(f"single-{cc}-{q}", single_scenario(cc, q), [1]) for cc in SINGLE_CCS for q in SINGLE_QDISCS if only is None or cc in only or q in only]
+        cells = [(f"single-{cc}-{q}", single_scenario(cc, q), seeds_for(cc)) for cc in SINGLE_CCS for q in SINGLE_QDISCS if only is None or cc in only or q in only]
     elif a.what == "pair":
-        cells = [(f"pair-{cc}-{q}", pair_of(cc, q), [1]) for cc in PAIR_CCS for q in SINGLE_QDISCS if only is None or cc in only or q in only]
+        cells = [(f"pair-{cc}-{q}", pair_of(cc, q), seeds_for(cc)) for cc in PAIR_CCS for q in SINGLE_QDISCS if only is None or cc in only or q in only]
     elif a.what == "multi":
         cells = [(f"multi-{q}", multi_scenario(q), list(range(1, a.seeds + 1))) for q in MULTI_QDISCS if only is None or q in only]
     elif a.what == "graph":
@@ -476,7 +483,7 @@ def main() -> int:
         # the kernel's run-to-run spread: the same seed (the same start times) twice
         cells = [(f"repeat-{q}-{k}", {**multi_scenario(q), "name": f"linux-access20-{q}-repeat-{k}"}, [1]) for q in ("droptail", "fq_codel") for k in (1, 2)]
     else:
-        cells = [(f"two-way-{cc}", two_way_scenario(cc), [1]) for cc in TWO_WAY_CCS if only is None or cc in only]
+        cells = [(f"two-way-{cc}", two_way_scenario(cc), seeds_for(cc)) for cc in TWO_WAY_CCS if only is None or cc in only]
         # Reno's two controls: the forward flow alone, and both with the buffers in packets
         alone = two_way_scenario("reno")
         alone.update(name="linux-two-way-reno-alone", flows=alone["flows"][:1])

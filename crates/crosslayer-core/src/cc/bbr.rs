@@ -25,10 +25,16 @@
 //!   restored (back to PROBE_BW, or STARTUP if the pipe was never full). Every ACK in it marks
 //!   the connection app-limited (`take_app_limited`), so its low rate samples do not enter the
 //!   bandwidth filter: at short RTTs 200 ms is most of the 10-round window.
-//! * cwnd: `gain x BDP + 3 x send quantum` (even, + 2 in the 5/4 phase), approached by adding
-//!   what each ACK delivers once the pipe is full, at least 4 packets. Losses reported by an ACK
-//!   take that much off; the first round of a fast recovery is packet-conserving (cwnd = in
-//!   flight + delivered); leaving recovery restores the cwnd from before it.
+//! * cwnd: `gain x BDP + ACK aggregation + 3 x send quantum` (even, + 2 in the 5/4 phase),
+//!   approached by adding what each ACK newly delivers (Linux `acked_sacked`: not the segments
+//!   SACKed before that a cumulative ACK passes again) once the pipe is full, at least 4
+//!   packets. ACK aggregation (Linux 5.1+, `bbr_update_ack_aggregation`): once the pipe is
+//!   full, the largest excess of segments delivered since an epoch's start over what the
+//!   bandwidth estimate accounts for (the epoch restarts whenever the ACKs fall behind it), a
+//!   maximum over two windows of 5 rounds, at most the cwnd and 100 ms at the estimate. Losses
+//!   reported by an ACK take that much off; the first round of a fast recovery is
+//!   packet-conserving (cwnd = in flight + delivered); leaving recovery restores the cwnd from
+//!   before it.
 //! * Pacing rate `gain x bandwidth x 0.99` (Linux's 1 % margin), lowered only once the pipe was
 //!   full. It starts at 2.885 x cwnd / SRTT when the connection opens with the handshake's RTT
 //!   (Linux initializes BBR after the handshake, `bbr_init_pacing_rate_from_rtt`), else from a
@@ -38,11 +44,11 @@
 //!
 //! Deliberate deviations: the phase tests do not subtract what the bottleneck delivers before
 //! the next paced departure (Linux `bbr_packets_in_net_at_edt`: less than a segment at these
-//! gains, which its integer division rounds to zero); the send quantum (Linux's TSO goal) is the bytes of 1 ms at the pacing
-//! rate, between 2 segments (1 below 1.2 Mb/s) and 64 KB; Linux v1's long-term bandwidth
-//! sampling (policer detection) and ACK-aggregation cwnd allowance are not modelled; a timeout
-//! sets cwnd to one segment (Linux: in flight + 1 after marking all lost) and saves the cwnd for
-//! the restore.
+//! gains, which its integer division rounds to zero); the send quantum (Linux's TSO goal) is
+//! the bytes of 1 ms at the pacing rate, between 2 segments (1 below 1.2 Mb/s) and 64 KB; Linux
+//! v1's long-term bandwidth sampling (policer detection) is not modelled; a timeout sets cwnd
+//! to one segment (Linux: in flight + 1 after marking all lost) and saves the cwnd for the
+//! restore.
 
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
@@ -71,6 +77,10 @@ crate::params! {
 }
 
 const CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+/// Rounds per window of the ACK-aggregation maximum (Linux `bbr_extra_acked_win_rtts`).
+const EXTRA_ACKED_WIN_RTTS: u8 = 5;
+/// Segments after which an aggregation epoch restarts (Linux `bbr_ack_epoch_acked_reset_thresh`).
+const ACK_EPOCH_ACKED_RESET: u64 = 1 << 20;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -112,6 +122,17 @@ pub struct Bbr {
     in_recovery: bool,
     /// The pacing rate was set from an RTT sample (Linux `has_seen_rtt`).
     has_seen_rtt: bool,
+    /// ACK aggregation (Linux `bbr_update_ack_aggregation`): the largest excess of segments
+    /// delivered over `bw x time` since an epoch start, in two windows of 5 rounds.
+    extra_acked: [u32; 2],
+    extra_acked_win_rtts: u8,
+    extra_acked_win_idx: u8,
+    ack_epoch_start: Time,
+    ack_epoch_acked: u32,
+    /// The connection's delivered bytes at the previous ACK: what an ACK newly delivered is the
+    /// difference (Linux `rs->acked_sacked`: cumulatively acknowledged without an earlier SACK,
+    /// or newly SACKed; not the segments SACKed before that a cumulative ACK passes again).
+    delivered_seen: u64,
 }
 
 impl Algorithm for Bbr {
@@ -154,6 +175,12 @@ impl Algorithm for Bbr {
             packet_conservation: false,
             in_recovery: false,
             has_seen_rtt: false,
+            extra_acked: [0; 2],
+            extra_acked_win_rtts: 0,
+            extra_acked_win_idx: 0,
+            ack_epoch_start: Time::ZERO,
+            ack_epoch_acked: 0,
+            delivered_seen: 0,
         }
     }
 }
@@ -179,17 +206,62 @@ impl Bbr {
 
     /// Linux bbr_inflight with the quantization budget: the cwnd target at `gain`, bytes.
     fn target_cwnd(&self, gain: f64) -> u64 {
+        self.budgeted(gain, 0)
+    }
+
+    /// The BDP at `gain` in whole segments plus `extra` segments, with Linux's quantization
+    /// budget (`bbr_quantization_budget`): 3 send quanta, even, +2 in the 5/4 phase; bytes.
+    fn budgeted(&self, gain: f64, extra: u64) -> u64 {
         if self.min_rtt.is_none() || self.max_bw() == 0.0 {
             return 0;
         }
         let mss = self.mss;
         let bdp_pkts = (self.bdp(gain) / mss as f64).ceil() as u64;
-        let mut pkts = bdp_pkts + 3 * self.send_quantum_pkts();
+        let mut pkts = bdp_pkts + extra + 3 * self.send_quantum_pkts();
         pkts = (pkts + 1) & !1;
         if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
             pkts += 2;
         }
         pkts * mss
+    }
+
+    /// Linux bbr_ack_aggregation_cwnd: once the pipe is full, the recent maximum of excess
+    /// delivered segments, at most 100 ms at the bandwidth estimate; segments.
+    fn aggregation_pkts(&self) -> u64 {
+        if !self.full_bw_reached {
+            return 0;
+        }
+        let cap = (self.max_bw() / self.mss as f64 * 0.1) as u64;
+        (self.extra_acked[0].max(self.extra_acked[1]) as u64).min(cap)
+    }
+
+    /// Linux bbr_update_ack_aggregation: how many more segments were delivered since the
+    /// epoch's start than the bandwidth estimate accounts for; the epoch restarts whenever the
+    /// ACKs fall behind the estimate.
+    fn update_ack_aggregation(&mut self, w: &Window, a: &AckEvent, acked_sacked: u64) {
+        let acked = (acked_sacked / self.mss) as u32;
+        if acked == 0 || a.rate.interval == Dur::ZERO {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(31);
+            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
+                self.extra_acked_win_rtts = 0;
+                self.extra_acked_win_idx ^= 1;
+                self.extra_acked[self.extra_acked_win_idx as usize] = 0;
+            }
+        }
+        let epoch_s = a.now.since(self.ack_epoch_start).secs_f64();
+        let mut expected = (self.max_bw() / self.mss as f64 * epoch_s).min(u32::MAX as f64) as u32;
+        if self.ack_epoch_acked <= expected || self.ack_epoch_acked as u64 + acked as u64 >= ACK_EPOCH_ACKED_RESET {
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_start = a.now;
+            expected = 0;
+        }
+        self.ack_epoch_acked = (self.ack_epoch_acked + acked).min(0xF_FFFF);
+        let extra = (self.ack_epoch_acked - expected).min((w.cwnd / self.mss).min(u32::MAX as u64) as u32);
+        let slot = &mut self.extra_acked[self.extra_acked_win_idx as usize];
+        *slot = (*slot).max(extra);
     }
 
     /// Segments sent back to back at the pacing rate (Linux's TSO goal): 1 ms worth, 2..44
@@ -260,20 +332,20 @@ impl Bbr {
         self.full_bw_reached = self.full_bw_cnt >= self.cfg.full_bw_rounds;
     }
 
-    fn check_drain(&mut self, now: Time, a: &AckEvent) {
+    fn check_drain(&mut self, now: Time, a: &AckEvent, acked_sacked: u64) {
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.mode = Mode::Drain;
             self.pacing_gain = 1.0 / self.cfg.high_gain;
             self.cwnd_gain = self.cfg.high_gain;
         }
         // what is in flight once this ACK is counted (Linux tcp_packets_in_flight)
-        let inflight = a.prior_in_flight.saturating_sub(a.acked_bytes + a.sacked_bytes + a.lost_bytes);
+        let inflight = a.prior_in_flight.saturating_sub(acked_sacked + a.lost_bytes);
         if self.mode == Mode::Drain && inflight <= self.target_cwnd(1.0) {
             self.enter_probe_bw(now);
         }
     }
 
-    fn update_min_rtt(&mut self, w: &Window, a: &AckEvent) {
+    fn update_min_rtt(&mut self, w: &Window, a: &AckEvent, acked_sacked: u64) {
         let now = a.now;
         let expired = now > self.min_rtt_stamp + self.cfg.min_rtt_window;
         if let Some(rtt) = a.rtt {
@@ -293,7 +365,7 @@ impl Bbr {
             // Linux: ignore the low rate samples of this mode (the connection is marked
             // app-limited until what is in flight now is delivered)
             self.mark_app_limited = true;
-            let inflight_after = a.prior_in_flight.saturating_sub(a.acked_bytes + a.sacked_bytes);
+            let inflight_after = a.prior_in_flight.saturating_sub(acked_sacked);
             match self.probe_rtt_done {
                 None if inflight_after <= MIN_CWND_PKTS * self.mss => {
                     self.probe_rtt_done = Some(now + self.cfg.probe_rtt_time);
@@ -344,6 +416,8 @@ impl CongestionControl for Bbr {
     }
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
+        let acked_sacked = a.delivered_total.saturating_sub(self.delivered_seen);
+        self.delivered_seen = self.delivered_seen.max(a.delivered_total);
         // Linux bbr_update_bw
         self.round_start = false;
         let rs = a.rate;
@@ -360,10 +434,11 @@ impl CongestionControl for Bbr {
                 self.add_bw_sample(bw);
             }
         }
+        self.update_ack_aggregation(w, a, acked_sacked);
         self.update_cycle(a.now, a);
         self.check_full_bw(rs.is_app_limited);
-        self.check_drain(a.now, a);
-        self.update_min_rtt(w, a);
+        self.check_drain(a.now, a, acked_sacked);
+        self.update_min_rtt(w, a, acked_sacked);
         if !self.has_seen_rtt && a.rtt.is_some() {
             self.init_pacing_from_rtt(w.cwnd, a.srtt);
         }
@@ -371,7 +446,7 @@ impl CongestionControl for Bbr {
 
         // Linux bbr_set_cwnd
         let mss = self.mss;
-        let acked = a.acked_bytes + a.sacked_bytes;
+        let acked = acked_sacked;
         let mut cwnd = w.cwnd;
         if acked > 0 {
             cwnd = cwnd.saturating_sub(a.lost_bytes).max(mss);
@@ -391,7 +466,8 @@ impl CongestionControl for Bbr {
             if self.packet_conservation {
                 cwnd = cwnd.max(a.prior_in_flight.saturating_sub(acked) + acked);
             } else {
-                let target = self.target_cwnd(self.cwnd_gain);
+                // Linux bbr_set_cwnd: the BDP at the cwnd gain plus the ACK-aggregation allowance
+                let target = self.budgeted(self.cwnd_gain, self.aggregation_pkts());
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked).min(target.max(MIN_CWND_PKTS * mss));
                 } else if cwnd < target || a.delivered_total < 10 * mss {
@@ -462,7 +538,7 @@ mod tests {
     /// An ACK at `t_ms` delivering one segment, with a rate sample of `bw` bytes/s that starts a
     /// new round when `new_round`.
     fn sample(b: &Bbr, t_ms: u64, bw: f64, new_round: bool, in_flight: u64) -> AckEvent {
-        let delivered_total = (b.round + 1) * 100_000 + t_ms;
+        let delivered_total = b.delivered_seen + MSS;
         let prior = if new_round { b.next_round_delivered } else { b.next_round_delivered.saturating_sub(1) };
         AckEvent {
             now: Time::from_ms(t_ms),
@@ -496,8 +572,9 @@ mod tests {
         a = sample(&b, 60, 1000.0, true, 10 * MSS);
         a.rtt = Some(Dur::from_ms(50));
         a.srtt = Dur::from_ms(50);
+        let cwnd = w.cwnd; // 17 segments: the first ACK grew it (fewer than 10 delivered)
         b.on_ack(&mut w, &a);
-        let want = 2.885 * 16.0 * MSS as f64 / 0.050 * 8.0 * PACING_MARGIN;
+        let want = 2.885 * cwnd as f64 / 0.050 * 8.0 * PACING_MARGIN;
         assert!((b.pacing_bps - want).abs() < 1e-3, "{} vs {want}", b.pacing_bps);
     }
 
@@ -568,6 +645,42 @@ mod tests {
         }
         assert_eq!(gains, vec![1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.25, 0.75]);
         assert!((b.pacing_bps - 0.75 * 8e6 * 0.99).abs() < 1.0, "pacing {}", b.pacing_bps);
+    }
+
+    /// ACK aggregation (Linux bbr_update_ack_aggregation): at 1,000 segments/s, 5 segments
+    /// delivered at 0, 1 and 2 ms are 5, 9 and 13 beyond what the estimate accounts for (0, 1,
+    /// 2); an ACK at 50 ms (50 expected, 16 delivered) starts a new epoch; the allowance is the
+    /// maximum, 13, and the cwnd target grows by it. Segments SACKed before that a cumulative
+    /// ACK passes again do not count.
+    #[test]
+    fn ack_aggregation_allowance() {
+        let mut b = bbr();
+        b.min_rtt = Some(Dur::from_ms(40));
+        b.full_bw_reached = true;
+        b.add_bw_sample(1_000_000.0); // 1,000 segments of 1,000 B per second
+        b.enter_probe_bw(Time::ZERO);
+        b.cycle_idx = 2;
+        b.pacing_gain = 1.0;
+        let mut w = Window { cwnd: 100 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+        for (us, segs, want) in [(0u64, 5u64, 5u32), (1_000, 5, 9), (2_000, 5, 13), (50_000, 1, 13)] {
+            let mut a = sample(&b, 0, 1_000_000.0, false, 50 * MSS);
+            a.now = Time::from_ns(us * 1_000);
+            a.delivered_total = b.delivered_seen + segs * MSS;
+            b.on_ack(&mut w, &a);
+            assert_eq!(b.extra_acked[b.extra_acked_win_idx as usize], want, "at {us} us");
+        }
+        assert_eq!((b.ack_epoch_acked, b.ack_epoch_start), (1, Time::from_ns(50_000_000)));
+        assert_eq!(b.aggregation_pkts(), 13);
+        // 2 x 40 segments + 3 quanta of 2 = 86; + 13 = 99, rounded up to even
+        assert_eq!((b.budgeted(2.0, 0), b.budgeted(2.0, b.aggregation_pkts())), (86 * MSS, 100 * MSS));
+        // a cumulative ACK over 20 segments SACKed before delivers nothing new
+        let mut a = sample(&b, 0, 1_000_000.0, false, 50 * MSS);
+        a.now = Time::from_ns(50_500_000);
+        a.acked_bytes = 20 * MSS;
+        a.delivered_total = b.delivered_seen;
+        let cwnd = w.cwnd;
+        b.on_ack(&mut w, &a);
+        assert_eq!(w.cwnd, cwnd, "nothing newly delivered, no growth");
     }
 
     /// 10 s without a lower RTT: PROBE_RTT, cwnd 4 packets; once in flight is down to 4, 200
