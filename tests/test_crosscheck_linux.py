@@ -110,6 +110,7 @@ BASE = {
         ({"topology.qdisc": {"kind": "pie", "max_burst": "100ms"}}, "fixed 150 ms burst"),
         ({"tcp": {"recovery": "rfc6675"}}, "[tcp] recovery = rfc6675 is not Linux's (the kernel has prr)"),
         ({"tcp": {"handshake": False}}, "Linux always opens with a handshake"),
+        ({"tcp": {"pacing_credit": False}}, "[tcp] pacing_credit = false is not Linux's"),
         ({"flows": [{"src": "s", "dst": "d", "cc": {"kind": "cubic", "beta": 0.7}}, {"src": "s", "dst": "d", "cc": {"kind": "cubic", "beta": 0.5}}]}, "a Linux module's parameters are global"),
         ({"flows": [{"src": "s", "dst": "d", "cc": {"kind": "highspeed", "low_window": 20}}]}, "highspeed low_window = 20.0 is not translated to Linux"),
     ],

@@ -114,7 +114,7 @@ SYSCTLS_LINUX: Final = {"net.ipv4.tcp_rmem": "4096 131072 268435456", "net.ipv4.
 """Socket buffers allowed to grow far beyond the window (crosslayer's receiver window is unlimited
 unless ``[tcp] rwnd`` sets one; Linux's autotuning grows it within ``tcp_rmem``'s maximum)."""
 
-TCP_FIXED: Final = ("initial_rto", "max_rto", "rto_rule", "rto_granularity", "ts_granularity", "rtt_samples", "recovery", "rack", "tlp", "slow_start", "ack_counting", "nextseg_rules", "nextseg_rule3_bound", "option_padding", "partial_ack_retransmit", "prr_dupack_credit", "rto_every_ssthresh", "disorder_growth", "exit_ack_growth", "sacked_retransmission_in_flight", "lost_head_kept", "syn_timeout", "syn_linear_timeouts", "syn_retries", "syn_loss_iw_retries", "data_retries", "quickack", "delack_timeout", "fin_ack")
+TCP_FIXED: Final = ("initial_rto", "max_rto", "rto_rule", "rto_granularity", "ts_granularity", "rtt_samples", "recovery", "rack", "tlp", "slow_start", "ack_counting", "nextseg_rules", "nextseg_rule3_bound", "option_padding", "partial_ack_retransmit", "prr_dupack_credit", "rto_every_ssthresh", "disorder_growth", "exit_ack_growth", "sacked_retransmission_in_flight", "lost_head_kept", "syn_timeout", "syn_linear_timeouts", "syn_retries", "syn_loss_iw_retries", "data_retries", "quickack", "delack_timeout", "fin_ack", "pacing_credit")
 """TCP options that are Linux's own behaviour: the kernel has the ``linux`` profile's value and
 no knob for another."""
 
