@@ -20,7 +20,9 @@
 //! guard against spikes), and decays to `min_rtt + 0.95 (max_rtt - min_rtt)` at each event.
 //!
 //! Throughput (as Linux `measure_achieved_throughput`): in the Open state, once at least a
-//! window's worth of segments (less alpha) and one min_rtt have passed, the rate of that span;
+//! window's worth of segments (less alpha) and one min_rtt have passed, the rate of that span,
+//! counting the segments each ACK acknowledges cumulatively (`pkts_acked`; a segment SACKed
+//! before counts when the cumulative ACK passes it, once);
 //! within 3 round trips of an event it restarts the estimate (B_i = max_B = the rate), later
 //! B_i = 3/4 B_i + 1/4 rate and max_B the largest B_i. The switch compares max_B with the value
 //! it had at the previous event.
@@ -221,7 +223,7 @@ impl CongestionControl for Htcp {
             self.meas_segs = 0;
             self.meas_start = a.now;
         } else {
-            self.meas_segs += (a.acked_bytes + a.sacked_bytes) / w.mss as u64;
+            self.meas_segs += a.acked_bytes / w.mss as u64; // pkts_acked: cumulatively acknowledged
             let span = a.now.since(self.meas_start).secs_f64();
             let window = (w.cwnd / w.mss as u64).saturating_sub((self.alpha as u64).max(1));
             if self.min_rtt_s.is_finite() && self.meas_segs >= window && span >= self.min_rtt_s {
