@@ -229,52 +229,49 @@ def cwnd_figure(name: str, r: dict[str, Any], title: str) -> str | None:
     return f"linux/{name}.png"
 
 
+def stored(prefix: str, ccs: tuple[str, ...]) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """The stored cells ``{prefix}-{cc}-{queue}`` for every algorithm and single-flow queue: (cc,
+    queue, name, result), in table order, the cells not run left out."""
+    cells = ((cc, q, f"{prefix}-{cc}-{q}") for cc in ccs for q in SINGLE_QDISCS)
+    return [(cc, q, name, r) for cc, q, name in cells if (r := load(name)) is not None]
+
+
 def write() -> None:
     from crosslayer import __version__
+    from crosslayer.analysis import jain
 
     blocks: dict[str, str] = {}
     cols = [("goodput_bps", 1e-6, 2), ("qlen_mean_pkts@A->B", 1, 1), ("drop_ratio@A->B", 100, 3), ("retransmits", 1, 0), ("timeouts", 1, 0)]
     lines = ["| congestion control | queue | goodput, Mb/s | queue mean, pkts | drops, % | retransmissions | timeouts | cwnd |", "|---|---|---|---|---|---|---|---|"]
     counts = [0, 0]
-    for cc in SINGLE_CCS:
-        for q in SINGLE_QDISCS:
-            name = f"single-{cc}-{q}"
-            r = load(name)
-            if r is None:
-                continue
-            if "refused" in r:
-                lines.append(f"| {cc} | {q} | refused: {'; '.join(r['refused'])} | | | | | |")
-                continue
-            fig = cwnd_figure(name, r, f"{cc}, {q}, 20 Mb/s, RTT 40 ms")
-            for m in r["metrics"]:
-                if m["verdict"] != "not measured" and m["metric"] != "jain":
-                    counts[0] += m["verdict"] != "differs"
-                    counts[1] += 1
-            lines.append(f"| {cc} | {q} | " + " | ".join(row(r, cols)) + f" | [figure]({fig}) |")
+    for cc, q, name, r in stored("single", SINGLE_CCS):
+        if "refused" in r:
+            lines.append(f"| {cc} | {q} | refused: {'; '.join(r['refused'])} | | | | | |")
+            continue
+        fig = cwnd_figure(name, r, f"{cc}, {q}, 20 Mb/s, RTT 40 ms")
+        for m in r["metrics"]:
+            if m["verdict"] != "not measured" and m["metric"] != "jain":
+                counts[0] += m["verdict"] != "differs"
+                counts[1] += 1
+        lines.append(f"| {cc} | {q} | " + " | ".join(row(r, cols)) + f" | [figure]({fig}) |")
     blocks["single"] = "\n".join([*lines, "", f"{counts[0]} of {counts[1]} measured numbers agree (crosslayer / Linux; **differs** is beyond the bar)."])
 
     lines = ["| congestion control | queue | first flow, Mb/s | second flow (from 5 s), Mb/s | Jain | queue mean, pkts | retransmissions | cwnd |", "|---|---|---|---|---|---|---|---|"]
-    for cc in PAIR_CCS:
-        for q in SINGLE_QDISCS:
-            name = f"pair-{cc}-{q}"
-            r = load(name)
-            if r is None:
-                continue
-            fig = cwnd_figure(name, r, f"{'two ' + cc if '_' not in cc else cc.replace('_', ' then ')} flows, {q}, 20 Mb/s, RTT 40 ms")
-            fl = r["flows"]
-            per = [f"{f['crosslayer_goodput_bps'] / 1e6:.2f} / {f['linux_goodput_bps'] / 1e6:.2f}" for f in fl]
-            rest = row(r, [("jain", 1, 3), ("qlen_mean_pkts@A->B", 1, 1), ("retransmits", 1, 0)])
-            lines.append(f"| {cc} | {q} | {per[0]} | {per[1]} | " + " | ".join(rest) + f" | [figure]({fig}) |")
+    for cc, q, name, r in stored("pair", PAIR_CCS):
+        fig = cwnd_figure(name, r, f"{'two ' + cc if '_' not in cc else cc.replace('_', ' then ')} flows, {q}, 20 Mb/s, RTT 40 ms")
+        per = [f"{f['crosslayer_goodput_bps'] / 1e6:.2f} / {f['linux_goodput_bps'] / 1e6:.2f}" for f in r["flows"]]
+        rest = row(r, [("jain", 1, 3), ("qlen_mean_pkts@A->B", 1, 1), ("retransmits", 1, 0)])
+        lines.append(f"| {cc} | {q} | {per[0]} | {per[1]} | " + " | ".join(rest) + f" | [figure]({fig}) |")
     blocks["pair"] = "\n".join(lines)
     starts = load("pair-starts-bbr-droptail")
     if starts is not None:
         lines = ["| second flow starts | drops, %: Linux / crosslayer / no credit | retransmissions | queue mean, pkts | Jain |", "|---|---|---|---|---|"]
         sides = ("linux", "crosslayer", "crosslayer, no pacing credit")
         for start, r in starts.items():
-            jain = [sum(r[k]["goodput_bps"]) ** 2 / (2 * sum(g * g for g in r[k]["goodput_bps"])) for k in sides]
+            jains = [jain(r[k]["goodput_bps"]) for k in sides]
             lines.append(
                 f"| {start} | " + " / ".join(f"{r[k]['drop_ratio'] * 100:.2f}" for k in sides) + " | " + " / ".join(f"{r[k]['retransmits']:.0f}" for k in sides)
-                + " | " + " / ".join(f"{r[k]['qlen_mean_pkts']:.1f}" for k in sides) + " | " + " / ".join(f"{j:.3f}" for j in jain) + " |"
+                + " | " + " / ".join(f"{r[k]['qlen_mean_pkts']:.1f}" for k in sides) + " | " + " / ".join(f"{j:.3f}" for j in jains) + " |"
             )
         blocks["pair-starts"] = "\n".join(lines)
 
