@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,6 +67,44 @@ def test_tables_have_documented_columns(result: Result) -> None:
         assert list(getattr(result, name).columns) == list(columns)
     assert list(result.flows["name"]) == ["S1-R1.0", "S1-R1.1", "S1-R1.2"]
     assert result.bottleneck["link"] == "A->B"
+
+
+def test_tables_become_dataframes_when_first_read(result: Result) -> None:
+    """from_engine keeps the engine's columns; a table is built once, on first read, and a copy
+    made before any read (pickling, deepcopy) holds the same tables."""
+    pending = {name for name in TABLES if not isinstance(result.__dict__[name], pd.DataFrame)}
+    assert pending == set(TABLES)
+    twin = copy.deepcopy(result)
+    assert result.flows is result.flows
+    assert isinstance(result.__dict__["flows"], pd.DataFrame) and not isinstance(result.__dict__["queues"], pd.DataFrame)
+    for name in TABLES:
+        pd.testing.assert_frame_equal(getattr(twin, name), getattr(result, name))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.flows = result.queues  # type: ignore[misc]
+    assert {f.name for f in dataclasses.fields(Result)} == {"summary", *TABLES, "scenario", "captures"}
+
+
+def test_a_table_too_large_for_memory_is_a_limit_error(result: Result, monkeypatch: pytest.MonkeyPatch) -> None:
+    import crosslayer
+    import crosslayer.result
+
+    def no_memory(*_: Any) -> Any:
+        raise MemoryError
+
+    monkeypatch.setattr(crosslayer.result, "_table", no_memory)
+    with pytest.raises(crosslayer.EngineError, match="out of memory while building the result tables"):
+        result.flows  # noqa: B018 (the read builds the table)
+
+
+def test_a_run_loads_pandas_only_when_a_table_is_read() -> None:
+    script = (
+        "import sys, crosslayer\n"
+        "sc = crosslayer.Scenario.from_toml('studies/seed000-access-link.toml').with_overrides(duration='5s', warmup='4s')\n"
+        "r = crosslayer.run(sc)\n"
+        "assert r.summary['events'] > 0 and 'pandas' not in sys.modules, sorted(m for m in sys.modules if 'pandas' in m)[:3]\n"
+        "assert len(r.flows) == 9 and 'pandas' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", script], cwd=ROOT, check=True)
 
 
 def test_missing_cwnd_table_is_empty_with_columns(minimal: dict[str, Any]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -437,6 +439,19 @@ def test_with_overrides_revalidates(minimal: dict[str, Any]) -> None:
     assert (shorter.duration, shorter.seed, shorter.warmup) == (5_000_000_000, 7, 2_000_000_000)
     with pytest.raises(ScenarioError, match="warmup: must be shorter than duration"):
         scenario.with_overrides(duration="1s")
+
+
+def test_only_the_algorithms_a_scenario_uses_get_a_model() -> None:
+    """The models of congestion controls, disciplines and presets are built on first use:
+    importing builds the default discipline's (drop-tail), a CUBIC over drop-tail scenario one
+    more."""
+    script = (
+        "from crosslayer.scenario import Scenario, algorithms, topology\n"
+        "assert algorithms._model.cache_info().currsize == 1 and topology._preset.cache_info().currsize == 0\n"
+        "Scenario.from_toml('studies/seed000-access-link.toml')\n"
+        "assert algorithms._model.cache_info().currsize == 2 and topology._preset.cache_info().currsize == 0\n"
+    )
+    subprocess.run([sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[1], check=True)
 
 
 def test_cc_kind_is_case_insensitive_and_table_form_works(minimal: dict[str, Any]) -> None:

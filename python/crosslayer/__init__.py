@@ -50,7 +50,7 @@ def run(scenario: Scenario | Mapping[str, Any] | str | Path, progress: Callable[
     checks (both are :class:`EngineError`); Ctrl-C raises ``KeyboardInterrupt``.
     """
     from crosslayer import _core
-    from crosslayer.result import Result
+    from crosslayer.result import Result, out_of_memory
     from crosslayer.scenario import Scenario
 
     validated = Scenario.coerce(scenario)
@@ -58,12 +58,9 @@ def run(scenario: Scenario | Mapping[str, Any] | str | Path, progress: Callable[
     try:
         spec = json.dumps(validated.to_engine_spec(compact=True))
         raw = _core.run_json(spec, progress) if progress is not None else _core.run_json(spec)
-        return Result.from_engine(raw, validated)
+        return Result.from_engine(raw, validated)  # its tables are built when read
     except MemoryError:
-        raise getattr(_core, "LimitError", _core.EngineError)(
-            "out of memory while building the result tables: sample less often (sample_interval) "
-            "or turn cwnd_trace off"
-        ) from None
+        raise out_of_memory() from None
 
 
 def run_study(

@@ -6,6 +6,9 @@ produced them. The tables and their columns (name, unit, doc) are the engine's d
 (:func:`crosslayer.catalog.catalog`, ``tables``); units are also in the column names (``_s``
 seconds, ``_bps`` bit/s, ``_bytes``, ``_pkts``). Measurements cover [warmup, duration] of the
 scenario.
+
+A table becomes a DataFrame when it is first read, and pandas loads then: a caller that wants
+only the summary never pays for pandas or for the DataFrames of 90,000 flows.
 """
 
 from __future__ import annotations
@@ -18,16 +21,18 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import numpy as np
-import pandas as pd
 
 from crosslayer.catalog import catalog
 from crosslayer.output import dumps_json, plain
 from crosslayer.scenario import Scenario
-from crosslayer.store import DIR_MODE, Store, StoreError
-from crosslayer.store import TABLES as STORE_TABLES
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from crosslayer.store import Store
 
 __all__ = [
     "TABLES",
@@ -99,6 +104,8 @@ def _column(values: Any) -> Any:
     """An engine column: a NumPy array, a list, ``{"codes", "labels"}`` for a categorical, or
     ``{"codes", "labels", "strings": True}`` for strings (each distinct one once): a column of
     pandas' default string type, built without a Python object per row."""
+    import pandas as pd
+
     if isinstance(values, Mapping):
         codes = np.asarray(values["codes"], dtype=np.int64)
         if values.get("strings"):
@@ -109,6 +116,8 @@ def _column(values: Any) -> Any:
 
 def _strings(codes: np.ndarray, labels: list[str]) -> Any:
     """``labels[codes]`` as pandas' default string column (Arrow-backed where pandas is)."""
+    import pandas as pd
+
     dtype = pd.Series(["x"]).dtype
     if getattr(dtype, "storage", None) == "pyarrow":
         import pyarrow as pa
@@ -120,9 +129,54 @@ def _strings(codes: np.ndarray, labels: list[str]) -> Any:
 
 def _table(columns: Mapping[str, Any] | None, names: tuple[str, ...]) -> pd.DataFrame:
     """A DataFrame from a column dict; an absent or empty dict gives the documented columns."""
+    import pandas as pd
+
     if not columns:
         return pd.DataFrame(columns=list(names))
     return pd.DataFrame({name: _column(values) for name, values in columns.items()}, copy=False)
+
+
+class _Columns:
+    """A table as the engine returned it (its column dict, or None), until it is first read."""
+
+    def __init__(self, columns: Mapping[str, Any] | None, names: tuple[str, ...]) -> None:
+        self.columns, self.names = columns, names
+
+    def frame(self) -> pd.DataFrame:
+        try:
+            return _table(self.columns, self.names)
+        except MemoryError:
+            raise out_of_memory() from None
+
+
+def out_of_memory() -> Exception:
+    """The error of a result too large for memory (the engine's LimitError), naming the fix."""
+    from crosslayer import _core
+
+    return getattr(_core, "LimitError", _core.EngineError)(  # type: ignore[no-any-return]
+        "out of memory while building the result tables: sample less often (sample_interval) or turn cwnd_trace off"
+    )
+
+
+class _Table:
+    """A table field of :class:`Result`: the instance holds a DataFrame or the engine's
+    :class:`_Columns`, made a DataFrame (and kept) when the field is first read. A data
+    descriptor, so the dataclass's ``__init__``, pickling and ``dataclasses.replace`` work as
+    for a plain field (the value lives in the instance's ``__dict__`` under the field's name)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: Any = None) -> pd.DataFrame:
+        if obj is None:  # as for a field without a default: no class attribute
+            raise AttributeError(self.name)
+        value = obj.__dict__[self.name]
+        if isinstance(value, _Columns):
+            value = obj.__dict__[self.name] = value.frame()
+        return value  # type: ignore[no-any-return]
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__[self.name] = value
 
 
 def staging_folder(folder: str | Path) -> Path:
@@ -130,6 +184,8 @@ def staging_folder(folder: str | Path) -> Path:
     place (so ``folder`` is always complete or absent). Creating it is also the check that the
     results can be written: call it before a long run. Raises OSError (e.g. PermissionError,
     NotADirectoryError) if they cannot."""
+    from crosslayer.store import DIR_MODE
+
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise NotADirectoryError(f"{folder} exists and is not a folder")
@@ -188,8 +244,8 @@ class Result:
 
     @classmethod
     def from_engine(cls, raw: Mapping[str, Any], scenario: Scenario) -> Result:
-        """Wrap the dict returned by ``_core.run_json``."""
-        tables = {name: _table(raw.get(name), columns) for name, columns in TABLES.items()}
+        """Wrap the dict returned by ``_core.run_json`` (its tables become DataFrames when read)."""
+        tables = {name: _Columns(raw.get(name), columns) for name, columns in TABLES.items()}
         summary = dict(raw["summary"])
         captures: dict[str, bytes] = {}
         for f in raw.get("pcap", []):
@@ -255,6 +311,8 @@ class Result:
     def busiest_links(self, n: int = 3) -> pd.DataFrame:
         """The ``n`` links with the highest utilization (link, role, utilization, drop ratio,
         mean queue), busiest first."""
+        import pandas as pd
+
         cols = ["link", "role", "utilization", "drop_ratio", "qlen_mean_pkts"]
         if not len(self.queues) or "utilization" not in self.queues:
             return pd.DataFrame(columns=cols)
@@ -371,6 +429,11 @@ class Result:
         """Run ``key`` of a study's store as a Result (its flows, queues, series, udp and cwnd
         tables; its scenario from ``scenario_json``), for the single-run figures. The tables the
         store does not keep (hosts, drops, qdisc_stats) are empty."""
+        import pandas as pd
+
+        from crosslayer.store import TABLES as STORE_TABLES
+        from crosslayer.store import StoreError
+
         run = store.table("runs", {key})
         if run.empty:
             raise LookupError(f"{store.root} holds no run {key}")
@@ -392,6 +455,8 @@ class Result:
     @classmethod
     def load(cls, folder: str | Path) -> Result:
         """Read a folder written by :meth:`save` (either format)."""
+        import pandas as pd
+
         src = Path(folder)
         scenario = Scenario.from_dict(json.loads((src / "scenario.json").read_text()), str(src / "scenario.json"))
         summary = json.loads((src / "summary.json").read_text())
@@ -412,3 +477,9 @@ class Result:
                 raise FileNotFoundError(f"{src}: no {name}.parquet or {name}.json")
         captures = {p.name: p.read_bytes() for p in sorted((src / "pcap").glob("*.pcap"))} if (src / "pcap").is_dir() else {}
         return cls(summary=summary, scenario=scenario, captures=captures, **tables)
+
+
+# The table fields read through `_Table` (set after the dataclass is made, so that they stay
+# fields without a default, in their documented order).
+for _name in TABLES:
+    setattr(Result, _name, _Table(_name))

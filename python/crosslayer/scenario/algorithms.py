@@ -5,20 +5,22 @@ engine's declarations, checked by the engine's own functions."""
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Annotated, Any, ClassVar, Final, Literal, Union
+from typing import Annotated, Any, ClassVar, Final, Literal
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
-    Discriminator,
+    PlainValidator,
+    SerializeAsAny,
     Strict,
-    Tag,
     TypeAdapter,
     create_model,
     model_validator,
 )
+from pydantic_core import PydanticKnownError
 
 from crosslayer.catalog import (
     FAMILY_TITLES,
@@ -36,7 +38,7 @@ from crosslayer.units import (
 )
 
 
-def _normalize_kind(what: str, known: Iterable[str]) -> BeforeValidator:
+def _normalize_kind(what: str, known: Iterable[str]) -> Callable[[Any], Any]:
     """Accept ``"cubic"`` for ``{ kind = "cubic" }``; check the kind (case-insensitive)."""
     known = list(known)
     example = known[0]  # the first registered (reno, droptail): a familiar name
@@ -59,7 +61,7 @@ def _normalize_kind(what: str, known: Iterable[str]) -> BeforeValidator:
             raise _error("unknown_kind", f"unknown {what} {show(kind)}{hint}; known: {', '.join(known)}")
         return {**value, "kind": kind.lower()}
 
-    return BeforeValidator(normalize)
+    return normalize
 
 
 def _tag_by(key: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
@@ -220,9 +222,11 @@ def _algorithm_model(a: Algorithm, base: type[AlgorithmConfig] = AlgorithmConfig
     return model
 
 
-_MODELS: Final[dict[str, dict[str, type[AlgorithmConfig]]]] = {
-    family: {a.name: _algorithm_model(a) for a in catalog().family(family).values()} for family in ("cc", "aqm")
-}
+@functools.cache
+def _model(family: Family, name: str) -> type[AlgorithmConfig]:
+    """The model of the registered algorithm ``name`` of ``family``, built when first used: a
+    scenario with CUBIC over drop-tail builds two models, not one per algorithm."""
+    return _algorithm_model(catalog().family(family)[name])
 
 
 def algorithm_model(family: Family, kind: str) -> type[AlgorithmConfig]:
@@ -230,19 +234,33 @@ def algorithm_model(family: Family, kind: str) -> type[AlgorithmConfig]:
     a = catalog().lookup(family, kind)
     if a is None:
         raise KeyError(f"unknown {FAMILY_TITLES[family]} {kind!r}")
-    return _MODELS[family][a.name]
+    if family not in ("cc", "aqm"):  # a topology preset's model is the scenario's (topology.py)
+        raise KeyError(family)
+    return _model(family, a.name)
+
+
+def _by_kind(base: type[AlgorithmConfig], kinds: Mapping[str, str], model: Callable[[str], type[AlgorithmConfig]], normalize: Callable[[Any], Any]) -> Any:
+    """A field type validated by the model of the value's kind, built when first needed:
+    ``normalize`` checks the value's form and kind, ``kinds`` maps a name or alias to the name
+    ``model`` builds the model of. A model instance of its kind passes as it is."""
+
+    def validate(value: Any) -> Any:
+        value = normalize(value)
+        raw = value.model_dump() if isinstance(value, BaseModel) else value
+        name = kinds.get(raw.get("kind")) if isinstance(raw, Mapping) else None
+        if name is None:  # a model of another family: the error a union tagged by kind gives
+            raise PydanticKnownError("union_tag_not_found", {"discriminator": "tag()"})
+        return model(name).__pydantic_validator__.validate_python(value)
+
+    # SerializeAsAny: an instance dumps the fields of its own model, not only those of ``base``.
+    return Annotated[SerializeAsAny[base], PlainValidator(validate)]  # type: ignore[valid-type]
 
 
 def _family_type(family: Family) -> Any:
-    """``"cubic"`` or ``{ kind = "cubic", beta = 0.7, ... }``: a union tagged by kind."""
-    algorithms = catalog().family(family)
-    to_name = {n: a.name for a in algorithms.values() for n in a.names}
-    members = tuple(Annotated[_MODELS[family][n], Tag(_TAG + n)] for n in algorithms)
-    union = Union[members] if len(members) > 1 else members[0]  # noqa: UP007 (built at run time)
-    parts: list[Any] = [union]
-    if len(members) > 1:
-        parts.append(Discriminator(_tag_by(lambda v: to_name.get(v.get("kind")))))
-    return Annotated[tuple(parts) + (_normalize_kind(FAMILY_TITLES[family], to_name),)]  # type: ignore[misc]
+    """``"cubic"`` or ``{ kind = "cubic", beta = 0.7, ... }``: validated by its kind's model."""
+    to_name = {n: a.name for a in catalog().family(family).values() for n in a.names}
+    normalize = _normalize_kind(FAMILY_TITLES[family], to_name)
+    return _by_kind(AlgorithmConfig, to_name, functools.partial(_model, family), normalize)
 
 
 CcConfig = _family_type("cc")

@@ -5,6 +5,7 @@ hosts, routers and full-duplex links with its routing, and the presets the engin
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 from collections.abc import Mapping
 from typing import Annotated, Any, Final, Literal, Union
@@ -19,7 +20,7 @@ from pydantic import (
 )
 
 from crosslayer.catalog import catalog, engine
-from crosslayer.scenario.algorithms import _QDISC, AlgorithmConfig, QdiscConfig, _algorithm_model, _tag_by
+from crosslayer.scenario.algorithms import _QDISC, AlgorithmConfig, QdiscConfig, _algorithm_model, _by_kind, _tag_by
 from crosslayer.scenario.errors import _TAG, Loc, _error, _Model, _raise_problems
 from crosslayer.scenario.fields import Delay, Duration, Flag, Loss, NodeList, NodeName, Rate, read_parsed
 from crosslayer.units import (
@@ -499,9 +500,14 @@ class PresetTopology(AlgorithmConfig):
         return spec
 
 
-_PRESETS: Final = {a.name: _algorithm_model(a, PresetTopology) for a in catalog().topology.values()}
 _PRESET_NAMES: Final = {n: a.name for a in catalog().topology.values() for n in a.names}
-TOPOLOGY_KINDS: Final = ("dumbbell", "graph", *_PRESETS)
+TOPOLOGY_KINDS: Final = ("dumbbell", "graph", *catalog().topology)
+
+
+@functools.cache
+def _preset(name: str) -> type[AlgorithmConfig]:
+    """The model of the preset ``name``, built when a scenario first uses it."""
+    return _algorithm_model(catalog().topology[name], PresetTopology)
 
 
 def _normalize_topology(value: Any) -> Any:
@@ -519,14 +525,21 @@ def _normalize_topology(value: Any) -> Any:
     return {**value, "kind": _PRESET_NAMES.get(kind, kind)}
 
 
-_TOPOLOGY_MEMBERS: Final = (
-    Annotated[Dumbbell, Tag(_TAG + "dumbbell")],
-    Annotated[Graph, Tag(_TAG + "graph")],
-    *(Annotated[m, Tag(_TAG + n)] for n, m in _PRESETS.items()),
-)
+def _topology_tag(value: Mapping[str, Any]) -> str:
+    """The union member of a topology: dumbbell, graph, or the presets' (one member validates
+    every preset, with the model of its kind, so only the presets in use are built)."""
+    kind = value.get("kind", "dumbbell")
+    return "preset" if isinstance(kind, str) and kind in catalog().topology else kind
+
+
 Topology = Annotated[
-    Union[_TOPOLOGY_MEMBERS],  # noqa: UP007 (built at run time)
-    Discriminator(_tag_by(lambda v: v.get("kind", "dumbbell"))),
+    Union[  # noqa: UP007 (a tagged union)
+        Annotated[Dumbbell, Tag(_TAG + "dumbbell")],
+        Annotated[Graph, Tag(_TAG + "graph")],
+        # the kind is a preset's name already (_normalize_topology)
+        Annotated[_by_kind(PresetTopology, {n: n for n in catalog().topology}, _preset, lambda v: v), Tag(_TAG + "preset")],
+    ],
+    Discriminator(_tag_by(_topology_tag)),
     BeforeValidator(_normalize_topology),
 ]
 """A topology: a dumbbell (``kind`` may be left out), a graph, or a preset by name."""
