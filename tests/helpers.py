@@ -45,11 +45,13 @@ def _fill(table: str, rows: int, values: dict[str, list[Any]]) -> dict[str, list
 
 
 def expand_grouped_flows(spec: dict[str, Any]) -> dict[str, Any]:
-    """``spec`` with its compact flows (``flow_groups`` + ``grouped_flows``) appended to
-    ``flows`` as the engine expands them (ScenarioSpec::with_flow_groups)."""
+    """``spec`` with its compact flows (``flow_groups`` + ``flow_runs``) appended to ``flows``
+    as the engine expands them (ScenarioSpec::with_flow_groups)."""
     groups = spec.pop("flow_groups", [])
-    for name, src, dst, reverse, group in spec.pop("grouped_flows", []):
-        spec["flows"].append({"name": name, "src": src, "dst": dst, "reverse": reverse, **groups[group]})
+    for prefix, first, count, src, dst, reverse, group in spec.pop("flow_runs", []):
+        names = [prefix] if first is None else [f"{prefix}{k}" for k in range(first, first + count)]
+        for name in names:
+            spec["flows"].append({"name": name, "src": src, "dst": dst, "reverse": reverse, **groups[group]})
     return spec
 
 

@@ -329,12 +329,12 @@ def test_a_result_folder_from_before_udp_flows_still_loads(result: Result, tmp_p
 
 
 def test_compact_flow_groups_run_as_the_flows_spelled_out(core: Any, short: Scenario) -> None:
-    """Runs send the engine each group's settings once (``flow_groups``) and each flow as
-    [name, src, dst, reverse, group]; the engine expands them into the very flows the long form
-    spells out, so both runs are the same run."""
+    """Runs send the engine each group's settings once (``flow_groups``) and the flows of each
+    pair of a group as one run [prefix, first, count, src, dst, reverse, group]; the engine
+    expands them into the very flows the long form spells out, so both runs are the same run."""
     long = short.to_engine_spec()
     compact = short.to_engine_spec(compact=True)
-    assert compact["flows"] == [] and len(compact["grouped_flows"]) == len(long["flows"]) == 9
+    assert compact["flows"] == [] and sum(run[2] for run in compact["flow_runs"]) == len(long["flows"]) == 9
     assert len(compact["flow_groups"]) == len(short.flows)
     a = core.run_json(json.dumps(long))
     b = core.run_json(json.dumps(compact))
@@ -349,7 +349,8 @@ def test_compact_flow_groups_run_as_the_flows_spelled_out(core: Any, short: Scen
     ("change", "words"),
     [
         (lambda s: s["flow_groups"][0]["cc"].update(beta=5.0), "flow_groups[0].cc.beta"),
-        (lambda s: s["grouped_flows"][0].__setitem__(4, 7), "grouped_flows[0]: no flow group 7"),
+        (lambda s: s["flow_runs"][0].__setitem__(6, 7), "flow_runs[0]: no flow group 7"),
+        (lambda s: s["flow_runs"][0].__setitem__(slice(1, 3), [None, 3]), "flow_runs[0]: 3 flows without a first number would have one name"),
     ],
 )
 def test_a_bad_compact_flow_group_is_named(core: Any, short: Scenario, change: Any, words: str) -> None:

@@ -131,8 +131,7 @@ pub enum FlowState {
 }
 
 pub struct Flow {
-    pub name: String,
-    /// Its index: the flow id its packets carry.
+    /// Its index (its name is its spec's, `Sim::flow_name`): the flow id its packets carry.
     pub id: u32,
     /// Source and sink nodes.
     pub src: u32,
@@ -147,8 +146,9 @@ pub struct Flow {
     pub acks: PktAccount,
     /// Its data path (0) and its ACKs' path (1).
     pub route: [Route; 2],
-    /// Counters at the start of the measurement window.
-    pub at_warmup: (SenderCounters, ReceiverCounters),
+    /// Packets its sender sent before the measurement window, whose start zeroes the
+    /// endpoints' counters (the engine's count `data.sent` is the whole run's).
+    pub sent_before: u64,
 }
 
 impl Flow {
@@ -185,7 +185,7 @@ impl Flow {
     pub fn live(&mut self) -> &mut Endpoints {
         match &mut self.state {
             FlowState::Live(ep) => ep,
-            _ => outside_life(&self.name),
+            _ => outside_life(self.id),
         }
     }
 
@@ -223,6 +223,6 @@ impl Flow {
 
 #[cold]
 #[inline(never)]
-fn outside_life(name: &str) -> ! {
-    unreachable!("a packet or timer of flow {name} outside its life")
+fn outside_life(id: u32) -> ! {
+    unreachable!("a packet or timer of flow #{id} outside its life")
 }

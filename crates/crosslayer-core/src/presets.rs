@@ -78,7 +78,7 @@ fn three_by_three(rate_bps: u64, bottleneck_delay_ns: u64, sender_delays: [u64; 
         arrivals: vec![],
         pcap: None,
         flow_groups: Vec::new(),
-        grouped_flows: Vec::new(),
+        flow_runs: Vec::new(),
         own_flows: None,
     }
 }
@@ -123,7 +123,7 @@ pub fn single_bottleneck(rate_bps: u64, rtt_ns: u64, buffer_pkts: u32, flows: Ve
         arrivals: vec![],
         pcap: None,
         flow_groups: Vec::new(),
-        grouped_flows: Vec::new(),
+        flow_runs: Vec::new(),
         own_flows: None,
     }
 }

@@ -177,7 +177,7 @@ pub struct FlowSpec {
     /// Its application alternates writing and silence (`traffic::onoff`); `None` = it writes
     /// throughout (at `app_rate`, or as fast as TCP takes the data).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub on_off: Option<crate::traffic::onoff::OnOffSpec>,
+    pub on_off: Option<Box<crate::traffic::onoff::OnOffSpec>>,
     /// DiffServ codepoint of its packets (0-63; class-based disciplines may classify by it).
     #[serde(default)]
     pub dscp: u8,
@@ -206,17 +206,20 @@ pub struct FlowTemplate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abort: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub on_off: Option<crate::traffic::onoff::OnOffSpec>,
+    pub on_off: Option<Box<crate::traffic::onoff::OnOffSpec>>,
     #[serde(default)]
     pub dscp: u8,
     #[serde(default)]
     pub port: u16,
 }
 
-/// A flow of a group: its name, source, sink, direction (`FlowSpec::reverse`) and the index of
-/// its group's settings in `ScenarioSpec::flow_groups`.
+/// A run of flows of a group between two hosts: `count` flows named `prefix` followed by
+/// `first`, `first + 1`, ... (without a `first`, one flow named `prefix`), then their source,
+/// sink, direction (`FlowSpec::reverse`) and the index of their group's settings in
+/// `ScenarioSpec::flow_groups`. One entry per pair of a group, not per flow: 90,000 flows
+/// cross from Python as a few entries.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct GroupedFlow(pub String, pub HostRef, pub HostRef, pub bool, pub u32);
+pub struct FlowRun(pub String, pub Option<u64>, pub u32, pub HostRef, pub HostRef, pub bool, pub u32);
 
 fn default_series_queue() -> String {
     "bottleneck".into()
@@ -455,12 +458,12 @@ pub struct ScenarioSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pcap: Option<PcapSpec>,
     /// Flows in compact form (for runs of many flows): the settings of each group once, then
-    /// each flow as its name, ends, direction and group. Parsing turns them into `flows`, after
-    /// those given there, in order (`ScenarioSpec::parse`).
+    /// runs of flows with the same ends and group (`FlowRun`). Parsing turns them into `flows`,
+    /// after those given there, in order (`ScenarioSpec::parse`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flow_groups: Vec<FlowTemplate>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub grouped_flows: Vec<GroupedFlow>,
+    pub flow_runs: Vec<FlowRun>,
     /// How many of `flows` (from the first) validation checks the settings of one by one: the
     /// flows after them came from `flow_groups`, whose settings are checked once each.
     #[serde(skip)]
@@ -490,27 +493,36 @@ impl ScenarioSpec {
         spec.with_flow_groups()
     }
 
-    /// This spec with `grouped_flows` turned into `flows` (after the others, in order). A flow
+    /// This spec with `flow_runs` turned into `flows` (after the others, in order). A run
     /// naming a group that does not exist is refused by name.
     pub fn with_flow_groups(mut self) -> Result<ScenarioSpec, String> {
-        if self.grouped_flows.is_empty() {
+        if self.flow_runs.is_empty() {
             return Ok(self);
         }
-        if self.flows.len() + self.grouped_flows.len() > MAX_FLOWS {
-            return Err(format!("invalid engine spec: grouped_flows: at most {MAX_FLOWS} flows (TCP and UDP together)"));
+        let grouped = self.flow_runs.iter().fold(0u64, |n, r| n.saturating_add(r.2 as u64));
+        if self.flows.len() as u64 + grouped > MAX_FLOWS as u64 {
+            return Err(format!("invalid engine spec: flow_runs: at most {MAX_FLOWS} flows (TCP and UDP together)"));
         }
         self.own_flows = Some(self.flows.len());
         let groups = std::mem::take(&mut self.flow_groups);
-        self.flows.reserve(self.grouped_flows.len());
+        self.flows.reserve(grouped as usize);
         // a group's cc and tcp settings once, shared by its flows
         let shared: Vec<(Arc<CcConfig>, Arc<TcpConfig>)> = groups.iter().map(|t| (Arc::new(t.cc.clone()), Arc::new(t.tcp.clone()))).collect();
-        for (i, GroupedFlow(name, src, dst, reverse, g)) in std::mem::take(&mut self.grouped_flows).into_iter().enumerate() {
-            let t = groups.get(g as usize).ok_or_else(|| format!("invalid engine spec: grouped_flows[{i}]: no flow group {g} (there are {})", groups.len()))?;
+        for (i, FlowRun(prefix, first, count, src, dst, reverse, g)) in std::mem::take(&mut self.flow_runs).into_iter().enumerate() {
+            let t = groups.get(g as usize).ok_or_else(|| format!("invalid engine spec: flow_runs[{i}]: no flow group {g} (there are {})", groups.len()))?;
             let (cc, tcp) = &shared[g as usize];
-            self.flows.push(FlowSpec {
+            let names: Box<dyn Iterator<Item = String>> = match first {
+                None if count == 1 => Box::new(std::iter::once(prefix)),
+                None => return Err(format!("invalid engine spec: flow_runs[{i}]: {count} flows without a first number would have one name")),
+                Some(first) => match first.checked_add(count as u64) {
+                    Some(end) => Box::new((first..end).map(move |k| format!("{prefix}{k}"))),
+                    None => return Err(format!("invalid engine spec: flow_runs[{i}]: the flows' numbers pass {}", u64::MAX)),
+                },
+            };
+            self.flows.extend(names.map(|name| FlowSpec {
                 name,
-                src,
-                dst,
+                src: src.clone(),
+                dst: dst.clone(),
                 reverse,
                 cc: cc.clone(),
                 tcp: tcp.clone(),
@@ -522,7 +534,7 @@ impl ScenarioSpec {
                 on_off: t.on_off.clone(),
                 dscp: t.dscp,
                 port: t.port,
-            });
+            }));
         }
         self.flow_groups = groups;
         Ok(self)

@@ -80,7 +80,7 @@ fn seed003_rtt(qdisc: QdiscConfig, seconds: u64, rtt_ms: u64) -> ScenarioSpec {
         arrivals: vec![],
         pcap: None,
         flow_groups: Vec::new(),
-        grouped_flows: Vec::new(),
+        flow_runs: Vec::new(),
         own_flows: None,
     }
 }

@@ -133,11 +133,11 @@ prop_compose! {
             abort: (b % 5 == 2).then(|| Time::from_ns((100 + a as u64 % 2900) * MS)),
             // one flow in six an on-off source: exponential on, Pareto off; a new connection per
             // on-period when it writes at a rate
-            on_off: (a % 6 == 3).then(|| OnOffSpec {
+            on_off: (a % 6 == 3).then(|| Box::new(OnOffSpec {
                 on: PeriodDist::Exponential { mean: Dur::from_ms(50 + (b % 400) as u64) },
                 off: PeriodDist::Pareto { mean: Dur::from_ms(100 + (a % 300) as u64), shape: 1.5 + (b % 3) as f64 },
                 connection: if b % 2 == 0 && a % 4 == 1 && size.is_none() { OnOffConnection::New } else { OnOffConnection::Same },
-            }),
+            })),
             dscp: 0,
             port: 0,
         }
@@ -203,7 +203,7 @@ fn arb_scenario() -> impl Strategy<Value = ScenarioSpec> {
                     arrivals: vec![],
                     pcap: None,
                     flow_groups: Vec::new(),
-                    grouped_flows: Vec::new(),
+                    flow_runs: Vec::new(),
                     own_flows: None,
                 }
             })

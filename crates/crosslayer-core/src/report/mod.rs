@@ -434,7 +434,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
             let rtt = topo.path_delay(data) + topo.path_delay(ack);
             let [bd, ba] = fl.route.map(|r| measured(sim, (r.base + r.bottleneck) as usize));
             FlowRow {
-                name: &fl.name,
+                name: &fs.name,
                 src: &topo.node_names[fl.src as usize],
                 dst: &topo.node_names[fl.dst as usize],
                 reverse: topo.links[data[fl.route[0].bottleneck as usize] as usize].role == LinkRole::Reverse,
@@ -449,8 +449,8 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
                 ack_route: topo.path_names(ack),
                 bottleneck_link: &topo.links[data[fl.route[0].bottleneck as usize] as usize].name,
                 span,
-                sender: s.sender.minus(&fl.at_warmup.0),
-                receiver: s.receiver.minus(&fl.at_warmup.1),
+                sender: s.sender,
+                receiver: s.receiver,
                 bottleneck: BottleneckCounters::of(bd, ba),
                 rtt_mean_s: s.rtt.mean_s,
                 rtt_min_s: s.rtt.min_s,
@@ -499,7 +499,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
     let host_rows = host_rows(sim, &flow_rows, span);
 
     // One row per flow and link of its paths, built as the table fills (540,000 at 90,000 flows).
-    let tcp = sim.flows.iter().map(|f| (&f.name, false, &f.route[..]));
+    let tcp = sim.flows.iter().zip(&sim.spec().flows).map(|(f, s)| (&s.name, false, &f.route[..]));
     let udp = sim.udp.iter().map(|u| (&u.name, true, std::slice::from_ref(&u.route)));
     let flows = tcp.chain(udp);
     let hop_count = flows.clone().map(|(_, _, routes)| routes.iter().map(|r| r.slots().len()).sum::<usize>()).sum();
@@ -552,7 +552,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
         }
     }
 
-    let flow_names: Vec<String> = sim.flows.iter().map(|f| f.name.clone()).collect();
+    let flow_names: Vec<String> = sim.spec().flows.iter().map(|f| f.name.clone()).collect();
     let empty = |cols: Vec<ColumnSpec>| {
         let mut t = Table::default();
         for c in cols {

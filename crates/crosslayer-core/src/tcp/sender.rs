@@ -381,6 +381,9 @@ pub struct Sender {
     pace_blocked: bool,
     /// Linux's pacing rules: the first 10 data segments unpaced, late segments credited.
     pacing_credit: bool,
+    /// Data segments sent, counted up to 255 (the first-10 rule reads it; `counters` restart
+    /// at the measurement window).
+    segs_sent: u8,
     /// An application writing `app_rate` (payload bytes per second) from the start: new data
     /// goes out only as it is written, in whole segments (the last of a finite flow whole or
     /// not); `app_blocked`: try_send found nothing written to send (the timer wakes it when
@@ -499,6 +502,7 @@ impl Sender {
             pace_next: Time::ZERO,
             pace_blocked: false,
             pacing_credit: cfg.pacing_credit(),
+            segs_sent: 0,
             app_rate: None,
             app_blocked: false,
             app_wake: Time::NEVER,
@@ -1668,6 +1672,7 @@ impl Sender {
             self.prr.out += mss as u64;
         }
         self.counters.segments_sent += 1;
+        self.segs_sent = self.segs_sent.saturating_add(1);
         self.counters.wire_bytes += size as u64;
         if self.rto_deadline.is_never() {
             self.arm_rto(ctx.now);
@@ -1687,7 +1692,7 @@ impl Sender {
         let start = prior.max(now);
         let mut gap = rate.tx_time(len);
         if self.pacing_credit {
-            if self.counters.segments_sent < 10 {
+            if self.segs_sent < 10 {
                 self.pace_next = start;
                 return;
             }
@@ -1729,11 +1734,11 @@ mod tests {
         let ms = |x: f64| Time::from_ns((x * 1e6) as u64);
         let mut l = paced_sender(Profile::Linux);
         for k in 1..=9 {
-            l.counters.segments_sent = k;
+            l.segs_sent = k;
             l.pace_after_send(rate, 1448, ms(0.0));
             assert_eq!(l.pace_next, ms(0.0), "segment {k}");
         }
-        l.counters.segments_sent = 10;
+        l.segs_sent = 10;
         l.pace_after_send(rate, 1448, ms(0.0));
         assert_eq!(l.pace_next, ms(1.0));
         l.pace_after_send(rate, 1448, ms(1.3)); // 0.3 ms late
