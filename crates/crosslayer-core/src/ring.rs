@@ -59,6 +59,15 @@ impl<T: Copy + Default> Ring<T> {
         Some(v)
     }
 
+    /// The front value, not copied.
+    #[inline(always)]
+    pub fn front_ref(&self) -> Option<&T> {
+        if self.len == 0 {
+            return None;
+        }
+        self.buf.get(self.head)
+    }
+
     #[inline(always)]
     pub fn front(&self) -> Option<T> {
         (self.len > 0).then(|| self.buf[self.head])

@@ -1,7 +1,8 @@
 //! Monotonic counters and their measurement windows.
 //!
 //! Counters only grow; a measurement window is the difference of the counters at its end and a
-//! snapshot taken when it started (`at_warmup`). [`counters!`] declares such a struct once - each
+//! snapshot taken when it started (`at_warmup`: links and UDP flows), or the counters themselves
+//! when they restart from zero at its start (a TCP flow's endpoints, `Sim::start_measurement`). [`counters!`] declares such a struct once - each
 //! counter with its unit and doc - and derives both the subtraction and the result columns.
 //!
 //! [`counters!`]: crate::counters!

@@ -394,30 +394,29 @@ impl Link {
     /// `settle` with arrivals decided ahead waiting: starts and arrivals in time order.
     #[inline(never)]
     fn settle_merged(&mut self, t: Time, hops: &mut [CoreCounters]) {
+        debug_assert!(t < Time::NEVER);
         loop {
-            let next_start = self.starts.front().filter(|s| s.at <= t);
-            let next_arrival = self.ahead.front().filter(|a| a.at <= t);
-            // a start's packet is queued unless it is among the accepted arrivals still waiting
+            let start_at = self.starts.front_ref().map_or(Time::NEVER, |s| s.at);
+            let arrival_at = self.ahead.front_ref().map_or(Time::NEVER, |a| a.at);
+            // a start's packet is queued unless it is among the accepted arrivals still waiting;
+            // a start goes first at a tie
             let queued = self.starts.len() > self.ahead_accepted;
-            let s = match (next_start, next_arrival) {
-                (None, None) => break,
-                (Some(s), Some(a)) if s.at <= a.at && queued => s,
-                (Some(s), None) if queued => s,
-                (_, Some(a)) => {
-                    self.ahead.pop_front();
-                    let (limit_pkts, limit_bytes) = self.limits;
-                    let fits = self.queue.arrive_fifo(a.at, a.size, limit_pkts, limit_bytes);
-                    debug_assert_eq!(fits, a.accepted, "a link decided ahead otherwise than its queue");
-                    let c = &mut hops[a.slot as usize];
-                    c.arrivals += 1;
-                    c.drops += !fits as u64;
-                    self.ahead_accepted -= fits as usize;
-                    continue;
-                }
-                (Some(_), None) => unreachable!("a start waits for an arrival that is not due"),
-            };
-            self.starts.pop_front();
-            self.depart(s);
+            if start_at <= t && start_at <= arrival_at && queued {
+                let s = self.starts.pop_front().expect("a start is due");
+                self.depart(s);
+            } else if arrival_at <= t {
+                let a = self.ahead.pop_front().expect("an arrival is due");
+                let (limit_pkts, limit_bytes) = self.limits;
+                let fits = self.queue.arrive_fifo(a.at, a.size, limit_pkts, limit_bytes);
+                debug_assert_eq!(fits, a.accepted, "a link decided ahead otherwise than its queue");
+                let c = &mut hops[a.slot as usize];
+                c.arrivals += 1;
+                c.drops += !fits as u64;
+                self.ahead_accepted -= fits as usize;
+            } else {
+                debug_assert!(start_at > t || queued, "a start waits for an arrival that is not due");
+                break;
+            }
         }
     }
 
