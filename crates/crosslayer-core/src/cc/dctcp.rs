@@ -11,7 +11,10 @@
 //!   g = 1/16, alpha starting at 1 (Linux `dctcp_alpha_on_init` 1024/1024).
 //! * An ECN echo (at most once per window, the sender's rule): ssthresh = cwnd x (1 - alpha / 2),
 //!   at least 2 segments.
-//! * A loss or a timeout: half the window, as Reno (Linux `dctcp_react_to_loss`).
+//! * A loss or a timeout: half the window, as Reno (Linux `dctcp_react_to_loss`). In the `ns3`
+//!   profile, cwnd x (1 - alpha / 2) as for an echo: ns-3's `TcpDctcp::GetSsThresh` serves every
+//!   reduction, so with alpha decayed towards 0 (no marks: a drop-tail queue) a loss barely
+//!   lowers the window there.
 //! * Window growth: Reno's with byte counting and Linux's slow start in every profile (Linux;
 //!   ns-3's `TcpDctcp` derives from `TcpLinuxReno`, which counts bytes too).
 //!
@@ -22,6 +25,7 @@
 use super::law::aimd::Aimd;
 use super::law::marked::MarkedFraction;
 use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
+use crate::tcp::Profile;
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
 
 crate::params! {
@@ -38,6 +42,8 @@ crate::params! {
 pub struct Dctcp {
     marks: MarkedFraction,
     reno: Aimd,
+    /// A loss or timeout halves the window (Linux); false: it cuts by alpha / 2 (ns-3).
+    loss_halves: bool,
 }
 
 impl Algorithm for Dctcp {
@@ -50,7 +56,7 @@ impl Algorithm for Dctcp {
         sources: &["RFC 8257", "Alizadeh et al., ACM SIGCOMM 2010", "Linux net/ipv4/tcp_dctcp.c"],
     };
     fn new(cfg: &DctcpConfig, env: &CcEnv) -> Dctcp {
-        Dctcp { marks: MarkedFraction::new(cfg.g, cfg.alpha_init), reno: Aimd::linux_reno(env) }
+        Dctcp { marks: MarkedFraction::new(cfg.g, cfg.alpha_init), reno: Aimd::linux_reno(env), loss_halves: env.profile != Profile::Ns3 }
     }
 }
 
@@ -72,8 +78,8 @@ impl CongestionControl for Dctcp {
     fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
         let mss = w.mss as u64;
         match e.kind {
-            CongestionKind::Ecn => ((w.cwnd as f64 * (1.0 - self.marks.alpha / 2.0)) as u64).max(2 * mss),
-            CongestionKind::Loss | CongestionKind::Timeout => (w.cwnd / 2).max(2 * mss),
+            CongestionKind::Loss | CongestionKind::Timeout if self.loss_halves => (w.cwnd / 2).max(2 * mss),
+            _ => ((w.cwnd as f64 * (1.0 - self.marks.alpha / 2.0)) as u64).max(2 * mss),
         }
     }
 
@@ -124,5 +130,20 @@ mod tests {
         d.marks.alpha = 0.0;
         assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Ecn)), 100_000);
         assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Loss)), 50_000);
+        assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Timeout)), 50_000);
+    }
+
+    /// ns-3's `TcpDctcp` cuts by alpha / 2 on a loss or timeout too (its `GetSsThresh`): with
+    /// alpha decayed to 0.1, a loss keeps 95 % of the window, where Linux halves it.
+    #[test]
+    fn ns3_cuts_a_loss_by_half_alpha() {
+        let ev = |kind| CongestionEvent { now: Time::ZERO, kind, flight_size: 0, new_episode: true };
+        let mut d = Dctcp::new(&DctcpConfig::default(), &CcEnv { profile: Profile::Ns3, ..CcEnv::linux(1000, 10) });
+        let mut w = Window { cwnd: 100_000, ssthresh: 5_000, mss: 1000 };
+        assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Loss)), 50_000, "alpha 1: half");
+        d.marks.alpha = 0.1;
+        assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Loss)), 95_000);
+        assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Timeout)), 95_000);
+        assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Ecn)), 95_000);
     }
 }
