@@ -25,7 +25,7 @@
 use super::law::aimd::Aimd;
 use super::law::marked::MarkedFraction;
 use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
-use crate::tcp::Profile;
+use crate::stack::Profile;
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
 
 crate::params! {
