@@ -173,7 +173,7 @@ impl Sim {
             .enumerate()
             .map(|(j, u)| {
                 let (src, dst, _) = plan.flows[n_tcp as usize + j];
-                let ecn = if u.ecn { Ecn::Ect0 } else { Ecn::NotEct };
+                let ecn = if u.ect1 { Ecn::Ect1 } else if u.ecn { Ecn::Ect0 } else { Ecn::NotEct };
                 let source = CbrSource::new(n_tcp + j as u32, src, dst, u.rate, u.packet_size.get() as u32, u.start, u.stop.unwrap_or(Time::NEVER), ecn, u.dscp, u.port);
                 UdpFlow {
                     name: u.name.clone(),

@@ -322,6 +322,10 @@ pub struct UdpFlowSpec {
     /// Send ECT(0) datagrams (an ECN-capable but unresponsive source, which marking cannot slow).
     #[serde(default)]
     pub ecn: bool,
+    /// Send ECT(1) datagrams instead: the L4S identifier (RFC 9331), so that a dual-queue AQM
+    /// classifies them as L4S (an unresponsive L4S source: RFC 9332's overload case).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ect1: bool,
     #[serde(default)]
     pub dscp: u8,
     #[serde(default)]

@@ -122,6 +122,7 @@ fn with_udp_at(qdisc: QdiscConfig, seconds: u64, mbps: u64) -> (f64, f64, RunRes
         start: Time::ZERO,
         stop: None,
         ecn: false,
+        ect1: false,
         dscp: 0,
         port: 0,
     });

@@ -199,6 +199,7 @@ fn choke_squeezes_a_faster_udp_flow_harder_in_pan_et_al_s_setting() {
             start: Time::ZERO,
             stop: None,
             ecn: false,
+            ect1: false,
             dscp: 0,
             port: 0,
         });

@@ -160,6 +160,7 @@ prop_compose! {
             start: Time::from_ns(start * MS),
             stop: None,
             ecn,
+            ect1: false,
             dscp: 0,
             port: 0,
         }

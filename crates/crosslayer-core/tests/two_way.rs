@@ -146,6 +146,7 @@ fn a_reverse_udp_flow_crosses_b_to_a() {
         start: Time::ZERO,
         stop: None,
         ecn: false,
+        ect1: false,
         dscp: 0,
         port: 0,
     });

@@ -269,6 +269,9 @@ class UdpGroup(_Model):
     """No datagram from this time; unset: runs to the end."""
     ecn: Flag = False
     """Send ECT(0): ECN-capable, yet unresponsive (it ignores marks)."""
+    ect1: Flag = False
+    """Send ECT(1) instead, the L4S identifier (RFC 9331): a DualPI2 queue serves the datagrams
+    from its L4S queue (an unresponsive L4S source, RFC 9332's overload case)."""
     dscp: Dscp = 0
     port: Port = 0
 

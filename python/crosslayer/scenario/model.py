@@ -740,6 +740,7 @@ class Scenario(_Model):
                     "start": group.start,
                     "stop": group.stop,
                     "ecn": group.ecn,
+                    **({"ect1": True} if group.ect1 else {}),
                     "dscp": group.dscp,
                     "port": group.port,
                 }
