@@ -8,7 +8,7 @@ checked before the run, and a scenario the other simulator cannot express), 3 a 
 --strict metric beyond its bar, 130 interrupted.
 
 The commands live in modules by group: ``run`` (run, validate), ``figures`` (plot-*),
-``bench``, ``listing`` (list), ``study``, ``results`` and ``crosscheck``; ``common`` holds the app and what they
+``bench``, ``listing`` (list), ``study``, ``results``, ``crosscheck`` and ``suite``; ``common`` holds the app and what they
 share. Importing this package registers them all (in the order ``crosslayer -h`` lists them).
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 
 import typer
 
-from crosslayer.cli import run, figures, bench, listing, study, results, crosscheck  # noqa: F401, I001 - registers the commands, in this order
+from crosslayer.cli import run, figures, bench, listing, study, results, crosscheck, suite  # noqa: F401, I001 - registers the commands, in this order
 from crosslayer.cli.common import app
 
 __all__ = ["app", "main"]

@@ -176,6 +176,21 @@ Where = Annotated[list[str] | None, typer.Option("--where", help="In a store: co
 study_app = typer.Typer(help="Studies: sweeps over a base scenario, run into a result store.", no_args_is_help=True)
 
 
+def _dask_client(scheduler: str | None, dask_local: int | None) -> tuple[Any, Any]:
+    """(client, cluster) for ``--scheduler ADDRESS`` or ``--dask-local N``, or (None, None) to
+    run on local worker processes; the caller closes both."""
+    if not (scheduler or dask_local):
+        return None, None
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        _fail("Dask is not installed: pip install distributed (a dependency of crosslayer; the environment lacks it)", 2)
+    if dask_local:
+        cluster = LocalCluster(n_workers=dask_local, threads_per_worker=1, processes=True)
+        return Client(cluster), cluster
+    return Client(scheduler), None
+
+
 results_app = typer.Typer(help="Query, tabulate and plot a result store.", no_args_is_help=True)
 
 

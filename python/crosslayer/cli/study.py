@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 from crosslayer.cli.common import (
     Quiet,
     _console,
+    _dask_client,
     _engine_guard,
     _fail,
     _labels_text,
@@ -90,18 +91,7 @@ def study_run(
         _fail(str(exc), 2)
     except OSError as exc:
         _fail(f"cannot write the store {store.root}: {exc.strerror or exc}", 2)
-    client = None
-    cluster = None
-    if scheduler or dask_local:
-        try:
-            from distributed import Client, LocalCluster
-        except ImportError:
-            _fail("Dask is not installed: pip install distributed (a dependency of crosslayer; the environment lacks it)", 2)
-        if dask_local:
-            cluster = LocalCluster(n_workers=dask_local, threads_per_worker=1, processes=True)
-            client = Client(cluster)
-        else:
-            client = Client(scheduler)
+    client, cluster = _dask_client(scheduler, dask_local)
     err = _console(stderr=True)
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"), TextColumn("{task.fields[state]}"),

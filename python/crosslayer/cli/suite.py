@@ -1,0 +1,158 @@
+"""`crosslayer suite list | run | report`: the standard evaluation suites (`crosslayer.suites`)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from crosslayer.cli.common import _console, _dask_client, _engine_guard, _fail, _parse_sets, _print_table, app
+from crosslayer.output import dumps_json
+
+suite_app = typer.Typer(help="Standard evaluation suites (L4S, ...): their study files run into stores, and their reports.", no_args_is_help=True)
+app.add_typer(suite_app, name="suite")
+
+
+def _suite(name: str) -> Any:
+    from crosslayer.suites import SuiteError, suite
+
+    try:
+        return suite(name)
+    except SuiteError as exc:
+        _fail(str(exc), 2)
+
+
+@suite_app.command("list")
+def suite_list(json_output: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False) -> None:
+    """The suites, their source documents, and how many runs each study file holds."""
+    from rich.table import Table
+
+    from crosslayer.study import Study
+    from crosslayer.suites import SUITES
+
+    rows = []
+    for s in SUITES.values():
+        studies = {st.file: len(Study.from_toml(s.path(st)).points()) for st in s.studies}
+        rows.append({"name": s.name, "title": s.title, "source": s.source, "studies": studies, "runs": sum(studies.values())})
+    if json_output:
+        for r in rows:
+            typer.echo(dumps_json(r))
+        return
+    table = Table(title="suites (crosslayer suite run NAME)")
+    for c in ("name", "source", "runs", "what it tests"):
+        table.add_column(c)
+    for r in rows:
+        table.add_row(r["name"], r["source"], str(r["runs"]), r["title"] + "\n" + ", ".join(f"{f} ({n})" for f, n in r["studies"].items()))
+    _print_table(_console(), table)
+
+
+@suite_app.command("run")
+def suite_run(
+    name: Annotated[str, typer.Argument(help="The suite (crosslayer suite list).")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder of the suite's stores (one per study file) and report (default: results/suites/<name>).")] = None,
+    aqm: Annotated[str | None, typer.Option("--aqm", help='The queue discipline under test, as a study file writes it: dualpi2, or {kind = "dualpi2", coupling = 1.5}.')] = None,
+    cc: Annotated[str | None, typer.Option("--cc", help="The congestion control under test (the Scalable one in the L4S suite), e.g. dctcp.")] = None,
+    sets: Annotated[list[str] | None, typer.Option("--set", help="path=value for every study of the suite (repeatable), e.g. study.seeds=5.")] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="The reduced version: 8 s runs, one seed, a few points (what the tests run).")] = False,
+    workers: Annotated[int | None, typer.Option("--workers", "-j", help="Local worker processes (default: every core).")] = None,
+    scheduler: Annotated[str | None, typer.Option("--scheduler", help="Address of a Dask distributed scheduler to run on.")] = None,
+    dask_local: Annotated[int | None, typer.Option("--dask-local", help="Start a local Dask cluster with N workers and run on it.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary line.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object (what ran, the report) and nothing else.")] = False,
+) -> None:
+    """Run every study of a suite that its stores do not hold yet (resumable: run it again after
+    an interruption), then write the suite's report (report.md, figures/, tables/,
+    expectations.json) in the output folder."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from crosslayer.scenario import ScenarioError
+    from crosslayer.store import Store, StoreError
+    from crosslayer.study import Study, StudyError, parse_cli_value
+    from crosslayer.suites import overrides, store_name
+    from crosslayer.sweep import run_study
+
+    s = _suite(name)
+    folder = out or Path("results") / "suites" / s.name
+    user = _parse_sets(sets)
+    studies = []
+    for st in s.studies:
+        try:
+            study = Study.from_toml(
+                s.path(st), overrides=overrides(s, st, aqm=None if aqm is None else parse_cli_value(aqm), cc=None if cc is None else parse_cli_value(cc), sets=user, quick=quick)
+            )
+        except (StudyError, ScenarioError) as exc:
+            _fail(f"suite {s.name}, {st.file}: {exc}", 2)
+        store = Store(folder / store_name(st))
+        try:
+            store.create(study.text or None)
+        except StoreError as exc:
+            _fail(str(exc), 2)
+        except OSError as exc:
+            _fail(f"cannot write the store {store.root}: {exc.strerror or exc}", 2)
+        studies.append((st, study, store))
+    client, cluster = _dask_client(scheduler, dask_local)
+    err = _console(stderr=True)
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"), TimeElapsedColumn(), console=err, disable=quiet or json_output)
+    total = sum(len(study.points()) for _, study, _ in studies)
+    task = progress.add_task(f"suite {s.name}", total=total, count=f"0/{total}")
+    done_before = 0
+    ran: dict[str, Any] = {}
+    failed = []
+    interrupted = False
+    try:
+        with progress:
+            command = "crosslayer " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+            for st, study, store in studies:
+
+                def update(done: int, running: int, nfailed: int, n: int, base: int = done_before) -> None:
+                    progress.update(task, completed=base + done, count=f"{base + done}/{total}")
+
+                report = _engine_guard(lambda study=study, store=store, update=update: run_study(study, store, workers=workers, client=client, on_progress=update, command=command))
+                ran[store_name(st)] = {"points": report.total, "ran": report.ran, "skipped": report.skipped, "failed": len(report.failed), "wall_s": round(report.wall_s, 3)}
+                failed += [(store_name(st), k, lab, e) for k, lab, e in report.failed]
+                done_before += report.total
+                if report.interrupted:
+                    interrupted = True
+                    break
+    except StoreError as exc:
+        _fail(str(exc), 1)
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    for study_name, key, labels, error in failed:
+        err.print(f"failed {study_name} {key} {labels}: {error}", highlight=False)
+    if interrupted:
+        if not json_output:
+            err.print(f"interrupted: the runs stored so far are kept in {folder}; run the same command again to resume", highlight=False)
+        raise typer.Exit(130)
+    path = s.report()({store_name(st): store for st, _, store in studies}, folder)
+    if json_output:
+        typer.echo(dumps_json({"suite": s.name, "folder": str(folder), "studies": ran, "failed": len(failed), "report": str(path), "expectations": json.loads((folder / "expectations.json").read_text())}))
+    elif not quiet:
+        runs = sum(r["ran"] for r in ran.values())
+        wall = sum(r["wall_s"] for r in ran.values())
+        err.print(f"{runs} run, {sum(r['skipped'] for r in ran.values())} already stored, {len(failed)} failed of {total} points in {wall:.1f} s; report: {path}", highlight=False)
+    if failed:
+        raise typer.Exit(1)
+
+
+@suite_app.command("report")
+def suite_report(
+    name: Annotated[str, typer.Argument(help="The suite (crosslayer suite list).")],
+    folder: Annotated[Path, typer.Argument(help="The folder `crosslayer suite run` wrote (its stores).")],
+) -> None:
+    """Write the suite's report again from the stores in FOLDER (after more seeds, say)."""
+    from crosslayer.store import Store
+    from crosslayer.suites import store_name
+
+    s = _suite(name)
+    stores = {store_name(st): Store(folder / store_name(st)) for st in s.studies if (folder / store_name(st) / "runs").is_dir()}
+    if not stores:
+        _fail(f"{folder} holds no store of suite {s.name}; run `crosslayer suite run {s.name} -o {folder}` first", 2)
+    typer.echo(f"wrote {s.report()(stores, folder)}")

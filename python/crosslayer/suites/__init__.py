@@ -1,0 +1,114 @@
+"""Standard evaluation suites: sets of study files shipped with crosslayer, run through the study
+layer (store, resume, Dask) and summarized by the suite's own report.
+
+A suite is its study files (``crosslayer/data/suites/<name>/*.toml``, each citing the document
+section it implements) and a report module (``crosslayer.suites.<name>``) that reads the stores
+and writes the document's tables and figures with a verdict for each stated expectation.
+
+    crosslayer suite list
+    crosslayer suite run l4s [-o results/suites/l4s] [--aqm ...] [--cc ...] [--set ...] [--quick]
+
+``--aqm`` and ``--cc`` replace the queue discipline and the congestion control under test in the
+studies that declare where they are (``SuiteStudy.aqm_path`` and ``cc_path``); ``--quick`` runs
+the reduced version the tests run (short runs, one seed, a few points).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+DATA: Final = Path(__file__).resolve().parents[1] / "data" / "suites"
+
+
+@dataclass(frozen=True)
+class SuiteStudy:
+    """One study file of a suite."""
+
+    file: str
+    """Its file name under ``data/suites/<suite>/``."""
+    aqm_path: str | None = None
+    """The scenario path ``--aqm`` sets (None: the study sweeps the discipline itself)."""
+    cc_path: str | None = None
+    """The scenario path ``--cc`` sets (None: the study is about one algorithm's own rule)."""
+    quick: Mapping[str, Any] = field(default_factory=dict)
+    """Overrides of the reduced version (``--quick``), besides the suite's own."""
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    title: str
+    source: str
+    """The documents it implements."""
+    studies: tuple[SuiteStudy, ...]
+    quick: Mapping[str, Any]
+    """Overrides every study of the reduced version takes."""
+
+    def path(self, study: SuiteStudy) -> Path:
+        return DATA / self.name / study.file
+
+    def report(self) -> Callable[..., Path]:
+        """The suite's report writer: ``write(stores: dict[str, Store], out: Path) -> Path``."""
+        return importlib.import_module(f"crosslayer.suites.{self.name}").write  # type: ignore[no-any-return]
+
+
+class SuiteError(ValueError):
+    """An unknown suite, or options it cannot take."""
+
+
+_QUICK: Final = {"duration": "8s", "warmup": "3s", "study.seeds": 1}
+
+SUITES: Final[dict[str, Suite]] = {
+    "l4s": Suite(
+        name="l4s",
+        title="L4S: DualQ coupling, L-queue latency, overload, classic-ECN fallback and RTT independence",
+        source="RFC 9330, RFC 9331, RFC 9332",
+        studies=(
+            SuiteStudy(
+                "coupling.toml", "topology.bottleneck.qdisc", "flows[0].cc",
+                quick={"topology.bottleneck.rate": ["20Mbps", "100Mbps"], "topology.bottleneck.delay": ["10ms"], "flows[1].cc": ["cubic"]},
+            ),
+            SuiteStudy("latency.toml", "topology.bottleneck.qdisc", "flows[0].cc", quick={"topology.bottleneck.rate": ["100Mbps"], "flows[0].per_pair": [1, 4]}),
+            SuiteStudy(
+                "latency-mixed.toml", "topology.bottleneck.qdisc", "flows[0].cc",
+                quick={"topology.bottleneck.rate": ["100Mbps"], "flows[0].per_pair": [4], "flows[1].per_pair": [1]},
+            ),
+            SuiteStudy("overload.toml", "topology.bottleneck.qdisc", "flows[0].cc", quick={"udp[0].rate": ["20Mbps", "60Mbps"]}),
+            SuiteStudy("fallback.toml", None, "flows[0].cc", quick={"topology.bottleneck.delay": ["10ms"]}),
+            SuiteStudy("rtt.toml", "topology.bottleneck.qdisc", None, quick={}),
+        ),
+        quick=_QUICK,
+    ),
+}  # fmt: skip
+
+
+def suite(name: str) -> Suite:
+    """The suite called ``name``."""
+    try:
+        return SUITES[name]
+    except KeyError:
+        raise SuiteError(f"no suite {name!r}; the suites: {', '.join(SUITES)} (crosslayer suite list)") from None
+
+
+def overrides(s: Suite, st: SuiteStudy, *, aqm: Any = None, cc: Any = None, sets: Mapping[str, Any] | None = None, quick: bool = False) -> dict[str, Any]:
+    """The overrides one study of ``s`` runs with: the reduced version's (``quick``), then
+    ``--aqm`` and ``--cc`` where the study declares them, then the user's ``--set``s."""
+    out: dict[str, Any] = {}
+    if quick:
+        out.update(s.quick)
+        out.update(st.quick)
+    if aqm is not None and st.aqm_path:
+        out[st.aqm_path] = aqm
+    if cc is not None and st.cc_path:
+        out[st.cc_path] = cc
+    out.update(sets or {})
+    return out
+
+
+def store_name(st: SuiteStudy) -> str:
+    """The folder of a study's store inside the suite's output folder."""
+    return st.file.removesuffix(".toml")
