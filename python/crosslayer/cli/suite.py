@@ -27,16 +27,25 @@ def _suite(name: str) -> Any:
 
 
 @suite_app.command("list")
-def suite_list(json_output: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False) -> None:
+def suite_list(
+    json_output: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the suites' names, one per line.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also describe each study file.")] = False,
+) -> None:
     """The suites, their source documents, and how many runs each study file holds."""
     from rich.table import Table
 
     from crosslayer.study import Study
     from crosslayer.suites import SUITES
 
+    if quiet:
+        for name in SUITES:
+            typer.echo(name)
+        return
     rows = []
     for s in SUITES.values():
-        studies = {st.file: len(Study.from_toml(s.path(st)).points()) for st in s.studies}
+        loaded = {st.file: Study.from_toml(s.path(st)) for st in s.studies}
+        studies = {f: len(study.points()) for f, study in loaded.items()}
         rows.append({"name": s.name, "title": s.title, "source": s.source, "studies": studies, "runs": sum(studies.values())})
     if json_output:
         for r in rows:
@@ -46,7 +55,11 @@ def suite_list(json_output: Annotated[bool, typer.Option("--json", help="Print J
     for c in ("name", "source", "runs", "what it tests"):
         table.add_column(c)
     for r in rows:
-        table.add_row(r["name"], r["source"], str(r["runs"]), r["title"] + "\n" + ", ".join(f"{f} ({n})" for f, n in r["studies"].items()))
+        what = r["title"] + "\n" + ", ".join(f"{f} ({n})" for f, n in r["studies"].items())
+        if verbose:
+            s = SUITES[r["name"]]
+            what += "".join(f"\n  {st.file}: {Study.from_toml(s.path(st)).base.description}" for st in s.studies)
+        table.add_row(r["name"], r["source"], str(r["runs"]), what)
     _print_table(_console(), table)
 
 
@@ -62,6 +75,7 @@ def suite_run(
     scheduler: Annotated[str | None, typer.Option("--scheduler", help="Address of a Dask distributed scheduler to run on.")] = None,
     dask_local: Annotated[int | None, typer.Option("--dask-local", help="Start a local Dask cluster with N workers and run on it.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary line.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print a line per finished run: its study, swept values, key and wall time.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object (what ran, the report) and nothing else.")] = False,
 ) -> None:
     """Run every study of a suite that its stores do not hold yet (resumable: run it again after
@@ -111,7 +125,14 @@ def suite_run(
                 def update(done: int, running: int, nfailed: int, n: int, base: int = done_before) -> None:
                     progress.update(task, completed=base + done, count=f"{base + done}/{total}")
 
-                report = _engine_guard(lambda study=study, store=store, update=update: run_study(study, store, workers=workers, client=client, on_progress=update, command=command))
+                def on_run(ev: Any, file: str = st.file) -> None:
+                    if verbose and ev.done and not json_output:
+                        outcome = f"failed: {ev.error}" if ev.error else f"{ev.wall_s:.2f} s" if ev.wall_s is not None else "stored by another invocation"
+                        progress.console.print(f"{file} {' '.join(f'{k}={v}' for k, v in ev.labels.items())}  {ev.key[:12]}  {outcome}", highlight=False)
+
+                report = _engine_guard(
+                    lambda study=study, store=store, update=update, on_run=on_run: run_study(study, store, workers=workers, client=client, on_progress=update, on_run=on_run, command=command)
+                )
                 ran[store_name(st)] = {"points": report.total, "ran": report.ran, "skipped": report.skipped, "failed": len(report.failed), "wall_s": round(report.wall_s, 3)}
                 failed += [(store_name(st), k, lab, e) for k, lab, e in report.failed]
                 done_before += report.total
@@ -146,6 +167,8 @@ def suite_run(
 def suite_report(
     name: Annotated[str, typer.Argument(help="The suite (crosslayer suite list).")],
     folder: Annotated[Path, typer.Argument(help="The folder `crosslayer suite run` wrote (its stores).")],
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list every file written.")] = False,
 ) -> None:
     """Write the suite's report again from the stores in FOLDER (after more seeds, say)."""
     from crosslayer.store import Store
@@ -155,4 +178,9 @@ def suite_report(
     stores = {store_name(st): Store(folder / store_name(st)) for st in s.studies if (folder / store_name(st) / "runs").is_dir()}
     if not stores:
         _fail(f"{folder} holds no store of suite {s.name}; run `crosslayer suite run {s.name} -o {folder}` first", 2)
-    typer.echo(f"wrote {s.report()(stores, folder)}")
+    path = s.report()(stores, folder)
+    if not quiet:
+        typer.echo(f"wrote {path}")
+        if verbose:
+            for f in sorted(p for p in folder.glob("*") if p.is_file()) + sorted((folder / "figures").glob("*")) + sorted((folder / "tables").glob("*")):
+                typer.echo(f"  {f}")
