@@ -98,6 +98,25 @@ def test_the_suite_resumes_and_runs_the_same_on_dask(quick: tuple[Path, dict[str
     assert (out / "report.md").read_text().split("## Expectations")[1] == (tmp_path / "report.md").read_text().split("## Expectations")[1]
 
 
+def test_the_reduced_rfc7928_suite_writes_its_report(tmp_path: Path) -> None:
+    """RFC 7928's sections run from one command; the transport table's delays are the runs'
+    mean sojourn, and the ellipses and the ns-3 comparison are drawn."""
+    r = _cli("suite", "run", "rfc7928", "--quick", "-o", str(tmp_path), "-j", "2", "--json")
+    assert r.returncode == 0, r.stderr
+    report = (tmp_path / "report.md").read_text()
+    for section in ("## Checks", "## Section 5: transport protocols", "## Section 6: round-trip-time fairness", "## Section 8.2: congestion levels", "## Section 8.2.6: varying capacity"):
+        assert section in report, section
+    for figure in ("transport_ellipses", "rtt_fairness", "congestion_ellipses", "capacity"):
+        assert (tmp_path / "figures" / f"{figure}.png").stat().st_size > 5000, figure
+    assert "ns-3 AQM evaluation suite's published ellipse centres" in report
+    runs = Store(tmp_path / "transport").runs()
+    table = pd.read_csv(tmp_path / "tables" / "transport.csv")
+    for _, row in table[table.scenario.isin(runs.sender)].iterrows():
+        d = runs[(runs.sender == row.scenario) & (runs.aqm == row.aqm)]
+        assert round(float(d.sojourn_mean_s.mean() * 1e3), 2) == float(str(row["queue delay ms"]).split(" ")[0]), (row.scenario, row.aqm)
+    assert {e["verdict"] for e in json.loads((tmp_path / "expectations.json").read_text())} <= {"holds", "does not hold", "not run"}
+
+
 def test_aqm_and_cc_replace_what_each_study_tests(tmp_path: Path) -> None:
     """--cc replaces the Scalable flows' algorithm where a study declares it (not in the RTT
     test, which is about Prague's own rule); --aqm the bottleneck's discipline (not in the

@@ -347,7 +347,7 @@ class Result:
                 "wall_s_per_sim_s": _ratio(wall_s, sim_s),
                 "goodput_mbps": _spread(self.flows["goodput_bps"] / 1e6),
                 "throughput_mbps": _spread(self.flows["throughput_bps"] / 1e6),
-                "jain": jain_index(self.flows["goodput_bps"]),
+                "jain": jain_index(self.flows["goodput_bps"]) if len(self.flows) else None,  # UDP flows only: no TCP flow to share
                 "lockout": {
                     "max_host_goodput_share": float(self.hosts["goodput_share"].max()) if len(self.hosts) else None,
                     "zero_goodput_flows": int((self.flows["goodput_bps"] == 0).sum()),

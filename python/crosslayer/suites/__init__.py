@@ -83,6 +83,20 @@ SUITES: Final[dict[str, Suite]] = {
         ),
         quick=_QUICK,
     ),
+    "rfc7928": Suite(
+        name="rfc7928",
+        title="RFC 7928 AQM characterization: transport senders, RTT fairness with and without ECN, congestion levels, varying capacity",
+        source="RFC 7928 sections 4.5, 5, 6, 8.2",
+        studies=(
+            SuiteStudy("transport.toml", None, None, quick={"duration": "40s", "warmup": "10s", "topology.bottleneck.qdisc": ["droptail", "pie", "codel"]}),
+            SuiteStudy("unresponsive.toml", None, None, quick={"topology.bottleneck.qdisc": ["droptail", "codel"]}),
+            SuiteStudy("unresponsive-tcp.toml", None, "flows[0].cc", quick={"topology.bottleneck.qdisc": ["droptail", "codel"]}),
+            SuiteStudy("rtt-fairness.toml", None, "flows[*].cc", quick={"duration": "40s", "warmup": "10s", "topology.senders": ["10ms", "100ms"], "topology.bottleneck.qdisc": ["droptail", "codel"]}),
+            SuiteStudy("congestion.toml", None, "flows[0].cc", quick={"topology.bottleneck.qdisc": ["droptail", "codel"]}),
+            SuiteStudy("capacity.toml", None, "flows[0].cc", quick={"duration": "20s", "topology.bottleneck.qdisc": ["droptail", "codel"]}),
+        ),
+        quick={"duration": "20s", "warmup": "5s", "study.seeds": 1},
+    ),
 }  # fmt: skip
 
 

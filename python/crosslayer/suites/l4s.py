@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from crosslayer.analysis import interval95
+from crosslayer.suites.common import Expectation, bottleneck_mbps as _bottleneck_mbps, cell as _cell, markdown as _markdown, rate_mbps as _rate_mbps, save_figure as _save, seconds as _seconds
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -26,17 +27,6 @@ if TYPE_CHECKING:
 FACTOR = 2.0
 """The rate-balance yardstick: within a factor of two (RFC 5348's "reasonably fair", quoted by
 draft-ietf-tsvwg-l4sops section 2); no L4S RFC states a tolerance."""
-
-
-@dataclass(frozen=True)
-class Expectation:
-    test: str
-    source: str
-    statement: str
-    rule: str
-    measured: str
-    verdict: str
-    """"holds", "does not hold" or "not run"."""
 
 
 def _per_run(flows: pd.DataFrame, by: list[str]) -> pd.DataFrame:
@@ -64,28 +54,6 @@ def _per_run(flows: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _cell(values: Any, digits: int = 2) -> str:
-    i = interval95(values)
-    if i.n == 0:
-        return "-"
-    return f"{i.mean:.{digits}f}" if i.n == 1 else f"{i.mean:.{digits}f} ± {i.half:.{digits}f}"
-
-
-def _rate_mbps(label: Any) -> float:
-    text = str(label)
-    for suffix, scale in (("Gbps", 1e3), ("Mbps", 1.0), ("kbps", 1e-3)):
-        if text.endswith(suffix):
-            return float(text.removesuffix(suffix)) * scale
-    return float("nan")
-
-
-def _seconds(text: Any) -> float:
-    """A duration as the scenario writes it ("15s", "500ms", "2500us") in seconds."""
-    from crosslayer.units import parse_duration_ns
-
-    return parse_duration_ns(text) / 1e9
-
-
 def _rate_or_label(v: Any) -> Any:
     """Sort key: a time label by its value ("10ms" before "50ms"), any other label as text."""
     text = str(v)
@@ -106,26 +74,6 @@ def _l_queue_delay(store: Store) -> dict[str, tuple[float, float, str]]:
         else:
             out[key] = (soj * 1e3, soj99 * 1e3, "bottleneck sojourn")
     return out
-
-
-def _bottleneck_mbps(store: Store) -> dict[str, float]:
-    """Each run's bottleneck rate (Mb/s), from its scenario."""
-    runs = store.runs()
-    return {k: _rate_mbps(json.loads(sj)["topology"]["bottleneck"]["rate"]) for k, sj in zip(runs.key, runs.scenario_json, strict=True)}
-
-
-def _markdown(frame: pd.DataFrame) -> str:
-    return frame.to_markdown(index=False)
-
-
-def _save(fig: Any, out: Path, name: str) -> str:
-    import matplotlib.pyplot as plt
-
-    path = out / "figures" / f"{name}.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return f"figures/{name}.png"
 
 
 def _coupling(store: Store, out: Path) -> tuple[str, list[Expectation]]:

@@ -1,0 +1,326 @@
+"""The RFC 7928 suite's report (AQM characterization guidelines): each section's table and the
+delay-goodput graphs of section 2.7.
+
+RFC 7928 states what to measure, not what an AQM must achieve: the report gives the metrics it
+asks for, compares every AQM with drop-tail (section 1.2), checks the congestion levels of
+section 8.2 against the drop rates they are defined by, and sets the aggressive sender's
+ellipses beside those the ns-3 AQM evaluation suite published.
+
+**The ellipses** (section 2.7 cites Winstein's thesis: a maximum-likelihood 2-D Gaussian over
+the points, the median marked): here the points are the bottleneck queue's mean sojourn and the
+flows' summed goodput over each 100 ms after the warm-up, pooled over the seeds, as the ns-3
+suite samples them; the ellipse is the Gaussian's one-standard-deviation contour, the circle
+the median, and delay grows to the left (the ns-3 suite's and Winstein's orientation: better is
+up and to the right).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from crosslayer.suites.common import Expectation, cell, markdown, save_figure, seconds
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from crosslayer.store import Store
+
+AQMS = ("droptail", "red", "ared", "pie", "codel", "fq_codel")
+
+NS3_AGGRESSIVE: dict[str, tuple[float, float]] = {
+    "droptail": (72.1, 0.787),
+    "red": (50.1, 0.812),
+    "ared": (27.4, 0.742),
+    "pie": (19.1, 0.735),
+    "codel": (2.43, 0.723),
+}
+"""The ns-3 AQM evaluation suite's aggressive-sender ellipse centres (queue delay ms, goodput
+Mb/s): one BIC flow, 1 Mb/s, 100 ms (ns-3 had no CUBIC), from the plot data its upgrade forks
+committed (aqm-eval-output, AggressiveTransportSender; the 2017 documentation has no figures)."""
+
+
+def _samples(store: Store, by: list[str]) -> pd.DataFrame:
+    """Per run and 100 ms interval after the warm-up: the queue's mean sojourn (ms) and the TCP
+    flows' summed goodput (Mb/s), with ``by``'s columns."""
+    runs = store.runs()
+    warmup = {k: seconds(json.loads(sj)["warmup"]) for k, sj in zip(runs.key, runs.scenario_json, strict=True)}
+    series = store.series()
+    good = store.goodput().groupby(["key", "t_s"], as_index=False).goodput_bps.sum()
+    d = series[["key", *by, "t_s", "sojourn_mean_s"]].merge(good, on=["key", "t_s"], how="inner")
+    d = d[d.t_s > d.key.map(warmup)]
+    return d.assign(delay_ms=d.sojourn_mean_s * 1e3, goodput_mbps=d.goodput_bps / 1e6).dropna(subset=["delay_ms"])
+
+
+def _ellipse(ax: Any, x: Any, y: Any, color: Any, label: str) -> tuple[float, float]:
+    """The 1-sigma contour of the ML Gaussian of (x, y), its median marked; returns the centre
+    (the mean, as the ns-3 suite's ellipses give it; 100 ms goodputs are whole packets, so their
+    median is the same for most AQMs)."""
+    import numpy as np
+    from matplotlib.patches import Ellipse
+
+    xy = np.column_stack([x, y])
+    mean = xy.mean(axis=0)
+    cov = np.cov(xy, rowvar=False, bias=True) if len(xy) > 1 else np.zeros((2, 2))
+    vals, vecs = np.linalg.eigh(cov)
+    angle = float(np.degrees(np.arctan2(vecs[1, 1], vecs[0, 1])))
+    w, h = 2 * np.sqrt(np.maximum(vals[::-1], 0))
+    ax.add_patch(Ellipse(tuple(mean), w, h, angle=angle, fill=False, color=color, lw=1.5, label=label))
+    ax.plot(float(np.median(x)), float(np.median(y)), "o", color=color, ms=4)
+    return float(mean[0]), float(mean[1])
+
+
+def _ellipse_panels(samples: pd.DataFrame, panel: str, out: Path, name: str, title: str) -> tuple[str, dict[str, dict[str, tuple[float, float]]]]:
+    import matplotlib.pyplot as plt
+
+    order = {p: i for i, p in enumerate(("friendly", "different_iw", "aggressive", "lbe", "udp_with_tcp", "mild", "medium", "heavy"))}
+    panels = sorted(dict.fromkeys(samples[panel]), key=lambda p: order.get(str(p), len(order)))
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), squeeze=False)
+    medians: dict[str, dict[str, tuple[float, float]]] = {}
+    for ax, p in zip(axes[0], panels, strict=True):
+        d = samples[samples[panel] == p]
+        medians[str(p)] = {}
+        for i, aqm in enumerate(a for a in AQMS if a in set(d.aqm)):
+            a = d[d.aqm == aqm]
+            medians[str(p)][aqm] = _ellipse(ax, a.delay_ms, a.goodput_mbps, f"C{i}", aqm)
+        ax.autoscale_view()
+        ax.set_xlim(left=max(d.delay_ms.quantile(0.99) * 1.05, 1e-3), right=0)  # delay grows to the left
+        ax.set(xlabel="queue delay (ms)", title=f"{title}: {p}")
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel("goodput (Mb/s)")
+    return save_figure(fig, out, name), medians
+
+
+def _transport(stores: Mapping[str, Store], out: Path) -> tuple[str, list[Expectation]]:
+    import pandas as pd
+
+    parts, rows, exp = [], [], []
+    for name, by in (("transport", "sender"), ("unresponsive-tcp", None)):
+        if name not in stores:
+            continue
+        s = _samples(stores[name], ["aqm"] + ([by] if by else []))
+        parts.append(s.assign(scenario=s[by] if by else "udp_with_tcp"))
+    samples = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    fig_path, medians = _ellipse_panels(samples, "scenario", out, "transport_ellipses", "section 5") if len(samples) else ("", {})
+    for name in ("transport", "unresponsive-tcp", "unresponsive"):
+        if name not in stores:
+            continue
+        runs, flows, udp = stores[name].runs(), stores[name].flows(), stores[name].udp()
+        fct = stores[name].fct()
+        runs = runs.assign(scenario=runs["sender"] if "sender" in runs else name.replace("unresponsive-tcp", "udp_with_tcp").replace("unresponsive", "udp_alone"))
+        for (scenario, aqm), d in runs.groupby(["scenario", "aqm"], sort=False):
+            keys = set(d.key)
+            f, u, limited = (t[t.key.isin(keys)] if "key" in t else t for t in (flows, udp, fct))
+            rows.append({
+                "scenario": scenario, "aqm": aqm, "queue delay ms": cell(d.sojourn_mean_s * 1e3), "p99 ms": cell(d.sojourn_p99_s * 1e3),
+                "A1 flow Mb/s": cell(f[f.src == "A1"].groupby("key").goodput_bps.sum() / 1e6) if len(f) and (f.src == "A1").any() else "-",
+                "A2 flow Mb/s": cell(f[f.src == "A2"].groupby("key").goodput_bps.sum() / 1e6) if len(f) and (f.src == "A2").any() else "-",
+                "UDP Mb/s": cell(u.groupby("key").throughput_bps.sum() / 1e6) if len(u) else "-",
+                "limited flow's FCT s": cell(limited.fct_s) if len(limited) else "-", "drop ratio %": cell(d.drop_ratio * 100, 3),
+                "_delay": (d.sojourn_mean_s * 1e3).mean(),
+            })  # fmt: skip
+    table = pd.DataFrame(rows)
+    table["_order"] = table.aqm.map({a: i for i, a in enumerate(AQMS)})
+    table = table.sort_values(["scenario", "_order"])
+    # section 1.2: an AQM is compared with drop-tail; section 2.7: the queueing delay
+    worse = []
+    for scenario, d in table.groupby("scenario", sort=False):
+        dt = d[d.aqm == "droptail"]._delay
+        if len(dt):
+            worse += [f"{scenario} {a} ({v:.1f} against {dt.iloc[0]:.1f} ms)" for a, v in zip(d.aqm, d._delay, strict=True) if a != "droptail" and v >= dt.iloc[0]]
+    exp.append(Expectation(
+        "transport", "RFC 7928 sections 1.2, 2.7", "an AQM is compared with drop-tail (a BDP-sized FIFO): the delay-goodput graph per sender",
+        "each AQM's mean queueing delay below drop-tail's with the same sender", "; ".join(worse) or "every AQM below drop-tail in every scenario",
+        "holds" if not worse else "does not hold",
+    ))  # fmt: skip
+    ours = medians.get("aggressive", {})
+    ns3_text = ""
+    if ours:
+        common = [a for a in NS3_AGGRESSIVE if a in ours]
+        by_delay_ours = sorted(common, key=lambda a: ours[a][0])
+        by_delay_ns3 = sorted(common, key=lambda a: NS3_AGGRESSIVE[a][0])
+        by_good_ours = sorted(common, key=lambda a: -ours[a][1])
+        by_good_ns3 = sorted(common, key=lambda a: -NS3_AGGRESSIVE[a][1])
+        rows3 = [{"aqm": a, "crosslayer delay ms": f"{ours[a][0]:.1f}", "ns-3 delay ms": f"{NS3_AGGRESSIVE[a][0]:.1f}", "crosslayer goodput Mb/s": f"{ours[a][1]:.3f}",
+                  "ns-3 goodput Mb/s": f"{NS3_AGGRESSIVE[a][1]:.3f}"} for a in by_delay_ns3]  # fmt: skip
+        same = by_delay_ours == by_delay_ns3
+        exp.append(Expectation(
+            "transport", "ns-3 AQM evaluation suite (aggressive sender)", "the same AQMs ordered by queueing delay as the ns-3 suite's ellipses",
+            "the order of the ellipses' centres along the delay axis equals ns-3's (BIC there, CUBIC here)",
+            f"crosslayer {' < '.join(by_delay_ours)}; ns-3 {' < '.join(by_delay_ns3)}; by goodput crosslayer {' > '.join(by_good_ours)}, ns-3 {' > '.join(by_good_ns3)}",
+            "holds" if same else "does not hold",
+        ))  # fmt: skip
+        ns3_text = (
+            "\n\nThe aggressive sender beside the ns-3 AQM evaluation suite's published ellipse centres (one BIC flow there, ns-3 having no CUBIC; "
+            "the same link, RTT and buffer):\n\n" + markdown(pd.DataFrame(rows3))
+        )
+    text = (
+        "## Section 5: transport protocols\n\n"
+        "1 Mb/s, 100 ms, 45-packet buffer (the ns-3 suite's setup; the RFC fixes none). `friendly`: one NewReno flow, IW 3 (5.1.1); "
+        "`different_iw`: plus a 50-packet NewReno transfer with IW 10 at 30 s (5.1.2; its completion time); `aggressive`: one CUBIC flow (5.2); "
+        "`lbe`: NewReno and LEDBAT (5.4); `udp_with_tcp`: a 0.8 Mb/s UDP source beside NewReno, `udp_alone`: 10 Mb/s alone (5.3).\n\n"
+        f"![delay-goodput ellipses]({fig_path})\n\n{markdown(table.drop(columns=['_delay', '_order']))}{ns3_text}\n"
+    )
+    table.drop(columns=["_delay", "_order"]).to_csv(out / "tables" / "transport.csv", index=False)
+    return text, exp
+
+
+def _rtt_fairness(store: Store, out: Path) -> tuple[str, list[Expectation]]:
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    flows = store.flows()
+    rows = []
+    for key, d in flows.groupby("key", sort=False):
+        one, two = d[d.src == "A1"], d[d.src == "A2"]
+        rows.append({
+            "key": key, "aqm": d.aqm.iloc[0], "ecn": d.ecn.iloc[0], "rtt_ii": round(two.base_rtt_s.iloc[0] * 1e3),
+            "I": one.goodput_bps.sum() / 1e6, "II": two.goodput_bps.sum() / 1e6,
+            "drop I": one.bottleneck_drops.sum() / max(one.bottleneck_arrivals.sum(), 1), "drop II": two.bottleneck_drops.sum() / max(two.bottleneck_arrivals.sum(), 1),
+        })  # fmt: skip
+    runs = pd.DataFrame(rows).assign(ratio=lambda r: r.II / r.I)
+    table = []
+    for (aqm, ecn, rtt), d in runs.groupby(["aqm", "ecn", "rtt_ii"]):
+        table.append({"aqm": aqm, "ecn": ecn, "RTT II ms": rtt, "goodput I Mb/s": cell(d.I, 3), "goodput II Mb/s": cell(d.II, 3), "II / I": cell(d.ratio),
+                      "drop I %": cell(d["drop I"] * 100), "drop II %": cell(d["drop II"] * 100), "_ratio": d.ratio.mean()})  # fmt: skip
+    t = pd.DataFrame(table)
+    t["_order"] = t.aqm.map({a: i for i, a in enumerate(AQMS)})
+    t = t.sort_values(["ecn", "_order", "RTT II ms"])
+    ecns = list(dict.fromkeys(t.ecn))
+    fig, axes = plt.subplots(1, len(ecns), figsize=(6 * len(ecns), 4), squeeze=False, sharey=True)
+    for ax, ecn in zip(axes[0], ecns, strict=True):
+        for i, aqm in enumerate(a for a in AQMS if a in set(t.aqm)):
+            d = t[(t.ecn == ecn) & (t.aqm == aqm)]
+            ax.plot(d["RTT II ms"], d._ratio, marker="o", color=f"C{i}", label=aqm)
+        ax.axhline(1, color="0.5", lw=0.8)
+        ax.axvline(100, color="0.7", lw=0.8, ls="--")
+        ax.set(xscale="log", yscale="log", xlabel="RTT of category II (ms; category I: 100 ms)", title=f"ECN {'on' if str(ecn).lower() == 'true' else 'off'}")
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel("goodput II / I")
+    fig_path = save_figure(fig, out, "rtt_fairness")
+    at100 = t[t["RTT II ms"] == 100]
+    even = at100[(at100._ratio > 0.5) & (at100._ratio < 2)]
+    exp = [Expectation(
+        "rtt fairness", "RFC 7928 section 6.3", "the goodput ratio II / I, one per Category II RTT (no number is expected); at equal RTTs the two flows are alike",
+        "at RTT II = 100 ms the ratio within a factor of 2 for every AQM, ECN off and on", f"{len(even)} of {len(at100)}: " + ", ".join(f"{a}{'+ecn' if str(e).lower() == 'true' else ''} {r:.2f}" for a, e, r in zip(at100.aqm, at100.ecn, at100._ratio, strict=True)),
+        "holds" if len(even) == len(at100) else "does not hold",
+    )]  # fmt: skip
+    text = (
+        "## Section 6: round-trip-time fairness (and section 4.5: ECN)\n\n"
+        "Two NewReno flows, category I at 100 ms and category II at 5-560 ms, 1 Mb/s, 45 packets, 300 s; ECN off and on at the senders.\n\n"
+        f"![RTT fairness]({fig_path})\n\n{markdown(t.drop(columns=['_ratio', '_order']))}\n"
+    )
+    t.drop(columns=["_ratio", "_order"]).to_csv(out / "tables" / "rtt_fairness.csv", index=False)
+    return text, exp
+
+
+def _congestion(store: Store, out: Path) -> tuple[str, list[Expectation]]:
+    import pandas as pd
+
+    samples = _samples(store, ["aqm", "congestion"])
+    fig_path, _ = _ellipse_panels(samples, "congestion", out, "congestion_ellipses", "section 8.2")
+    runs = store.runs()
+    rows = []
+    for (level, aqm), d in runs.groupby(["congestion", "aqm"], sort=False):
+        rows.append({"congestion": level, "aqm": aqm, "flows": int(d.flows.iloc[0]), "queue delay ms": cell(d.sojourn_mean_s * 1e3), "goodput Mb/s": cell(d.goodput_total_mbps, 3),
+                     "Jain": cell(d.jain, 3), "drop ratio %": cell(d.drop_ratio * 100, 3), "_drop": (d.drop_ratio * 100).mean()})  # fmt: skip
+    t = pd.DataFrame(rows)
+    t["_order"] = t.aqm.map({a: i for i, a in enumerate(AQMS)})
+    t["_level"] = t.congestion.map({"mild": 0, "medium": 1, "heavy": 2})
+    t = t.sort_values(["_level", "_order"])
+    target = {"mild": 0.1, "medium": 0.5, "heavy": 1.0}
+    dt = t[t.aqm == "droptail"]
+    near = [(lv, d) for lv, d in zip(dt.congestion, dt._drop, strict=True) if lv in target and target[lv] / 2 <= d <= target[lv] * 2]
+    exp = [Expectation(
+        "congestion", "RFC 7928 sections 8.2.2-8.2.4", "N = ROUND(0.036 S), ROUND(0.081 S), ROUND(0.114 S) flows give a drop-tail queue about 0.1 %, 0.5 % and 1 % drops",
+        "drop-tail's drop ratio within a factor of 2 of the level's", ", ".join(f"{lv} {d:.2f} %" for lv, d in zip(dt.congestion, dt._drop, strict=True)),
+        "holds" if len(near) == len(dt) else "does not hold",
+    )]  # fmt: skip
+    text = (
+        "## Section 8.2: congestion levels\n\n"
+        "Mild, medium and heavy congestion: 2, 5 and 7 NewReno flows (the section's formulas with S = 62.9 packets), goodput cumulated.\n\n"
+        f"![congestion ellipses]({fig_path})\n\n{markdown(t.drop(columns=['_drop', '_order', '_level']))}\n"
+    )
+    t.drop(columns=["_drop", "_order", "_level"]).to_csv(out / "tables" / "congestion.csv", index=False)
+    return text, exp
+
+
+def _capacity(store: Store, out: Path) -> tuple[str, list[Expectation]]:
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    series, good, runs = store.series(), store.goodput(), store.runs()
+    period = {"every_20s": 20.0, "every_100ms": 0.1}
+    good = good.groupby(["key", "t_s"], as_index=False).goodput_bps.sum()
+    d = series[["key", "aqm", "experiment", "t_s", "sojourn_mean_s"]].merge(good, on=["key", "t_s"])
+    # the phase an interval ends in: 100 Mb/s in even periods, 10 Mb/s in odd ones (the last
+    # 100 ms interval of a period is counted with it)
+    d = d.assign(phase=[("10 Mb/s" if int((t - 1e-9) // period.get(e, 20.0)) % 2 else "100 Mb/s") for t, e in zip(d.t_s, d.experiment, strict=True)])
+    d = d[d.t_s > 1.0]  # after the flows' start
+    rows = []
+    for (exp_, aqm, phase), g in d.groupby(["experiment", "aqm", "phase"]):
+        rows.append({"experiment": exp_, "aqm": aqm, "phase": phase, "queue delay ms": f"{g.sojourn_mean_s.mean() * 1e3:.2f}", "p99 ms": f"{g.sojourn_mean_s.quantile(0.99) * 1e3:.1f}",
+                     "goodput Mb/s": f"{g.goodput_bps.mean() / 1e6:.2f}", "_delay": g.sojourn_mean_s.mean() * 1e3})  # fmt: skip
+    t = pd.DataFrame(rows)
+    t["_order"] = t.aqm.map({a: i for i, a in enumerate(AQMS)})
+    t = t.sort_values(["experiment", "phase", "_order"])
+    fig, ax = plt.subplots(figsize=(9, 3.8))
+    first = runs[(runs.seed == runs.seed.min()) & (runs.experiment == "every_20s")]
+    for i, aqm in enumerate(a for a in AQMS if a in set(first.aqm)):
+        key = first[first.aqm == aqm].key.iloc[0]
+        s = series[series.key == key]
+        ax.plot(s.t_s, s.sojourn_mean_s * 1e3, lw=0.8, color=f"C{i}", label=aqm)
+    ax.set(xlabel="time (s)", ylabel="queue delay (ms)", yscale="log", title="section 8.2.6, experiment 1: 100 Mb/s, 10 Mb/s every 20 s (seed 1)")
+    ax.legend(fontsize=7, ncol=3)
+    fig_path = save_figure(fig, out, "capacity")
+    worse = []
+    for (exp_, phase), g in t.groupby(["experiment", "phase"]):
+        dt = g[g.aqm == "droptail"]._delay
+        if len(dt):
+            worse += [f"{exp_} {phase} {a}" for a, v in zip(g.aqm, g._delay, strict=True) if a != "droptail" and v >= dt.iloc[0]]
+    exp = [Expectation(
+        "capacity", "RFC 7928 section 8.2.6", "per phase, the AQM against drop-tail as the capacity drops tenfold and returns",
+        "each AQM's mean queue delay below drop-tail's in each phase of each experiment", "; ".join(worse) or "below drop-tail everywhere",
+        "holds" if not worse else "does not hold",
+    )]  # fmt: skip
+    text = (
+        "## Section 8.2.6: varying capacity\n\n"
+        "Two NewReno flows, 100 ms, 500-packet buffers; the bottleneck alternates 100 and 10 Mb/s every 20 s (experiment 1, 120 s) or every "
+        "100 ms (experiment 2, for 20 s); per phase, 100 ms samples.\n\n"
+        f"![capacity]({fig_path})\n\n{markdown(t.drop(columns=['_delay', '_order']))}\n"
+    )
+    t.drop(columns=["_delay", "_order"]).to_csv(out / "tables" / "capacity.csv", index=False)
+    return text, exp
+
+
+def write(stores: Mapping[str, Store], out: Path) -> Path:
+    """Write the report of the runs in ``stores`` (study name -> store) to ``out``."""
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    sections, expectations = [], []
+    parts = [
+        (("transport", "unresponsive", "unresponsive-tcp"), lambda: _transport(stores, out)),
+        (("rtt-fairness",), lambda: _rtt_fairness(stores["rtt-fairness"], out)),
+        (("congestion",), lambda: _congestion(stores["congestion"], out)),
+        (("capacity",), lambda: _capacity(stores["capacity"], out)),
+    ]
+    for names, build in parts:
+        if not any(n in stores for n in names):
+            continue
+        text, exp = build()
+        sections.append(text)
+        expectations += exp
+    summary = ["| section | source | what | rule | measured | verdict |", "|---|---|---|---|---|---|"]
+    summary += [f"| {e.test} | {e.source} | {e.statement} | {e.rule} | {e.measured} | **{e.verdict}** |" for e in expectations]
+    runs = sum(len(s.runs()) for s in stores.values())
+    head = (
+        "# RFC 7928 suite (AQM characterization guidelines)\n\n"
+        f"{runs} runs from the stores in this folder; `docs/suites/rfc7928.md` says what each section runs and what was adapted. RFC 7928 states what to "
+        "measure rather than what an AQM must achieve: the checks below compare with drop-tail (its section 1.2), test the congestion levels against "
+        "the drop rates that define them, and set the ellipses beside the ns-3 AQM evaluation suite's.\n\n## Checks\n\n" + "\n".join(summary) + "\n"
+    )
+    (out / "report.md").write_text(head + "\n" + "\n".join(sections))
+    (out / "expectations.json").write_text(json.dumps([asdict(e) for e in expectations], indent=1) + "\n")
+    return out / "report.md"
