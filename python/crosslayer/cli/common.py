@@ -3,7 +3,8 @@ codes, loading study files, printing tables and figures."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
@@ -176,19 +177,39 @@ Where = Annotated[list[str] | None, typer.Option("--where", help="In a store: co
 study_app = typer.Typer(help="Studies: sweeps over a base scenario, run into a result store.", no_args_is_help=True)
 
 
-def _dask_client(scheduler: str | None, dask_local: int | None) -> tuple[Any, Any]:
-    """(client, cluster) for ``--scheduler ADDRESS`` or ``--dask-local N``, or (None, None) to
-    run on local worker processes; the caller closes both."""
+def _create_store(root: Path, study: Any) -> Any:
+    """The store at ``root``, created for ``study`` (or joined), or exit 2 naming why not."""
+    from crosslayer.store import Store, StoreError
+
+    store = Store(root)
+    try:
+        store.create(study.text or None)
+    except StoreError as exc:
+        _fail(str(exc), 2)
+    except OSError as exc:
+        _fail(f"cannot write the store {store.root}: {exc.strerror or exc}", 2)
+    return store
+
+
+@contextlib.contextmanager
+def _dask_client(scheduler: str | None, dask_local: int | None) -> Iterator[Any]:
+    """The Dask client of ``--scheduler ADDRESS`` or ``--dask-local N`` (None: run on local
+    worker processes), closed with its local cluster on the way out."""
     if not (scheduler or dask_local):
-        return None, None
+        yield None
+        return
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         _fail("Dask is not installed: pip install distributed (a dependency of crosslayer; the environment lacks it)", 2)
-    if dask_local:
-        cluster = LocalCluster(n_workers=dask_local, threads_per_worker=1, processes=True)
-        return Client(cluster), cluster
-    return Client(scheduler), None
+    cluster = LocalCluster(n_workers=dask_local, threads_per_worker=1, processes=True) if dask_local else None
+    client = Client(cluster) if cluster is not None else Client(scheduler)
+    try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
 
 
 results_app = typer.Typer(help="Query, tabulate and plot a result store.", no_args_is_help=True)

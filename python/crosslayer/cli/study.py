@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 from crosslayer.cli.common import (
     Quiet,
     _console,
+    _create_store,
     _dask_client,
     _engine_guard,
     _fail,
@@ -80,18 +81,11 @@ def study_run(
     store: each runs only the points no other has claimed, and waits for the rest."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from crosslayer.store import Store, StoreError
+    from crosslayer.store import StoreError
     from crosslayer.sweep import Eta, RunEvent, run_study
 
     study = _load_study(file, sets)
-    store = Store(out or Path("results") / study.name)
-    try:
-        store.create(study.text or None)
-    except StoreError as exc:
-        _fail(str(exc), 2)
-    except OSError as exc:
-        _fail(f"cannot write the store {store.root}: {exc.strerror or exc}", 2)
-    client, cluster = _dask_client(scheduler, dask_local)
+    store = _create_store(out or Path("results") / study.name, study)
     err = _console(stderr=True)
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"), TextColumn("{task.fields[state]}"),
@@ -127,16 +121,11 @@ def study_run(
             progress.console.print(f"waiting for another `crosslayer study run` on this store to finish what it claimed ({who}); this one ran the rest", highlight=False)
 
     try:
-        with progress:
+        with _dask_client(scheduler, dask_local) as client, progress:
             command = "crosslayer " + " ".join(shlex.quote(a) for a in sys.argv[1:])
             report = _engine_guard(lambda: run_study(study, store, workers=workers, client=client, on_progress=update, on_run=on_run, on_wait=on_wait, command=command, fresh=fresh))
     except StoreError as exc:
         _fail(str(exc), 1)
-    finally:
-        if client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()
     notes = _study_notes(report, store.root, file)
     summary = {
         "store": str(store.root), "points": report.total, "skipped": report.skipped, "ran": report.ran, "failed": len(report.failed),

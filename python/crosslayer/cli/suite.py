@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from crosslayer.cli.common import _console, _dask_client, _engine_guard, _fail, _parse_sets, _print_table, app
+from crosslayer.cli.common import _console, _create_store, _dask_client, _engine_guard, _fail, _parse_sets, _print_table, app
 from crosslayer.output import dumps_json
 
 suite_app = typer.Typer(help="Standard evaluation suites (L4S, ...): their study files run into stores, and their reports.", no_args_is_help=True)
@@ -84,7 +84,7 @@ def suite_run(
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from crosslayer.scenario import ScenarioError
-    from crosslayer.store import Store, StoreError
+    from crosslayer.store import StoreError
     from crosslayer.study import Study, StudyError, parse_cli_value
     from crosslayer.suites import overrides, store_name
     from crosslayer.sweep import run_study
@@ -100,15 +100,7 @@ def suite_run(
             )
         except (StudyError, ScenarioError) as exc:
             _fail(f"suite {s.name}, {st.file}: {exc}", 2)
-        store = Store(folder / store_name(st))
-        try:
-            store.create(study.text or None)
-        except StoreError as exc:
-            _fail(str(exc), 2)
-        except OSError as exc:
-            _fail(f"cannot write the store {store.root}: {exc.strerror or exc}", 2)
-        studies.append((st, study, store))
-    client, cluster = _dask_client(scheduler, dask_local)
+        studies.append((st, study, _create_store(folder / store_name(st), study)))
     err = _console(stderr=True)
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"), TimeElapsedColumn(), console=err, disable=quiet or json_output)
     total = sum(len(study.points()) for _, study, _ in studies)
@@ -118,7 +110,7 @@ def suite_run(
     failed = []
     interrupted = False
     try:
-        with progress:
+        with _dask_client(scheduler, dask_local) as client, progress:
             command = "crosslayer " + " ".join(shlex.quote(a) for a in sys.argv[1:])
             for st, study, store in studies:
 
@@ -141,11 +133,6 @@ def suite_run(
                     break
     except StoreError as exc:
         _fail(str(exc), 1)
-    finally:
-        if client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()
     for study_name, key, labels, error in failed:
         err.print(f"failed {study_name} {key} {labels}: {error}", highlight=False)
     if interrupted:

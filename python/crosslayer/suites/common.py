@@ -55,6 +55,28 @@ def bottleneck_mbps(store: Store) -> dict[str, float]:
     return {k: rate_mbps(json.loads(sj)["topology"]["bottleneck"]["rate"]) for k, sj in zip(runs.key, runs.scenario_json, strict=True)}
 
 
+def write_report(out: Path, title: str, intro: str, heading: str, expectations: list[Expectation], sections: list[str], runs: int) -> Path:
+    """``out/report.md`` (the title, ``runs`` and ``intro``, the expectations' table under
+    ``heading``, then ``sections``) and ``out/expectations.json``; returns the report's path."""
+    from dataclasses import asdict
+
+    table = ["| test | source | expectation | rule | measured | verdict |", "|---|---|---|---|---|---|"]
+    table += [f"| {e.test} | {e.source} | {e.statement} | {e.rule} | {e.measured} | **{e.verdict}** |" for e in expectations]
+    head = f"# {title}\n\n{runs} runs from the stores in this folder. {intro}\n\n## {heading}\n\n" + "\n".join(table) + "\n"
+    (out / "report.md").write_text(head + "\n" + "\n".join(sections))
+    (out / "expectations.json").write_text(json.dumps([asdict(e) for e in expectations], indent=1) + "\n")
+    return out / "report.md"
+
+
+def section(out: Path, name: str, heading: str, intro: str, table: pd.DataFrame, figures: tuple[str, ...] = (), after: str = "") -> str:
+    """One section of a report: its heading, intro, figures and table (columns whose name starts
+    with ``_`` are the report's own, left out), the table also written to ``tables/<name>.csv``."""
+    shown = table[[c for c in table.columns if not str(c).startswith("_")]]
+    shown.to_csv(out / "tables" / f"{name}.csv", index=False)
+    images = "".join(f"![{name}]({f})\n\n" for f in figures if f)
+    return f"## {heading}\n\n{intro}\n\n{images}{markdown(shown)}{after}\n"
+
+
 def markdown(frame: pd.DataFrame) -> str:
     return frame.to_markdown(index=False)
 

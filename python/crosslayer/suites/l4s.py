@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from crosslayer.analysis import interval95
-from crosslayer.suites.common import Expectation, bottleneck_mbps as _bottleneck_mbps, cell as _cell, markdown as _markdown, rate_mbps as _rate_mbps, save_figure as _save, seconds as _seconds
+from crosslayer.suites.common import Expectation, bottleneck_mbps as _bottleneck_mbps, cell as _cell, markdown as _markdown, rate_mbps as _rate_mbps, save_figure as _save, seconds as _seconds, section, write_report
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -128,13 +127,12 @@ def _coupling(store: Store, out: Path) -> tuple[str, list[Expectation]]:
             "holds" if (table[table._rtt == table._rtt.max()]._ratio < 1).all() else "does not hold",
         ),
     ]  # fmt: skip
-    text = (
-        "## 1. Coupled rate balance (RFC 9332 section 2.1, Appendix C.2)\n\n"
+    text = section(
+        out, "coupling", "1. Coupled rate balance (RFC 9332 section 2.1, Appendix C.2)",
         "One Scalable flow (host L) and one Classic flow (host C) through the bottleneck; mean ± 95 % interval over the seeds. "
-        "`eq. 10 L/C` is Appendix C.2's prediction from the flows' measured mean RTTs.\n\n"
-        f"{_markdown(table.drop(columns=['_rate', '_rtt', '_ratio']))}\n\n![rate balance]({fig_path})\n"
+        "`eq. 10 L/C` is Appendix C.2's prediction from the flows' measured mean RTTs.",
+        table, (fig_path,),
     )
-    table.drop(columns=["_rate", "_rtt", "_ratio"]).to_csv(out / "tables" / "coupling.csv", index=False)
     return text, exp
 
 
@@ -194,15 +192,14 @@ def _latency(stores: Mapping[str, Store], out: Path) -> tuple[str, list[Expectat
         Expectation("latency", "RFC 9332 section 1.4", "no losses at all introduced by the L4S AQM",
                     "no drop of a Scalable flow's packet at the bottleneck", f"{drops} drops in {len(runs)} runs", "holds" if drops == 0 else "does not hold"),
     ]  # fmt: skip
-    text = (
-        "## 2. L-queue latency under load (RFC 9330 section 1, RFC 9332 section 1.4)\n\n"
+    text = section(
+        out, "latency", "2. L-queue latency under load (RFC 9330 section 1, RFC 9332 section 1.4)",
         "N Scalable flows (`<N>L`) alone or beside M Classic CUBIC flows (`+<M>C`), 20 ms base RTT. "
         "The L queue's delay is DualPI2's L-queue head sojourn (`qdelay_l_s`) sampled every 10 ms after the warm-up (another `--aqm`: the whole "
         "bottleneck queue's exact sojourn, `measure`). The flows' RTT less their base RTT is larger: it includes the receivers' delayed ACKs, "
-        "which with a few paced segments per RTT hold the first of two segments until the next arrives.\n\n"
-        f"{_markdown(table.drop(columns=['_rate', '_mean', '_p99']))}\n\n![latency]({fig_path})\n"
+        "which with a few paced segments per RTT hold the first of two segments until the next arrives.",
+        table, (fig_path,),
     )
-    table.drop(columns=["_rate", "_mean", "_p99"]).to_csv(out / "tables" / "latency.csv", index=False)
     return text, exp
 
 
@@ -264,12 +261,11 @@ def _overload(store: Store, out: Path) -> tuple[str, list[Expectation]]:
                     "; ".join(f"{lo:g} % {cp}: {sh:.0%} of {lft:.1f} Mb/s, CUBIC {c:.2f}" for lo, cp, sh, lft, c in zip(under._load, under.codepoint, under._share, under._left, under._c, strict=True)) or "-",
                     "not run" if under.empty else "holds" if len(shared) == len(under) else "does not hold"),
     ]  # fmt: skip
-    text = (
-        "## 3. Unresponsive traffic and overload (RFC 9332 sections 4.2.1, 4.2.3.1, Appendix A.2)\n\n"
-        "One Prague and one CUBIC flow, 40 Mb/s, 20 ms base RTT, with an unresponsive UDP source from 5 s sending ECT(1), ECT(0) or Not-ECT at 50-150 % of the link.\n\n"
-        f"{_markdown(table.drop(columns=['_load', '_u', '_c', '_lq', '_share', '_left']))}\n\n![overload]({fig_path})\n"
+    text = section(
+        out, "overload", "3. Unresponsive traffic and overload (RFC 9332 sections 4.2.1, 4.2.3.1, Appendix A.2)",
+        "One Prague and one CUBIC flow, 40 Mb/s, 20 ms base RTT, with an unresponsive UDP source from 5 s sending ECT(1), ECT(0) or Not-ECT at 50-150 % of the link.",
+        table, (fig_path,),
     )
-    table.drop(columns=["_load", "_u", "_c", "_lq", "_share", "_left"]).to_csv(out / "tables" / "overload.csv", index=False)
     return text, exp
 
 
@@ -311,13 +307,12 @@ def _fallback(store: Store, out: Path) -> tuple[str, list[Expectation]]:
         Expectation("fallback", "RFC 9331 Appendix A.1.5, Table 2; RFC 9332 section 2.1", "in a DualQ the two get roughly equal rates",
                     "Prague / CUBIC within a factor of 2 through DualPI2", ", ".join(f"{v:.2f}" for v in ratios("dualpi2")) or "-", verdict(ratios("dualpi2"))),
     ]  # fmt: skip
-    text = (
-        "## 4. A bottleneck that is not L4S (RFC 9331 section 4.3, Appendix A.1.5)\n\n"
+    text = section(
+        out, "fallback", "4. A bottleneck that is not L4S (RFC 9331 section 4.3, Appendix A.1.5)",
         "One Prague and one ECN-capable CUBIC flow, 50 Mb/s. crosslayer's Prague has no classic-ECN fallback (off by default in the "
-        "Linux module it follows; `docs/models/prague.md`), so the single-queue rows show what a sender without one does.\n\n"
-        f"{_markdown(table.drop(columns=['_ratio']))}\n\n![fallback]({fig_path})\n"
+        "Linux module it follows; `docs/models/prague.md`), so the single-queue rows show what a sender without one does.",
+        table, (fig_path,),
     )
-    table.drop(columns=["_ratio"]).to_csv(out / "tables" / "fallback.csv", index=False)
     return text, exp
 
 
@@ -351,12 +346,11 @@ def _rtt(store: Store, out: Path) -> tuple[str, list[Expectation]]:
                     "; ".join(f"{r}: {a:.2f} with, {b:.2f} without" for r, a, b in pairs) or "-",
                     "not run" if not pairs else "holds" if all(a < b for _, a, b in pairs) else "does not hold"),
     ]  # fmt: skip
-    text = (
-        "## 5. RTT independence (RFC 9331 section 4.3 item 4, Appendix A.1.6)\n\n"
-        "Two Prague flows with a short and a long base RTT, 100 Mb/s DualPI2; Prague's RTT-independence heuristic on (`rate`) and off (`none`).\n\n"
-        f"{_markdown(table.drop(columns=['_ratio', '_rtt_ratio']))}\n\n![rtt]({fig_path})\n"
+    text = section(
+        out, "rtt", "5. RTT independence (RFC 9331 section 4.3 item 4, Appendix A.1.6)",
+        "Two Prague flows with a short and a long base RTT, 100 Mb/s DualPI2; Prague's RTT-independence heuristic on (`rate`) and off (`none`).",
+        table, (fig_path,),
     )
-    table.drop(columns=["_ratio", "_rtt_ratio"]).to_csv(out / "tables" / "rtt.csv", index=False)
     return text, exp
 
 
@@ -379,15 +373,9 @@ def write(stores: Mapping[str, Store], out: Path) -> Path:
         text, exp = build()
         sections.append(text)
         expectations += exp
-    summary = ["| test | source | expectation | rule | measured | verdict |", "|---|---|---|---|---|---|"]
-    summary += [f"| {e.test} | {e.source} | {e.statement} | {e.rule} | {e.measured} | **{e.verdict}** |" for e in expectations]
-    runs = sum(len(s.runs()) for s in stores.values())
-    head = (
-        "# L4S suite (RFC 9330, RFC 9331, RFC 9332)\n\n"
-        f"{runs} runs from the stores in this folder. Every expectation the L4S documents state, with the rule this report applies and what the runs gave "
-        "(the study files cite each value's section; `docs/suites/l4s.md` says what was adapted and why).\n\n"
-        "## Expectations\n\n" + "\n".join(summary) + "\n"
-    )
-    (out / "report.md").write_text(head + "\n" + "\n".join(sections))
-    (out / "expectations.json").write_text(json.dumps([asdict(e) for e in expectations], indent=1) + "\n")
-    return out / "report.md"
+    return write_report(
+        out, "L4S suite (RFC 9330, RFC 9331, RFC 9332)",
+        "Every expectation the L4S documents state, with the rule this report applies and what the runs gave "
+        "(the study files cite each value's section; `docs/suites/l4s.md` says what was adapted and why).",
+        "Expectations", expectations, sections, sum(len(s.runs()) for s in stores.values()),
+    )  # fmt: skip

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crosslayer.suites.common import Expectation, cell, markdown, save_figure, seconds
+from crosslayer.suites.common import Expectation, cell, markdown, save_figure, section, seconds, write_report
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -157,14 +156,13 @@ def _transport(stores: Mapping[str, Store], out: Path) -> tuple[str, list[Expect
             "\n\nThe aggressive sender beside the ns-3 AQM evaluation suite's published ellipse centres (one BIC flow there, ns-3 having no CUBIC; "
             "the same link, RTT and buffer):\n\n" + markdown(pd.DataFrame(rows3))
         )
-    text = (
-        "## Section 5: transport protocols\n\n"
+    text = section(
+        out, "transport", "Section 5: transport protocols",
         "1 Mb/s, 100 ms, 45-packet buffer (the ns-3 suite's setup; the RFC fixes none). `friendly`: one NewReno flow, IW 3 (5.1.1); "
         "`different_iw`: plus a 50-packet NewReno transfer with IW 10 at 30 s (5.1.2; its completion time); `aggressive`: one CUBIC flow (5.2); "
-        "`lbe`: NewReno and LEDBAT (5.4); `udp_with_tcp`: a 0.8 Mb/s UDP source beside NewReno, `udp_alone`: 10 Mb/s alone (5.3).\n\n"
-        f"![delay-goodput ellipses]({fig_path})\n\n{markdown(table.drop(columns=['_delay', '_order']))}{ns3_text}\n"
+        "`lbe`: NewReno and LEDBAT (5.4); `udp_with_tcp`: a 0.8 Mb/s UDP source beside NewReno, `udp_alone`: 10 Mb/s alone (5.3).",
+        table, (fig_path,), after=ns3_text,
     )
-    table.drop(columns=["_delay", "_order"]).to_csv(out / "tables" / "transport.csv", index=False)
     return text, exp
 
 
@@ -208,12 +206,11 @@ def _rtt_fairness(store: Store, out: Path) -> tuple[str, list[Expectation]]:
         "at RTT II = 100 ms the ratio within a factor of 2 for every AQM, ECN off and on", f"{len(even)} of {len(at100)}: " + ", ".join(f"{a}{'+ecn' if str(e).lower() == 'true' else ''} {r:.2f}" for a, e, r in zip(at100.aqm, at100.ecn, at100._ratio, strict=True)),
         "holds" if len(even) == len(at100) else "does not hold",
     )]  # fmt: skip
-    text = (
-        "## Section 6: round-trip-time fairness (and section 4.5: ECN)\n\n"
-        "Two NewReno flows, category I at 100 ms and category II at 5-560 ms, 1 Mb/s, 45 packets, 300 s; ECN off and on at the senders.\n\n"
-        f"![RTT fairness]({fig_path})\n\n{markdown(t.drop(columns=['_ratio', '_order']))}\n"
+    text = section(
+        out, "rtt_fairness", "Section 6: round-trip-time fairness (and section 4.5: ECN)",
+        "Two NewReno flows, category I at 100 ms and category II at 5-560 ms, 1 Mb/s, 45 packets, 300 s; ECN off and on at the senders.",
+        t, (fig_path,),
     )
-    t.drop(columns=["_ratio", "_order"]).to_csv(out / "tables" / "rtt_fairness.csv", index=False)
     return text, exp
 
 
@@ -239,12 +236,11 @@ def _congestion(store: Store, out: Path) -> tuple[str, list[Expectation]]:
         "drop-tail's drop ratio within a factor of 2 of the level's", ", ".join(f"{lv} {d:.2f} %" for lv, d in zip(dt.congestion, dt._drop, strict=True)),
         "holds" if len(near) == len(dt) else "does not hold",
     )]  # fmt: skip
-    text = (
-        "## Section 8.2: congestion levels\n\n"
-        "Mild, medium and heavy congestion: 2, 5 and 7 NewReno flows (the section's formulas with S = 62.9 packets), goodput cumulated.\n\n"
-        f"![congestion ellipses]({fig_path})\n\n{markdown(t.drop(columns=['_drop', '_order', '_level']))}\n"
+    text = section(
+        out, "congestion", "Section 8.2: congestion levels",
+        "Mild, medium and heavy congestion: 2, 5 and 7 NewReno flows (the section's formulas with S = 62.9 packets), goodput cumulated.",
+        t, (fig_path,),
     )
-    t.drop(columns=["_drop", "_order", "_level"]).to_csv(out / "tables" / "congestion.csv", index=False)
     return text, exp
 
 
@@ -286,13 +282,12 @@ def _capacity(store: Store, out: Path) -> tuple[str, list[Expectation]]:
         "each AQM's mean queue delay below drop-tail's in each phase of each experiment", "; ".join(worse) or "below drop-tail everywhere",
         "holds" if not worse else "does not hold",
     )]  # fmt: skip
-    text = (
-        "## Section 8.2.6: varying capacity\n\n"
+    text = section(
+        out, "capacity", "Section 8.2.6: varying capacity",
         "Two NewReno flows, 100 ms, 500-packet buffers; the bottleneck alternates 100 and 10 Mb/s every 20 s (experiment 1, 120 s) or every "
-        "100 ms (experiment 2, for 20 s); per phase, 100 ms samples.\n\n"
-        f"![capacity]({fig_path})\n\n{markdown(t.drop(columns=['_delay', '_order']))}\n"
+        "100 ms (experiment 2, for 20 s); per phase, 100 ms samples.",
+        t, (fig_path,),
     )
-    t.drop(columns=["_delay", "_order"]).to_csv(out / "tables" / "capacity.csv", index=False)
     return text, exp
 
 
@@ -312,15 +307,10 @@ def write(stores: Mapping[str, Store], out: Path) -> Path:
         text, exp = build()
         sections.append(text)
         expectations += exp
-    summary = ["| section | source | what | rule | measured | verdict |", "|---|---|---|---|---|---|"]
-    summary += [f"| {e.test} | {e.source} | {e.statement} | {e.rule} | {e.measured} | **{e.verdict}** |" for e in expectations]
-    runs = sum(len(s.runs()) for s in stores.values())
-    head = (
-        "# RFC 7928 suite (AQM characterization guidelines)\n\n"
-        f"{runs} runs from the stores in this folder; `docs/suites/rfc7928.md` says what each section runs and what was adapted. RFC 7928 states what to "
-        "measure rather than what an AQM must achieve: the checks below compare with drop-tail (its section 1.2), test the congestion levels against "
-        "the drop rates that define them, and set the ellipses beside the ns-3 AQM evaluation suite's.\n\n## Checks\n\n" + "\n".join(summary) + "\n"
-    )
-    (out / "report.md").write_text(head + "\n" + "\n".join(sections))
-    (out / "expectations.json").write_text(json.dumps([asdict(e) for e in expectations], indent=1) + "\n")
-    return out / "report.md"
+    return write_report(
+        out, "RFC 7928 suite (AQM characterization guidelines)",
+        "`docs/suites/rfc7928.md` says what each section runs and what was adapted. RFC 7928 states what to measure rather than what an AQM must "
+        "achieve: the checks below compare with drop-tail (its section 1.2), test the congestion levels against the drop rates that define them, "
+        "and set the ellipses beside the ns-3 AQM evaluation suite's.",
+        "Checks", expectations, sections, sum(len(s.runs()) for s in stores.values()),
+    )  # fmt: skip
