@@ -117,6 +117,24 @@ def test_the_reduced_rfc7928_suite_writes_its_report(tmp_path: Path) -> None:
     assert {e["verdict"] for e in json.loads((tmp_path / "expectations.json").read_text())} <= {"holds", "does not hold", "not run"}
 
 
+def test_the_reduced_tcp_evaluation_suite_writes_its_report(tmp_path: Path) -> None:
+    """The TCP evaluation suite's tests run from one command; --cc keeps Reno, the standard TCP,
+    beside the TCP under test; the buffer table's throughput is the runs'."""
+    r = _cli("suite", "run", "tcpeval", "--quick", "--cc", "htcp", "-o", str(tmp_path), "-j", "2", "--json")
+    assert r.returncode == 0, r.stderr
+    report = (tmp_path / "report.md").read_text()
+    for heading in ("Section 4.4.2", "Section 5.1", "Section 6.1", "Section 6.2", "Section 6.3"):
+        assert f"## {heading}" in report, heading
+    runs = Store(tmp_path / "buffer").runs()
+    assert set(runs.tcp) == {"reno", "htcp"}
+    assert set(Store(tmp_path / "impact").runs().camp_b) == {"reno", "htcp"}
+    assert set(Store(tmp_path / "impact").fct().cc) == {"reno", "htcp"}
+    table = pd.read_csv(tmp_path / "tables" / "buffer.csv")
+    for _, row in table.iterrows():
+        d = runs[(runs.tcp == row.tcp) & (runs.buffer == row["buffer (% of BDP)"])]
+        assert round(float(d.throughput_total_mbps.mean()), 2) == float(str(row["throughput Mb/s"]).split(" ")[0])
+
+
 def test_aqm_and_cc_replace_what_each_study_tests(tmp_path: Path) -> None:
     """--cc replaces the Scalable flows' algorithm where a study declares it (not in the RTT
     test, which is about Prague's own rule); --aqm the bottleneck's discipline (not in the

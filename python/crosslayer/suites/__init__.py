@@ -34,6 +34,9 @@ class SuiteStudy:
     """The scenario path ``--aqm`` sets (None: the study sweeps the discipline itself)."""
     cc_path: str | None = None
     """The scenario path ``--cc`` sets (None: the study is about one algorithm's own rule)."""
+    cc_value: Callable[[Any], Any] | None = None
+    """What ``--cc X`` sets there when the path is an axis that keeps a baseline (e.g. ``["reno",
+    X]``); None: X itself."""
     quick: Mapping[str, Any] = field(default_factory=dict)
     """Overrides of the reduced version (``--quick``), besides the suite's own."""
 
@@ -61,6 +64,11 @@ class SuiteError(ValueError):
 
 
 _QUICK: Final = {"duration": "8s", "warmup": "3s", "study.seeds": 1}
+
+
+def _with_reno(cc: Any) -> list[Any]:
+    """A TCP axis keeping Reno, the TCP evaluation suite's "standard TCP", beside ``cc``."""
+    return ["reno", cc]
 
 SUITES: Final[dict[str, Suite]] = {
     "l4s": Suite(
@@ -97,6 +105,19 @@ SUITES: Final[dict[str, Suite]] = {
         ),
         quick={"duration": "20s", "warmup": "5s", "study.seeds": 1},
     ),
+    "tcpeval": Suite(
+        name="tcpeval",
+        title="TCP evaluation suite: the access link at 60-85 % load, the delay/throughput trade-off over buffers, inter-RTT fairness, impact on standard TCP, a parking lot",
+        source="draft-irtf-iccrg-tcpeval-01 sections 4.4.2, 5.1, 6.1-6.3",
+        studies=(
+            SuiteStudy("basic.toml", "topology.bottleneck.qdisc", "arrivals[0].cc", _with_reno, quick={"arrivals[0].load": ["85%"]}),
+            SuiteStudy("buffer.toml", None, "arrivals[0].cc", _with_reno, quick={"topology.bottleneck.qdisc": ["20%", "100%"]}),
+            SuiteStudy("inter-rtt.toml", None, "flows[*].cc", quick={"topology.senders": ["20ms", "160ms"], "topology.bottleneck.qdisc": ["100%"]}),
+            SuiteStudy("impact.toml", None, "arrivals[1].cc", _with_reno, quick={"arrivals[*].load": ["50%"]}),
+            SuiteStudy("parking-lot.toml", None, None, quick={"flows[0].cc": ["cubic"]}),
+        ),
+        quick={"duration": "20s", "warmup": "5s", "study.seeds": 1},
+    ),
 }  # fmt: skip
 
 
@@ -118,7 +139,7 @@ def overrides(s: Suite, st: SuiteStudy, *, aqm: Any = None, cc: Any = None, sets
     if aqm is not None and st.aqm_path:
         out[st.aqm_path] = aqm
     if cc is not None and st.cc_path:
-        out[st.cc_path] = cc
+        out[st.cc_path] = st.cc_value(cc) if st.cc_value else cc
     out.update(sets or {})
     return out
 
