@@ -104,9 +104,9 @@ def test_the_reduced_rfc7928_suite_writes_its_report(tmp_path: Path) -> None:
     r = _cli("suite", "run", "rfc7928", "--quick", "-o", str(tmp_path), "-j", "2", "--json")
     assert r.returncode == 0, r.stderr
     report = (tmp_path / "report.md").read_text()
-    for section in ("## Checks", "## Section 5: transport protocols", "## Section 6: round-trip-time fairness", "## Section 8.2: congestion levels", "## Section 8.2.6: varying capacity"):
+    for section in ("## Checks", "## Section 5: transport protocols", "## Section 6: round-trip-time fairness", "## Section 8.2: congestion levels", "## Section 8.2.5: varying congestion levels", "## Section 8.2.6: varying capacity"):
         assert section in report, section
-    for figure in ("transport_ellipses", "rtt_fairness", "congestion_ellipses", "capacity"):
+    for figure in ("transport_ellipses", "rtt_fairness", "congestion_ellipses", "varying_congestion", "capacity"):
         assert (tmp_path / "figures" / f"{figure}.png").stat().st_size > 5000, figure
     assert "ns-3 AQM evaluation suite's published ellipse centres" in report
     runs = Store(tmp_path / "transport").runs()

@@ -101,6 +101,7 @@ SUITES: Final[dict[str, Suite]] = {
             SuiteStudy("unresponsive-tcp.toml", None, "flows[0].cc", quick={"topology.bottleneck.qdisc": ["droptail", "codel"]}),
             SuiteStudy("rtt-fairness.toml", None, "flows[*].cc", quick={"duration": "40s", "warmup": "10s", "topology.senders": ["10ms", "100ms"], "topology.bottleneck.qdisc": ["droptail", "codel"]}),
             SuiteStudy("congestion.toml", None, "flows[0].cc", quick={"topology.bottleneck.qdisc": ["droptail", "codel"]}),
+            SuiteStudy("varying-congestion.toml", None, "flows[*].cc", quick={"duration": "120s", "warmup": "0s", "topology.bottleneck.qdisc": ["droptail", "codel"]}),
             SuiteStudy("capacity.toml", None, "flows[0].cc", quick={"duration": "20s", "topology.bottleneck.qdisc": ["droptail", "codel"]}),
         ),
         quick={"duration": "20s", "warmup": "5s", "study.seeds": 1},

@@ -244,6 +244,66 @@ def _congestion(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     return text, exp
 
 
+def _phase_table(d: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Per ``by``, AQM and phase: the queue's mean sojourn over the 100 ms samples (and their 99th
+    percentile) and the flows' mean summed goodput."""
+    import pandas as pd
+
+    rows = []
+    for keys, g in d.groupby([*by, "aqm", "phase"]):
+        rows.append({**dict(zip([*by, "aqm", "phase"], keys, strict=True)), "queue delay ms": f"{g.sojourn_mean_s.mean() * 1e3:.2f}",
+                     "p99 ms": f"{g.sojourn_mean_s.quantile(0.99) * 1e3:.1f}", "goodput Mb/s": f"{g.goodput_bps.mean() / 1e6:.2f}",
+                     "_delay": g.sojourn_mean_s.mean() * 1e3})  # fmt: skip
+    t = pd.DataFrame(rows)
+    t["_order"] = t.aqm.map({a: i for i, a in enumerate(AQMS)})
+    return t.sort_values([*by, "phase", "_order"])
+
+
+def _above_droptail(t: pd.DataFrame, cells: list[str]) -> list[str]:
+    """The AQMs whose mean delay is not below drop-tail's in the same cell."""
+    worse = []
+    for keys, g in t.groupby(cells):
+        dt = g[g.aqm == "droptail"]._delay
+        if len(dt):
+            worse += [f"{' '.join(map(str, keys))} {a}" for a, v in zip(g.aqm, g._delay, strict=True) if a != "droptail" and v >= dt.iloc[0]]
+    return worse
+
+
+def _varying(store: Store, out: Path) -> tuple[str, list[Expectation]]:
+    import matplotlib.pyplot as plt
+
+    series, runs = store.series(), store.runs()
+    good = store.goodput().groupby(["key", "t_s"], as_index=False).goodput_bps.sum()
+    d = series[["key", "aqm", "t_s", "sojourn_mean_s"]].merge(good, on=["key", "t_s"])
+    names = ("I mild (2 flows)", "II medium (5)", "III heavy (7)")
+    d = d.assign(phase=[names[int(((t - 1e-9) % 60) // 20)] for t in d.t_s])
+    d = d[d.t_s > 1.0]
+    t = _phase_table(d, [])
+    fig, ax = plt.subplots(figsize=(9, 3.8))
+    first = runs[runs.seed == runs.seed.min()]
+    for i, aqm in enumerate(a for a in AQMS if a in set(first.aqm)):
+        s = series[series.key == first[first.aqm == aqm].key.iloc[0]]
+        ax.plot(s.t_s, s.sojourn_mean_s * 1e3, lw=0.8, color=f"C{i}", label=aqm)
+    for start in range(20, 120, 60):
+        ax.axvspan(start, start + 20, color="0.93")
+        ax.axvspan(start + 20, start + 40, color="0.85")
+    ax.set(xlabel="time (s)", ylabel="queue delay (ms)", yscale="log", title="section 8.2.5: mild, medium, heavy every 20 s (seed 1; shading: medium, heavy)")
+    ax.legend(fontsize=7, ncol=3)
+    fig_path = save_figure(fig, out, "varying_congestion")
+    worse = _above_droptail(t, ["phase"])
+    exp = [Expectation(
+        "varying congestion", "RFC 7928 section 8.2.5", "per phase, the AQM against drop-tail as the congestion level changes every 20 s",
+        "each AQM's mean queue delay below drop-tail's in each phase", "; ".join(worse) or "below drop-tail in every phase", "holds" if not worse else "does not hold",
+    )]  # fmt: skip
+    text = section(
+        out, "varying_congestion", "Section 8.2.5: varying congestion levels",
+        "2 NewReno flows throughout, 3 more in [20 s, 60 s) and 2 more in [40 s, 60 s) of every minute (new connections each cycle), two cycles; "
+        "per phase, 100 ms samples after the first second.",
+        t, (fig_path,),
+    )
+    return text, exp
+
+
 def _capacity(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     import matplotlib.pyplot as plt
     import pandas as pd
@@ -256,13 +316,7 @@ def _capacity(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     # 100 ms interval of a period is counted with it)
     d = d.assign(phase=[("10 Mb/s" if int((t - 1e-9) // period.get(e, 20.0)) % 2 else "100 Mb/s") for t, e in zip(d.t_s, d.experiment, strict=True)])
     d = d[d.t_s > 1.0]  # after the flows' start
-    rows = []
-    for (exp_, aqm, phase), g in d.groupby(["experiment", "aqm", "phase"]):
-        rows.append({"experiment": exp_, "aqm": aqm, "phase": phase, "queue delay ms": f"{g.sojourn_mean_s.mean() * 1e3:.2f}", "p99 ms": f"{g.sojourn_mean_s.quantile(0.99) * 1e3:.1f}",
-                     "goodput Mb/s": f"{g.goodput_bps.mean() / 1e6:.2f}", "_delay": g.sojourn_mean_s.mean() * 1e3})  # fmt: skip
-    t = pd.DataFrame(rows)
-    t["_order"] = t.aqm.map({a: i for i, a in enumerate(AQMS)})
-    t = t.sort_values(["experiment", "phase", "_order"])
+    t = _phase_table(d, ["experiment"])
     fig, ax = plt.subplots(figsize=(9, 3.8))
     first = runs[(runs.seed == runs.seed.min()) & (runs.experiment == "every_20s")]
     for i, aqm in enumerate(a for a in AQMS if a in set(first.aqm)):
@@ -272,11 +326,7 @@ def _capacity(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     ax.set(xlabel="time (s)", ylabel="queue delay (ms)", yscale="log", title="section 8.2.6, experiment 1: 100 Mb/s, 10 Mb/s every 20 s (seed 1)")
     ax.legend(fontsize=7, ncol=3)
     fig_path = save_figure(fig, out, "capacity")
-    worse = []
-    for (exp_, phase), g in t.groupby(["experiment", "phase"]):
-        dt = g[g.aqm == "droptail"]._delay
-        if len(dt):
-            worse += [f"{exp_} {phase} {a}" for a, v in zip(g.aqm, g._delay, strict=True) if a != "droptail" and v >= dt.iloc[0]]
+    worse = _above_droptail(t, ["experiment", "phase"])
     exp = [Expectation(
         "capacity", "RFC 7928 section 8.2.6", "per phase, the AQM against drop-tail as the capacity drops tenfold and returns",
         "each AQM's mean queue delay below drop-tail's in each phase of each experiment", "; ".join(worse) or "below drop-tail everywhere",
@@ -299,6 +349,7 @@ def write(stores: Mapping[str, Store], out: Path) -> Path:
         (("transport", "unresponsive", "unresponsive-tcp"), lambda: _transport(stores, out)),
         (("rtt-fairness",), lambda: _rtt_fairness(stores["rtt-fairness"], out)),
         (("congestion",), lambda: _congestion(stores["congestion"], out)),
+        (("varying-congestion",), lambda: _varying(stores["varying-congestion"], out)),
         (("capacity",), lambda: _capacity(stores["capacity"], out)),
     ]
     for names, build in parts:
