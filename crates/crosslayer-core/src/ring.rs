@@ -78,6 +78,12 @@ impl<T: Copy + Default> Ring<T> {
         (self.len > 0).then(|| self.buf[(self.head + self.len - 1) & (self.buf.len() - 1)])
     }
 
+    /// Empty it (keeping its room).
+    #[inline(always)]
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
     #[inline(always)]
     pub fn len(&self) -> usize {
         self.len

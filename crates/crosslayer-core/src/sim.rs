@@ -614,16 +614,18 @@ impl Sim {
         if link.eager {
             link.settle(now, &mut self.hops);
             let size = self.arena.get(id).size_bytes;
-            let fits = link.arrive_now(now, size);
+            let end = link.arrive_eager(now, size);
             let c = &mut self.hops[h];
             c.arrivals += 1;
-            c.drops += !fits as u64;
-            if !fits {
+            let Some(end) = end else {
+                c.drops += 1;
                 self.discard(id);
-            } else if ahead {
-                let at = link.serialize(now, size);
+                return;
+            };
+            let at = end + link.delay;
+            if ahead {
                 self.arrive_ahead(at, id, h + 1);
-            } else if let Some(t) = link.accept(now, id, size) {
+            } else if let Some(t) = link.into_pipe(at, id) {
                 self.sched.schedule(t, Event::Deliver(l as u32));
             }
             return;

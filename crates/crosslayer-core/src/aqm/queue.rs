@@ -181,6 +181,23 @@ impl Queue {
         self.note_backlog(now);
     }
 
+    /// A bypassed FIFO, empty, with its transmitter idle: a packet of `size` bytes arrives and
+    /// leaves at once. Counted as `arrive_fifo` then `depart_fifo` at the same instant count it:
+    /// the backlog goes 0 -> 1 -> 0 with no time between, so its time averages take nothing
+    /// (they integrate the backlog, 0, only between changes) and its sojourn is 0.
+    #[inline(always)]
+    pub fn pass_fifo(&mut self, size: u32) {
+        debug_assert!(self.bypassed && self.acct.backlog_pkts == 0 && self.backlog.value() == [0, 0]);
+        let c = &mut self.acct.counters;
+        c.arrivals += 1;
+        c.enqueued += 1;
+        c.dequeued += 1;
+        c.dequeued_bytes += size as u64;
+        self.sojourn.record(0);
+        let s = &mut self.sojourn_since_sample;
+        s.1 += 1;
+    }
+
     /// Next packet to send, if any; head drops go to `dropped`.
     #[inline(always)]
     pub fn dequeue(&mut self, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<PacketId> {

@@ -216,6 +216,11 @@ pub struct Ahead {
     slot: u32,
     size: u32,
     accepted: bool,
+    /// It finds the queue empty and the transmitter free: it passes through at `at`, with no
+    /// start of its own in `starts`.
+    passes: bool,
+    /// Its serialization time.
+    tx: Dur,
 }
 
 /// A serialization an eager link has not accounted for yet: its start, when the packet was
@@ -225,6 +230,8 @@ pub struct Start {
     at: Time,
     enq: Time,
     size: u32,
+    /// Its serialization time.
+    tx: Dur,
 }
 
 impl Link {
@@ -304,35 +311,33 @@ impl Link {
     }
 
     /// Eager links: a packet of `size` bytes arrives at `now` (every start due by `now` settled
-    /// first): whether it fits.
+    /// first). `None` if it does not fit; else when its serialization ends: it starts when the
+    /// transmitter is free, at once if it is free now (then the queue is empty and the packet
+    /// passes through it in no time: `Queue::pass_fifo`), or later, kept in `starts` for
+    /// `settle` to account.
     #[inline]
-    pub fn arrive_now(&mut self, now: Time, size: u32) -> bool {
-        let (limit_pkts, limit_bytes) = self.limits;
-        self.queue.arrive_fifo(now, size, limit_pkts, limit_bytes)
-    }
-
-    /// Eager links: packet `id` of `size` bytes, accepted at `now`, starts when the transmitter
-    /// is free and enters the pipe now, with its arrival at the far node. Returns that arrival
-    /// if the pipe was empty (schedule a `Deliver`).
-    #[inline]
-    pub fn accept(&mut self, now: Time, id: PacketId, size: u32) -> Option<Time> {
-        let arrival = self.serialize(now, size);
-        self.into_pipe(arrival, id)
-    }
-
-    /// Eager links: as `accept`, without putting the packet in the pipe; returns its arrival at
-    /// the far node (the engine hands it to the next link: `arrive_ahead`).
-    #[inline]
-    pub fn serialize(&mut self, now: Time, size: u32) -> Time {
+    pub fn arrive_eager(&mut self, now: Time, size: u32) -> Option<Time> {
         debug_assert!(self.eager && self.ahead.is_empty());
-        let start = now.max(self.busy_until);
-        let end = start + self.rate.tx_time(size);
-        self.busy_until = end;
-        self.starts.push_back(Start { at: start, enq: now, size });
-        if start == now {
-            self.settle_starts(now);
+        let (limit_pkts, limit_bytes) = self.limits;
+        if now >= self.busy_until && limit_pkts > 0 && size as u64 <= limit_bytes {
+            debug_assert!(self.starts.is_empty());
+            let tx = self.rate.tx_time(size);
+            self.queue.pass_fifo(size);
+            self.transmit_from_fifo(now, size, tx);
+            self.busy_until = now + tx;
+            return Some(self.busy_until);
         }
-        end + self.delay
+        if !self.queue.arrive_fifo(now, size, limit_pkts, limit_bytes) {
+            return None;
+        }
+        // it fits: the queue is not empty, or the transmitter would be free (the case above)
+        let start = self.busy_until;
+        debug_assert!(start > now);
+        let tx = self.rate.tx_time(size);
+        let end = start + tx;
+        self.busy_until = end;
+        self.starts.push_back(Start { at: start, enq: now, size, tx });
+        Some(end)
     }
 
     /// Put a packet that arrives at the far node at `arrival` in the pipe (FIFO: no earlier
@@ -348,9 +353,22 @@ impl Link {
     /// Hops decided ahead (module docs): a packet of `size` bytes will arrive at `at` (no
     /// earlier than the last arrival handed to this link), counted in slot `slot`. Returns its
     /// arrival at the far node, or `None` if it will find the queue full (the caller frees it).
+    /// A packet that will find the transmitter free passes through at its arrival: one record,
+    /// no start of its own.
     #[inline]
     pub fn arrive_ahead(&mut self, at: Time, size: u32, slot: u32) -> Option<Time> {
         debug_assert!(self.eager && self.ahead.back().is_none_or(|a| a.at <= at));
+        let (limit_pkts, limit_bytes) = self.limits;
+        if at >= self.busy_until && limit_pkts > 0 && size as u64 <= limit_bytes {
+            // every packet before it starts before `at`: none waits then
+            self.view.clear();
+            self.view_bytes = 0;
+            let tx = self.rate.tx_time(size);
+            self.ahead.push_back(Ahead { at, slot, size, accepted: true, passes: true, tx });
+            let end = at + tx;
+            self.busy_until = end;
+            return Some(end + self.delay);
+        }
         while let Some((start, bytes)) = self.view.front() {
             if start > at {
                 break;
@@ -358,17 +376,17 @@ impl Link {
             self.view.pop_front();
             self.view_bytes -= bytes as u64;
         }
-        let (limit_pkts, limit_bytes) = self.limits;
         let accepted = (self.view.len() as u64) < limit_pkts as u64 && self.view_bytes + size as u64 <= limit_bytes;
-        self.ahead.push_back(Ahead { at, slot, size, accepted });
+        let tx = self.rate.tx_time(size);
+        self.ahead.push_back(Ahead { at, slot, size, accepted, passes: false, tx });
         if !accepted {
             return None;
         }
         self.ahead_accepted += 1;
         let start = at.max(self.busy_until);
-        let end = start + self.rate.tx_time(size);
+        let end = start + tx;
         self.busy_until = end;
-        self.starts.push_back(Start { at: start, enq: at, size });
+        self.starts.push_back(Start { at: start, enq: at, size, tx });
         if start > at {
             self.view.push_back((start, size));
             self.view_bytes += size as u64;
@@ -383,11 +401,11 @@ impl Link {
     /// counted against their flows in `hops`. Reads nothing of the packets (they may be gone).
     #[inline(always)]
     pub fn settle(&mut self, t: Time, hops: &mut [CoreCounters]) {
-        if self.ahead.is_empty() {
+        if !self.ahead.is_empty() {
+            self.settle_merged(t, hops);
+        } else if !self.starts.is_empty() {
             // no arrival decided ahead waits (a link fed at event time): starts only
             self.settle_starts(t);
-        } else {
-            self.settle_merged(t, hops);
         }
     }
 
@@ -395,27 +413,38 @@ impl Link {
     #[inline(never)]
     fn settle_merged(&mut self, t: Time, hops: &mut [CoreCounters]) {
         debug_assert!(t < Time::NEVER);
-        loop {
-            let start_at = self.starts.front_ref().map_or(Time::NEVER, |s| s.at);
-            let arrival_at = self.ahead.front_ref().map_or(Time::NEVER, |a| a.at);
-            // a start's packet is queued unless it is among the accepted arrivals still waiting;
-            // a start goes first at a tie
-            let queued = self.starts.len() > self.ahead_accepted;
-            if start_at <= t && start_at <= arrival_at && queued {
-                let s = self.starts.pop_front().expect("a start is due");
-                self.depart(s);
-            } else if arrival_at <= t {
-                let a = self.ahead.pop_front().expect("an arrival is due");
-                let (limit_pkts, limit_bytes) = self.limits;
-                let fits = self.queue.arrive_fifo(a.at, a.size, limit_pkts, limit_bytes);
-                debug_assert_eq!(fits, a.accepted, "a link decided ahead otherwise than its queue");
-                let c = &mut hops[a.slot as usize];
-                c.arrivals += 1;
-                c.drops += !fits as u64;
-                self.ahead_accepted -= fits as usize;
-            } else {
-                debug_assert!(start_at > t || queued, "a start waits for an arrival that is not due");
-                break;
+        while let Some(a) = self.ahead.pop_front_if(|a| a.at <= t) {
+            // the starts of queued packets due by this arrival go first (a start first at a
+            // tie); a start is a queued packet's unless it is among the accepted arrivals
+            // still waiting
+            while self.starts.len() > self.ahead_accepted {
+                match self.starts.pop_front_if(|s| s.at <= a.at) {
+                    Some(s) => self.depart(s),
+                    None => break,
+                }
+            }
+            let c = &mut hops[a.slot as usize];
+            c.arrivals += 1;
+            if a.passes {
+                self.queue.pass_fifo(a.size);
+                self.transmit_from_fifo(a.at, a.size, a.tx);
+                continue;
+            }
+            let (limit_pkts, limit_bytes) = self.limits;
+            let fits = self.queue.arrive_fifo(a.at, a.size, limit_pkts, limit_bytes);
+            debug_assert_eq!(fits, a.accepted, "a link decided ahead otherwise than its queue");
+            c.drops += !fits as u64;
+            self.ahead_accepted -= fits as usize;
+        }
+        if self.ahead.is_empty() {
+            self.settle_starts(t);
+        } else {
+            // an arrival not due yet: the starts of the packets queued before it
+            while self.starts.len() > self.ahead_accepted {
+                match self.starts.pop_front_if(|s| s.at <= t) {
+                    Some(s) => self.depart(s),
+                    None => break,
+                }
             }
         }
     }
@@ -433,11 +462,17 @@ impl Link {
     #[inline(always)]
     fn depart(&mut self, s: Start) {
         self.queue.depart_fifo(s.at, s.size, s.enq);
-        let tx = self.rate.tx_time(s.size);
+        self.transmit_from_fifo(s.at, s.size, s.tx);
+    }
+
+    /// Eager links: the transmitter's counters for a packet of `size` bytes whose serialization
+    /// (`tx` long) starts at `at`.
+    #[inline(always)]
+    fn transmit_from_fifo(&mut self, at: Time, size: u32, tx: Dur) {
         self.counters.tx_pkts += 1;
-        self.counters.tx_bytes += s.size as u64;
+        self.counters.tx_bytes += size as u64;
         self.counters.busy_ns += tx.ns();
-        self.in_service = InService { end: s.at + tx, bytes: s.size, lost: false };
+        self.in_service = InService { end: at + tx, bytes: size, lost: false };
     }
 
     /// Time the transmitter becomes free.
