@@ -78,6 +78,28 @@ impl<T: Copy + Default> Ring<T> {
         (self.len > 0).then(|| self.buf[(self.head + self.len - 1) & (self.buf.len() - 1)])
     }
 
+    /// The back value, taken out.
+    #[inline(always)]
+    pub fn pop_back(&mut self) -> Option<T> {
+        let v = self.back()?;
+        self.len -= 1;
+        Some(v)
+    }
+
+    /// Insert `v` at position `at` (0 = the front), moving the values behind it back: O(n),
+    /// for the rare caller that keeps an order of its own (a pipe that reorders).
+    #[cold]
+    pub fn insert(&mut self, at: usize, v: T) {
+        assert!(at <= self.len, "insert past the end of a ring");
+        self.push_back(v);
+        let mask = self.buf.len() - 1;
+        let mut k = self.len - 1;
+        while k > at {
+            self.buf.swap((self.head + k) & mask, (self.head + k - 1) & mask);
+            k -= 1;
+        }
+    }
+
     /// Empty it (keeping its room).
     #[inline(always)]
     pub fn clear(&mut self) {
@@ -92,6 +114,12 @@ impl<T: Copy + Default> Ring<T> {
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The value at position `k` (0 = the front).
+    #[inline]
+    pub fn get(&self, k: usize) -> Option<T> {
+        (k < self.len).then(|| self.buf[(self.head + k) & (self.buf.len() - 1)])
     }
 
     /// Front to back.
@@ -125,13 +153,26 @@ mod tests {
         let mut x = 12345u64;
         for k in 0..100_000u32 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            if (x >> 33) % 3 == 0 {
-                assert_eq!(r.pop_front(), d.pop_front());
-            } else {
-                r.push_back(k);
-                d.push_back(k);
+            match (x >> 33) % 11 {
+                0..=2 => assert_eq!(r.pop_front(), d.pop_front()),
+                3 => assert_eq!(r.pop_back(), d.pop_back()),
+                4 => {
+                    let at = (x >> 40) as usize % (d.len() + 1);
+                    r.insert(at, k);
+                    d.insert(at, k);
+                }
+                5 if k % 97 == 0 => {
+                    r.clear();
+                    d.clear();
+                }
+                _ => {
+                    r.push_back(k);
+                    d.push_back(k);
+                }
             }
-            assert_eq!((r.len(), r.front()), (d.len(), d.front().copied()));
+            assert_eq!((r.len(), r.front(), r.back()), (d.len(), d.front().copied(), d.back().copied()));
+            let probe = (x >> 20) as usize % (d.len() + 2);
+            assert_eq!(r.get(probe), d.get(probe).copied());
         }
         assert!(r.iter().eq(d.iter().copied()));
     }

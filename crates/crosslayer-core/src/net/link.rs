@@ -43,7 +43,6 @@ use crate::ring::Ring;
 use crate::rng::Rng;
 use crate::spec::EdgeSpec;
 use crate::units::{Dur, Rate, Time};
-use std::collections::VecDeque;
 
 crate::counters! {
     /// Monotonic transmitter counters. A packet counts when its serialization completes: the
@@ -168,7 +167,7 @@ pub struct Link {
     pub capture_tx: u16,
     pub capture_rx: u16,
     /// Packets propagating, with their arrival times (non-decreasing).
-    pipe: VecDeque<(Time, PacketId)>,
+    pipe: Ring<(Time, PacketId)>,
     loss: f64,
     loss_rng: Rng,
     /// Extra propagation delay, uniform in [0, jitter] per packet, order-preserving.
@@ -249,7 +248,7 @@ impl Link {
             tx_done_pending: false,
             capture_tx: 0,
             capture_rx: 0,
-            pipe: VecDeque::new(),
+            pipe: Ring::default(),
             loss: edge.loss,
             loss_rng,
             jitter: edge.jitter,
@@ -290,7 +289,7 @@ impl Link {
     /// The packet last put in the pipe, with its arrival at the far node.
     #[inline]
     pub fn pipe_back(&self) -> Option<(Time, PacketId)> {
-        self.pipe.back().copied()
+        self.pipe.back()
     }
 
     /// An event-driven link that feeds ahead: take back the packet `start_tx` just put in the
@@ -344,7 +343,7 @@ impl Link {
     /// than the last); `Some(arrival)` if the pipe was empty (schedule a `Deliver`).
     #[inline]
     pub fn into_pipe(&mut self, arrival: Time, id: PacketId) -> Option<Time> {
-        debug_assert!(self.pipe.back().is_none_or(|&(t, _)| t <= arrival));
+        debug_assert!(self.pipe.back().is_none_or(|(t, _)| t <= arrival));
         let first = self.pipe.is_empty().then_some(arrival);
         self.pipe.push_back((arrival, id));
         first
@@ -611,10 +610,10 @@ impl Link {
             arrival = arrival.max(self.last_arrival);
             self.last_arrival = arrival;
         }
-        let head = self.pipe.front().map(|&(t, _)| t);
+        let head = self.pipe.front().map(|(t, _)| t);
         if reorder {
             // after every packet due no later (FIFO among equal times)
-            let at = self.pipe.iter().rposition(|&(t, _)| t <= arrival).map_or(0, |k| k + 1);
+            let at = (0..self.pipe.len()).rev().find(|&k| self.pipe.get(k).is_some_and(|(t, _)| t <= arrival)).map_or(0, |k| k + 1);
             self.pipe.insert(at, (arrival, id));
             return (head.is_none_or(|h| arrival < h)).then_some(arrival);
         }
@@ -686,16 +685,16 @@ impl Link {
         }
         let (t, id) = self.pipe.pop_front().expect("Deliver with an empty pipe");
         debug_assert_eq!(t, now);
-        Some((id, self.pipe.front().map(|&(t, _)| t)))
+        Some((id, self.pipe.front().map(|(t, _)| t)))
     }
 
     #[cold]
     #[inline(never)]
     fn deliver_reordered(&mut self, now: Time) -> Option<(PacketId, Option<Time>)> {
         match self.pipe.front() {
-            Some(&(t, id)) if t == now => {
+            Some((t, id)) if t == now => {
                 self.pipe.pop_front();
-                Some((id, self.pipe.front().map(|&(t, _)| t)))
+                Some((id, self.pipe.front().map(|(t, _)| t)))
             }
             _ => None,
         }
