@@ -91,7 +91,9 @@ pub struct Packet {
     pub len_bytes: u32,
     /// ACK: cumulative acknowledgment (next byte expected).
     pub ack: u64,
-    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    /// ACK: how many SACK blocks it carries; the blocks are kept by the arena
+    /// (`PacketArena::alloc_with_sack`, `PacketArena::sack`), so a packet without them (nearly
+    /// all) is not 64 bytes larger.
     pub n_sack: u8,
     pub ecn: Ecn,
     /// ECN-Echo flag on ACKs (RFC 3168).
@@ -119,6 +121,9 @@ pub struct PacketArena {
     slots: Vec<Packet>,
     free: Vec<PacketId>,
     live: usize,
+    /// The SACK blocks of the packets that carry them, by packet id (the first `n_sack` of an
+    /// entry are its packet's); grown only as far as the highest id that ever carried some.
+    sacks: Vec<[SackBlock; MAX_SACK_BLOCKS]>,
 }
 
 impl PacketArena {
@@ -158,6 +163,37 @@ impl PacketArena {
         if self.slots.try_reserve_exact(more).is_err() {
             crate::error::Error::OutOfMemory(format!("out of memory with {n} packets alive")).raise();
         }
+    }
+
+    /// Take a slot for an ACK carrying `blocks` (at most `MAX_SACK_BLOCKS`).
+    pub fn alloc_with_sack(&mut self, mut p: Packet, blocks: &[SackBlock]) -> PacketId {
+        p.n_sack = blocks.len() as u8;
+        let id = self.alloc(p);
+        if !blocks.is_empty() {
+            let i = id as usize;
+            if self.sacks.len() <= i {
+                self.sacks.resize(i + 1, [SackBlock::default(); MAX_SACK_BLOCKS]);
+            }
+            self.sacks[i][..blocks.len()].copy_from_slice(blocks);
+        }
+        id
+    }
+
+    /// The SACK blocks packet `id` carries.
+    #[inline]
+    pub fn sack(&self, id: PacketId) -> &[SackBlock] {
+        match self.slots[id as usize].n_sack as usize {
+            0 => &[],
+            n => &self.sacks[id as usize][..n],
+        }
+    }
+
+    /// A copy of packet `id` (a link that duplicates), its SACK blocks included.
+    pub fn duplicate(&mut self, id: PacketId) -> PacketId {
+        let blocks = *self.sacks.get(id as usize).unwrap_or(&[SackBlock::default(); MAX_SACK_BLOCKS]);
+        let p = self.get(id).clone();
+        let n = p.n_sack as usize;
+        self.alloc_with_sack(p, &blocks[..n])
     }
 
     #[inline]
@@ -211,6 +247,25 @@ mod tests {
         assert_eq!(a.get(z).seq, 3);
         assert_eq!(a.live(), 2);
         assert_eq!(a.capacity(), 2);
+    }
+
+    /// SACK blocks live beside the packets, for the packets that carry them: a packet copied
+    /// or built on the per-packet path is 80 bytes, not 152.
+    #[test]
+    fn sack_blocks_are_kept_beside_the_packet() {
+        assert!(std::mem::size_of::<Packet>() <= 80, "Packet is {} bytes", std::mem::size_of::<Packet>());
+        let mut a = PacketArena::new();
+        let plain = a.alloc(Packet { ack: 7, ..Default::default() });
+        let blocks = [SackBlock { start: 10, end: 20 }, SackBlock { start: 30, end: 40 }];
+        let with = a.alloc_with_sack(Packet { ack: 5, ..Default::default() }, &blocks);
+        assert_eq!((a.sack(plain), a.get(with).n_sack), (&[][..], 2));
+        assert_eq!(a.sack(with), &blocks[..]);
+        let copy = a.duplicate(with);
+        assert_eq!((a.sack(copy), a.get(copy).ack), (&blocks[..], 5));
+        // a slot reused by a packet without blocks carries none
+        a.free(with);
+        let again = a.alloc(Packet::default());
+        assert_eq!((again, a.sack(again)), (with, &[][..]));
     }
 }
 

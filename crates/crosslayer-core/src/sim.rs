@@ -8,7 +8,8 @@
 
 use crate::error::Error;
 pub use crate::flow::{Endpoints, Flow, FlowState, PktAccount, Route, Summary};
-use crate::packet::{PacketArena, PacketId, PktKind};
+use crate::packet::{PacketArena, PacketId, PktKind, SackBlock, MAX_SACK_BLOCKS};
+use crate::tcp::receiver::Segment;
 use crate::net::{Topology, TxStart};
 use crate::rng::{Rng, StreamKind};
 use crate::sched::{Event, Scheduler, TimerSlot};
@@ -66,7 +67,7 @@ pub struct UdpFlow {
 /// capture file starts sending (`Link::capture_tx`) or delivers (`Link::capture_rx`), with
 /// the hops it has travelled.
 pub trait PacketTap {
-    fn packet(&mut self, now: Time, file: u16, p: &crate::packet::Packet, hops: u32);
+    fn packet(&mut self, now: Time, file: u16, p: &crate::packet::Packet, sack: &[crate::packet::SackBlock], hops: u32);
     /// The capture files.
     fn finish(self: Box<Self>) -> Vec<crate::result::CaptureFile>;
 }
@@ -307,7 +308,7 @@ impl Sim {
             k => self.flows[f].route[!k.from_sender() as usize].base,
         };
         if let Some(tap) = self.tap.as_mut() {
-            tap.packet(now, file - 1, p, p.hop - base);
+            tap.packet(now, file - 1, p, self.arena.sack(id), p.hop - base);
         }
     }
 
@@ -579,23 +580,33 @@ impl Sim {
             self.arena.free(id);
             return;
         }
-        let pkt = p.clone();
-        self.arena.free(id);
-        let fl = &mut self.flows[f];
-        let mut ctx = TxCtx { now, arena: &mut self.arena, out: &mut self.out };
-        if pkt.kind.from_sender() {
+        // what the endpoint reads is copied out, and the slot freed (the endpoint may reuse it)
+        let kind = p.kind;
+        if kind.from_sender() {
+            let seg = Segment::from(&*p);
+            self.arena.free(id);
+            let fl = &mut self.flows[f];
             fl.data.delivered += 1;
-            match pkt.kind {
-                PktKind::Data => fl.live().receiver.on_data(&pkt, &mut ctx),
-                PktKind::Syn => fl.live().receiver.on_syn(&pkt, &mut ctx),
+            let mut ctx = TxCtx { now, arena: &mut self.arena, out: &mut self.out };
+            match kind {
+                PktKind::Data => fl.live().receiver.on_data(seg, &mut ctx),
+                PktKind::Syn => fl.live().receiver.on_syn(seg, &mut ctx),
                 PktKind::Rst => fl.live().receiver.on_rst(),
                 _ => {} // the handshake's ACK, the ACK of the receiver's FIN: nothing to do
             }
             self.after_receiver(now, f);
         } else {
+            let (ack, ece, tsval, tsecr, fin, n) = (p.ack, p.ece, p.tsval, p.tsecr, p.fin, p.n_sack as usize);
+            let mut blocks = [SackBlock::default(); MAX_SACK_BLOCKS];
+            if n > 0 {
+                blocks[..n].copy_from_slice(self.arena.sack(id));
+            }
+            self.arena.free(id);
+            let fl = &mut self.flows[f];
             fl.acks.delivered += 1;
-            let info = AckInfo { ack: pkt.ack, sack: &pkt.sack[..pkt.n_sack as usize], ece: pkt.ece, tsval: pkt.tsval, tsecr: pkt.tsecr, fin: pkt.fin };
-            match pkt.kind {
+            let mut ctx = TxCtx { now, arena: &mut self.arena, out: &mut self.out };
+            let info = AckInfo { ack, sack: &blocks[..n], ece, tsval, tsecr, fin };
+            match kind {
                 PktKind::SynAck => fl.live().sender.on_synack(info, &mut ctx),
                 _ => fl.live().sender.on_ack(info, &mut ctx),
             }

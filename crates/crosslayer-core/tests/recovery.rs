@@ -6,7 +6,20 @@
 //! tests at the end turn it on, as the Linux profile does by default.
 
 use crosslayer_core::cc::{CaState, Cc, CcConfig};
-use crosslayer_core::packet::{Packet, PacketArena, PktKind};
+use crosslayer_core::packet::{Packet, PacketArena, PktKind, SackBlock};
+
+/// A packet on the wire, with the SACK blocks the arena kept for it.
+struct Sent {
+    p: Packet,
+    sack: Vec<SackBlock>,
+}
+
+impl std::ops::Deref for Sent {
+    type Target = Packet;
+    fn deref(&self) -> &Packet {
+        &self.p
+    }
+}
 use crosslayer_core::presets;
 use crosslayer_core::tcp::receiver::Receiver;
 use crosslayer_core::tcp::sender::{AckInfo, ConnState, Sender};
@@ -21,8 +34,8 @@ struct Wire {
     receiver: Receiver,
     arena: PacketArena,
     /// (arrival time, packet) towards the receiver / the sender; FIFO as the delay is fixed.
-    to_rx: VecDeque<(Time, Packet)>,
-    to_tx: VecDeque<(Time, Packet)>,
+    to_rx: VecDeque<(Time, Sent)>,
+    to_tx: VecDeque<(Time, Sent)>,
     one_way: Dur,
     /// Least spacing between data arrivals (a bottleneck's serialization time); zero by default.
     spacing: Dur,
@@ -103,7 +116,7 @@ impl Wire {
 
     fn ship(&mut self, out: Vec<u32>, to_receiver: bool, drop: &dyn Fn(u64, u32) -> bool) {
         for id in out {
-            let p = self.arena.get(id).clone();
+            let p = Sent { p: self.arena.get(id).clone(), sack: self.arena.sack(id).to_vec() };
             self.arena.free(id);
             if p.kind == PktKind::Syn {
                 self.syn_times.push(self.now);
@@ -150,9 +163,9 @@ impl Wire {
             if t == t_rx {
                 let (_, p) = self.to_rx.pop_front().unwrap();
                 if p.kind == PktKind::Syn {
-                    self.receiver.on_syn(&p, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
+                    self.receiver.on_syn(&p.p, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
                 } else {
-                    self.receiver.on_data(&p, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
+                    self.receiver.on_data(&p.p, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
                 }
                 self.ship(std::mem::take(&mut out), false, drop);
             } else if t == t_tx {
@@ -502,7 +515,7 @@ fn tahoe_returns_to_slow_start_on_three_duplicate_acks() {
         let mut out = Vec::new();
         if t == t_rx {
             let (_, p) = w.to_rx.pop_front().unwrap();
-            w.receiver.on_data(&p, &mut TxCtx { now: t, arena: &mut w.arena, out: &mut out });
+            w.receiver.on_data(&p.p, &mut TxCtx { now: t, arena: &mut w.arena, out: &mut out });
             w.ship(out, false, &drop);
         } else if t == t_tx {
             let (_, p) = w.to_tx.pop_front().unwrap();

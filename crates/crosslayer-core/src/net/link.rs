@@ -573,7 +573,7 @@ impl Link {
         let mut first_in_pipe = self.put_in_pipe(end, id);
         let mut copied = None;
         if copy && !self.wire_loses(size) {
-            let c = arena.alloc(arena.get(id).clone());
+            let c = arena.duplicate(id);
             if let Some(t) = self.put_in_pipe(end, c) {
                 first_in_pipe = Some(t);
             }

@@ -21,7 +21,7 @@
 //! A capture is bounded: the files together hold at most `max_bytes`; packets beyond are
 //! counted, not written, and the run's pcap summary says how many.
 
-use crate::packet::{Ecn, Packet, PktKind};
+use crate::packet::{Ecn, Packet, PktKind, SackBlock};
 use crate::result::CaptureFile;
 use crate::sim::PacketTap;
 use crate::units::Time;
@@ -113,7 +113,7 @@ fn ts(t: Time) -> u32 {
 
 impl Capture {
     /// The headers of `p` into `self.scratch`; returns the IP datagram's total length.
-    fn headers(&mut self, p: &Packet, hops: u32) -> u32 {
+    fn headers(&mut self, p: &Packet, sack: &[SackBlock], hops: u32) -> u32 {
         let out = &mut self.scratch;
         out.clear();
         let tcp = p.kind != PktKind::Datagram;
@@ -160,7 +160,7 @@ impl Capture {
             if p.n_sack > 0 {
                 let (isn_s, _) = isn(p.flow);
                 opts.extend_from_slice(&[1, 1, 5, 2 + 8 * p.n_sack]);
-                for b in &p.sack[..p.n_sack as usize] {
+                for b in sack {
                     opts.extend_from_slice(&isn_s.wrapping_add(1).wrapping_add(b.start as u32).to_be_bytes());
                     opts.extend_from_slice(&isn_s.wrapping_add(1).wrapping_add(b.end as u32).to_be_bytes());
                 }
@@ -219,8 +219,8 @@ impl PacketTap for Capture {
         self.files
     }
 
-    fn packet(&mut self, now: Time, file: u16, p: &Packet, hops: u32) {
-        let total = self.headers(p, hops);
+    fn packet(&mut self, now: Time, file: u16, p: &Packet, sack: &[SackBlock], hops: u32) {
+        let total = self.headers(p, sack, hops);
         let caplen = (total.min(self.snaplen) as usize).max(self.scratch.len().min(self.snaplen as usize));
         let f = &mut self.files[file as usize];
         let need = 16 + caplen as u64;
@@ -243,15 +243,13 @@ impl PacketTap for Capture {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::SackBlock;
 
     #[test]
     fn an_ip_header_checksums_to_zero_and_a_sack_ack_carries_its_blocks() {
         let mut c = Capture::new(vec!["x".into()], 128, 1 << 20, vec![TcpOptions { mss: 1448, sack: true, timestamps: true }]);
-        let mut p = Packet { flow: 0, kind: PktKind::Ack, src: 3, dst: 1, ack: 1448, n_sack: 2, ..Default::default() };
-        p.sack[0] = SackBlock { start: 2896, end: 4344 };
-        p.sack[1] = SackBlock { start: 5792, end: 7240 };
-        let total = c.headers(&p, 2);
+        let p = Packet { flow: 0, kind: PktKind::Ack, src: 3, dst: 1, ack: 1448, n_sack: 2, ..Default::default() };
+        let sack = [SackBlock { start: 2896, end: 4344 }, SackBlock { start: 5792, end: 7240 }];
+        let total = c.headers(&p, &sack, 2);
         let h = &c.scratch;
         assert_eq!(checksum(&h[..20]), 0);
         assert_eq!((h[8], h[9]), (62, 6));
@@ -271,7 +269,7 @@ mod tests {
         let mut c = Capture::new(vec!["x".into()], 96, 24 + 3 * (16 + 96), vec![]);
         let p = Packet { kind: PktKind::Data, len_bytes: 1448, size_bytes: 1500, ..Default::default() };
         for _ in 0..5 {
-            c.packet(Time::from_ns(1), 0, &p, 0);
+            c.packet(Time::from_ns(1), 0, &p, &[], 0);
         }
         let f = &Box::new(c).finish()[0];
         assert_eq!((f.packets, f.missed, f.bytes.len()), (3, 2, 24 + 3 * (16 + 96)));

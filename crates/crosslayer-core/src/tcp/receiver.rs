@@ -37,6 +37,30 @@ use crate::units::{Dur, Time};
 const SACK_BLOCKS: usize = 3;
 const _: () = assert!(SACK_BLOCKS <= MAX_SACK_BLOCKS);
 
+/// What the receiver reads of an arriving segment (the engine copies these few fields out of
+/// the packet instead of the whole packet).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Segment {
+    /// Sequence number of its first payload byte.
+    pub seq: u64,
+    /// Payload length, bytes.
+    pub len_bytes: u32,
+    /// The sender's timestamp.
+    pub tsval: Time,
+    pub ecn: Ecn,
+    /// Congestion Window Reduced (RFC 3168).
+    pub cwr: bool,
+    /// It carries the FIN.
+    pub fin: bool,
+}
+
+impl From<&Packet> for Segment {
+    #[inline(always)]
+    fn from(p: &Packet) -> Segment {
+        Segment { seq: p.seq, len_bytes: p.len_bytes, tsval: p.tsval, ecn: p.ecn, cwr: p.cwr, fin: p.fin }
+    }
+}
+
 /// An out-of-order block of received bytes `[start, end)`.
 #[derive(Clone, Copy, Debug)]
 struct OooBlock {
@@ -175,7 +199,8 @@ impl Receiver {
 
     /// A SYN arrived: answer with a SYN-ACK (every SYN, duplicates included, as a listener
     /// answers a retransmitted SYN), echoing its timestamp.
-    pub fn on_syn(&mut self, syn: &Packet, ctx: &mut TxCtx<'_>) {
+    pub fn on_syn(&mut self, syn: impl Into<Segment>, ctx: &mut TxCtx<'_>) {
+        let syn: Segment = syn.into();
         let p = Packet { flow: self.flow, kind: PktKind::SynAck, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: self.syn_bytes, tsval: ctx.now, tsecr: syn.tsval, ecn: self.ect, ..Default::default() };
         ctx.out.push(ctx.arena.alloc(p));
         self.counters.synacks_sent += 1;
@@ -188,7 +213,8 @@ impl Receiver {
     }
 
     /// A data segment arrived.
-    pub fn on_data(&mut self, p: &Packet, ctx: &mut TxCtx<'_>) {
+    pub fn on_data(&mut self, p: impl Into<Segment>, ctx: &mut TxCtx<'_>) {
+        let p: Segment = p.into();
         if self.reset {
             return; // a segment overtaken by the RST, arriving after it (a real stack would answer with a RST)
         }
@@ -300,6 +326,8 @@ impl Receiver {
     }
 
     fn send_ack(&mut self, ctx: &mut TxCtx<'_>) {
+        let mut blocks = [SackBlock::default(); SACK_BLOCKS];
+        let mut n_sack = 0;
         let mut p = Packet {
             flow: self.flow,
             kind: PktKind::Ack,
@@ -332,16 +360,17 @@ impl Receiver {
             }
             for &k in &picked[..n] {
                 let b = self.ooo[k];
-                p.sack[p.n_sack as usize] = SackBlock { start: b.start, end: b.end };
-                p.n_sack += 1;
+                blocks[n_sack] = SackBlock { start: b.start, end: b.end };
+                n_sack += 1;
             }
         }
         // SACK option: 8 per block plus kind and length, aligned as the profile does.
-        p.size_bytes = self.ack_bytes + if p.n_sack > 0 { self.option_padding.sack_bytes(p.n_sack as u32, self.timestamps) } else { 0 };
+        p.size_bytes = self.ack_bytes + if n_sack > 0 { self.option_padding.sack_bytes(n_sack as u32, self.timestamps) } else { 0 };
         self.counters.dup_acks += (p.ack == self.last_ack) as u64;
-        self.counters.sack_blocks += p.n_sack as u64;
+        self.counters.sack_blocks += n_sack as u64;
         self.last_ack = p.ack;
-        ctx.out.push(ctx.arena.alloc(p));
+        let id = if n_sack == 0 { ctx.arena.alloc(p) } else { ctx.arena.alloc_with_sack(p, &blocks[..n_sack]) };
+        ctx.out.push(id);
         self.counters.acks_sent += 1;
         self.quick = self.quick.saturating_sub(self.unacked_segs); // tcp_dec_quickack_mode
         self.unacked_segs = 0;
@@ -359,11 +388,24 @@ mod tests {
         Packet { seq, len_bytes: 100, kind: PktKind::Data, ..Default::default() }
     }
 
-    fn deliver(r: &mut Receiver, a: &mut PacketArena, seq: u64, now: u64) -> Vec<Packet> {
+    /// A packet the receiver sent, with its SACK blocks.
+    struct Sent {
+        p: Packet,
+        sack: Vec<SackBlock>,
+    }
+
+    impl std::ops::Deref for Sent {
+        type Target = Packet;
+        fn deref(&self) -> &Packet {
+            &self.p
+        }
+    }
+
+    fn deliver(r: &mut Receiver, a: &mut PacketArena, seq: u64, now: u64) -> Vec<Sent> {
         let mut out = vec![];
         let mut ctx = TxCtx { now: Time::from_ns(now), arena: a, out: &mut out };
         r.on_data(&seg(seq), &mut ctx);
-        out.iter().map(|&id| a.get(id).clone()).collect()
+        out.iter().map(|&id| Sent { p: a.get(id).clone(), sack: a.sack(id).to_vec() }).collect()
     }
 
     /// DCTCP's echo (RFC 8257 section 3.2) with delayed ACKs: segments marked 0 0 1 1 1 0 0:
