@@ -165,6 +165,11 @@ pub struct Scheduler {
     /// A flow's wake-up whose deadline moved later moves with it when its slot comes (module
     /// docs); false: it wakes the flow, which re-arms (as before the wheel).
     move_idle_wakes: bool,
+    /// The heap's top is the event `pop_until` returned last, still in place: the next entry
+    /// scheduled takes its place (one sift down from the top, short for an event due soon,
+    /// instead of a pop and a push), or the next `pop_until` removes it. Either way the heap
+    /// then holds the same entries as after a pop and a push, so the order is the same.
+    top_done: bool,
     seq: u64,
     now: Time,
     executed: u64,
@@ -197,6 +202,20 @@ impl Scheduler {
     #[inline]
     pub fn schedule(&mut self, time: Time, event: Event) {
         let e = self.entry(time, event);
+        self.insert(e);
+    }
+
+    /// Put `e` in the heap: in the place of the event executed last if it is still there
+    /// (`top_done`), else pushed.
+    #[inline(always)]
+    fn insert(&mut self, e: Entry) {
+        if self.top_done {
+            self.top_done = false;
+            if let Some(mut top) = self.heap.peek_mut() {
+                *top = Reverse(e);
+                return;
+            }
+        }
         self.heap.push(Reverse(e));
     }
 
@@ -230,7 +249,7 @@ impl Scheduler {
         let e = self.entry(time, event);
         let slot = time.ns() >> SLOT_BITS;
         if slot < self.horizon {
-            self.heap.push(Reverse(e));
+            self.insert(e);
         } else {
             self.park(slot, e);
         }
@@ -324,10 +343,14 @@ impl Scheduler {
     /// Pop the next event if it is at or before `until`; advances `now`.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, Event)> {
+        if std::mem::take(&mut self.top_done) {
+            self.heap.pop();
+        }
         self.unpark();
         match self.heap.peek() {
-            Some(Reverse(e)) if e.time() <= until => {
-                let Reverse(e) = self.heap.pop()?;
+            Some(&Reverse(e)) if e.time() <= until => {
+                // left in place until the next entry scheduled replaces it (`top_done`)
+                self.top_done = true;
                 let t = e.time();
                 debug_assert!(t >= self.now);
                 self.now = t;
