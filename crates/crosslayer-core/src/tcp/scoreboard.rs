@@ -83,6 +83,18 @@ pub struct CumAck {
     pub retransmitted: bool,
 }
 
+/// What `Scoreboard::ack_in_order` removed: `CumAck` for an ACK of segments never
+/// retransmitted or SACKed.
+#[derive(Clone, Copy, Debug)]
+pub struct InOrderAck {
+    /// Segments newly acknowledged.
+    pub segs: u64,
+    /// Send time of the oldest of them (the RTT sample's, Karn's rule holding).
+    pub first_sent: Time,
+    /// RACK: send time and number of the newest of them (`None` without RACK).
+    pub rack: Option<(Time, u64)>,
+}
+
 /// The later (by send time, then sequence: RFC 8985 `RACK_sent_after`) of two delivered
 /// segments.
 pub fn later(a: Option<(Time, u64)>, b: Option<(Time, u64)>) -> Option<(Time, u64)> {
@@ -349,6 +361,38 @@ impl Scoreboard {
         self.retx_cursor = self.retx_cursor.max(self.una);
         self.rack_scan = self.rack_scan.max(self.una);
         r
+    }
+
+    /// A cumulative ACK up to segment `new_una` (above `una`) of segments never retransmitted,
+    /// SACKed or marked lost, with nothing SACKed, lost or retransmitted outstanding and no
+    /// delivery-rate stamps kept: what `ack_cumulative` does then, without its per-segment
+    /// branches. `None` (and nothing changed) if the ACK is not such a one.
+    #[inline]
+    pub fn ack_in_order(&mut self, new_una: u64) -> Option<InOrderAck> {
+        debug_assert!(new_una > self.una && new_una <= self.nxt());
+        if self.sacked_out | self.lost_out | self.retrans_out != 0 || self.rate_sampling {
+            return None;
+        }
+        let n = (new_una - self.una) as usize;
+        if self.segs.range(..n).any(|s| s.flags != 0) {
+            return None;
+        }
+        let first_sent = self.segs[0].sent;
+        let last_sent = self.segs[n - 1].sent;
+        // RACK: the last original transmission acknowledged is the newest; delivered below the
+        // highest SACKed segment: reordering (as `ack_cumulative` finds segment by segment)
+        let rack = self.rack.then(|| {
+            self.reordering_seen |= self.top3[0] != u64::MAX && self.una < self.top3[0];
+            (last_sent, new_una - 1)
+        });
+        for _ in 0..n {
+            self.segs.pop_front();
+        }
+        self.una = new_una;
+        self.lost_scan = self.lost_scan.max(new_una);
+        self.retx_cursor = self.retx_cursor.max(new_una);
+        self.rack_scan = self.rack_scan.max(new_una);
+        Some(InOrderAck { segs: n as u64, first_sent, rack })
     }
 
     /// Process the SACK blocks of one ACK (segment numbers, `[first, end)` each). Parts already

@@ -974,18 +974,23 @@ impl Sender {
         if ack_seg > self.sb.nxt() || ack_seg < self.sb.una() {
             return; // acknowledges data never sent, or an old ACK reordered: ignore
         }
-        let s = self.sample(&a, ack_seg, ctx.now);
-        let lost_segs = self.detect(&s, ctx.now);
-        self.react(&a, &s, lost_segs, ctx.now);
-        self.recover(&s, lost_segs, ctx);
+        let new_una = if !self.in_order_ack(&a, ack_seg, ctx) {
+            let s = self.sample(&a, ack_seg, ctx.now);
+            let lost_segs = self.detect(&s, ctx.now);
+            self.react(&a, &s, lost_segs, ctx.now);
+            self.recover(&s, lost_segs, ctx);
+            s.new_una
+        } else {
+            true
+        };
         // RFC 6298 5.2 / 5.3 (NewReno recovery resets the timer only on the first partial ACK).
         let now = ctx.now;
         if self.sb.packets_out() == 0 {
             self.rto_deadline = Time::NEVER;
-        } else if s.new_una && !(self.recovery == Recovery::NewReno && self.state == CaState::Recovery) {
+        } else if new_una && !(self.recovery == Recovery::NewReno && self.state == CaState::Recovery) {
             self.arm_rto(now);
         }
-        if self.tlp_on && (s.new_una || self.state != CaState::Open) {
+        if self.tlp_on && (new_una || self.state != CaState::Open) {
             self.schedule_probe(now, true); // Linux tcp_set_xmit_timer
         }
         if a.fin && self.teardown && self.all_acked() {
@@ -994,6 +999,106 @@ impl Sender {
             return;
         }
         self.try_send(ctx);
+    }
+
+    /// The common ACK, in one pass: in the Open state, it advances snd_una over segments never
+    /// retransmitted, SACKed or marked lost, carries no SACK block and no ECN echo to react to,
+    /// with nothing SACKed, lost or retransmitted outstanding, no probe outstanding, no
+    /// delivery-rate sampling, RTT samples by Karn's rule or from timestamps, and loss
+    /// detection by RACK or none (no SACK). Its effects are exactly those of `sample`,
+    /// `detect`, `react` and `recover` for such an ACK (those phases' branches that such an ACK
+    /// cannot take are left out; `Scoreboard::ack_in_order` is `ack_cumulative` for it). False
+    /// if the ACK is not such a one: then nothing has changed.
+    #[inline]
+    fn in_order_ack(&mut self, a: &AckInfo<'_>, ack_seg: u64, ctx: &mut TxCtx<'_>) -> bool {
+        let eligible = self.state == CaState::Open
+            && a.sack.is_empty()
+            && ack_seg > self.sb.una()
+            && !(self.ecn && a.ece)
+            && (self.rack_on || !self.sack)
+            && self.rtt_samples != RttSamples::Timed
+            && self.rtt_blackout.is_none()
+            && !self.exited_on_growth
+            && (!self.tlp_on || self.tlp.high_seq.is_none());
+        if !eligible {
+            return false;
+        }
+        let (now, mss) = (ctx.now, self.mss as u64);
+        // sample: what the ACK acknowledges and measures (as `sample`)
+        let prior_pipe = self.pipe_bytes();
+        let (una, nxt) = (self.sb.una(), self.sb.nxt());
+        let Some(cum) = self.sb.ack_in_order(ack_seg) else { return false };
+        let disorder = una < self.ecn_recover;
+        if self.rack_on {
+            let mut limit = self.rtt.min_rtt.map_or(Time::ZERO, |m| now.earlier_by(m));
+            if self.timestamps {
+                limit = limit.min(a.tsecr);
+            }
+            self.sb.set_rack_ambiguity(limit);
+        }
+        self.timeouts_since_progress = 0;
+        self.rtt.on_new_ack();
+        let echo = (self.timestamps && a.tsecr <= now).then(|| self.echo_sample(now, a.tsecr));
+        let rtt = match self.rtt_samples {
+            RttSamples::Timestamps if self.timestamps => echo,
+            _ => Some(now - cum.first_sent),
+        };
+        if let Some(r) = rtt {
+            self.rtt.on_sample(r, ack_seg, nxt);
+            self.rtt_hist.record(r.ns());
+        }
+        let delivered_bytes = cum.segs * mss;
+        self.rate.delivered += delivered_bytes;
+        // detect (RACK, or no SACK: none)
+        let lost_segs = if self.rack_on {
+            self.rack.on_delivered(cum.rack, now);
+            self.rack_detect(now, false).newly_lost
+        } else {
+            0
+        };
+        // react: the congestion control's growth (no probe outstanding, no echo to react to)
+        let cwnd_limited = if self.window.in_slow_start() { self.window.cwnd < 2 * prior_pipe } else { prior_pipe + mss > self.window.cwnd };
+        let ev = AckEvent {
+            now,
+            ca_state: CaState::Open,
+            disorder,
+            acked_bytes: delivered_bytes,
+            sacked_bytes: 0,
+            growth_bytes: delivered_bytes,
+            lost_bytes: lost_segs * mss,
+            prior_in_flight: prior_pipe,
+            cwnd_limited,
+            ece: a.ece,
+            rtt,
+            owd: (self.owd_samples && a.tsval >= a.tsecr).then(|| self.ts_difference(a.tsecr, a.tsval)),
+            srtt: self.rtt.srtt_or(Dur::from_ms(100)),
+            min_rtt: self.rtt.min_rtt.unwrap_or(Dur::from_ms(100)),
+            delivered_total: self.rate.delivered,
+            snd_una: ack_seg * mss,
+            snd_nxt: nxt * mss,
+            rate: RateSample::default(),
+        };
+        self.cc.on_ack(&mut self.window, &ev);
+        // recover: in Open, a new ACK; recovery starts only if RACK marked a segment lost
+        if self.rack_on && self.sb.lost_out() > 0 {
+            let s = AckSample {
+                ack_seg,
+                new_una: true,
+                prior_pipe,
+                ca_state: CaState::Open,
+                disorder,
+                sacked: Sacked::default(),
+                cum: CumAck { segs: cum.segs, rtt_from: Some(cum.first_sent), rack: cum.rack, ..CumAck::default() },
+                rtt,
+                delivered_bytes,
+                rate: RateSample::default(),
+            };
+            self.recover(&s, lost_segs, ctx);
+        } else {
+            self.dupacks = 0;
+            self.limited_transmit_segs = 0;
+        }
+        true
     }
 
     /// FIN-WAIT-2 / TIME-WAIT: acknowledge the receiver's FIN (each time it comes).
