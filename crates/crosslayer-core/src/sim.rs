@@ -858,10 +858,11 @@ impl Sim {
         }
     }
 
-    /// Bring every eager link's accounting up to `t` (`net::link`): before anything reads it.
+    /// Bring every eager link's accounting up to `t` (`net::link`), the packets that passed
+    /// through counted: before anything reads it.
     fn settle_links(&mut self, t: Time) {
         for l in self.topo.links.iter_mut().filter(|l| l.eager) {
-            l.settle(t, &mut self.hops);
+            l.settle_all(t, &mut self.hops);
         }
     }
 

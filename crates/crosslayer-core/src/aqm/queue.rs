@@ -30,6 +30,9 @@ pub struct Queue {
     pub timer: TimerSlot,
     /// The link keeps this FIFO's accounting itself (`bypass`).
     bypassed: bool,
+    /// Packets that passed through in no time (`pass_fifo`) and their bytes, not yet counted
+    /// (`fold_passes`).
+    passed: (u64, u64),
 }
 
 impl Queue {
@@ -46,6 +49,7 @@ impl Queue {
             sojourn_since_sample: (0, 0, 0),
             timer: TimerSlot::IDLE,
             bypassed: false,
+            passed: (0, 0),
         }
     }
 
@@ -185,17 +189,27 @@ impl Queue {
     /// leaves at once. Counted as `arrive_fifo` then `depart_fifo` at the same instant count it:
     /// the backlog goes 0 -> 1 -> 0 with no time between, so its time averages take nothing
     /// (they integrate the backlog, 0, only between changes) and its sojourn is 0.
+    /// Such packets are only summed here; `fold_passes` counts them, before anything reads the
+    /// queue's counters or sojourns (`Link::settle_all`).
     #[inline(always)]
     pub fn pass_fifo(&mut self, size: u32) {
         debug_assert!(self.bypassed && self.acct.backlog_pkts == 0 && self.backlog.value() == [0, 0]);
+        self.passed.0 += 1;
+        self.passed.1 += size as u64;
+    }
+
+    /// Count the packets that passed through since the last call (`pass_fifo`), as their
+    /// arrivals and departures would have been counted: returns (packets, bytes).
+    pub fn fold_passes(&mut self) -> (u64, u64) {
+        let (n, bytes) = std::mem::take(&mut self.passed);
         let c = &mut self.acct.counters;
-        c.arrivals += 1;
-        c.enqueued += 1;
-        c.dequeued += 1;
-        c.dequeued_bytes += size as u64;
-        self.sojourn.record(0);
-        let s = &mut self.sojourn_since_sample;
-        s.1 += 1;
+        c.arrivals += n;
+        c.enqueued += n;
+        c.dequeued += n;
+        c.dequeued_bytes += bytes;
+        self.sojourn.record_zeros(n);
+        self.sojourn_since_sample.1 += n;
+        (n, bytes)
     }
 
     /// Next packet to send, if any; head drops go to `dropped`.

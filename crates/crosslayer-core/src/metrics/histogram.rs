@@ -62,6 +62,19 @@ impl LogHistogram {
         self.max = self.max.max(v);
     }
 
+    /// `record(0)`, `n` times.
+    pub fn record_zeros(&mut self, n: u64) {
+        if n == 0 {
+            return;
+        }
+        if self.base > 0 || self.buckets.is_empty() {
+            self.grow_to(0);
+        }
+        self.buckets[0] += n;
+        self.count += n;
+        self.min = 0;
+    }
+
     /// Makes room for bucket `b`, in steps of 16 buckets so that a slowly rising RTT does not
     /// reallocate at every new bucket, and without doubling the capacity.
     #[cold]

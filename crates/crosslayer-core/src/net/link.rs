@@ -205,6 +205,9 @@ pub struct Link {
     /// The packets waiting at the time of the last arrival decided ahead: (start, bytes).
     view: Ring<(Time, u32)>,
     view_bytes: u64,
+    /// Eager links: the serialization time of the packets that passed through since the last
+    /// `settle_all` (their counts wait in the queue: `Queue::pass_fifo`).
+    passed_busy_ns: u64,
 }
 
 /// An arrival decided ahead: when, the flow's slot on this link (`Sim::hops`), the packet's
@@ -268,6 +271,7 @@ impl Link {
             ahead_accepted: 0,
             view: Ring::default(),
             view_bytes: 0,
+            passed_busy_ns: 0,
         }
     }
 
@@ -321,8 +325,7 @@ impl Link {
         if now >= self.busy_until && limit_pkts > 0 && size as u64 <= limit_bytes {
             debug_assert!(self.starts.is_empty());
             let tx = self.rate.tx_time(size);
-            self.queue.pass_fifo(size);
-            self.transmit_from_fifo(now, size, tx);
+            self.pass(now, size, tx);
             self.busy_until = now + tx;
             return Some(self.busy_until);
         }
@@ -425,8 +428,7 @@ impl Link {
             let c = &mut hops[a.slot as usize];
             c.arrivals += 1;
             if a.passes {
-                self.queue.pass_fifo(a.size);
-                self.transmit_from_fifo(a.at, a.size, a.tx);
+                self.pass(a.at, a.size, a.tx);
                 continue;
             }
             let (limit_pkts, limit_bytes) = self.limits;
@@ -462,6 +464,26 @@ impl Link {
     fn depart(&mut self, s: Start) {
         self.queue.depart_fifo(s.at, s.size, s.enq);
         self.transmit_from_fifo(s.at, s.size, s.tx);
+    }
+
+    /// Eager links: a packet of `size` bytes passes through the empty queue at `at`, its
+    /// serialization `tx` long (its counts summed until `settle_all`).
+    #[inline(always)]
+    fn pass(&mut self, at: Time, size: u32, tx: Dur) {
+        self.queue.pass_fifo(size);
+        self.passed_busy_ns += tx.ns();
+        self.in_service = InService { end: at + tx, bytes: size, lost: false };
+    }
+
+    /// Eager links: `settle` up to `t`, and count the packets that passed through (`pass`):
+    /// what the engine calls before anything reads the link's or its queue's counters and
+    /// statistics (a sample, the start of the measurement window, the end of a run).
+    pub fn settle_all(&mut self, t: Time, hops: &mut [CoreCounters]) {
+        self.settle(t, hops);
+        let (n, bytes) = self.queue.fold_passes();
+        self.counters.tx_pkts += n;
+        self.counters.tx_bytes += bytes;
+        self.counters.busy_ns += std::mem::take(&mut self.passed_busy_ns);
     }
 
     /// Eager links: the transmitter's counters for a packet of `size` bytes whose serialization
