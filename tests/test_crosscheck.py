@@ -185,7 +185,7 @@ def test_the_cli_refuses_before_running_ns3(tmp_path: Path) -> None:
 def test_a_missing_ns3_says_how_to_install_it() -> None:
     result = runner.invoke(app, ["crosscheck", str(ACCESS_LINK), "--ns3-python", "/nonexistent/python", "--duration", "5s", "--warmup", "4s"])
     assert result.exit_code == 2, result.output
-    assert "pip install ns3==3.44" in result.stderr and "--ns3-python" in result.stderr
+    assert "pip install ns3==3.44.post0" in result.stderr and "--ns3-python" in result.stderr
 
 
 def _side(goodputs: list[float], **metrics: float) -> Side:
@@ -229,7 +229,7 @@ def _ns3_python() -> str | None:
         return None
 
 
-NO_NS3 = "ns-3 3.44 is not installed (python3 -m venv ~/ns3env && ~/ns3env/bin/pip install ns3==3.44)"
+NO_NS3 = "ns-3 3.44 is not installed (python3 -m venv ~/ns3env && ~/ns3env/bin/pip install ns3==3.44.post0)"
 
 
 @pytest.mark.skipif(_ns3_python() is None, reason=NO_NS3)

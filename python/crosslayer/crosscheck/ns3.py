@@ -403,7 +403,7 @@ def program(description: Mapping[str, Any]) -> str:
 INSTALL_HINT: Final = (
     "ns-3 3.44 is not installed for any Python crosscheck can find. Install it in its own environment "
     "(a few minutes: it builds cppyy):\n"
-    "    python3 -m venv ~/ns3env && ~/ns3env/bin/pip install ns3==3.44\n"
+    "    python3 -m venv ~/ns3env && ~/ns3env/bin/pip install ns3==3.44.post0\n"
     "then pass --ns3-python ~/ns3env/bin/python (or set CROSSLAYER_NS3_PYTHON)."
 )
 
