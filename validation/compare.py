@@ -14,8 +14,9 @@ comparison tables of ``docs/VALIDATION.md``.
     python validation/compare.py pairs validation/results    # goodput per flow by host pair
     python validation/compare.py variants --per-pair 10       # the ns-3 behaviours modelled, on and off
     python validation/compare.py sizes                        # profile vs packet size, per host pair
-    # speed, side by side in one invocation (Access Link, 9 CUBIC flows, 100 s)
+    # speed, side by side in one invocation (Access Link, 9 CUBIC flows, 100 s; 3 alternating rounds)
     python validation/compare.py bench --ns3-python /path/to/venv-with-ns3/bin/python
+    python validation/compare.py bench --scenario datacenter --rounds 2 --ns3-python /path/to/venv-with-ns3/bin/python
 
 ``--paired`` gives ns-3 the start times crosslayer drew for the same seed, so both simulators see
 the same flow arrivals; otherwise ns-3 draws its own (its run number = the seed).
@@ -256,25 +257,40 @@ def cmd_sizes(a: argparse.Namespace) -> None:
 
 
 def cmd_bench(a: argparse.Namespace) -> None:
-    """crosslayer and ns-3 on the same scenario, one after the other in this process's run."""
+    """crosslayer and ns-3 on the same scenario, side by side: ``--rounds`` rounds, each the best
+    of ``--repeat`` crosslayer runs then one ns-3 run, alternating, so that both see the same
+    machine conditions; the ratio of each round and of the medians."""
     import platform
 
     sim_s = 100.0
-    xl = [crosslayer_run(a.scenario, a.per_pair, a.seed, "ns3") for _ in range(a.repeat)]
-    best = min(xl, key=lambda r: r["run_wall_s"])
     print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}")
-    print(f"scenario: {a.scenario}, {9 * a.per_pair} CUBIC flows, {sim_s:.0f} simulated s, seed {a.seed}")
-    print(f"crosslayer (profile ns3), best of {a.repeat}: crosslayer.run {best['run_wall_s']:.3f} s "
-          f"(engine {best['engine_wall_s']:.3f} s), {best['events']:,} events, "
-          f"{best['delivered_segments'] / best['run_wall_s'] / 1e6:.2f} M delivered segments per wall-s, "
-          f"{best['run_wall_s'] / sim_s:.4f} wall-s per sim-s")
-    if a.ns3_python:
-        with tempfile.TemporaryDirectory() as tmp:
-            ns = ns3_run(a.ns3_python, a.scenario, a.per_pair, a.seed, Path(tmp) / "ns3.json", None)
-        print(f"ns-3 3.44: Simulator::Run() {ns['run_wall_s']:.1f} s, {ns['events']:,} events, "
-              f"{ns['run_wall_s'] / sim_s:.3f} wall-s per sim-s")
-        print(f"ratio: crosslayer is {ns['run_wall_s'] / best['run_wall_s']:.0f}x faster than ns-3 "
-              f"(whole crosslayer.run against Simulator::Run alone; {ns['run_wall_s'] / best['engine_wall_s']:.0f}x engine to engine)")
+    print(f"scenario: {a.scenario}, {9 * a.per_pair} CUBIC flows, {sim_s:.0f} simulated s, seed {a.seed}", flush=True)
+    xls: list[dict[str, Any]] = []
+    nss: list[dict[str, Any]] = []
+    for k in range(a.rounds if a.ns3_python else 1):
+        xl = [crosslayer_run(a.scenario, a.per_pair, a.seed, "ns3") for _ in range(a.repeat)]
+        best = min(xl, key=lambda r: r["run_wall_s"])
+        xls.append(best)
+        line = (f"round {k + 1}: crosslayer (profile ns3), best of {a.repeat}: crosslayer.run {best['run_wall_s']:.3f} s "
+                f"(engine {best['engine_wall_s']:.3f} s), {best['events']:,} events, "
+                f"{best['delivered_segments'] / best['run_wall_s'] / 1e6:.2f} M delivered segments per wall-s, "
+                f"{best['run_wall_s'] / sim_s:.4f} wall-s per sim-s")
+        if a.ns3_python:
+            with tempfile.TemporaryDirectory() as tmp:
+                ns = ns3_run(a.ns3_python, a.scenario, a.per_pair, a.seed, Path(tmp) / "ns3.json", None)
+            nss.append(ns)
+            line += (f"; ns-3 3.44: Simulator::Run() {ns['run_wall_s']:.1f} s, {ns['events']:,} events: "
+                     f"{ns['run_wall_s'] / best['run_wall_s']:.0f}x")
+        print(line, flush=True)
+    if nss:
+        x = statistics.median(r["run_wall_s"] for r in xls)
+        e = statistics.median(r["engine_wall_s"] for r in xls)
+        n = statistics.median(r["run_wall_s"] for r in nss)
+        ratios = [b["run_wall_s"] / c["run_wall_s"] for b, c in zip(nss, xls)]
+        print(f"medians over {len(nss)} rounds: crosslayer.run {x:.3f} s (engine {e:.3f} s), ns-3 Simulator::Run() {n:.1f} s "
+              f"({n / sim_s:.3f} wall-s per sim-s)")
+        print(f"ratio: crosslayer is {n / x:.0f}x faster than ns-3 (rounds: {min(ratios):.0f}-{max(ratios):.0f}x; "
+              f"whole crosslayer.run against Simulator::Run alone; {n / e:.0f}x engine to engine)")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -291,7 +307,8 @@ def main(argv: list[str] | None = None) -> None:
     b.add_argument("--scenario", choices=sorted(STUDIES), default="access")
     b.add_argument("--per-pair", type=int, default=1)
     b.add_argument("--seed", type=int, default=1)
-    b.add_argument("--repeat", type=int, default=5, help="crosslayer runs (the best is kept)")
+    b.add_argument("--repeat", type=int, default=5, help="crosslayer runs per round (the best is kept)")
+    b.add_argument("--rounds", type=int, default=3, help="rounds of crosslayer then ns-3, alternating")
     b.add_argument("--ns3-python", help="a Python with ns-3 3.44; omit to time crosslayer only")
     t = sub.add_parser("table", help="print the comparison tables")
     t.add_argument("dir", nargs="?", default=str(ROOT / "validation" / "results"))

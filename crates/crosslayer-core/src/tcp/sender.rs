@@ -10,7 +10,9 @@
 //!   when it is set (`AckEvent::may_grow`).
 //! * An ACK is handled in phases (`on_ack`): sample (SACK blocks, cumulative ACK, RTT, delivery
 //!   rate), detect (RACK or RFC 6675), react (a repaired tail loss, ECN, the congestion
-//!   control), recover (the state machine), then the timers and sending.
+//!   control), recover (the state machine), then the timers and sending. The common ACK (in
+//!   order, in the Open state, nothing SACKed, lost or retransmitted: `in_order_ack`) goes
+//!   through the same phases in one pass, without the branches it cannot take.
 //! * Connection set-up (RFC 9293): SYN, SYN-ACK, ACK; the SYN timer starts at `syn_timeout`,
 //!   stays there for `syn_linear_timeouts` retries (Linux 6.5+ `tcp_syn_linear_timeouts`) and then
 //!   doubles per retry; the connection fails after `syn_retries` + `syn_linear_timeouts`
@@ -421,6 +423,9 @@ pub struct Sender {
     pub counters: SenderCounters,
     /// RTT samples (ns) in the measurement window.
     pub rtt_hist: LogHistogram,
+    /// Tests: every ACK through the general phases (`in_order_ack` off), to compare the two.
+    #[cfg(test)]
+    general_only: bool,
 }
 
 impl Sender {
@@ -534,6 +539,8 @@ impl Sender {
             tlp: Tlp::default(),
             counters: SenderCounters::default(),
             rtt_hist: LogHistogram::new(),
+            #[cfg(test)]
+            general_only: false,
         }
     }
 
@@ -1020,6 +1027,8 @@ impl Sender {
             && self.rtt_blackout.is_none()
             && !self.exited_on_growth
             && (!self.tlp_on || self.tlp.high_seq.is_none());
+        #[cfg(test)]
+        let eligible = eligible && !self.general_only;
         if !eligible {
             return false;
         }
@@ -1822,6 +1831,107 @@ mod tests {
             (ssthresh - pipe).min(limit)
         };
         sndcnt.max(0)
+    }
+
+    /// One sender and its receiver over a path of `one_way` each way whose data arrive at least
+    /// `spacing` apart (a bottleneck's serialization), the transmissions `lose` names dropped;
+    /// returns the sender's whole state (`Debug`) after every ACK, hashed, or in full at ACK
+    /// `show` (then the run stops there).
+    fn exchange(cfg: &TcpConfig, cc: &crate::cc::CcConfig, general_only: bool, lose: &dyn Fn(u64, u32) -> bool, show: Option<usize>) -> Vec<String> {
+        use std::hash::{Hash, Hasher};
+        use crate::packet::PacketArena;
+        use crate::tcp::receiver::Receiver;
+        use std::collections::VecDeque;
+        let (one_way, spacing) = (Dur::from_ms(20), Dur::from_us(300));
+        let mut s = Sender::new(0, 0, 1, cfg, Cc::new(cc, &Sender::cc_env(cfg)), Time::ZERO, Time::from_ns(5_000_000_000));
+        s.general_only = general_only;
+        let mut r = Receiver::new(0, 1, 0, cfg);
+        let mut arena = PacketArena::new();
+        let (mut to_rx, mut to_tx) = (VecDeque::new(), VecDeque::new());
+        let (mut now, mut last_rx, mut sent) = (Time::ZERO, Time::ZERO, std::collections::HashMap::<u64, u32>::new());
+        let mut states = Vec::new();
+        let mut out = Vec::new();
+        for _ in 0..200_000 {
+            for id in out.drain(..) {
+                let p = arena.get(id).clone();
+                let blocks = arena.sack(id).to_vec();
+                arena.free(id);
+                if p.kind.from_sender() {
+                    let k = sent.entry(p.seq).or_insert(0);
+                    *k += 1;
+                    if p.kind == PktKind::Data && lose(p.seq / s.mss as u64, *k) {
+                        continue;
+                    }
+                    last_rx = (now + one_way).max(last_rx + spacing);
+                    to_rx.push_back((last_rx, p));
+                } else {
+                    to_tx.push_back((now + one_way, p, blocks));
+                }
+            }
+            let t_rx = to_rx.front().map_or(Time::NEVER, |x: &(Time, Packet)| x.0);
+            let t_tx = to_tx.front().map_or(Time::NEVER, |x: &(Time, Packet, Vec<SackBlock>)| x.0);
+            now = t_rx.min(t_tx).min(s.next_deadline()).min(r.next_deadline());
+            if now.is_never() {
+                break;
+            }
+            let mut ctx = TxCtx { now, arena: &mut arena, out: &mut out };
+            if now == t_rx {
+                let (_, p) = to_rx.pop_front().unwrap();
+                match p.kind {
+                    PktKind::Syn => r.on_syn(&p, &mut ctx),
+                    PktKind::Data => r.on_data(&p, &mut ctx),
+                    _ => {}
+                }
+            } else if now == t_tx {
+                let (_, p, blocks) = to_tx.pop_front().unwrap();
+                let info = AckInfo { ack: p.ack, sack: &blocks, ece: p.ece, tsval: p.tsval, tsecr: p.tsecr, fin: p.fin };
+                match p.kind {
+                    PktKind::SynAck => s.on_synack(info, &mut ctx),
+                    _ => s.on_ack(info, &mut ctx),
+                }
+                // everything the sender holds (the switch under test aside)
+                let state = format!("{now} {s:?}").replace("general_only: true", "general_only: false");
+                if show == Some(states.len()) {
+                    return vec![state];
+                }
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                state.hash(&mut h);
+                states.push(format!("{:016x}", h.finish()));
+            } else if now >= s.next_deadline() {
+                s.on_timer(&mut ctx);
+            } else {
+                r.on_timer(&mut ctx);
+            }
+        }
+        states
+    }
+
+    /// The in-order ACK in one pass (`in_order_ack`) leaves the sender exactly as the general
+    /// phases do, ACK after ACK, through slow start, losses, recoveries, timeouts and back: for
+    /// CUBIC, Reno and Vegas, in the Linux (RACK, TLP, timestamps), ns-3 and ns-2 profiles (no
+    /// RACK, no SACK), with single losses, bursts and a lost retransmission.
+    #[test]
+    fn the_in_order_ack_is_the_general_phases() {
+        use crate::cc::CcConfig;
+        let losses: [(&str, &dyn Fn(u64, u32) -> bool); 3] = [
+            ("every 97th", &|n, k| k == 1 && n % 97 == 13),
+            ("a burst", &|n, k| k == 1 && (300..306).contains(&n)),
+            ("a retransmission", &|n, k| (n == 150 && k <= 2) || (k == 1 && n % 211 == 5)),
+        ];
+        for profile in [Profile::Linux, Profile::Ns3, Profile::Ns2] {
+            for cc in [CcConfig::Cubic(Default::default()), CcConfig::Reno(Default::default()), CcConfig::Vegas(Default::default())] {
+                for (what, lose) in losses {
+                    let cfg = TcpConfig { profile, ..Default::default() };
+                    let fast = exchange(&cfg, &cc, false, lose, None);
+                    let general = exchange(&cfg, &cc, true, lose, None);
+                    assert!(fast.len() > 300, "{profile:?} {cc:?} {what}: {} ACKs", fast.len());
+                    if let Some(k) = (0..fast.len().max(general.len())).find(|&k| fast.get(k) != general.get(k)) {
+                        let (a, b) = (exchange(&cfg, &cc, false, lose, Some(k)), exchange(&cfg, &cc, true, lose, Some(k)));
+                        panic!("{profile:?} {cc:?} {what}: the sender differs after ACK {k}:\n  in order {a:?}\n  general  {b:?}");
+                    }
+                }
+            }
+        }
     }
 
     fn paced_sender(profile: Profile) -> Sender {
