@@ -15,14 +15,21 @@ share. Importing this package registers them all (in the order ``crosslayer -h``
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
-import typer
-
-from crosslayer.cli import run, figures, bench, listing, study, results, crosscheck, suite  # noqa: F401, I001 - registers the commands, in this order
-from crosslayer.cli.common import app
-
 __all__ = ["app", "main"]
+
+
+def __getattr__(name: str) -> Any:
+    """``app`` on first use (PEP 562): importing the commands imports typer and rich, which
+    ``crosslayer --version`` does without."""
+    if name == "app":
+        from crosslayer.cli import run, figures, bench, listing, study, results, crosscheck, suite  # noqa: F401, I001 - registers the commands, in this order
+        from crosslayer.cli.common import app
+
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _terminate(signum: int, frame: Any) -> None:
@@ -37,9 +44,17 @@ def main() -> None:
     is handled like SIGINT (Ctrl-C)."""
     import signal
 
+    if sys.argv[1:] in (["--version"], ["-V"]):
+        # what the app's --version prints, without loading the app (typer, rich)
+        from crosslayer.version import engine_version
+
+        print(f"crosslayer {engine_version()}")
+        return
+    import typer
+
     signal.signal(signal.SIGTERM, _terminate)
     try:
-        app()
+        __getattr__("app")()
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         raise SystemExit(130) from None
