@@ -15,6 +15,7 @@ import pytest
 
 from crosslayer.store import Store
 from crosslayer.suites import SUITES, suite
+from crosslayer.units import parse_duration_ns
 
 CLI = [sys.executable, "-m", "crosslayer.cli"]
 STUDIES = [s.file.removesuffix(".toml") for s in SUITES["l4s"].studies]
@@ -104,9 +105,10 @@ def test_the_reduced_rfc7928_suite_writes_its_report(tmp_path: Path) -> None:
     r = _cli("suite", "run", "rfc7928", "--quick", "-o", str(tmp_path), "-j", "2", "--json")
     assert r.returncode == 0, r.stderr
     report = (tmp_path / "report.md").read_text()
-    for section in ("## Checks", "## Section 5: transport protocols", "## Section 6: round-trip-time fairness", "## Section 8.2: congestion levels", "## Section 8.2.5: varying congestion levels", "## Section 8.2.6: varying capacity"):
+    for section in ("## Checks", "## Section 5: transport protocols", "## Section 6: round-trip-time fairness", "## Section 8.2: congestion levels", "## Section 8.2.5: varying congestion levels", "## Section 8.2.6: varying capacity",
+                    "## Section 4.4: packet sizes", "## Section 7: burst absorption", "## Section 9.1: traffic mix", "## Section 9.2: bidirectional traffic", "## Section 10: two AQMs in a row"):
         assert section in report, section
-    for figure in ("transport_ellipses", "rtt_fairness", "congestion_ellipses", "varying_congestion", "capacity"):
+    for figure in ("transport_ellipses", "rtt_fairness", "congestion_ellipses", "varying_congestion", "capacity", "packet_size", "bursts", "traffic_mix", "multi_aqm"):
         assert (tmp_path / "figures" / f"{figure}.png").stat().st_size > 5000, figure
     assert "ns-3 AQM evaluation suite's published ellipse centres" in report
     runs = Store(tmp_path / "transport").runs()
@@ -115,6 +117,22 @@ def test_the_reduced_rfc7928_suite_writes_its_report(tmp_path: Path) -> None:
         d = runs[(runs.sender == row.scenario) & (runs.aqm == row.aqm)]
         assert round(float(d.sojourn_mean_s.mean() * 1e3), 2) == float(str(row["queue delay ms"]).split(" ")[0]), (row.scenario, row.aqm)
     assert {e["verdict"] for e in json.loads((tmp_path / "expectations.json").read_text())} <= {"holds", "does not hold", "not run"}
+    # section 7: a page's completion time is its last connection's, pages counted after the warm-up
+    fct, bruns = Store(tmp_path / "bursts").fct(), Store(tmp_path / "bursts").runs()
+    one = bruns[(bruns.case == "IV") & (bruns.aqm == "droptail")].key.iloc[0]
+    warmup = parse_duration_ns(json.loads(bruns[bruns.key == one].scenario_json.iloc[0])["warmup"]) / 1e9
+    web = fct[(fct.key == one) & (fct.src == "web") & (fct.start_s >= warmup)]
+    assert web.groupby("start_s").size().eq(6).all()
+    pages = web.groupby("start_s").fct_s.max()
+    bursts = pd.read_csv(tmp_path / "tables" / "bursts.csv")
+    row = bursts[(bursts.case == "IV") & (bursts.aqm == "droptail")].iloc[0]
+    assert row["web page s (median)"] == round(float(pages.median()), 3)
+    # section 9.2: one row per AQM and direction; the queue delay is that direction's queue's
+    bidi = pd.read_csv(tmp_path / "tables" / "bidirectional.csv")
+    assert len(bidi) == 2 * 6
+    q = Store(tmp_path / "bidirectional").queues()
+    back = q[(q.aqm == "codel") & (q.link == "B->A")]
+    assert float(bidi[(bidi.aqm == "codel") & bidi.direction.str.startswith("reverse")]["queue delay ms"].iloc[0]) == round(float(back.sojourn_mean_s.mean() * 1e3), 1)
 
 
 def test_the_reduced_tcp_evaluation_suite_writes_its_report(tmp_path: Path) -> None:

@@ -93,8 +93,8 @@ SUITES: Final[dict[str, Suite]] = {
     ),
     "rfc7928": Suite(
         name="rfc7928",
-        title="RFC 7928 AQM characterization: transport senders, RTT fairness with and without ECN, congestion levels, varying capacity",
-        source="RFC 7928 sections 4.5, 5, 6, 8.2",
+        title="RFC 7928 AQM characterization: transport senders, packet sizes, RTT fairness with and without ECN, burst absorption, congestion levels, varying capacity, traffic mix, bidirectional traffic, two AQMs in a row",
+        source="RFC 7928 sections 4.4, 4.5, 5, 6, 7, 8.2, 9, 10",
         studies=(
             SuiteStudy("transport.toml", None, None, quick={"duration": "40s", "warmup": "10s", "topology.bottleneck.qdisc": ["droptail", "pie", "codel"]}),
             SuiteStudy("unresponsive.toml", None, None, quick={"topology.bottleneck.qdisc": ["droptail", "codel"]}),
@@ -103,6 +103,11 @@ SUITES: Final[dict[str, Suite]] = {
             SuiteStudy("congestion.toml", None, "flows[0].cc", quick={"topology.bottleneck.qdisc": ["droptail", "codel"]}),
             SuiteStudy("varying-congestion.toml", None, "flows[*].cc", quick={"duration": "120s", "warmup": "0s", "topology.bottleneck.qdisc": ["droptail", "codel"]}),
             SuiteStudy("capacity.toml", None, "flows[0].cc", quick={"duration": "20s", "topology.bottleneck.qdisc": ["droptail", "codel"]}),
+            SuiteStudy("packet-size.toml", None, "flows[*].cc", quick={"topology.bottleneck.qdisc": ["droptail", "codel", "red_byte"]}),
+            SuiteStudy("bursts.toml", None, None, quick={"flows": ["I", "IV"], "topology.bottleneck.qdisc": ["droptail", "codel"]}),
+            SuiteStudy("traffic-mix.toml", None, None, quick={"topology.bottleneck.qdisc": ["droptail", "fq_codel"]}),
+            SuiteStudy("bidirectional.toml", None, "flows[*].cc"),
+            SuiteStudy("multi-aqm.toml", None, "flows[*].cc"),
         ),
         quick={"duration": "20s", "warmup": "5s", "study.seeds": 1},
     ),

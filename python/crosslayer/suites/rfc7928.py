@@ -341,6 +341,278 @@ def _capacity(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     return text, exp
 
 
+BYTE_MODE = ("red_byte", "pie_byte")
+"""The packet-size test's variants that scale the drop probability by the packet's size."""
+
+
+def _order(t: pd.DataFrame, col: str = "aqm") -> pd.DataFrame:
+    names = (*AQMS, *BYTE_MODE)
+    return t.assign(_order=t[col].map(lambda a: names.index(a) if a in names else len(names)))
+
+
+def _packet_size(store: Store, out: Path) -> tuple[str, list[Expectation]]:
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    flows = store.flows()
+    rows = []
+    for key, d in flows.groupby("key", sort=False):
+        small, large = d[d.src == "A1"], d[d.src == "A2"]
+        rows.append({
+            "aqm": d.aqm.iloc[0], "I": small.goodput_bps.sum() / 1e3, "II": large.goodput_bps.sum() / 1e3,
+            "drop I": small.bottleneck_drops.sum() / max(small.bottleneck_arrivals.sum(), 1), "drop II": large.bottleneck_drops.sum() / max(large.bottleneck_arrivals.sum(), 1),
+        })  # fmt: skip
+    runs = pd.DataFrame(rows).assign(ratio=lambda r: r.I / r.II, dratio=lambda r: r["drop I"] / r["drop II"].where(r["drop II"] > 0))
+    table = []
+    for aqm, d in runs.groupby("aqm"):
+        table.append({"aqm": aqm, "goodput I (500 B) kb/s": cell(d.I, 1), "goodput II (1500 B) kb/s": cell(d.II, 1), "I / II": cell(d.ratio),
+                      "drop I %": cell(d["drop I"] * 100), "drop II %": cell(d["drop II"] * 100), "drop I / drop II": cell(d.dratio.dropna()),
+                      "_ratio": d.ratio.mean(), "_I": d.I.mean(), "_II": d.II.mean()})  # fmt: skip
+    t = _order(pd.DataFrame(table)).sort_values("_order")
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    x = range(len(t))
+    ax.bar([i - 0.2 for i in x], t._I, width=0.4, label="category I: 500-byte packets")
+    ax.bar([i + 0.2 for i in x], t._II, width=0.4, label="category II: 1500-byte packets")
+    ax.set_xticks(list(x), list(t.aqm), fontsize=8)
+    ax.set(ylabel="goodput (kb/s)", title="section 4.4: one flow of each packet size, mild congestion (mean of the seeds)")
+    ax.legend(fontsize=7)
+    fig_path = save_figure(fig, out, "packet_size")
+    packet_mode = t[~t.aqm.isin(BYTE_MODE)]
+    favoured = packet_mode[packet_mode._ratio > 1.2]
+    byte_text = ", ".join(f"{a} {r:.2f}" for a, r in zip(t.aqm, t._ratio, strict=True) if a in BYTE_MODE)
+    exp = [Expectation(
+        "packet size", "RFC 7928 section 4.4, RFC 7567 section 4.4", "an AQM gives no undue advantage to flows with smaller packets",
+        "goodput of the 500-byte flow over the 1500-byte flow's at most 1.2 for every AQM in packet mode",
+        "I / II: " + ", ".join(f"{a} {r:.2f}" for a, r in zip(packet_mode.aqm, packet_mode._ratio, strict=True)) + (f" (byte mode, for comparison: {byte_text})" if byte_text else ""),
+        "holds" if favoured.empty else "does not hold",
+    )]  # fmt: skip
+    text = section(
+        out, "packet_size", "Section 4.4: packet sizes",
+        "Mild congestion (section 8.2.2: 2 flows) on the 1 Mb/s, 100 ms, 45-packet link: category I a NewReno flow of 500-byte packets, category II "
+        "one of 1500-byte packets; section 6.3's metrics per category. `red_byte` and `pie_byte` scale the drop probability by the packet's size "
+        "(RFC 7141 advises against it), for comparison. Drops per packet at the bottleneck.",
+        t, (fig_path,),
+    )
+    return text, exp
+
+
+def _with_labels(table: pd.DataFrame, runs: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
+    """``table`` (keyed by run) with the runs' ``cols``."""
+    have = [c for c in cols if c in table.columns]
+    return table.drop(columns=have).merge(runs[["key", *cols]], on="key")
+
+
+def _pages(store: Store) -> pd.DataFrame:
+    """Each web page measured (started after the warm-up): its run and its completion time,
+    the last of its six connections' (a page that did not complete: NaN)."""
+    runs = store.runs()
+    warmup = {k: seconds(json.loads(sj)["warmup"]) for k, sj in zip(runs.key, runs.scenario_json, strict=True)}
+    fct = store.fct()
+    web = fct[(fct.src == "web") & (fct.start_s >= fct.key.map(warmup))]
+    pages = web.groupby(["key", "start_s"]).agg(page_s=("fct_s", "max"), done=("completed", "all"), conn_s=("fct_s", "median")).reset_index()
+    return pages.assign(page_s=pages.page_s.where(pages.done))
+
+
+def _app_rows(store: Store, by: list[str]) -> pd.DataFrame:
+    """Per ``by``: the classes' metrics (web pages, CBR, VoIP, video, bulk, the queue)."""
+    import pandas as pd
+
+    runs = store.runs()
+    pages = _with_labels(_pages(store), runs, by)
+    udp = _with_labels(store.udp(), runs, by)
+    flows = _with_labels(store.flows(), runs, by)
+    rows = []
+    for keys, d in runs.groupby(by, sort=False):
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        sel = dict(zip(by, keys, strict=True))
+
+        def of(frame: pd.DataFrame, sel: dict[str, Any] = sel) -> pd.DataFrame:
+            m = pd.Series(True, index=frame.index)
+            for k, v in sel.items():
+                m &= frame[k] == v
+            return frame[m]
+
+        p, u, f = of(pages), of(udp), of(flows)
+        cbr, voip = u[u.src == "cbr"], u[u.src == "voip"]
+        video, bulk = f[f.src == "video"].groupby("key").goodput_bps.sum(), f[f.src == "bulk"].groupby("key").goodput_bps.sum()
+        row = {**sel, "queue delay ms": cell(d.sojourn_mean_s * 1e3, 1), "p99 ms": cell(d.sojourn_p99_s * 1e3, 1), "drop ratio %": cell(d.drop_ratio * 100),
+               "web page s (median)": f"{p.page_s.median():.3f}" if len(p) else "-", "web page s (p95)": f"{p.page_s.quantile(0.95):.3f}" if len(p) else "-",
+               "pages not done": int(p.page_s.isna().sum())}  # fmt: skip
+        if len(voip):
+            row |= {"VoIP delay ms": cell(voip.owd_mean_s * 1e3, 1), "VoIP p99 - p50 ms": cell((voip.owd_p99_s - voip.owd_p50_s) * 1e3, 1), "VoIP loss %": cell(voip.loss_ratio * 100)}
+        row |= {"CBR delay ms": cell(cbr.owd_mean_s * 1e3, 1), "CBR p99 - p50 ms": cell((cbr.owd_p99_s - cbr.owd_p50_s) * 1e3, 1), "CBR loss %": cell(cbr.loss_ratio * 100)}
+        row |= {"video Mb/s": cell(video / 1e6) if len(video) else "-", "bulk Mb/s": cell(bulk / 1e6) if len(bulk) else "-"}
+        row |= {"_page": p.page_s.median(), "_p95": p.page_s.quantile(0.95), "_delay": (d.sojourn_mean_s * 1e3).mean(), "_voip": (voip.owd_mean_s * 1e3).mean() if len(voip) else float("nan")}
+        rows.append(row)
+    return _order(pd.DataFrame(rows))
+
+
+def _bursts(store: Store, out: Path) -> tuple[str, list[Expectation]]:
+    import matplotlib.pyplot as plt
+
+    t = _app_rows(store, ["case", "aqm"]).sort_values(["case", "_order"])
+    cases = list(dict.fromkeys(t.case))
+    fig, axes = plt.subplots(1, len(cases), figsize=(3.6 * len(cases), 3.6), squeeze=False, sharey=True)
+    for ax, case in zip(axes[0], cases, strict=True):
+        d = t[t.case == case]
+        ax.bar(range(len(d)), d._p95, color="0.8", label="p95")
+        ax.bar(range(len(d)), d._page, color="C0", label="median")
+        ax.set_xticks(range(len(d)), list(d.aqm), rotation=45, fontsize=7)
+        ax.set(title=f"case {case}")
+    axes[0][0].set_ylabel("web page completion (s)")
+    axes[0][0].legend(fontsize=7)
+    fig_path = save_figure(fig, out, "bursts")
+    worse = []
+    for case, g in t.groupby("case"):
+        dt = g[g.aqm == "droptail"]._delay
+        if len(dt):
+            worse += [f"{case} {a} ({v:.1f} against {dt.iloc[0]:.1f} ms)" for a, v in zip(g.aqm, g._delay, strict=True) if a != "droptail" and v > dt.iloc[0] + 0.05]
+    slower = []
+    for case, g in t.groupby("case"):
+        dt = g[g.aqm == "droptail"]._page
+        if len(dt):
+            slower += [f"{case} {a} ({v:.3f} against {dt.iloc[0]:.3f} s)" for a, v in zip(g.aqm, g._page, strict=True) if a != "droptail" and v > dt.iloc[0]]
+    exp = [
+        Expectation(
+            "burst absorption", "RFC 7928 sections 7.1, 7.2", "an AQM keeps the queue short while the bursts arrive (queuing delay spikes minimized)",
+            "each AQM's mean queueing delay no higher than drop-tail's in each case (equal where the queue stays below every AQM's threshold)", "; ".join(worse) or "no higher than drop-tail in any case", "holds" if not worse else "does not hold",
+        ),
+        Expectation(
+            "burst absorption", "RFC 7928 sections 7.1, 7.2", "the bursts themselves are not penalized (web pages with IW 10 load no slower than through drop-tail)",
+            "each AQM's median page completion time no longer than drop-tail's in each case", "; ".join(slower) or "no slower in any case", "holds" if not slower else "does not hold",
+        ),
+    ]  # fmt: skip
+    text = section(
+        out, "bursts", "Section 7: burst absorption",
+        "10 Mb/s, RTT 100 ms, one BDP of buffer (83 packets); in every case a web user loading a page of six 9,000-byte IW-10 connections every 2 s "
+        "and 1 Mb/s of CBR; case II adds a bulk NewReno flow, III a 2 Mb/s video (a 10 KB frame every 40 ms over TCP), IV both (the RFC's Figure 2). "
+        "A page's completion time is its last connection's; delay and jitter of the CBR datagrams one way.",
+        t, (fig_path,),
+    )
+    return text, exp
+
+
+def _traffic_mix(store: Store, out: Path) -> tuple[str, list[Expectation]]:
+    import matplotlib.pyplot as plt
+
+    t = _app_rows(store, ["aqm"]).sort_values("_order")
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
+    x = range(len(t))
+    a1.bar(x, t._voip, color="C2")
+    a1.set_xticks(list(x), list(t.aqm), rotation=45, fontsize=7)
+    a1.set(ylabel="VoIP one-way delay (ms, mean)", title="VoIP (A to B)")
+    a2.bar(x, t._p95, color="0.8", label="p95")
+    a2.bar(x, t._page, color="C0", label="median")
+    a2.set_xticks(list(x), list(t.aqm), rotation=45, fontsize=7)
+    a2.set(ylabel="web page completion (s)", title="web pages")
+    a2.legend(fontsize=7)
+    fig_path = save_figure(fig, out, "traffic_mix")
+    dt = t[t.aqm == "droptail"]._voip
+    worse = [f"{a} ({v:.1f} against {dt.iloc[0]:.1f} ms)" for a, v in zip(t.aqm, t._voip, strict=True) if len(dt) and a != "droptail" and v >= dt.iloc[0]]
+    exp = [Expectation(
+        "traffic mix", "RFC 7928 section 9.1", "with bulk, web, video and CBR traffic, an AQM lowers the interactive traffic's latency",
+        "each AQM's mean VoIP one-way delay below drop-tail's", "; ".join(worse) or "; ".join(f"{a} {v:.1f} ms" for a, v in zip(t.aqm, t._voip, strict=True)),
+        "holds" if not worse else "does not hold",
+    )]  # fmt: skip
+    text = section(
+        out, "traffic_mix", "Section 9.1: traffic mix",
+        "The RFC's example on the section 7 link: a VoIP call each way (80 kb/s of 200-byte datagrams), 6 web users (a page every 2 s each), "
+        "1 Mb/s of CBR, a 2 Mb/s video over TCP in place of an adaptive one (crosslayer has no adaptive-bitrate player), 5 bulk NewReno flows. "
+        "VoIP columns: the A-to-B direction, the one that crosses the bottleneck.",
+        t, (fig_path,),
+    )
+    return text, exp
+
+
+def _bidirectional(store: Store, out: Path) -> tuple[str, list[Expectation]]:
+    import pandas as pd
+
+    runs, flows, queues = store.runs(), store.flows(), store.queues()
+    link = {"forward": "A->B", "reverse": "B->A"}
+    rows = []
+    for (aqm, direction), f in flows.groupby(["aqm", "direction"], sort=False):
+        q = queues[(queues.aqm == aqm) & (queues.link == link[direction])]
+        per_run = f.groupby("key").agg(g=("goodput_bps", "sum"), ack_drops=("bottleneck_ack_drops", "sum"), acks=("acks_sent", "sum"), jain=("goodput_bps", lambda x: x.sum() ** 2 / (len(x) * (x**2).sum())))
+        rows.append({"aqm": aqm, "direction": f"{direction} ({link[direction]})", "goodput Mb/s": cell(per_run.g / 1e6, 3), "Jain": cell(per_run.jain, 3),
+                     "queue delay ms": cell(q.sojourn_mean_s * 1e3, 1), "drop ratio %": cell(q.drop_ratio * 100), "ACK drop ratio %": cell(per_run.ack_drops / per_run.acks * 100, 3),
+                     "_g": per_run.g.mean(), "_ack": (per_run.ack_drops / per_run.acks).mean(), "_dir": direction})  # fmt: skip
+    t = _order(pd.DataFrame(rows)).sort_values(["_order", "direction"])
+    uneven = []
+    for aqm, g in t.groupby("aqm"):
+        if len(g) == 2 and not 0.8 <= g._g.iloc[0] / g._g.iloc[1] <= 1.25:
+            uneven.append(f"{aqm} {g._g.iloc[0] / 1e6:.3f} / {g._g.iloc[1] / 1e6:.3f} Mb/s")
+    ack = t.groupby("aqm")._ack.mean()
+    more = [f"{a} {v * 100:.3f} % (drop-tail {ack['droptail'] * 100:.3f} %)" for a, v in ack.items() if "droptail" in ack and a != "droptail" and v > 2 * ack["droptail"]]
+    exp = [
+        Expectation(
+            "bidirectional", "RFC 7928 section 9.2", "the same traffic both ways through the same AQM at both ends gets the same service each way",
+            "each direction's summed goodput within a factor 1.25 of the other's, per AQM", "; ".join(uneven) or "within 1.25 for every AQM", "holds" if not uneven else "does not hold",
+        ),
+        Expectation(
+            "bidirectional", "RFC 7928 section 9.2", "an AQM does not raise the loss of small control packets (the ACKs that share each queue with the other direction's data)",
+            "each AQM's ACK drop ratio at most twice drop-tail's (crosslayer's bar; the RFC asks the question without one)",
+            "; ".join(more) or ", ".join(f"{a} {v * 100:.3f} %" for a, v in ack.items()), "holds" if not more else "does not hold",
+        ),
+    ]  # fmt: skip
+    text = section(
+        out, "bidirectional", "Section 9.2: bidirectional traffic",
+        "Mild congestion (2 NewReno flows) from A to B and 2 from B to A on the 1 Mb/s, 100 ms link, the AQM with the same parameters at A -> B and "
+        "at B -> A; section 8.2's metrics each way, and the drop ratio of the ACKs at the queue they share with the other direction's data.",
+        t,
+    )
+    return text, exp
+
+
+MULTI_ORDER = (
+    "droptail+droptail", "red+red", "pie+pie", "codel+codel", "fq_codel+fq_codel", "codel+codel_20ms", "pie+pie_5ms", "pie+codel", "codel+pie", "droptail+codel", "codel+droptail",
+)  # fmt: skip
+"""multi-aqm.toml's pairs in its order: (I) the same AQM, (ii) other parameters at M, (iii) two schemes."""
+
+
+def _multi_aqm(store: Store, out: Path) -> tuple[str, list[Expectation]]:
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    runs, flows, queues = store.runs(), store.flows(), store.queues()
+    rows = []
+    for aqms, d in runs.groupby("aqms", sort=False):
+        keys = set(d.key)
+        q, f = queues[queues.key.isin(keys)], flows[flows.key.isin(keys)]
+        ql, qm = q[q.link == "L->M"], q[q.link == "M->R"]
+        fa, fb = f[f.src == "SA"], f[f.src == "SB"]
+        rows.append({"AQM at L + at M": aqms, "delay at L ms": cell(ql.sojourn_mean_s * 1e3, 1), "delay at M ms": cell(qm.sojourn_mean_s * 1e3, 1),
+                     "drops at L %": cell(ql.drop_ratio * 100), "drops at M %": cell(qm.drop_ratio * 100), "goodput A Mb/s": cell(fa.goodput_bps / 1e6, 3),
+                     "goodput B Mb/s": cell(fb.goodput_bps / 1e6, 3), "RTT A ms": cell(fa.rtt_mean_s * 1e3, 1), "RTT B ms": cell(fb.rtt_mean_s * 1e3, 1),
+                     "_l": (ql.sojourn_mean_s * 1e3).mean(), "_m": (qm.sojourn_mean_s * 1e3).mean()})  # fmt: skip
+    t = pd.DataFrame(rows)
+    t = t.assign(_order=t["AQM at L + at M"].map(lambda a: MULTI_ORDER.index(a) if a in MULTI_ORDER else len(MULTI_ORDER))).sort_values("_order")
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    x = range(len(t))
+    ax.bar(x, t._l, label="at L (A's flow only)")
+    ax.bar(x, t._m, bottom=t._l, label="at M (both flows)")
+    ax.set_xticks(list(x), list(t["AQM at L + at M"]), rotation=45, fontsize=7, ha="right")
+    ax.set(ylabel="mean queueing delay (ms)", title="section 10: the A flow's queueing delay, L then M (mean of the seeds)")
+    ax.legend(fontsize=7)
+    fig_path = save_figure(fig, out, "multi_aqm")
+    base = t[t["AQM at L + at M"] == "droptail+droptail"]
+    both = t[~t["AQM at L + at M"].str.contains("droptail")]
+    worse = [f"{a} ({l + m:.1f} ms)" for a, l, m in zip(both["AQM at L + at M"], both._l, both._m, strict=True) if len(base) and l + m >= base._l.iloc[0] + base._m.iloc[0]]
+    exp = [Expectation(
+        "multi-AQM", "RFC 7928 section 10", "AQMs in sequence stay in control: the flow across both queues gets the latency reduction of each",
+        "the A flow's queueing delay (L + M) below drop-tail + drop-tail's for every pair of AQMs",
+        "; ".join(worse) or ", ".join(f"{a} {l + m:.1f} ms" for a, l, m in zip(both["AQM at L + at M"], both._l, both._m, strict=True)) + (f" (drop-tail + drop-tail {base._l.iloc[0] + base._m.iloc[0]:.1f} ms)" if len(base) else ""),
+        "holds" if not worse else "does not hold",
+    )]  # fmt: skip
+    text = section(
+        out, "multi_aqm", "Section 10: two AQMs in a row",
+        "The RFC's Figure 3: senders A -> L -> M -> R -> receivers A, senders B -> M -> R -> receivers B; L -> M 1 Mb/s (45 packets), M -> R 3 Mb/s (135 "
+        "packets), every RTT 100 ms, R without AQM; one NewReno flow from each side (mild congestion shared equally). Pairs: (I) the same AQM at both, "
+        "(ii) CoDel or PIE with other targets at M, (iii) two different schemes, and an AQM beside drop-tail.",
+        t, (fig_path,),
+    )
+    return text, exp
+
+
 def write(stores: Mapping[str, Store], out: Path) -> Path:
     """Write the report of the runs in ``stores`` (study name -> store) to ``out``."""
     (out / "tables").mkdir(parents=True, exist_ok=True)
@@ -351,6 +623,11 @@ def write(stores: Mapping[str, Store], out: Path) -> Path:
         (("congestion",), lambda: _congestion(stores["congestion"], out)),
         (("varying-congestion",), lambda: _varying(stores["varying-congestion"], out)),
         (("capacity",), lambda: _capacity(stores["capacity"], out)),
+        (("packet-size",), lambda: _packet_size(stores["packet-size"], out)),
+        (("bursts",), lambda: _bursts(stores["bursts"], out)),
+        (("traffic-mix",), lambda: _traffic_mix(stores["traffic-mix"], out)),
+        (("bidirectional",), lambda: _bidirectional(stores["bidirectional"], out)),
+        (("multi-aqm",), lambda: _multi_aqm(stores["multi-aqm"], out)),
     ]
     for names, build in parts:
         if not any(n in stores for n in names):
