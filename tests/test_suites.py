@@ -133,6 +133,10 @@ def test_the_reduced_rfc7928_suite_writes_its_report(tmp_path: Path) -> None:
     q = Store(tmp_path / "bidirectional").queues()
     back = q[(q.aqm == "codel") & (q.link == "B->A")]
     assert float(bidi[(bidi.aqm == "codel") & bidi.direction.str.startswith("reverse")]["queue delay ms"].iloc[0]) == round(float(back.sojourn_mean_s.mean() * 1e3), 1)
+    # the same command again resumes: every point is stored, nothing runs
+    again = _cli("suite", "run", "rfc7928", "--quick", "-o", str(tmp_path), "--json")
+    assert again.returncode == 0, again.stderr
+    assert all(st["ran"] == 0 and st["skipped"] == st["points"] for st in json.loads(again.stdout)["studies"].values())
 
 
 def test_the_reduced_tcp_evaluation_suite_writes_its_report(tmp_path: Path) -> None:

@@ -3,11 +3,16 @@
 seed 002's two multi-flow studies and seed 001's RED points (ns-2.35 has no CoDel) run by
 ``crosslayer crosscheck --with ns2`` (crosslayer with the ``ns2`` TCP profile and ns-2.35 on the
 same scenario, the same start times, seeds 1-5), and the ns-2 columns of
-docs/validation/seed001.md and seed002.md drawn from the results.
+docs/validation/seed001.md and seed002.md drawn from the results. And seed 000's Compound TCP,
+which no other simulator here has (ns-3 has no model): its Drop Tail cells at every load, alone
+and in the mixed setting, in both scenarios, against ns-2.35's Linux `compound` module (ns-2.35
+has no PIE or CoDel).
 
-    python validation/ns2_columns.py run [-j 2]      # 40 points x 5 seeds in both simulators (~20 min on 2 cores)
+    python validation/ns2_columns.py run [-j 2]      # 52 points x 5 seeds in both simulators (~1 h on 2 cores)
+    python validation/ns2_columns.py run --only seed000 [-j 2]   # one group of points
     python validation/ns2_columns.py seed001         # the table of seed 001's page
     python validation/ns2_columns.py seed002         # the two tables of seed 002's page
+    python validation/ns2_columns.py seed000         # seed 000's Compound table
 
 ``run`` writes one crosscheck JSON per point into results/pages/ns2/ (skipping those it has:
 resumable).
@@ -24,9 +29,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "pages" / "ns2"
 SEEDS = 5
-STUDIES = {"vegas-red": "studies/seed002-vegas-red.toml", "reno-tahoe": "studies/seed002-reno-tahoe.toml", "seed001": "studies/seed001-high-speed.toml"}
-ONLY = {"seed001": {"aqm": "red"}}
-"""Points left out: ns-2.35 has no CoDel or sfqCoDel."""
+STUDIES = {
+    "vegas-red": "studies/seed002-vegas-red.toml",
+    "reno-tahoe": "studies/seed002-reno-tahoe.toml",
+    "seed001": "studies/seed001-high-speed.toml",
+    "seed000-access": "studies/seed000-paper-aqm-access.toml",
+    "seed000-dc": "studies/seed000-paper-aqm-dc.toml",
+}
+GROUPS = {"seed002": ["vegas-red", "reno-tahoe"], "seed001": ["seed001"], "seed000": ["seed000-access", "seed000-dc"]}
+ONLY: dict[str, dict[str, object]] = {
+    "seed001": {"aqm": "red"},
+    "seed000-access": {"aqm": "droptail", "tcp": ("compound", "mixed")},
+    "seed000-dc": {"aqm": "droptail", "tcp": ("compound", "mixed")},
+}
+"""Points left out: ns-2.35 has no CoDel, sfqCoDel or PIE; of seed 000, the cells with Compound."""
 
 
 def _points(short: str, study: str) -> list[tuple[int, dict[str, object]]]:
@@ -36,7 +52,8 @@ def _points(short: str, study: str) -> list[tuple[int, dict[str, object]]]:
 
     out = []
     for i, p in enumerate(Study.from_toml(ROOT / study).points()):
-        if p.labels.get("seed") == 1 and all(p.labels.get(k) == v for k, v in ONLY.get(short, {}).items()):
+        wanted = ONLY.get(short, {})
+        if p.labels.get("seed") == 1 and all(p.labels.get(k) in (v if isinstance(v, tuple) else (v,)) for k, v in wanted.items()):
             out.append((i, dict(p.labels)))
     return out
 
@@ -45,10 +62,12 @@ def _name(short: str, labels: dict[str, object]) -> str:
     return short + "-" + "-".join(str(v) for k, v in labels.items() if k != "seed")
 
 
-def run(jobs: int) -> None:
+def run(jobs: int, only: str | None = None) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     crosslayer = str(Path(sys.executable).with_name("crosslayer"))
     for short, study in STUDIES.items():
+        if only and short not in GROUPS[only]:
+            continue
         for i, labels in _points(short, study):
             path = OUT / f"{_name(short, labels)}.json"
             if path.exists():
@@ -88,8 +107,27 @@ def seed001() -> None:
         )
 
 
+def seed000() -> None:
+    runs = [json.loads(p.read_text()) for p in sorted(OUT.glob("seed000-*.json"))]
+    print("Seed 000, Drop Tail 900, the cells with Compound: crosslayer (`ns2` profile) / ns-2.35 (Linux `compound` module), means of seeds 1-5\n")
+    print("| scenario | tcp | load | total goodput Mb/s | Jain | Compound's share % | queue mean pkts | drop ratio % | retransmitted pkts | timeouts |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    loads = ["uncongested", "mild", "heavy"]
+    runs.sort(key=lambda d: (d["labels"]["topology"], d["labels"]["tcp"], loads.index(str(d["labels"]["load"]))))
+    for d in runs:
+        lab = d["labels"]
+        share = "-"
+        c, t = _metric(d, "cc_goodput_bps@compound"), _metric(d, "goodput_bps")
+        if c and t and lab["tcp"] == "mixed":
+            share = f"{100 * c[0] / t[0]:.1f} / {100 * c[1] / t[1]:.1f}"
+        print(
+            f"| {lab['topology']} | {lab['tcp']} | {lab['load']} | {_cell(d, 'goodput_bps', 1e-6, '{:.2f}')} | {_cell(d, 'jain', 1, '{:.3f}')} | {share} | "
+            f"{_cell(d, 'qlen_mean_pkts@A->B', 1, '{:.1f}')} | {_cell(d, 'drop_ratio@A->B', 100, '{:.3f}')} | {_cell(d, 'retransmits', 1, '{:,.0f}')} | {_cell(d, 'timeouts', 1, '{:,.0f}')} |"
+        )
+
+
 def seed002() -> None:
-    runs = {p.stem: json.loads(p.read_text()) for p in sorted(OUT.glob("*.json")) if not p.stem.startswith("seed001")}
+    runs = {p.stem: json.loads(p.read_text()) for p in sorted(OUT.glob("*.json")) if not p.stem.startswith(("seed001", "seed000"))}
     print("Section 4.2 (`seed002-vegas-red.toml`): crosslayer (`ns2` profile) / ns-2.35, means of seeds 1-5\n")
     print("| tcp | aqm | N | system goodput Mb/s | Jain | queue mean pkts | drop ratio % | retransmitted pkts | timeouts |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -121,7 +159,9 @@ if __name__ == "__main__":
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
     r.add_argument("-j", "--jobs", type=int, default=2)
+    r.add_argument("--only", choices=sorted(GROUPS), help="run one seed's points")
+    sub.add_parser("seed000")
     sub.add_parser("seed001")
     sub.add_parser("seed002")
     a = ap.parse_args()
-    {"run": lambda: run(a.jobs), "seed001": seed001, "seed002": seed002}[a.cmd]()
+    {"run": lambda: run(a.jobs, a.only), "seed000": seed000, "seed001": seed001, "seed002": seed002}[a.cmd]()
