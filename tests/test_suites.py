@@ -53,9 +53,10 @@ def test_the_reduced_l4s_suite_writes_its_report(quick: tuple[Path, dict[str, An
     assert summary["failed"] == 0 and set(summary["studies"]) == set(STUDIES)
     assert all(s["ran"] == s["points"] > 0 for s in summary["studies"].values())
     report = (out / "report.md").read_text()
-    for section in ("## Expectations", "## 1. Coupled rate balance", "## 2. L-queue latency", "## 3. Unresponsive traffic", "## 4. A bottleneck that is not L4S", "## 5. RTT independence"):
+    for section in ("## Expectations", "## 1. Coupled rate balance", "## 2. L-queue latency", "## 3. Unresponsive traffic", "## 4. A bottleneck that is not L4S", "## 5. RTT independence",
+                    "## 6. A drain rate that changes", "## 7. Scalability"):
         assert section in report, section
-    for figure in ("coupling_ratio", "latency", "overload", "fallback", "rtt"):
+    for figure in ("coupling_ratio", "latency", "overload", "fallback", "rtt", "varying", "scalability"):
         assert (out / "figures" / f"{figure}.png").stat().st_size > 5000, figure
         assert f"figures/{figure}.png" in report
     expectations = json.loads((out / "expectations.json").read_text())

@@ -73,7 +73,7 @@ def _with_reno(cc: Any) -> list[Any]:
 SUITES: Final[dict[str, Suite]] = {
     "l4s": Suite(
         name="l4s",
-        title="L4S: DualQ coupling, L-queue latency, overload, classic-ECN fallback and RTT independence",
+        title="L4S: DualQ coupling, L-queue latency, overload, classic-ECN fallback, RTT independence, a varying drain rate, scalability",
         source="RFC 9330, RFC 9331, RFC 9332",
         studies=(
             SuiteStudy(
@@ -88,6 +88,7 @@ SUITES: Final[dict[str, Suite]] = {
             SuiteStudy("overload.toml", "topology.bottleneck.qdisc", "flows[0].cc", quick={"udp[0].rate": ["20Mbps", "60Mbps"]}),
             SuiteStudy("fallback.toml", None, "flows[0].cc", quick={"topology.bottleneck.delay": ["10ms"]}),
             SuiteStudy("rtt.toml", "topology.bottleneck.qdisc", None, quick={}),
+            SuiteStudy("varying.toml", "topology.bottleneck.qdisc", "flows[0].cc"),
         ),
         quick=_QUICK,
     ),

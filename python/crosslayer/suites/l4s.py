@@ -354,6 +354,106 @@ def _rtt(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     return text, exp
 
 
+def _varying(store: Store, out: Path) -> tuple[str, list[Expectation]]:
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    runs, series = store.runs(), store.series()
+    period = {"every_2s": 2.0, "every_100ms": 0.1}
+    rows, phases = [], []
+    flows = _per_run(store.flows(), ["experiment"])
+    for key, sj, experiment in zip(runs.key, runs.scenario_json, runs.experiment, strict=True):
+        warmup = _seconds(json.loads(sj)["warmup"])
+        d = series[(series.key == key) & (series.t_s > warmup)]
+        if "qdelay_l_s" not in d or not len(d):
+            continue
+        p = period.get(str(experiment), 2.0)
+        # the rate a sample was taken at: 100 Mb/s in even periods, 20 Mb/s in odd ones
+        phase = ["20 Mb/s" if int((t - 1e-9) // p) % 2 else "100 Mb/s" for t in d.t_s]
+        phases.append(pd.DataFrame({"key": key, "experiment": experiment, "phase": phase, "q_ms": d.qdelay_l_s.to_numpy() * 1e3, "t_s": d.t_s.to_numpy()}))
+    samples = pd.concat(phases, ignore_index=True) if phases else pd.DataFrame(columns=["key", "experiment", "phase", "q_ms", "t_s"])
+    for (experiment, phase), g in samples.groupby(["experiment", "phase"], sort=False):
+        per_run = g.groupby("key").q_ms
+        f = flows[flows.experiment == experiment]
+        rows.append({"experiment": experiment, "phase": phase, "L-queue delay ms (mean)": _cell(per_run.mean()), "99th percentile ms": _cell(per_run.quantile(0.99)),
+                     "Scalable Mb/s (whole run)": _cell(f.L_mbps), "Classic Mb/s (whole run)": _cell(f.C_mbps), "L drops": _cell(f.L_drops, 0),
+                     "_mean": per_run.mean().mean(), "_order": (0 if experiment == "every_2s" else 1, phase != "100 Mb/s")})  # fmt: skip
+    table = pd.DataFrame(rows).sort_values("_order") if rows else pd.DataFrame(columns=["experiment", "phase", "_mean"])
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
+    first = runs[runs.seed == runs.seed.min()]
+    for ax, experiment, span in zip(axes, ("every_2s", "every_100ms"), (20.0, 1.0), strict=True):
+        keys = first[first.experiment == experiment].key
+        if not len(keys):
+            continue
+        d = samples[(samples.key == keys.iloc[0]) & (samples.t_s <= 2 + span)]
+        ax.plot(d.t_s, d.q_ms, lw=0.8)
+        ax.axhline(1, color="0.5", lw=0.8, ls="--")
+        ax.set(xlabel="time (s)", ylabel="L-queue delay (ms)", title=f"{experiment} (seed {runs.seed.min()})")
+    fig_path = _save(fig, out, "varying")
+    over = [f"{e} at {ph}: {m:.2f} ms" for e, ph, m in zip(table.experiment, table.phase, table._mean, strict=True) if m >= 1]
+    exp = [Expectation(
+        "varying rate", "RFC 9330 section 1; RFC 9332 Appendix A.1 note a",
+        "measured in time, the L queue adjusts to a drain rate that changes: its delay stays under 1 ms on average",
+        "the mean L-queue delay below 1 ms in each phase (100 and 20 Mb/s) of both experiments",
+        "; ".join(over) or ", ".join(f"{e} {ph} {m:.2f} ms" for e, ph, m in zip(table.experiment, table.phase, table._mean, strict=True)),
+        "holds" if not over else "does not hold",
+    )]  # fmt: skip
+    text = section(
+        out, "varying", "6. A drain rate that changes (RFC 9332 Appendix A.1 note a)",
+        "One Scalable and one Classic flow, base RTT 20 ms, through DualPI2 while the link alternates 100 and 20 Mb/s every 2 s or every 100 ms; "
+        "the L queue's head sojourn sampled every 10 ms after the warm-up, by the rate it was taken at.",
+        table, (fig_path,),
+    )
+    return text, exp
+
+
+def _scalability(store: Store, out: Path) -> tuple[str, list[Expectation]]:
+    """Congestion signals (CE marks and drops at the bottleneck) per round trip of each flow of
+    the coupling runs: RFC 9331 section 4.3's invariant for a Scalable congestion control."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    runs, flows = store.runs(), store.flows()
+    measured = {k: _seconds(json.loads(sj)["duration"]) - _seconds(json.loads(sj)["warmup"]) for k, sj in zip(runs.key, runs.scenario_json, strict=True)}
+    rate = _bottleneck_mbps(store)
+    f = flows[flows.src.isin(["L", "C"])]
+    f = f.assign(signals_per_rtt=(f.bottleneck_marks + f.bottleneck_drops) / (f.key.map(measured) / f.rtt_mean_s), _rate=f.key.map(rate), _rtt=(f.base_rtt_s * 1e3).round(1))
+    rows = []
+    for (classic, rtt, r), d in f.groupby(["classic", "_rtt", "_rate"]):
+        sl, sc = d[d.src == "L"].signals_per_rtt, d[d.src == "C"].signals_per_rtt
+        rows.append({"classic": classic, "base RTT": f"{rtt:g} ms", "rate": f"{r:g} Mb/s", "Scalable signals per RTT": _cell(sl), "Classic signals per RTT": _cell(sc, 3),
+                     "_rtt": rtt, "_rate": r, "_l": sl.mean(), "_c": sc.mean()})  # fmt: skip
+    t = pd.DataFrame(rows).sort_values(["classic", "_rtt", "_rate"])
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for ax, col, who in zip(axes, ("_l", "_c"), ("Scalable (Prague)", "Classic"), strict=True):
+        for (classic, rtt), d in t.groupby(["classic", "_rtt"]):
+            ax.plot(d._rate, d[col], marker="o", lw=0.8, label=f"{classic}, {rtt:g} ms")
+        ax.set(xscale="log", yscale="log", xlabel="bottleneck rate (Mb/s)", title=f"{who}: marks and drops per round trip")
+    axes[0].axhline(2, color="0.5", lw=0.8, ls="--")
+    axes[0].set_ylabel("congestion signals per RTT")
+    axes[1].legend(fontsize=6, ncol=2)
+    fig_path = _save(fig, out, "scalability")
+    drift = []
+    for (classic, rtt), d in t.groupby(["classic", "_rtt"]):
+        lo, hi = d[d._rate == d._rate.min()]._l.iloc[0], d[d._rate == d._rate.max()]._l.iloc[0]
+        if not 0.5 <= hi / lo <= 2:
+            drift.append(f"{classic} {rtt:g} ms: {lo:.2f} at {d._rate.min():g} Mb/s, {hi:.2f} at {d._rate.max():g} Mb/s")
+    exp = [Expectation(
+        "scalability", "RFC 9331 section 4.3",
+        "a Scalable congestion control keeps the number of congestion signals per round trip invariant as its rate scales (about 2 for DCTCP and Prague)",
+        "at each base RTT and classic, the Scalable flow's signals per RTT at the highest rate within a factor of 2 of those at the lowest",
+        "; ".join(drift) or f"{len(t.groupby(['classic', '_rtt']))} of {len(t.groupby(['classic', '_rtt']))} within 2x; range {t._l.min():.2f}-{t._l.max():.2f}",
+        "holds" if not drift else "does not hold",
+    )]  # fmt: skip
+    text = section(
+        out, "scalability", "7. Scalability: congestion signals per round trip (RFC 9331 section 4.3)",
+        "From the coupling runs: each flow's CE marks and drops at the bottleneck over the measured time, per its mean RTT. A Scalable control keeps "
+        "them invariant as the rate grows (RFC 9331: half an RTT between marks, 2 per round trip); a Classic one sees fewer as the rate grows.",
+        t, (fig_path,),
+    )
+    return text, exp
+
+
 def write(stores: Mapping[str, Store], out: Path) -> Path:
     """Write the report of the runs in ``stores`` (study file name without ``.toml`` -> its
     store) to ``out``: ``report.md``, ``figures/``, ``tables/`` and ``expectations.json``."""
@@ -366,6 +466,8 @@ def write(stores: Mapping[str, Store], out: Path) -> Path:
         ("overload", lambda: _overload(stores["overload"], out)),
         ("fallback", lambda: _fallback(stores["fallback"], out)),
         ("rtt", lambda: _rtt(stores["rtt"], out)),
+        ("varying", lambda: _varying(stores["varying"], out)),
+        ("coupling", lambda: _scalability(stores["coupling"], out)),
     ]
     for name, build in parts:
         if name not in stores and not (name == "latency" and "latency-mixed" in stores):
