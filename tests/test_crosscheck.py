@@ -43,6 +43,22 @@ def test_the_translation_of_seed_000s_access_link_is_the_expected_one() -> None:
     assert t.description == json.loads(EXPECTED.read_text())
 
 
+def test_parameters_whose_defaults_differ_in_ns3_are_set_to_the_scenarios() -> None:
+    """Hybla's reference RTT (25 ms here, 50 ms in ns-3), Scalable's increase (a segment per 100
+    acknowledged here, per 50 in ns-3) and BIC's smoothing (20 here, 5 in ns-3) go to ns-3 as the
+    scenario has them, so that both simulators run the same algorithm's parameters."""
+    base = _short(Scenario.from_toml(ACCESS_LINK))
+    want = {
+        "hybla": {"ns3::TcpHybla::RRTT": "25000000ns"},
+        "scalable": {"ns3::TcpScalable::AIFactor": "100", "ns3::TcpScalable::MDFactor": "0.125"},
+        "bic": {"ns3::TcpBic::SmoothPart": "20", "ns3::TcpBic::LowWnd": "14", "ns3::TcpBic::MaxIncr": "16", "ns3::TcpBic::Beta": repr(819 / 1024)},
+    }
+    for cc, attrs in want.items():
+        text = json.dumps(_translate(base.with_paths({"flows[0].cc": cc})).description)
+        for name, value in attrs.items():
+            assert f'"{name}": "{value}"' in text, (cc, name)
+
+
 def test_the_program_is_the_template_with_the_description() -> None:
     d = _translate(_short(Scenario.from_toml(ACCESS_LINK))).description
     text = ns3.program(d)

@@ -55,9 +55,23 @@ CC: Final[dict[str, str]] = {
 CC_PARAMS: Final[dict[str, dict[str, str]]] = {
     "cubic": {"beta": "Beta", "c": "C", "fast_convergence": "FastConvergence"},
     "vegas": {"alpha": "Alpha", "beta": "Beta", "gamma": "Gamma"},
+    "hybla": {"rtt0": "RRTT"},
+    "scalable": {"ai_cnt": "AIFactor", "md_shift": "MDFactor"},
+    "bic": {"beta": "Beta", "max_increment": "MaxIncr", "low_window": "LowWnd", "smooth_part": "SmoothPart", "fast_convergence": "FastConvergence"},
 }
 """Congestion-control parameters translated to the ns-3 attribute of the same meaning (the others
-must keep crosslayer's defaults)."""
+must keep crosslayer's defaults). Set whatever their value, so that both simulators run the
+scenario's where their defaults differ: Hybla's reference RTT is 25 ms in crosslayer (Linux's)
+and 50 ms in ns-3 (`RRTT`); Scalable adds a segment every 100 acknowledged (Linux's
+`TCP_SCALABLE_AI_CNT` since 4.x) where ns-3's `AIFactor` is 50 (Linux 2.6's); BIC's
+`smooth_part` is 20 (Linux's) where ns-3's `SmoothPart` is 5."""
+
+CC_PARAM_FORMAT: Final[dict[tuple[str, str], Callable[[Any], str]]] = {
+    ("hybla", "rtt0"): lambda v: _time(v),
+    ("scalable", "md_shift"): lambda v: repr(0.5 ** int(v)),
+}
+"""Translated parameters whose ns-3 form differs: a duration (nanoseconds in the spec, a Time in
+ns-3), Scalable's decrease as a shift (crosslayer, Linux) or a factor (ns-3's MDFactor)."""
 
 
 def _flag(v: Any) -> str:
@@ -347,7 +361,8 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
             if name == "kind":
                 continue
             if name in mapped:
-                attrs[f"{CC[kind]}::{mapped[name]}"] = _flag(value) if isinstance(value, bool) else repr(value)
+                fmt = CC_PARAM_FORMAT.get((kind, name))
+                attrs[f"{CC[kind]}::{mapped[name]}"] = fmt(value) if fmt else _flag(value) if isinstance(value, bool) else repr(value)
             elif value != defaults.get(name):
                 params = _algorithm_params("cc", kind)
                 problems.append(f"flow {row.name}: {kind} {name} = {_show(params, name, value)} is not translated to ns-3 (leave it at its default, {_show(params, name, defaults.get(name))})")
