@@ -68,6 +68,10 @@ def main() -> int:
             # ns-2's Linux modules recover as Linux 2.6.22 (SACK, rate halving): PRR is rate
             # halving's successor, closer than the ns2 profile's NewReno
             paths["tcp.recovery"] = "prr"
+            if name == "scalable":
+                # Linux 2.6.22's Scalable adds a segment per 50 acknowledged, compiled in (since
+                # 4.x: 100, crosslayer's default): crosslayer runs the module's
+                paths["flows[0].cc"] = {"kind": "scalable", "ai_cnt": 50}
         sc = base.with_paths(paths)
         t = time.time()
         try:
