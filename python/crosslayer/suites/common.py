@@ -49,6 +49,13 @@ def seconds(text: Any) -> float:
     return parse_duration_ns(text) / 1e9
 
 
+def alternating(t_s: float, period_s: float, even: str, odd: str) -> str:
+    """The phase of a link that alternates every ``period_s`` a sample ending at ``t_s`` belongs
+    to: ``even`` in periods 0, 2, 4, ..., ``odd`` in 1, 3, ... (a sample ending on a boundary
+    counts with the period it ends)."""
+    return odd if int((t_s - 1e-9) // period_s) % 2 else even
+
+
 def bottleneck_mbps(store: Store) -> dict[str, float]:
     """Each run's bottleneck rate (Mb/s), from its scenario."""
     runs = store.runs()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from crosslayer.analysis import interval95
-from crosslayer.suites.common import Expectation, bottleneck_mbps as _bottleneck_mbps, cell as _cell, markdown as _markdown, rate_mbps as _rate_mbps, save_figure as _save, seconds as _seconds, section, write_report
+from crosslayer.suites.common import Expectation, alternating, bottleneck_mbps as _bottleneck_mbps, cell as _cell, markdown as _markdown, rate_mbps as _rate_mbps, save_figure as _save, seconds as _seconds, section, write_report
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -369,8 +369,7 @@ def _varying(store: Store, out: Path) -> tuple[str, list[Expectation]]:
         if "qdelay_l_s" not in d or not len(d):
             continue
         p = period.get(str(experiment), 2.0)
-        # the rate a sample was taken at: 100 Mb/s in even periods, 20 Mb/s in odd ones
-        phase = ["20 Mb/s" if int((t - 1e-9) // p) % 2 else "100 Mb/s" for t in d.t_s]
+        phase = [alternating(t, p, "100 Mb/s", "20 Mb/s") for t in d.t_s]
         phases.append(pd.DataFrame({"key": key, "experiment": experiment, "phase": phase, "q_ms": d.qdelay_l_s.to_numpy() * 1e3, "t_s": d.t_s.to_numpy()}))
     samples = pd.concat(phases, ignore_index=True) if phases else pd.DataFrame(columns=["key", "experiment", "phase", "q_ms", "t_s"])
     for (experiment, phase), g in samples.groupby(["experiment", "phase"], sort=False):

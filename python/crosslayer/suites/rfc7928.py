@@ -17,11 +17,11 @@ up and to the right).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crosslayer.suites.common import Expectation, cell, markdown, save_figure, section, seconds, write_report
+from crosslayer.suites.common import Expectation, alternating, cell, markdown, save_figure, section, seconds, write_report
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -125,11 +125,7 @@ def _transport(stores: Mapping[str, Store], out: Path) -> tuple[str, list[Expect
     table["_order"] = table.aqm.map({a: i for i, a in enumerate(AQMS)})
     table = table.sort_values(["scenario", "_order"])
     # section 1.2: an AQM is compared with drop-tail; section 2.7: the queueing delay
-    worse = []
-    for scenario, d in table.groupby("scenario", sort=False):
-        dt = d[d.aqm == "droptail"]._delay
-        if len(dt):
-            worse += [f"{scenario} {a} ({v:.1f} against {dt.iloc[0]:.1f} ms)" for a, v in zip(d.aqm, d._delay, strict=True) if a != "droptail" and v >= dt.iloc[0]]
+    worse = _against_droptail(table, ["scenario"], "_delay", lambda v, base: v >= base, _ms(1, "ms"), sort=False)
     exp.append(Expectation(
         "transport", "RFC 7928 sections 1.2, 2.7", "an AQM is compared with drop-tail (a BDP-sized FIFO): the delay-goodput graph per sender",
         "each AQM's mean queueing delay below drop-tail's with the same sender", "; ".join(worse) or "every AQM below drop-tail in every scenario",
@@ -259,14 +255,31 @@ def _phase_table(d: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return t.sort_values([*by, "phase", "_order"])
 
 
+def _against_droptail(
+    t: pd.DataFrame, cells: list[str], col: str, worse: Callable[[float, float], bool], show: Callable[[float, float], str] | None = None, sort: bool = True
+) -> list[str]:
+    """Every AQM whose ``col`` is ``worse`` than drop-tail's in the same cell (the rows sharing
+    ``cells``; all rows when none), named by its cell and AQM, with ``show(its value,
+    drop-tail's)`` in brackets when given; cells without drop-tail are skipped."""
+    out = []
+    for keys, g in t.groupby(cells, sort=sort) if cells else [((), t)]:
+        dt = g[g.aqm == "droptail"][col]
+        if not len(dt):
+            continue
+        base = dt.iloc[0]
+        label = " ".join(map(str, keys if isinstance(keys, tuple) else (keys,)))
+        out += [f"{label} {a}".strip() + (f" ({show(v, base)})" if show else "") for a, v in zip(g.aqm, g[col], strict=True) if a != "droptail" and worse(v, base)]
+    return out
+
+
 def _above_droptail(t: pd.DataFrame, cells: list[str]) -> list[str]:
     """The AQMs whose mean delay is not below drop-tail's in the same cell."""
-    worse = []
-    for keys, g in t.groupby(cells):
-        dt = g[g.aqm == "droptail"]._delay
-        if len(dt):
-            worse += [f"{' '.join(map(str, keys))} {a}" for a, v in zip(g.aqm, g._delay, strict=True) if a != "droptail" and v >= dt.iloc[0]]
-    return worse
+    return _against_droptail(t, cells, "_delay", lambda v, base: v >= base)
+
+
+def _ms(digits: int, unit: str) -> Callable[[float, float], str]:
+    """``"<value> against <drop-tail's> <unit>"`` with ``digits`` decimals."""
+    return lambda v, base: f"{v:.{digits}f} against {base:.{digits}f} {unit}"
 
 
 def _varying(store: Store, out: Path) -> tuple[str, list[Expectation]]:
@@ -314,7 +327,7 @@ def _capacity(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     d = series[["key", "aqm", "experiment", "t_s", "sojourn_mean_s"]].merge(good, on=["key", "t_s"])
     # the phase an interval ends in: 100 Mb/s in even periods, 10 Mb/s in odd ones (the last
     # 100 ms interval of a period is counted with it)
-    d = d.assign(phase=[("10 Mb/s" if int((t - 1e-9) // period.get(e, 20.0)) % 2 else "100 Mb/s") for t, e in zip(d.t_s, d.experiment, strict=True)])
+    d = d.assign(phase=[alternating(t, period.get(e, 20.0), "100 Mb/s", "10 Mb/s") for t, e in zip(d.t_s, d.experiment, strict=True)])
     d = d[d.t_s > 1.0]  # after the flows' start
     t = _phase_table(d, ["experiment"])
     fig, ax = plt.subplots(figsize=(9, 3.8))
@@ -462,16 +475,8 @@ def _bursts(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     axes[0][0].set_ylabel("web page completion (s)")
     axes[0][0].legend(fontsize=7)
     fig_path = save_figure(fig, out, "bursts")
-    worse = []
-    for case, g in t.groupby("case"):
-        dt = g[g.aqm == "droptail"]._delay
-        if len(dt):
-            worse += [f"{case} {a} ({v:.1f} against {dt.iloc[0]:.1f} ms)" for a, v in zip(g.aqm, g._delay, strict=True) if a != "droptail" and v > dt.iloc[0] + 0.05]
-    slower = []
-    for case, g in t.groupby("case"):
-        dt = g[g.aqm == "droptail"]._page
-        if len(dt):
-            slower += [f"{case} {a} ({v:.3f} against {dt.iloc[0]:.3f} s)" for a, v in zip(g.aqm, g._page, strict=True) if a != "droptail" and v > dt.iloc[0]]
+    worse = _against_droptail(t, ["case"], "_delay", lambda v, base: v > base + 0.05, _ms(1, "ms"))
+    slower = _against_droptail(t, ["case"], "_page", lambda v, base: v > base, _ms(3, "s"))
     exp = [
         Expectation(
             "burst absorption", "RFC 7928 sections 7.1, 7.2", "an AQM keeps the queue short while the bursts arrive (queuing delay spikes minimized)",
@@ -507,8 +512,7 @@ def _traffic_mix(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     a2.set(ylabel="web page completion (s)", title="web pages")
     a2.legend(fontsize=7)
     fig_path = save_figure(fig, out, "traffic_mix")
-    dt = t[t.aqm == "droptail"]._voip
-    worse = [f"{a} ({v:.1f} against {dt.iloc[0]:.1f} ms)" for a, v in zip(t.aqm, t._voip, strict=True) if len(dt) and a != "droptail" and v >= dt.iloc[0]]
+    worse = _against_droptail(t, [], "_voip", lambda v, base: v >= base, _ms(1, "ms"))
     exp = [Expectation(
         "traffic mix", "RFC 7928 section 9.1", "with bulk, web, video and CBR traffic, an AQM lowers the interactive traffic's latency",
         "each AQM's mean VoIP one-way delay below drop-tail's", "; ".join(worse) or "; ".join(f"{a} {v:.1f} ms" for a, v in zip(t.aqm, t._voip, strict=True)),
