@@ -94,8 +94,18 @@ def _cell(data: dict, name: str, scale: float, fmt: str) -> str:  # type: ignore
     return "-" if v is None else f"{fmt.format(v[0] * scale)} / {fmt.format(v[1] * scale)}"
 
 
+def _results(group: str) -> dict[str, dict]:  # type: ignore[type-arg]
+    """The crosscheck JSONs ``run`` wrote for one group of points (file stem -> content); exits
+    saying how to make them when there are none."""
+    prefixes = tuple(f"{short}-" for short in GROUPS[group])
+    runs = {p.stem: json.loads(p.read_text()) for p in sorted(OUT.glob("*.json")) if p.stem.startswith(prefixes)}
+    if not runs:
+        sys.exit(f"no {group} results in {OUT}: run `python validation/ns2_columns.py run --only {group}` first")
+    return runs
+
+
 def seed001() -> None:
-    runs = [json.loads(p.read_text()) for p in sorted(OUT.glob("seed001-*.json"))]
+    runs = list(_results("seed001").values())
     print("Seed 001, RED (`seed001-high-speed.toml`): crosslayer (`ns2` profile) / ns-2.35, means of seeds 1-5\n")
     print("| tcp | total goodput Mb/s | Jain | queue mean pkts | queue SD pkts | drop ratio % | retransmitted pkts |")
     print("|---|---|---|---|---|---|---|")
@@ -108,7 +118,7 @@ def seed001() -> None:
 
 
 def seed000() -> None:
-    runs = [json.loads(p.read_text()) for p in sorted(OUT.glob("seed000-*.json"))]
+    runs = list(_results("seed000").values())
     print("Seed 000, Drop Tail 900, the cells with Compound: crosslayer (`ns2` profile) / ns-2.35 (Linux `compound` module), means of seeds 1-5\n")
     print("| scenario | tcp | load | total goodput Mb/s | Jain | Compound's share % | queue mean pkts | drop ratio % | retransmitted pkts | timeouts |")
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -127,7 +137,7 @@ def seed000() -> None:
 
 
 def seed002() -> None:
-    runs = {p.stem: json.loads(p.read_text()) for p in sorted(OUT.glob("*.json")) if not p.stem.startswith(("seed001", "seed000"))}
+    runs = _results("seed002")
     print("Section 4.2 (`seed002-vegas-red.toml`): crosslayer (`ns2` profile) / ns-2.35, means of seeds 1-5\n")
     print("| tcp | aqm | N | system goodput Mb/s | Jain | queue mean pkts | drop ratio % | retransmitted pkts | timeouts |")
     print("|---|---|---|---|---|---|---|---|---|")
