@@ -240,6 +240,10 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
         value = tcp.get(option)
         if value is not None and value != linux.get(option):
             problems.append(f"flow {name}: [tcp] {option} = {_show(tcp_params, option, value)} is not Linux's (the kernel has {_show(tcp_params, option, linux.get(option))}): leave it unset")
+    if tcp.get("initial_ssthresh") is not None:
+        # a route's ssthresh metric is ignored while net.ipv4.tcp_no_ssthresh_metrics_save = 1
+        # (its default in 6.1): the translation has no per-flow initial ssthresh
+        problems.append(f"flow {name}: [tcp] initial_ssthresh = {tcp['initial_ssthresh']} is not translated to Linux (a route's ssthresh metric is ignored under the default tcp_no_ssthresh_metrics_save = 1): leave it unset")
     if tcp.get("handshake") is False:
         problems.append(f"flow {name}: [tcp] handshake = false: Linux always opens with a handshake")
     if tcp.get("teardown") is False:
