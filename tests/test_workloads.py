@@ -254,3 +254,41 @@ def test_byte_milestones_reach_the_result_and_the_store(tmp_path: Path) -> None:
     run_study(Study.from_toml(text), store, workers=1)
     stored = store.table("milestones")
     assert set(stored.flows_cc) == {"reno", "cubic"} and set(stored.bytes) >= {15_000, 150_000, 1_500_000}
+
+
+def test_a_graph_with_only_arrivals_has_a_headline_link_and_stores(tmp_path: Path) -> None:
+    """A graph study whose traffic is only [[arrivals]] (no bulk flow names the bottleneck) and
+    no ``bottleneck``: the headline link is the one the arrivals' load is of, so the run is
+    stored (it failed after running, with "expected one bottleneck queue, found 0")."""
+    from crosslayer.store import Store
+    from crosslayer.study import Study
+    from crosslayer.sweep import run_study
+
+    text = """
+name = "g"
+duration = "3s"
+[topology]
+kind = "graph"
+hosts = ["S", "D"]
+routers = ["R1", "R2"]
+links = [
+  { between = ["R1", "R2"], rate = "10Mbps", delay = "10ms", qdisc = { kind = "droptail", limit_pkts = 50 } },
+  { between = ["S", "R1"], rate = "1Gbps", delay = "1ms" },
+  { between = ["D", "R2"], rate = "1Gbps", delay = "1ms" },
+]
+[[arrivals]]
+src = "S"
+dst = "D"
+cc = "cubic"
+load = 0.5
+link = "R1->R2"
+sizes = "100KB"
+[study]
+axes = { "arrivals[0].load" = [0.3, 0.5] }
+"""
+    study = Study.from_toml(text)
+    assert study.base.bottleneck_link() == "R1->R2"
+    report = run_study(study, Store(tmp_path / "s"), workers=1)
+    assert (report.ran, report.failed) == (2, [])
+    runs = Store(tmp_path / "s").runs().sort_values(study.columns["arrivals[0].load"])
+    assert 0 < runs.utilization.iloc[0] < runs.utilization.iloc[1] < 0.8, runs.utilization

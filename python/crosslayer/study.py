@@ -43,7 +43,7 @@ from typing import Any, Final, Literal
 
 from crosslayer.catalog import catalog
 from crosslayer.metrics import RESERVED as METRIC_RESERVED
-from crosslayer.paths import StudyError, _tokens, parse_cli_value, set_path
+from crosslayer.paths import StudyError, _tokens, parse_cli_value, set_path, split_paths
 from crosslayer.scenario import Scenario
 from crosslayer.scenario.fields import _SCENARIO_NAME, MAX_NAME
 from crosslayer.units import show
@@ -79,7 +79,7 @@ def column_names(paths: Sequence[str]) -> dict[str, str]:
     the fields before it (joined by ``_``) while it collides with another path's or with a
     result table's column (``flows[*].cc`` -> ``flows_cc``, since ``flows`` has a ``cc``)."""
     taken = _taken()
-    names = {p: [t for t in _tokens(p) if isinstance(t, str)] for p in paths}
+    names = {p: [t for t in _tokens(split_paths(p)[0]) if isinstance(t, str)] for p in paths}
     out: dict[str, str] = {}
     for p, parts in names.items():
         if p == "seed":
@@ -184,7 +184,8 @@ class _StudySpec:
             axes = {}
         for path, values in axes.items():
             try:
-                _tokens(path)
+                for one in split_paths(path):
+                    _tokens(one)
             except StudyError as exc:
                 bad(f"axes.{path!r}", str(exc))
             if isinstance(values, dict):
@@ -205,7 +206,8 @@ class _StudySpec:
                 continue
             for path in p:
                 try:
-                    _tokens(path)
+                    for one in split_paths(path):
+                        _tokens(one)
                 except StudyError as exc:
                     bad(f"points[{i}]", str(exc))
         if mode == "points" and not points and not problems:

@@ -588,13 +588,19 @@ class Scenario(_Model):
     def bottleneck_link(self) -> str:
         """The link the headline metrics describe: a dumbbell's A->B; a graph's or preset's
         ``bottleneck`` if set, else the link most flows have as their bottleneck (the first of
-        equals in link order, as the engine's ``series_queue = "bottleneck"``)."""
+        equals in link order, as the engine's ``series_queue = "bottleneck"``); with arrivals
+        only, the link the first arrival group's load is of."""
         if isinstance(self.topology, Dumbbell):
             return "A->B"
         if self.topology.bottleneck is not None:
             return self.topology.bottleneck
         plan = self.plan()
         counts = Counter(f["bottleneck"] for f in [*plan.get("flows", []), *plan.get("udp", [])])
+        if not counts:
+            # only arrivals, which the plan does not hold: the link the first group's load is of
+            groups = [g for g in self.arrivals if isinstance(g, ArrivalGroup) and g.link != "bottleneck"]
+            if groups:
+                return groups[0].link
         best = max(counts.values(), default=0)
         return next((link["name"] for link in plan.get("links", []) if counts.get(link["name"]) == best), "")
 
