@@ -224,7 +224,7 @@ def _transients(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     import pandas as pd
 
     runs, cwnd, udp = store.runs(), store.cwnd(), store.udp()
-    bdp = 100e6 * 0.1 / 8  # bytes: 100 Mb/s x 100 ms
+    bdp = 100e6 * 0.1 / 8 / 1500  # 1500-byte packets in 100 Mb/s x 100 ms: 833
     t0, rtt = 30.0, 0.1
     rows, growth = [], []
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -236,7 +236,7 @@ def _transients(store: Store, out: Path) -> tuple[str, list[Expectation]]:
             for k, key in enumerate(d.key):
                 c = cwnd[cwnd.key == key].sort_values("t_s")
                 c = c[c.t_s >= t0]
-                w = c.cwnd_bytes.to_numpy(float)
+                w = c.cwnd_bytes.to_numpy(float) / 1448  # segments (the TCP's MSS)
                 ts = c.t_s.to_numpy(float)
                 for frac in times:
                     hit = np.flatnonzero(w >= frac * bdp)
@@ -244,10 +244,10 @@ def _transients(store: Store, out: Path) -> tuple[str, list[Expectation]]:
                 end = np.flatnonzero(w >= 0.9 * bdp)
                 upto = end[0] if len(end) else len(w) - 1
                 step = max(1, round(rtt / max(float(np.median(np.diff(ts))), 1e-9))) if len(ts) > 1 else 1
-                change = (w[step : upto + 1] - w[: max(upto + 1 - step, 0)]) / 1448 if upto + 1 > step else np.array([0.0])
+                change = w[step : upto + 1] - w[: max(upto + 1 - step, 0)] if upto + 1 > step else np.array([0.0])
                 jumps.append(float(change.max()) if len(change) else 0.0)
                 if k == 0:
-                    ax.plot(ts - t0, w / 1448, label=tcp)
+                    ax.plot(ts - t0, w, label=tcp)
             for frac, v in times.items():
                 row[f"to {frac:.0%} of the BDP s"] = cell(v, 1) if all(math.isfinite(x) for x in v) else f"> 100 in {sum(not math.isfinite(x) for x in v)} of {len(v)}"
             row["largest window change in one RTT, segments"] = cell(jumps, 1)
@@ -258,7 +258,7 @@ def _transients(store: Store, out: Path) -> tuple[str, list[Expectation]]:
             row["UDP packets dropped in the first 100 s"] = cell(per_run.dropped, 0)
             row["of sent %"] = cell(per_run.dropped / per_run.sent * 100, 2)
         rows.append(row)
-    ax.axhline(0.9 * bdp / 1448, color="0.5", lw=0.8, ls=":")
+    ax.axhline(0.9 * bdp, color="0.5", lw=0.8, ls=":")
     ax.set(xlabel="time since the UDP traffic stopped (s)", ylabel="cwnd (segments)", title="after a step decrease of 75 Mb/s (seed 1)")
     ax.legend(fontsize=8)
     fig_path = save_figure(fig, out, "transients")
