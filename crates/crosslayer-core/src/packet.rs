@@ -27,6 +27,18 @@ impl Ecn {
     pub fn is_ect(self) -> bool {
         !matches!(self, Ecn::NotEct)
     }
+
+    /// The two ECN bits of the IP header (RFC 3168 section 5): Not-ECT 00, ECT(1) 01, ECT(0)
+    /// 10, CE 11.
+    #[inline]
+    pub fn bits(self) -> u8 {
+        match self {
+            Ecn::NotEct => 0b00,
+            Ecn::Ect1 => 0b01,
+            Ecn::Ect0 => 0b10,
+            Ecn::Ce => 0b11,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -113,6 +125,15 @@ pub struct Packet {
     pub enq_time: Time,
     /// Slot in use (arena bookkeeping; also lets the end-of-run conservation check find in-flight packets).
     pub live: bool,
+}
+
+impl Packet {
+    /// The DS field of its IP header (RFC 2474, RFC 3168): DSCP << 2 | ECN, as Linux's
+    /// `ipv4_get_dsfield` reads it (classifiers and `ce_threshold_selector` match on it).
+    #[inline]
+    pub fn ds_field(&self) -> u8 {
+        (self.dscp << 2) | self.ecn.bits()
+    }
 }
 
 /// Pool of packets with O(1) alloc and free.

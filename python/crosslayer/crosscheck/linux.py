@@ -138,6 +138,18 @@ def _qdisc(q: Mapping[str, Any], rate_bps: int, where: str, problems: list[str])
     def ecn(name: str = "ecn") -> list[str]:
         return ["ecn"] if val(name) else (["noecn"] if kind in ("codel", "fq_codel", "pie", "fq_pie") else [])
 
+    def ce_threshold() -> list[str]:
+        """Linux's ``ce_threshold`` (sch_codel, sch_fq_codel) and, for fq_codel, its selector (5.16+)."""
+        th = val("ce_threshold")
+        if th is None:
+            if kind == "fq_codel":
+                val("ce_threshold_selector"), val("ce_threshold_mask")
+            return []
+        words = ["ce_threshold", f"{round(int(th) / 1000)}us"]
+        if kind == "fq_codel" and int(val("ce_threshold_mask")):
+            words += ["ce_threshold_selector", f"{int(val('ce_threshold_selector')):#x}/{int(val('ce_threshold_mask')):#x}"]
+        return words
+
     def fixed(name: str, linux: Any, why: str) -> None:
         used.add(name)
         value = q.get(name, defaults.get(name))
@@ -147,10 +159,10 @@ def _qdisc(q: Mapping[str, Any], rate_bps: int, where: str, problems: list[str])
     if kind == "droptail":
         words = ["bfifo", "limit", str(int(val("limit_bytes")))] if val("limit_bytes") else ["pfifo", "limit", str(int(val("limit_pkts")))]
     elif kind == "codel":
-        words = ["codel", "limit", str(int(val("limit_pkts"))), "target", us("target"), "interval", us("interval"), *ecn()]
+        words = ["codel", "limit", str(int(val("limit_pkts"))), "target", us("target"), "interval", us("interval"), *ecn(), *ce_threshold()]
         fixed("mtu", 1514, "Linux's CoDel takes the device's MTU plus its header")
     elif kind == "fq_codel":
-        words = ["fq_codel", "limit", str(int(val("limit_pkts"))), "flows", str(int(val("flows"))), "quantum", str(int(val("quantum"))), "target", us("target"), "interval", us("interval"), "drop_batch", str(int(val("drop_batch"))), *ecn()]
+        words = ["fq_codel", "limit", str(int(val("limit_pkts"))), "flows", str(int(val("flows"))), "quantum", str(int(val("quantum"))), "target", us("target"), "interval", us("interval"), "drop_batch", str(int(val("drop_batch"))), *ecn(), *ce_threshold()]
         fixed("mtu", 1514, "Linux's FQ-CoDel takes the device's MTU plus its header")
     elif kind in ("pie", "fq_pie"):
         words = [kind, "limit", str(int(val("limit_pkts"))), "target", us("target"), "tupdate", us("tupdate"), "alpha", str(round(float(val("alpha")) * 16)), "beta", str(round(float(val("beta")) * 16)), *ecn()]
