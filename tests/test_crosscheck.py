@@ -182,6 +182,7 @@ def _with(**changes: Any) -> Scenario:
         (_with(udp=[{"src": "S1", "dst": "R1", "rate": "1Mbps", "ecn": True}]), "ECN-capable datagrams are not translated"),
         (_with(**{"topology.bottleneck.qdisc": {"kind": "fq_codel", "ce_threshold": "1ms", "ce_threshold_selector": 2, "ce_threshold_mask": 2}}), "fq_codel ce_threshold_selector = 0x2/0x2"),
         (_with(**{"topology.bottleneck.qdisc": {"kind": "codel", "ce_threshold": "1ms"}}), "codel ce_threshold with ecn = false"),
+        (_with(**{"tcp.ecn_feedback": "accecn"}), "[tcp] ecn_feedback = accecn: ns-3 3.44's receiver"),
     ],
 )
 def test_what_ns3_cannot_express_is_refused_by_name(scenario: Scenario, named: str) -> None:

@@ -111,6 +111,8 @@ BASE = {
         ({"tcp": {"recovery": "rfc6675"}}, "[tcp] recovery = rfc6675 is not Linux's (the kernel has prr)"),
         ({"tcp": {"handshake": False}}, "Linux always opens with a handshake"),
         ({"tcp": {"pacing_credit": False}}, "[tcp] pacing_credit = false is not Linux's"),
+        ({"tcp": {"ecn": True, "ecn_feedback": "accecn"}}, "[tcp] ecn_feedback = accecn: Linux 6.1's receiver feeds back cubic's own way (classic) and has no AccECN"),
+        ({"tcp": {"ecn": True, "accecn_safety": False}}, "[tcp] accecn_safety = false: an AccECN setting"),
         ({"flows": [{"src": "s", "dst": "d", "cc": {"kind": "cubic", "beta": 0.7}}, {"src": "s", "dst": "d", "cc": {"kind": "cubic", "beta": 0.5}}]}, "a Linux module's parameters are global"),
         ({"flows": [{"src": "s", "dst": "d", "cc": {"kind": "highspeed", "low_window": 20}}]}, "highspeed low_window = 20.0 is not translated to Linux"),
     ],

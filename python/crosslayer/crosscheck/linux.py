@@ -252,6 +252,15 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
         value = tcp.get(option)
         if value is not None and value != linux.get(option):
             problems.append(f"flow {name}: [tcp] {option} = {_show(tcp_params, option, value)} is not Linux's (the kernel has {_show(tcp_params, option, linux.get(option))}): leave it unset")
+    # Linux 6.1 feeds back as the congestion control says (dctcp per segment, RFC 3168 for the
+    # others) and has no AccECN (RFC 9768)
+    own = "dctcp" if kind == "dctcp" else "classic"
+    feedback = tcp.get("ecn_feedback")
+    if feedback is not None and feedback != own:
+        problems.append(f"flow {name}: [tcp] ecn_feedback = {feedback}: Linux 6.1's receiver feeds back {kind}'s own way ({own}){' and has no AccECN' if feedback == 'accecn' else ''}: leave it unset")
+    for option in ("accecn_option", "accecn_safety"):
+        if tcp.get(option) is False:
+            problems.append(f"flow {name}: [tcp] {option} = false: an AccECN setting, and Linux 6.1 has no AccECN: leave it unset")
     if tcp.get("handshake") is False:
         problems.append(f"flow {name}: [tcp] handshake = false: Linux always opens with a handshake")
     if tcp.get("teardown") is False:

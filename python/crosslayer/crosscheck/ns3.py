@@ -181,9 +181,10 @@ TCP: Final[dict[str, _Attr]] = {
 """``[tcp]`` options translated (crosslayer runs with ``profile = "ns3"``, whose defaults are
 ns-3's, so an option left unset is ns-3's default on both sides)."""
 
-TCP_IGNORED: Final = frozenset({"profile", "header_size", "ack_size", "syn_size", "handshake", "teardown", "fin_ack"})
+TCP_IGNORED: Final = frozenset({"profile", "header_size", "ack_size", "syn_size", "handshake", "teardown", "fin_ack", "accecn_option", "accecn_safety"})
 """Options that do not need translating: the profile and the sizes of packets on the wire are the
-``ns3`` profile's (ns-3's framing), a handshake and a teardown are what ns-3 does."""
+``ns3`` profile's (ns-3's framing), a handshake and a teardown are what ns-3 does; AccECN's two
+settings act only with AccECN feedback, which is refused (:func:`_tcp`)."""
 
 
 CE_THRESHOLD: Final = ("ce_threshold", "ce_threshold_selector", "ce_threshold_mask")
@@ -291,8 +292,10 @@ def _tcp(tcp: Mapping[str, Any], problems: list[str]) -> dict[str, str]:
     params = catalog().tcp
     # profiled options the program sets explicitly: unset, the ns3 profile's value (ns-3's own)
     tcp = {**tcp, **{k: profile[k] for k in ("delayed_ack", "timestamps") if tcp.get(k) is None}}
+    if tcp.get("ecn_feedback") is not None:
+        problems.append(f"[tcp] ecn_feedback = {tcp['ecn_feedback']}: ns-3 3.44's receiver feeds back as its congestion control says (TcpDctcp per segment, RFC 3168 for the others; it has no AccECN): leave it unset")
     for name, value in tcp.items():
-        if value is None or name in TCP_IGNORED:
+        if value is None or name in TCP_IGNORED or name == "ecn_feedback":
             continue
         if name in TCP:
             attr, translate = TCP[name]
