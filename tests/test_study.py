@@ -138,6 +138,38 @@ replicates = 3
     assert study.columns == {"flows[*].cc": "flows_cc", "topology.bottleneck.rate": "rate", "seed": "seed"}
 
 
+def test_explicit_points_times_axes() -> None:
+    """Points and axes together: every point with every combination of the axes (the TCP
+    evaluation suite's scenarios, each load with its own durations, times the TCPs); a point may
+    not set what an axis sweeps; a --set of a path the points set replaces their value (one value
+    only), and a --set sweep of another path becomes an axis."""
+    text = SMALL.split("[study]")[0] + """
+[study]
+mode = "points"
+[study.axes]
+"flows[*].cc" = ["reno", "cubic"]
+[[study.points]]
+duration = "2s"
+[[study.points]]
+duration = "3s"
+"topology.bottleneck.rate" = "10Mbps"
+"""
+    study = Study.from_toml(text)
+    points = study.points()
+    assert [(p.labels["duration"], p.labels["flows_cc"]) for p in points] == [("2s", "reno"), ("2s", "cubic"), ("3s", "reno"), ("3s", "cubic")]
+    assert [p.scenario.duration for p in points] == [2 * 10**9] * 2 + [3 * 10**9] * 2
+    assert points[2].scenario.topology.bottleneck.rate == 10_000_000
+    assert list(study.columns) == ["duration", "topology.bottleneck.rate", "flows[*].cc", "seed"]
+    narrowed = Study.from_toml(text, overrides={"flows[*].cc": "cubic", "duration": "4s"})
+    assert [(p.labels["flows_cc"], p.scenario.duration) for p in narrowed.points()] == [("cubic", 4 * 10**9), ("cubic", 4 * 10**9)]
+    swept = Study.from_toml(text, overrides={"tcp.min_rto": ["200ms", "1s"]})
+    assert len(swept.points()) == 8
+    with pytest.raises(StudyError, match="--set duration: the study's \\[\\[study.points\\]\\] set it; give one value"):
+        Study.from_toml(text, overrides={"duration": ["1s", "2s"]})
+    with pytest.raises(StudyError, match="sets 'flows\\[\\*\\].cc', which an axis sweeps"):
+        Study.from_toml(text.replace('duration = "2s"', 'duration = "2s"\n"flows[*].cc" = "vegas"'))
+
+
 def test_study_seeds_set_from_the_command_line_replace_the_files_replications() -> None:
     one = Study.from_toml(SMALL)
     five = Study.from_toml(SMALL, overrides={"study.seeds": 5})

@@ -114,6 +114,8 @@ def test_a_cdf_file_is_read_and_its_bad_line_named(tmp_path: Path) -> None:
     ("changes", "expected"),
     [
         ({"arrivals.0.load": 1.2}, "arrivals[0].load: must be in (0, 1)"),
+        ({"arrivals.0.load": 1.2}, "set overload = true to run such an overload on purpose"),
+        ({"arrivals.0.load": 11, "arrivals.0.overload": True}, "arrivals[0].load: must be in (0, 10] with overload = true"),
         ({"arrivals.0.load": "high"}, "arrivals[0].load"),
         ({"arrivals.0.link": "X->Y"}, 'arrivals[0].link: no link "X->Y"'),
         ({"arrivals.0.sizes": {"kind": "cdf", "points": [[0, 0], [100, 0.6], [50, 0.7], [200, 1]]}}, "non-decreasing"),
@@ -229,3 +231,64 @@ def test_the_goodput_series_is_a_table_and_is_stored(tmp_path: Path) -> None:
     store = Store(tmp_path / "store")
     run_study(Study.from_toml(study), store, workers=1)
     assert len(store.goodput()) == len(g)
+
+
+def test_byte_milestones_reach_the_result_and_the_store(tmp_path: Path) -> None:
+    """A flow group with ``milestones = true``: the ``milestones`` table has 15 kB, 150 kB, 1.5 MB,
+    ... for its flows only, in time order, the last reached no later than the flow ends; the
+    study store keeps the table (the TCP evaluation suite's ramp-up test reads it from there);
+    an overload on purpose runs."""
+    from crosslayer.store import Store
+    from crosslayer.study import Study
+    from crosslayer.sweep import run_study
+
+    data = scenario(**{"arrivals.0.load": 1.2, "arrivals.0.overload": True, "arrivals.0.sizes": "100KB", "duration": "6s", "arrivals.0.stop": "5s"})
+    data["flows"] = [{"src": "N1", "dst": "N4", "cc": "reno", "milestones": True}, {"src": "N2", "dst": "N4", "cc": "reno", "start": "1s"}]
+    r = run(Scenario.from_dict(data))
+    m = r.milestones
+    assert set(m.flow) == {"N1-N4.0"}
+    assert list(m.bytes) == [15_000 * 10**k for k in range(len(m))] and len(m) >= 3
+    assert m.t_s.is_monotonic_increasing and (m.since_start_s == m.t_s).all()  # it starts at 0
+    text = __import__("tomli_w").dumps({**data, "study": {"axes": {"flows[0].cc": ["reno", "cubic"]}}})
+    store = Store(tmp_path / "s")
+    run_study(Study.from_toml(text), store, workers=1)
+    stored = store.table("milestones")
+    assert set(stored.flows_cc) == {"reno", "cubic"} and set(stored.bytes) >= {15_000, 150_000, 1_500_000}
+
+
+def test_a_graph_with_only_arrivals_has_a_headline_link_and_stores(tmp_path: Path) -> None:
+    """A graph study whose traffic is only [[arrivals]] (no bulk flow names the bottleneck) and
+    no ``bottleneck``: the headline link is the one the arrivals' load is of, so the run is
+    stored (it failed after running, with "expected one bottleneck queue, found 0")."""
+    from crosslayer.store import Store
+    from crosslayer.study import Study
+    from crosslayer.sweep import run_study
+
+    text = """
+name = "g"
+duration = "3s"
+[topology]
+kind = "graph"
+hosts = ["S", "D"]
+routers = ["R1", "R2"]
+links = [
+  { between = ["R1", "R2"], rate = "10Mbps", delay = "10ms", qdisc = { kind = "droptail", limit_pkts = 50 } },
+  { between = ["S", "R1"], rate = "1Gbps", delay = "1ms" },
+  { between = ["D", "R2"], rate = "1Gbps", delay = "1ms" },
+]
+[[arrivals]]
+src = "S"
+dst = "D"
+cc = "cubic"
+load = 0.5
+link = "R1->R2"
+sizes = "100KB"
+[study]
+axes = { "arrivals[0].load" = [0.3, 0.5] }
+"""
+    study = Study.from_toml(text)
+    assert study.base.bottleneck_link() == "R1->R2"
+    report = run_study(study, Store(tmp_path / "s"), workers=1)
+    assert (report.ran, report.failed) == (2, [])
+    runs = Store(tmp_path / "s").runs().sort_values(study.columns["arrivals[0].load"])
+    assert 0 < runs.utilization.iloc[0] < runs.utilization.iloc[1] < 0.8, runs.utilization

@@ -2,7 +2,8 @@
 ``flows[0].cc``, ``flows[*].per_pair``.
 
 A path names a field as the study file writes it: dotted keys, ``[i]`` for one element of a
-list, ``[*]`` for every element. :func:`set_path` sets one in a TOML-shaped mapping (setting an
+list, ``[*]`` for every element; several paths joined by commas are set together to the same
+value (``"flows[*].cc, arrivals[*].cc"``: one axis for every flow's congestion control). :func:`set_path` sets one in a TOML-shaped mapping (setting an
 algorithm's ``kind`` keeps only the parameters the new algorithm accepts); the study layer
 (:mod:`crosslayer.study`) and :meth:`crosslayer.scenario.Scenario.with_paths` build on it.
 """
@@ -16,7 +17,7 @@ from typing import Any, Final
 
 from crosslayer.catalog import catalog
 
-__all__ = ["StudyError", "parse_cli_value", "set_path"]
+__all__ = ["StudyError", "parse_cli_value", "set_path", "split_paths"]
 
 
 class StudyError(ValueError):
@@ -24,6 +25,14 @@ class StudyError(ValueError):
 
 
 _TOKEN: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[(\*|\d+)\]|(\.)")
+
+
+def split_paths(path: str) -> list[str]:
+    """The paths a key names: one, or several joined by commas (set together)."""
+    parts = [p.strip() for p in path.split(",")]
+    if len(parts) > 1 and not all(parts):
+        raise StudyError(f"{path!r}: an empty path between commas; join several paths as \"a.b, c[*].d\"")
+    return parts
 
 
 def _tokens(path: str) -> list[str | int | None]:
@@ -83,7 +92,12 @@ def _assign(container: Any, key: str | int, value: Any, path: str) -> None:
 def set_path(data: dict[str, Any], path: str, value: Any) -> None:
     """Set ``path`` in a TOML-shaped mapping (in place); ``[*]`` sets every element. Each place
     gets its own copy of ``value``: a later path that edits inside it (e.g. a ``kind`` that
-    drops parameters) must never change the value itself, which other points reuse."""
+    drops parameters) must never change the value itself, which other points reuse. Several
+    paths joined by commas are each set to ``value``."""
+    if "," in path:
+        for one in split_paths(path):
+            set_path(data, one, value)
+        return
     tokens = _tokens(path)
     original = value
 

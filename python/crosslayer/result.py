@@ -50,8 +50,9 @@ TCP flow), ``udp`` (one row per unresponsive CBR flow), ``queues`` (one row per 
 ``hosts`` (per sending host and bottleneck), ``hops`` (per flow, direction and link of its path),
 ``drops`` (per link and drop/mark reason),
 ``qdisc_stats`` (per link and discipline counter), ``series`` (the bottleneck queue every
-sample_interval), ``cwnd`` (per flow every sample_interval, with cwnd_trace) and ``goodput`` (per
-flow every goodput_interval). ``series`` and
+sample_interval), ``cwnd`` (per flow every sample_interval, with cwnd_trace), ``goodput`` (per
+flow every goodput_interval) and ``milestones`` (per byte milestone a flow passed, for groups that
+set ``milestones``). ``series`` and
 ``cwnd`` add columns of algorithm state (:func:`state_columns`)."""
 
 BOTTLENECK_ROLE: Final = "forward"
@@ -237,6 +238,10 @@ class Result:
     goodput: pd.DataFrame
     """Each flow's goodput over each goodput_interval (bytes delivered in order, and bit/s),
     from its start to the interval it ends in, when goodput_interval is set."""
+    milestones: pd.DataFrame
+    """When each flow of a group that sets ``milestones`` first held 15 kB, 150 kB, 1.5 MB, ...
+    (1500 x 10^n bytes) in order at its receiver: ``flow``, ``bytes``, ``t_s`` and
+    ``since_start_s`` (draft-irtf-iccrg-tcpeval-01 section 5.2.3)."""
     scenario: Scenario
     captures: dict[str, bytes] = field(default_factory=dict)
     """Packet captures (``[pcap]``): file name (``R1-R2.pcap``, ``S1.pcap``) -> pcap bytes;
@@ -471,7 +476,7 @@ class Result:
                     if frame[col].dtype == object and frame[col].map(lambda v: v is None or isinstance(v, (int, float))).all():
                         frame[col] = pd.to_numeric(frame[col], errors="coerce").astype(float)
                 tables[name] = frame
-            elif name in ("udp", "hops"):  # written before UDP flows (or the hops table) existed
+            elif name in ("udp", "hops", "milestones"):  # written before UDP flows (or the hops or milestones table) existed
                 tables[name] = _table(None, columns)
             else:
                 raise FileNotFoundError(f"{src}: no {name}.parquet or {name}.json")

@@ -14,6 +14,7 @@ Layout::
       udp/<key>.parquet       one row per UDP flow (when the scenario has [[udp]] groups)
       cwnd/<key>.parquet      each flow's cwnd trace (when the scenario sets cwnd_trace)
       goodput/<key>.parquet   each flow's goodput series (when the scenario sets goodput_interval)
+      milestones/<key>.parquet  byte milestones (when a flow group sets milestones)
       .lock                   taken while an invocation edits study.json or cleans up
       .claims/<key>           held (flock) by the invocation running that point
 
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 
 __all__ = ["TABLES", "Claim", "DiskFullError", "Store", "StoreError", "differences", "folder_kind", "git_commit"]
 
-TABLES: Final = ("runs", "flows", "queues", "series", "udp", "cwnd", "goodput")
+TABLES: Final = ("runs", "flows", "queues", "series", "udp", "cwnd", "goodput", "milestones")
 FCT_SQL_COLUMNS: Final = "key, name, src, dst, cc, start_s, size_bytes, fct_s, ideal_fct_s, slowdown, retransmits, timeouts, bytes_left"
 """Columns of the SQL view ``fct`` (the finite flows of ``flows``, and ``completed``)."""
 """The datasets of a store; ``runs`` marks a stored run."""
@@ -524,7 +525,7 @@ def frames_for(key: str, labels: Mapping[str, Any], result: Any, config: Mapping
         return out
 
     tables = {"runs": pd.DataFrame([row]), "flows": tag(result.flows), "queues": tag(result.queues)}
-    for name in ("series", "udp", "cwnd", "goodput"):
+    for name in ("series", "udp", "cwnd", "goodput", "milestones"):
         frame = getattr(result, name)
         if len(frame):
             tables[name] = tag(frame)

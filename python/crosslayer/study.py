@@ -5,7 +5,8 @@ table::
 
     [study]
     name = "aqm-vs-cc"            # optional; the scenario's name otherwise
-    mode = "product"              # or "points": the explicit list in [[study.points]]
+    mode = "product"              # or "points": the explicit list in [[study.points]] (times
+                                  # the axes, if any: each point with every combination)
     seeds = [1, 2, 3]             # replications (the seed axis); or replicates = 3
 
     [study.axes]
@@ -42,7 +43,7 @@ from typing import Any, Final, Literal
 
 from crosslayer.catalog import catalog
 from crosslayer.metrics import RESERVED as METRIC_RESERVED
-from crosslayer.paths import StudyError, _tokens, parse_cli_value, set_path
+from crosslayer.paths import StudyError, _tokens, parse_cli_value, set_path, split_paths
 from crosslayer.scenario import Scenario
 from crosslayer.scenario.fields import _SCENARIO_NAME, MAX_NAME
 from crosslayer.units import show
@@ -78,7 +79,7 @@ def column_names(paths: Sequence[str]) -> dict[str, str]:
     the fields before it (joined by ``_``) while it collides with another path's or with a
     result table's column (``flows[*].cc`` -> ``flows_cc``, since ``flows`` has a ``cc``)."""
     taken = _taken()
-    names = {p: [t for t in _tokens(p) if isinstance(t, str)] for p in paths}
+    names = {p: [t for t in _tokens(split_paths(p)[0]) if isinstance(t, str)] for p in paths}
     out: dict[str, str] = {}
     for p, parts in names.items():
         if p == "seed":
@@ -183,7 +184,8 @@ class _StudySpec:
             axes = {}
         for path, values in axes.items():
             try:
-                _tokens(path)
+                for one in split_paths(path):
+                    _tokens(one)
             except StudyError as exc:
                 bad(f"axes.{path!r}", str(exc))
             if isinstance(values, dict):
@@ -204,13 +206,19 @@ class _StudySpec:
                 continue
             for path in p:
                 try:
-                    _tokens(path)
+                    for one in split_paths(path):
+                        _tokens(one)
                 except StudyError as exc:
                     bad(f"points[{i}]", str(exc))
         if mode == "points" and not points and not problems:
             bad("mode", '"points" needs [[study.points]] tables of path = value')
         if mode == "points" and axes:
-            bad("axes", 'are not used with mode = "points": list every point in [[study.points]], or use mode = "product"')
+            # points times axes: every explicit point with every combination of the axes, so a
+            # point may not set what an axis sweeps
+            for i, p in enumerate(points):
+                both = [path for path in p if path in axes] if isinstance(p, dict) else []
+                if both:
+                    bad(f"points[{i}]", f"sets {both[0]!r}, which an axis sweeps: each point runs with every value of the axes; set it in the points or in the axes, not both")
         columns = spec.get("columns", {})
         if not isinstance(columns, dict) or not all(isinstance(v, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v) for v in columns.values()):
             bad("columns", 'maps a path to a column name (letters, digits, _), e.g. "flows" = "tcp"')
@@ -323,10 +331,17 @@ class Study:
             overrides = {path: value for path, value in (overrides or {}).items() if not path.startswith("study.")}
         spec = _StudySpec.parse(table, label)
         axes_spec = dict(spec.axes)
+        points = spec.points
         for path, value in (overrides or {}).items():
             values = value if isinstance(value, list) else [value]
             axis = axes_spec.get(path)
-            if axis is not None:
+            if spec.mode == "points" and any(path in p for p in points):
+                # a path the explicit points set: one value replaces theirs (the points keep
+                # their other fields); several would have to be crossed with every point
+                if len(values) > 1:
+                    raise StudyError(f"{label}: --set {path}: the study's [[study.points]] set it; give one value (it replaces theirs), not {len(values)}")
+                points = tuple({k: (values[0] if k == path else v) for k, v in p.items()} for p in points)
+            elif axis is not None:
                 # an override of an axis narrows it (one value or several) and keeps its column,
                 # so that a store's runs from several invocations stay distinguishable; the
                 # names of a table of named values pick those values
@@ -341,10 +356,10 @@ class Study:
         base = Scenario.from_dict(data, source=label)
         axes = tuple(Axis(path, tuple(values.items()) if isinstance(values, dict) else tuple((_label(v), v) for v in values)) for path, values in axes_spec.items())
         mode = spec.mode
-        assignments = len(spec.points) if mode == "points" else math.prod(len(a.values) for a in axes)
+        assignments = (len(points) if mode == "points" else 1) * math.prod(len(a.values) for a in axes)
         n_seeds = spec.seed_count()
         if assignments * max(n_seeds, 1) > spec.max_points:
-            shape = f"{len(spec.points)} points" if mode == "points" else " x ".join(str(len(a.values)) for a in axes) or "1 point"
+            shape = " x ".join([f"{len(points)} points"] * (mode == "points") + [str(len(a.values)) for a in axes]) or "1 point"
             raise StudyError(
                 f"{label}: study has {assignments * max(n_seeds, 1):,} points ({shape}"
                 + (f" x {n_seeds:,} seeds" if n_seeds else "")
@@ -356,7 +371,7 @@ class Study:
             import tomli_w
 
             text = tomli_w.dumps(_toml_ready({**data, "study": spec.raw}))
-        study = cls(spec.name or base.name, base, axes, mode, spec.points, seeds, text, dict(spec.columns))
+        study = cls(spec.name or base.name, base, axes, mode, points, seeds, text, dict(spec.columns))
         # validate every point now (and keep them): a bad value fails before anything runs
         object.__setattr__(study, "_cached_points", study._expand())
         return study
@@ -365,7 +380,8 @@ class Study:
         """Each point as {path: (label, value)}, before seeds."""
         if self.mode == "points":
             for p in self.explicit:
-                yield {path: (_label(v), v) for path, v in p.items()}
+                for combo in itertools.product(*(a.values for a in self.axes)):
+                    yield {**{path: (_label(v), v) for path, v in p.items()}, **{a.path: pair for a, pair in zip(self.axes, combo)}}
             return
         if not self.axes:
             yield {}
@@ -403,7 +419,7 @@ class Study:
             cols: list[str] = []
             for p in self.explicit:
                 cols += [k for k in p if k not in cols]
-            return cols
+            return cols + [a.path for a in self.axes]
         return [a.path for a in self.axes]
 
     @property

@@ -58,6 +58,7 @@ fn three_by_three(rate_bps: u64, bottleneck_delay_ns: u64, sender_delays: [u64; 
                 app_rate: None, abort: None, on_off: None,
                 dscp: 0,
                 port: 0,
+                milestones: false,
             }
         })
         .collect();
@@ -117,7 +118,7 @@ pub fn single_bottleneck(rate_bps: u64, rtt_ns: u64, buffer_pkts: u32, flows: Ve
         flows: flows
             .into_iter()
             .enumerate()
-            .map(|(i, (cc, tcp))| FlowSpec { name: format!("f{i}"), src: 0.into(), dst: 0.into(), reverse: false, cc: cc.into(), tcp: tcp.into(), size: None, app_rate: None, abort: None, on_off: None, start: StartSpec::Fixed { at: Time::ZERO }, stop: None, dscp: 0, port: 0 })
+            .map(|(i, (cc, tcp))| FlowSpec { name: format!("f{i}"), src: 0.into(), dst: 0.into(), reverse: false, cc: cc.into(), tcp: tcp.into(), size: None, app_rate: None, abort: None, on_off: None, start: StartSpec::Fixed { at: Time::ZERO }, stop: None, dscp: 0, port: 0, milestones: false })
             .collect(),
         udp: vec![],
         arrivals: vec![],

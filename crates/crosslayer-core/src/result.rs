@@ -269,13 +269,15 @@ pub struct RunResult {
     pub series: Table,
     pub cwnd: Table,
     pub goodput: Table,
+    /// The byte milestones flows passed (`FlowSpec::milestones`).
+    pub milestones: Table,
     /// The packet captures (`pcap`), if the scenario asked for them.
     pub pcap: Vec<CaptureFile>,
 }
 
 impl RunResult {
     /// The tables by name, in the order of `report::tables_json`.
-    pub fn tables(&self) -> [(&'static str, &Table); 10] {
+    pub fn tables(&self) -> [(&'static str, &Table); 11] {
         [
             ("flows", &self.flows),
             ("udp", &self.udp),
@@ -287,6 +289,7 @@ impl RunResult {
             ("series", &self.series),
             ("cwnd", &self.cwnd),
             ("goodput", &self.goodput),
+            ("milestones", &self.milestones),
         ]
     }
 }

@@ -112,6 +112,11 @@ pub struct Sim {
     hops_before: Vec<CoreCounters>,
     /// The packet capture, if any (`set_tap`).
     tap: Option<Box<dyn PacketTap>>,
+    /// Per TCP flow, the next byte milestone its receiver's in-order bytes will pass
+    /// (`FlowSpec::milestones`; `u64::MAX`: none asked); empty when no flow asks.
+    next_milestone: Vec<u64>,
+    /// The milestones passed: (flow, bytes, when), in the order they were passed.
+    pub milestones: Vec<(u32, u64, Time)>,
     /// Flows started and not ended, now and at most.
     live: u32,
     peak_live: u32,
@@ -205,11 +210,16 @@ impl Sim {
             fused: Vec::new(),
             hops_before: Vec::new(),
             tap: None,
+            next_milestone: Vec::new(),
+            milestones: Vec::new(),
             live: 0,
             peak_live: 0,
             hop_link,
             end,
         };
+        if sim.spec.flows.iter().any(|f| f.milestones) {
+            sim.next_milestone = sim.spec.flows.iter().map(|f| if f.milestones { crate::spec::FIRST_MILESTONE } else { u64::MAX }).collect();
+        }
         sim.sched.flow_timers(sim.flows.len(), !sim.spec.departure_events);
         for i in 0..sim.flows.len() {
             let t = sim.flows[i].start;
@@ -594,6 +604,9 @@ impl Sim {
                 PktKind::Rst => fl.live().receiver.on_rst(),
                 _ => {} // the handshake's ACK, the ACK of the receiver's FIN: nothing to do
             }
+            if !self.next_milestone.is_empty() {
+                self.pass_milestones(now, f);
+            }
             self.after_receiver(now, f);
         } else {
             let (ack, ece, ace, tsval, tsecr, fin, n) = (p.ack, p.ece, p.ace, p.tsval, p.tsecr, p.fin, p.n_sack as usize);
@@ -613,6 +626,25 @@ impl Sim {
             }
             self.after_sender(now, f);
         }
+    }
+
+    /// Record the byte milestones flow `f`'s receiver passed (`FlowSpec::milestones`): each
+    /// 1500 x 10^n bytes in order, at the arrival that brought them (several at once when a
+    /// retransmission fills a hole).
+    #[inline]
+    fn pass_milestones(&mut self, now: Time, f: usize) {
+        let next = self.next_milestone[f];
+        let FlowState::Live(ep) = &self.flows[f].state else { return };
+        let have = ep.receiver.rcv_nxt;
+        if have < next {
+            return;
+        }
+        let mut m = next;
+        while have >= m {
+            self.milestones.push((f as u32, m, now));
+            m = m.saturating_mul(10);
+        }
+        self.next_milestone[f] = m;
     }
 
     /// Put a packet on the egress link of `node` its path takes (the link of its slot).

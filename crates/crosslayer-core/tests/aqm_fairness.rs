@@ -61,6 +61,7 @@ fn seed003_rtt(qdisc: QdiscConfig, seconds: u64, rtt_ms: u64) -> ScenarioSpec {
             app_rate: None, abort: None, on_off: None,
             dscp: 0,
             port: 0,
+            milestones: false,
         })
         .collect();
     ScenarioSpec {

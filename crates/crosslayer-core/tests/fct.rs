@@ -372,3 +372,83 @@ fn an_on_off_source_with_new_connections_opens_one_per_on_period() {
     let msg = bad.problems().iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; ");
     assert!(msg.contains("flows[0].on_off.connection") && msg.contains("app_rate"), "{msg}");
 }
+
+/// Byte milestones (`milestones`, draft-irtf-iccrg-tcpeval-01 section 5.2.3): a flow of exactly
+/// 1.5 MB passes 15 kB, 150 kB and 1.5 MB, the last at its completion to the nanosecond (both
+/// are "the receiver holds every byte in order"); the times rise with the bytes, none comes
+/// before the flow's start, and a flow that did not ask has none.
+#[test]
+fn byte_milestones_come_in_order_and_the_last_at_completion() {
+    let mut f = finite("m", 1_500_000, "cubic");
+    f["milestones"] = json!(true);
+    f["start"] = json!({"kind": "fixed", "at": S / 2});
+    let other = finite("quiet", 200_000, "reno");
+    let r = run(spec(chain(2, 10_000_000, 100), vec![f, other], vec![], 10)).expect("run");
+    let m = &r.milestones;
+    assert_eq!(m.labels("flow"), vec!["m"; 3], "only the flow that asked");
+    assert_eq!(m.u64s("bytes"), &[15_000, 150_000, 1_500_000]);
+    let (t, since) = (m.f64s("t_s"), m.f64s("since_start_s"));
+    assert!(t.windows(2).all(|w| w[0] < w[1]), "{t:?}");
+    for k in 0..3 {
+        assert!((t[k] - 0.5 - since[k]).abs() < 1e-12 && since[k] > 0.0, "{t:?} {since:?}");
+    }
+    let fct = r.flows.f64s("fct_s")[0];
+    assert_eq!((since[2] * 1e9).round(), (fct * 1e9).round(), "1.5 MB reached at completion: {since:?} fct {fct}");
+    // 15 kB is more than the initial window (14,480 B): it needs a second round trip
+    let rtt = r.flows.f64s("base_rtt_s")[0];
+    assert!(since[0] > 2.0 * rtt, "{} vs RTT {rtt}", since[0]);
+}
+
+/// `initial_ssthresh` = `initial_cwnd`: the connection starts in congestion avoidance (no slow
+/// start: draft-irtf-iccrg-tcpeval-01 section 5.2.2's new flow), so it grows by about a segment
+/// per round trip: 1.5 MB (1,036 segments) over a 100 Mb/s, 24 ms path (a BDP of 207 segments)
+/// takes about 36 round trips against about 7 with slow start; five round trips in, slow start
+/// has passed 60 segments and congestion avoidance about 14.
+#[test]
+fn an_initial_ssthresh_at_the_initial_window_starts_in_congestion_avoidance() {
+    let fast = finite("ss", 1_500_000, "reno");
+    let mut slow = fast.clone();
+    slow["tcp"] = json!({"initial_ssthresh": 10});
+    let traced = |f: Json| {
+        let mut s = spec(chain(2, 100_000_000, 1000), vec![f], vec![], 20);
+        s.sample_interval = crosslayer_core::units::Dur::from_ms(1);
+        s.cwnd_trace = true;
+        run(s).expect("run")
+    };
+    let (a, b) = (traced(fast), traced(slow));
+    let (fa, fb) = (a.flows.f64s("fct_s")[0], b.flows.f64s("fct_s")[0]);
+    assert!(fb > 2.5 * fa, "slow start {fa} s, congestion avoidance {fb} s");
+    let rtt = b.flows.f64s("base_rtt_s")[0];
+    let cwnd_at = |r: &RunResult, t: f64| {
+        let (ts, w) = (r.cwnd.f64s("t_s"), r.cwnd.u64s("cwnd_bytes"));
+        w[ts.iter().position(|&x| x >= t).expect("a sample")] / 1448
+    };
+    let (wa, wb) = (cwnd_at(&a, 5.0 * rtt), cwnd_at(&b, 5.0 * rtt));
+    assert!(wa >= 60, "slow start: {wa} segments");
+    assert!((11..=16).contains(&wb), "congestion avoidance from 10 segments: {wb}");
+    let first = |r: &RunResult| r.cwnd.f64s("ssthresh_bytes").iter().copied().find(|v| !v.is_nan());
+    assert_eq!(first(&b), Some(14_480.0), "ssthresh starts at the initial window");
+    assert_eq!(first(&a), None, "unset: no ssthresh until a loss");
+}
+
+/// An overload on purpose (`overload = true`): Poisson arrivals at 1.2 times the link's rate
+/// run, the link stays busy and flows are still open at the end; without the flag the same
+/// load is refused, naming the field.
+#[test]
+fn an_overload_runs_only_when_asked_and_keeps_flows_open() {
+    let arrival = |overload: bool| {
+        json!({"name": "o", "pairs": [["S", "D"]], "cc": {"kind": "cubic"}, "load": 1.2, "overload": overload, "link": "R1->R2",
+               "sizes": {"kind": "exponential", "mean": 100_000}})
+    };
+    let refused = crosslayer_core::Sim::new(spec(chain(2, 10_000_000, 100), vec![], vec![arrival(false)], 20)).err().expect("refused");
+    let text = refused.to_string();
+    assert!(text.contains("arrivals[0].load") && text.contains("overload = true"), "{text}");
+    let r = run(spec(chain(2, 10_000_000, 100), vec![], vec![arrival(true)], 20)).expect("run");
+    let open = r.flows.f64s("fct_s").iter().filter(|f| f.is_nan()).count();
+    let n = r.flows.rows();
+    // 1.2 x 10 Mb/s / 800 kb = 15 flows a second over 20 s
+    assert!((250..350).contains(&n), "{n} flows arrived");
+    assert!(open > 20, "{open} of {n} flows still open");
+    let util = r.queues.f64s("utilization")[r.queues.strs("link").iter().position(|l| l == "R1->R2").expect("the link")];
+    assert!(util > 0.95, "{util}");
+}

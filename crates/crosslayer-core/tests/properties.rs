@@ -140,6 +140,7 @@ prop_compose! {
             })),
             dscp: 0,
             port: 0,
+            milestones: false,
         }
     }
 }

@@ -90,6 +90,10 @@ def suite_run(
     from crosslayer.sweep import run_study
 
     s = _suite(name)
+    if aqm is not None and not any(st.aqm_path for st in s.studies):
+        _fail(f"suite {s.name} has no queue discipline under test: --aqm does not apply (its studies set their own queues; --set changes them)", 2)
+    if cc is not None and not any(st.cc_path for st in s.studies):
+        _fail(f"suite {s.name} has no congestion control under test: --cc does not apply", 2)
     folder = out or Path("results") / "suites" / s.name
     user = _parse_sets(sets)
     studies = []

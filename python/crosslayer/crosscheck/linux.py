@@ -261,6 +261,10 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
     for option in ("accecn_option", "accecn_safety"):
         if tcp.get(option) is False:
             problems.append(f"flow {name}: [tcp] {option} = false: an AccECN setting, and Linux 6.1 has no AccECN: leave it unset")
+    if tcp.get("initial_ssthresh") is not None:
+        # a route's ssthresh metric is ignored while net.ipv4.tcp_no_ssthresh_metrics_save = 1
+        # (its default in 6.1): the translation has no per-flow initial ssthresh
+        problems.append(f"flow {name}: [tcp] initial_ssthresh = {tcp['initial_ssthresh']} is not translated to Linux (a route's ssthresh metric is ignored under the default tcp_no_ssthresh_metrics_save = 1): leave it unset")
     if tcp.get("handshake") is False:
         problems.append(f"flow {name}: [tcp] handshake = false: Linux always opens with a handshake")
     if tcp.get("teardown") is False:

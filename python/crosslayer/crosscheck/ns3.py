@@ -170,6 +170,7 @@ TCP: Final[dict[str, _Attr]] = {
     "delayed_ack": ("ns3::TcpSocket::DelAckCount", lambda t: "2" if t["delayed_ack"] else "1"),
     "delack_timeout": ("ns3::TcpSocket::DelAckTimeout", lambda t: _time(t["delack_timeout"])),
     "initial_cwnd": ("ns3::TcpSocket::InitialCwnd", lambda t: str(int(t["initial_cwnd"]))),
+    "initial_ssthresh": ("ns3::TcpSocket::InitialSlowStartThreshold", lambda t: str(int(t["initial_ssthresh"]) * int(t["mss"]))),
     "min_rto": ("ns3::TcpSocketBase::MinRto", lambda t: _time(t["min_rto"])),
     "rto_granularity": ("ns3::TcpSocketBase::ClockGranularity", lambda t: _time(t["rto_granularity"])),
     "syn_timeout": ("ns3::TcpSocket::ConnTimeout", lambda t: _time(t["syn_timeout"])),

@@ -238,6 +238,10 @@ class FlowGroup(_Model):
     """DiffServ codepoint of the group's packets (class-based disciplines may classify by it)."""
     port: Port = 0
     """Service port of the group's flows (0: none; class-based disciplines may classify by it)."""
+    milestones: bool = False
+    """Record when each flow's receiver first holds 15 kB, 150 kB, 1.5 MB, ... (1500 x 10^n
+    bytes) in order: the ``milestones`` table (draft-irtf-iccrg-tcpeval-01 section 5.2.3's
+    ramp-up time)."""
 
     @field_serializer("tcp")
     def _dump_tcp_overrides(self, tcp: TcpConfig | None, info: FieldSerializationInfo) -> Any:

@@ -46,7 +46,7 @@ from crosslayer.scenario.flows import (
     group_pairs,
 )
 from crosslayer.scenario.topology import Dumbbell, Graph, PresetTopology, Topology, expand
-from crosslayer.scenario.workload import ArrivalGroup, ArrivalList, Arrivals, ListedFlow
+from crosslayer.scenario.workload import MAX_OVERLOAD, ArrivalGroup, ArrivalList, Arrivals, ListedFlow
 from crosslayer.units import (
     format_duration,
     format_size,
@@ -277,12 +277,14 @@ class Scenario(_Model):
     def _arrival_problems(self, group: ArrivalGroup) -> list[tuple[Loc, str]]:
         out = self._endpoint_problems(group)  # type: ignore[arg-type]
         duration = format_duration(self.duration)
-        if not 0 < group.load < 1:
+        if group.overload and not 0 < group.load <= MAX_OVERLOAD:
+            out.append((("load",), f"must be in (0, {MAX_OVERLOAD:g}] with overload = true (got {group.load})"))
+        elif not group.overload and not 0 < group.load < 1:
             out.append(
                 (
                     ("load",),
                     f"must be in (0, 1) (got {group.load}): at a load of 1 or more flows arrive faster than the link carries them, "
-                    "and the backlog and the open flows grow until the run ends",
+                    "and the backlog and the open flows grow until the run ends; set overload = true to run such an overload on purpose",
                 )
             )
         links = self.link_names()
@@ -586,13 +588,19 @@ class Scenario(_Model):
     def bottleneck_link(self) -> str:
         """The link the headline metrics describe: a dumbbell's A->B; a graph's or preset's
         ``bottleneck`` if set, else the link most flows have as their bottleneck (the first of
-        equals in link order, as the engine's ``series_queue = "bottleneck"``)."""
+        equals in link order, as the engine's ``series_queue = "bottleneck"``); with arrivals
+        only, the link the first arrival group's load is of."""
         if isinstance(self.topology, Dumbbell):
             return "A->B"
         if self.topology.bottleneck is not None:
             return self.topology.bottleneck
         plan = self.plan()
         counts = Counter(f["bottleneck"] for f in [*plan.get("flows", []), *plan.get("udp", [])])
+        if not counts:
+            # only arrivals, which the plan does not hold: the link the first group's load is of
+            groups = [g for g in self.arrivals if isinstance(g, ArrivalGroup) and g.link != "bottleneck"]
+            if groups:
+                return groups[0].link
         best = max(counts.values(), default=0)
         return next((link["name"] for link in plan.get("links", []) if counts.get(link["name"]) == best), "")
 
@@ -687,6 +695,7 @@ class Scenario(_Model):
             "cc": group.cc.engine_spec(),
             "tcp": self.tcp_for(group).engine_spec(),  # type: ignore[arg-type]
             "load": group.load,
+            **({"overload": True} if group.overload else {}),
             "link": self.arrival_link(group),
             "sizes": group.sizes.engine_spec(),
             "start": group.start,
@@ -708,6 +717,7 @@ class Scenario(_Model):
             **({"app_rate": group.app_rate} if group.app_rate is not None else {}),
             **({"abort": group.abort} if group.abort is not None else {}),
             **({"on_off": group.on_off.engine_spec()} if group.on_off is not None else {}),
+            **({"milestones": True} if group.milestones else {}),
         }
 
     def to_engine_spec(self, arrivals: bool = True, compact: bool = False) -> dict[str, Any]:

@@ -204,8 +204,12 @@ Sizes = Annotated[SizeDistribution, BeforeValidator(_normalize_sizes)]
 
 def _load_form(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _error("load_form", f"must be a number in (0, 1), the offered load of the link (got {show(value)})")
+        raise _error("load_form", f"must be a number in (0, 1) (up to {MAX_OVERLOAD:g} with overload = true), the offered load of the link (got {show(value)})")
     return float(value)
+
+
+MAX_OVERLOAD: Final = 10.0
+"""The highest load an arrival group may offer with ``overload = true`` (the engine's bound)."""
 
 
 class ArrivalGroup(_Model):
@@ -222,7 +226,12 @@ class ArrivalGroup(_Model):
     cc: CcConfig
     tcp: TcpConfig | None = None
     load: Annotated[float, BeforeValidator(_load_form)]
-    """Offered load of ``link``: payload bytes arriving per second over its capacity, in (0, 1)."""
+    """Offered load of ``link``: payload bytes arriving per second over its capacity, in (0, 1)
+    (up to 10 with ``overload``)."""
+    overload: bool = False
+    """Run a load of 1 or more on purpose: flows arrive faster than the link carries them, so
+    the open flows and the backlog grow for the whole run (an overload test, as the TCP
+    evaluation suite's 110 %); without it such a load is an error."""
     link: str = "bottleneck"
     """The link the load is of: "bottleneck" (a dumbbell's A->B, a graph's bottleneck) or a
     link name such as "R1->R2"."""

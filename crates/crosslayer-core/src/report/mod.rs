@@ -372,6 +372,28 @@ pub fn goodput_columns() -> Vec<ColumnSpec> {
     ])
 }
 
+/// Columns of `milestones`.
+pub fn milestone_columns() -> Vec<ColumnSpec> {
+    static_columns(&[
+        ("flow", "", "flow name", DType::Cat),
+        ("bytes", "bytes", "the milestone: 1500 x 10^n payload bytes in order at the receiver (15 kB, 150 kB, 1.5 MB, ...)", DType::U64),
+        ("t_s", "s", "when the receiver first held them (whole run)", DType::F64),
+        ("since_start_s", "s", "the same from the flow's start (its first SYN): draft-irtf-iccrg-tcpeval-01 section 5.2.3's ramp-up time", DType::F64),
+    ])
+}
+
+/// The `milestones` table: a row per byte milestone a flow that asked for them passed
+/// (`FlowSpec::milestones`), in the order they were passed.
+fn milestone_table(sim: &Sim, flow_names: &[String]) -> Table {
+    let m = &sim.milestones;
+    let mut t = Table::default();
+    t.push("flow", Column::Cat { codes: m.iter().map(|r| r.0).collect(), labels: flow_names.to_vec() });
+    t.push("bytes", Column::U64(m.iter().map(|r| r.1).collect()));
+    t.push("t_s", Column::F64(m.iter().map(|r| r.2.secs_f64()).collect()));
+    t.push("since_start_s", Column::F64(m.iter().map(|r| r.2.since(sim.flows[r.0 as usize].start).secs_f64()).collect()));
+    t
+}
+
 /// Fixed columns of `cwnd` (then `<cc>_<field>` for each congestion control's `state`, f64).
 pub fn cwnd_columns() -> Vec<ColumnSpec> {
     static_columns(&[
@@ -404,6 +426,7 @@ pub fn tables_json() -> Json {
         "series": {"doc": "the queue named by series_queue (the bottleneck unless told otherwise) every sample_interval", "columns": fixed(series_columns()),
                    "dynamic": "then one f64 column per state field of that queue's discipline (its `state` in the catalog)"},
         "goodput": {"doc": "every flow's goodput over each goodput_interval, from its start to the interval it ends in, when goodput_interval is set", "columns": fixed(goodput_columns())},
+        "milestones": {"doc": "a row per byte milestone (1500 x 10^n bytes in order at the receiver) passed by a flow whose group sets milestones", "columns": fixed(milestone_columns())},
         "cwnd": {"doc": "every started flow's window every sample_interval, when cwnd_trace is on", "columns": fixed(cwnd_columns()),
                  "dynamic": "then one f64 column <cc>_<field> per state field of each congestion control in the run (NaN for other flows)"},
     })
@@ -590,6 +613,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
         series,
         cwnd,
         goodput,
+        milestones: milestone_table(sim, &flow_names),
         pcap,
     }
 }

@@ -141,6 +141,8 @@ crate::params! {
         delack_timeout: Option<Dur> = None, Time, range(<= Dur::from_ms(500)), "linux: TCP_DELACK_MIN 40 ms; ns3: TcpSocket::DelAckTimeout 200 ms; ns2: Agent/TCPSink/DelAck interval_ 100 ms";
         /// Initial window, segments.
         initial_cwnd: u32 = 10, Packets, range(>= 1, <= 1000), "RFC 6928 IW10; Linux TCP_INIT_CWND; ns-3 TcpSocket::InitialCwnd 10";
+        /// Initial slow-start threshold, segments; unset: arbitrarily high (RFC 5681 section 3.1). Set to initial_cwnd, a connection starts in congestion avoidance: no slow start (draft-irtf-iccrg-tcpeval-01 section 5.2.2's new flow).
+        initial_ssthresh: Option<u32> = None, Packets, range(>= 1, <= 100_000_000), "RFC 5681 section 3.1: arbitrarily high; Linux: a route's locked ssthresh metric (tcp_init_metrics); ns-3 TcpSocket::InitialSlowStartThreshold (bytes); ns-2 Agent/TCP ssthresh_";
         /// Lower bound of the retransmission timeout (profile). At least 1 us: a timer firing every few nanoseconds makes a run take hours.
         min_rto: Option<Dur> = None, Time, range(>= Dur::from_us(1), <= MAX_SPAN), "linux: TCP_RTO_MIN 200 ms; ns3: TcpSocketBase::MinRto 1 s (RFC 6298 2.4); ns2: Agent/TCP minrto_ 0.2";
         /// Retransmission timeout before the first RTT sample (profile).

@@ -495,7 +495,7 @@ impl Sender {
             rate_sampling,
             rwnd_bytes: cfg.rwnd.map_or(u64::MAX, |r| r.get()),
             cc,
-            window: Window { cwnd: cfg.initial_cwnd as u64 * mss as u64, ssthresh: u64::MAX, mss },
+            window: Window { cwnd: cfg.initial_cwnd as u64 * mss as u64, ssthresh: cfg.initial_ssthresh.map_or(u64::MAX, |s| s as u64 * mss as u64), mss },
             sb: match (rack_on, cfg.sacked_retransmission_in_flight()) {
                 (true, _) => sb.with_rack(),
                 (false, true) => sb.with_sacked_retransmissions_in_flight(),
