@@ -143,6 +143,12 @@ def test_a_parking_lot_is_translated_with_a_queue_per_bottleneck() -> None:
     [
         ({"kind": "codel", "limit_pkts": 900, "target": "2ms"}, {"MaxSize": "899p", "Target": "2000000ns", "Interval": "100000000ns", "MinBytes": "1514", "UseEcn": "false"}),
         ({"kind": "red", "limit_pkts": 300, "min_th": 30, "max_th": 90, "spacing": "wait"}, {"MaxSize": "299p", "MinTh": "30.0", "MaxTh": "90.0", "QW": "0.002", "LInterm": "10.0", "Gentle": "true", "Wait": "true", "MeanPktSize": "1500", "UseEcn": "false", "UseHardDrop": "false"}),
+        # FQ-CoDel's L4S mode: Linux's ce_threshold_selector 0x1/0x1 is ns-3's UseL4s
+        (
+            {"kind": "fq_codel", "limit_pkts": 900, "ce_threshold": "1ms", "ce_threshold_selector": 1, "ce_threshold_mask": 1},
+            {"MaxSize": "899p", "Flows": "1024", "Target": "5000000ns", "Interval": "100000000ns", "UseEcn": "true", "DropBatchSize": "64", "CeThreshold": "1000000ns", "UseL4s": "true"},
+        ),
+        ({"kind": "codel", "limit_pkts": 900, "ecn": True, "ce_threshold": "2ms"}, {"MaxSize": "899p", "Target": "5000000ns", "Interval": "100000000ns", "MinBytes": "1514", "UseEcn": "true", "CeThreshold": "2000000ns"}),
     ],
 )
 def test_queue_disciplines_are_translated_with_their_parameters(qdisc: dict[str, Any], attributes: dict[str, str]) -> None:
@@ -174,6 +180,9 @@ def _with(**changes: Any) -> Scenario:
         (_with(**{"flows.0.cc": {"kind": "cubic", "hystart": "off"}}), "cubic hystart = off is not translated"),
         (_with(**{"flows.0.stop": "0.5s"}), "stop is not translated"),
         (_with(udp=[{"src": "S1", "dst": "R1", "rate": "1Mbps", "ecn": True}]), "ECN-capable datagrams are not translated"),
+        (_with(**{"topology.bottleneck.qdisc": {"kind": "fq_codel", "ce_threshold": "1ms", "ce_threshold_selector": 2, "ce_threshold_mask": 2}}), "fq_codel ce_threshold_selector = 0x2/0x2"),
+        (_with(**{"topology.bottleneck.qdisc": {"kind": "codel", "ce_threshold": "1ms"}}), "codel ce_threshold with ecn = false"),
+        (_with(**{"tcp.ecn_feedback": "accecn"}), "[tcp] ecn_feedback = accecn: ns-3 3.44's receiver"),
     ],
 )
 def test_what_ns3_cannot_express_is_refused_by_name(scenario: Scenario, named: str) -> None:

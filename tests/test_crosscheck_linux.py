@@ -111,6 +111,8 @@ BASE = {
         ({"tcp": {"recovery": "rfc6675"}}, "[tcp] recovery = rfc6675 is not Linux's (the kernel has prr)"),
         ({"tcp": {"handshake": False}}, "Linux always opens with a handshake"),
         ({"tcp": {"pacing_credit": False}}, "[tcp] pacing_credit = false is not Linux's"),
+        ({"tcp": {"ecn": True, "ecn_feedback": "accecn"}}, "[tcp] ecn_feedback = accecn: Linux 6.1's receiver feeds back cubic's own way (classic) and has no AccECN"),
+        ({"tcp": {"ecn": True, "accecn_safety": False}}, "[tcp] accecn_safety = false: an AccECN setting"),
         ({"flows": [{"src": "s", "dst": "d", "cc": {"kind": "cubic", "beta": 0.7}}, {"src": "s", "dst": "d", "cc": {"kind": "cubic", "beta": 0.5}}]}, "a Linux module's parameters are global"),
         ({"flows": [{"src": "s", "dst": "d", "cc": {"kind": "highspeed", "low_window": 20}}]}, "highspeed low_window = 20.0 is not translated to Linux"),
     ],
@@ -127,6 +129,26 @@ def test_what_linux_cannot_express_is_refused_by_name(change: dict, says: str) -
     with pytest.raises(Untranslatable) as err:
         _translate(data)
     assert says in str(err.value), str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("qdisc", "words"),
+    [
+        ({"kind": "fq_codel", "ce_threshold": "1ms", "ce_threshold_selector": 1, "ce_threshold_mask": 1}, "ecn ce_threshold 1000us ce_threshold_selector 0x1/0x1"),
+        ({"kind": "fq_codel", "ce_threshold": "500us"}, "ecn ce_threshold 500us"),
+        ({"kind": "codel", "ce_threshold": "2ms"}, "noecn ce_threshold 2000us"),
+    ],
+)
+def test_ce_threshold_and_its_selector_are_given_to_tc(qdisc: dict, words: str) -> None:
+    """Linux's ce_threshold (sch_codel, sch_fq_codel) and fq_codel's ce_threshold_selector
+    VALUE/MASK (Linux 5.16+, so in the 6.1 reference kernel)."""
+    import copy
+
+    data = copy.deepcopy(BASE)
+    data["topology"]["bottleneck"]["qdisc"] = qdisc
+    t, _ = _translate(data)
+    line = next(c for c in linux.commands(t.description) if f" {qdisc['kind']} limit " in c)
+    assert line.endswith(words), line
 
 
 def test_red_weight_from_burst_is_tcs_rule() -> None:

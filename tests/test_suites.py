@@ -54,13 +54,18 @@ def test_the_reduced_l4s_suite_writes_its_report(quick: tuple[Path, dict[str, An
     assert all(s["ran"] == s["points"] > 0 for s in summary["studies"].values())
     report = (out / "report.md").read_text()
     for section in ("## Expectations", "## 1. Coupled rate balance", "## 2. L-queue latency", "## 3. Unresponsive traffic", "## 4. A bottleneck that is not L4S", "## 5. RTT independence",
-                    "## 6. A drain rate that changes", "## 7. Scalability"):
+                    "## 6. A drain rate that changes", "## 7. Scalability", "## 8. Bursty arrivals", "## 9. The ECN feedback"):
         assert section in report, section
-    for figure in ("coupling_ratio", "latency", "overload", "fallback", "rtt", "varying", "scalability"):
+    for figure in ("coupling_ratio", "latency", "overload", "fallback", "rtt", "varying", "scalability", "bursty", "feedback"):
         assert (out / "figures" / f"{figure}.png").stat().st_size > 5000, figure
         assert f"figures/{figure}.png" in report
     expectations = json.loads((out / "expectations.json").read_text())
-    assert len(expectations) >= 12
+    assert len(expectations) >= 20
+    tests = {e["test"] for e in expectations}
+    assert {"bursty", "feedback"} <= tests
+    # FQ-CoDel's L4S mode has its own rows where the suite runs it
+    assert any("fq_codel_l4s" in e["statement"] for e in expectations if e["test"] == "latency")
+    assert any("FQ-CoDel's L4S mode" in e["statement"] for e in expectations if e["test"] == "fallback")
     assert {e["verdict"] for e in expectations} <= {"holds", "does not hold", "not run"}
     assert all(e["source"].startswith("RFC") for e in expectations)
 
@@ -79,6 +84,31 @@ def test_the_report_tables_obey_their_definitions(quick: tuple[Path, dict[str, A
     for name in ("latency", "latency-mixed"):
         f = Store(out / name).flows()
         assert ((f.rtt_mean_s - f.base_rtt_s) >= 0).all() and (f.rtt_p99_s >= f.rtt_mean_s).all()
+    # latency: FQ-CoDel's rows are the bottleneck's exact sojourn (only Scalable flows in it)
+    lat = pd.read_csv(out / "tables" / "latency.csv")
+    fq = lat[lat.AQM == "fq_codel_l4s"]
+    assert len(fq) and (fq.measure == "bottleneck sojourn").all()
+    lruns = Store(out / "latency").runs()
+    for _, row in fq.iterrows():
+        d = lruns[(lruns.aqm == "fq_codel_l4s") & (lruns.rate == row.rate) & (lruns.scalable.astype(str) + "L" == row.load)]
+        assert round(float(d.sojourn_mean_s.mean() * 1e3), 2) == float(row["L queue mean ms"])
+    # bursty: the bulk flow's loss is its goodput without bursts less its goodput with them (same seed)
+    bf, bruns = Store(out / "bursty").flows(), Store(out / "bursty").runs()
+    bursty = pd.read_csv(out / "tables" / "bursty.csv")
+    for _, row in bursty[bursty.bursts != "none"].iterrows():
+        cell = bruns[(bruns.aqm == row.AQM) & (bruns.base_rtt == row["base RTT"]) & (bruns.bulk == row["bulk flow"])]
+        goodput = {b: bf[(bf.key == cell[cell.bursts == b].key.iloc[0]) & (bf.src == "L")].goodput_bps.sum() / 1e6 for b in ("none", row.bursts)}
+        assert round(goodput["none"] - goodput[row.bursts], 2) == float(row["bulk's loss Mb/s"]), (row.AQM, row.bursts)
+        assert round(goodput[row.bursts], 2) == float(row["bulk Mb/s"])
+    # feedback: reported / received is the sender's count over the receiver's, for Prague (host L)
+    ff, fruns = Store(out / "feedback").flows(), Store(out / "feedback").runs()
+    feedback = pd.read_csv(out / "tables" / "feedback.csv")
+    for _, row in feedback.iterrows():
+        keys = fruns[(fruns.feedback == row.feedback) & (fruns.ack_loss == row["ACK loss"])].key
+        f = ff[ff.key.isin(keys) & (ff.src == "L")]
+        assert (int(f.ce_pkts.sum()), int(f.ce_echoed_segs.sum())) == (int(row["CE received"]), int(row["CE reported"]))
+    acc = feedback[feedback.feedback == "accecn"]
+    assert ((acc["CE reported"] / acc["CE received"] - 1).abs() <= 0.01).all(), "AccECN reports the marks received"
     udp = Store(out / "overload").udp()
     assert (udp.throughput_bps <= udp.offered_bps * 1.0001).all()
     runs = pd.concat([Store(out / n).runs() for n in STUDIES])
@@ -231,6 +261,7 @@ def test_aqm_and_cc_replace_what_each_study_tests(tmp_path: Path) -> None:
         flows = store.flows()
         scalable = flows[flows.src.isin(["L"])].cc.unique().tolist()
         if st.cc_path:
-            assert scalable == ["dctcp"], st.file
+            # a study that keeps a baseline beside the sender under test (the bursty test's CUBIC)
+            assert sorted(scalable) == sorted(["dctcp"] if st.cc_value is None else st.cc_value("dctcp")), st.file
         qdiscs = {json.loads(j)["topology"]["bottleneck"]["qdisc"]["kind"] for j in store.runs().scenario_json}
         assert qdiscs == ({"fq_codel"} if st.aqm_path else {"dualpi2", "pie", "codel", "fq_codel", "droptail"}), st.file

@@ -87,7 +87,7 @@ class Algorithm:
     sources: tuple[str, ...]
     params: tuple[Param, ...]
     extras: dict[str, Any] = field(default_factory=dict)
-    """Family specifics: ``needs_ecn``, ``full_control``, ``rate_sample``, ``state`` (cc);
+    """Family specifics: ``needs_ecn``, ``ecn_feedback``, ``full_control``, ``rate_sample``, ``state`` (cc);
     ``reasons``, ``stats``, ``state`` (aqm)."""
 
     @property
@@ -278,4 +278,6 @@ def markdown_algorithm(a: Algorithm) -> str:
     flags = [k for k in ("needs_ecn", "full_control", "rate_sample") if a.extras.get(k)]
     if flags:
         out.append("Declares: " + ", ".join(f"`{k}`" for k in flags) + ".")
+    if a.extras.get("ecn_feedback") not in (None, "classic"):
+        out.append(f"ECN feedback: `{a.extras['ecn_feedback']}` (unless the flow's `[tcp] ecn_feedback` sets another).")
     return "\n".join(out).rstrip() + "\n"

@@ -174,7 +174,7 @@ impl Flow {
             sender.set_on_off(crate::tcp::app::OnOffSchedule::new(o.draw(self.start, end, &mut rng)));
         }
         let mut receiver = Receiver::new(i, self.dst, self.src, &spec.tcp);
-        receiver.dctcp_echo = sender.cc.needs_ecn();
+        receiver.feedback = sender.ecn_feedback();
         receiver.ect = sender.control_ecn();
         (sender.dscp, sender.port, receiver.dscp, receiver.port) = (spec.dscp, spec.port, spec.dscp, spec.port);
         Endpoints { sender, receiver }

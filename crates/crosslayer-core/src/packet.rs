@@ -27,6 +27,18 @@ impl Ecn {
     pub fn is_ect(self) -> bool {
         !matches!(self, Ecn::NotEct)
     }
+
+    /// The two ECN bits of the IP header (RFC 3168 section 5): Not-ECT 00, ECT(1) 01, ECT(0)
+    /// 10, CE 11.
+    #[inline]
+    pub fn bits(self) -> u8 {
+        match self {
+            Ecn::NotEct => 0b00,
+            Ecn::Ect1 => 0b01,
+            Ecn::Ect0 => 0b10,
+            Ecn::Ce => 0b11,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -66,6 +78,28 @@ pub struct SackBlock {
 /// At most 4 blocks fit in the TCP option space; 3 when timestamps are used (RFC 2018 section 3).
 pub const MAX_SACK_BLOCKS: usize = 4;
 
+/// An AccECN option (RFC 9768 section 3.2.3) as an ACK carries it, in Order 1 (kind 174: EE1B,
+/// ECEB, EE0B, the order Linux sends): its first `fields` counters, each the 24 least
+/// significant bits of the receiver's byte counter of that codepoint.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AccEcnOption {
+    /// Counters carried, 0-3 (an option of length 2 + 3 x fields).
+    pub fields: u8,
+    /// EE1B: payload bytes received ECT(1), mod 2^24.
+    pub e1b: u32,
+    /// ECEB: payload bytes received CE, mod 2^24.
+    pub ceb: u32,
+    /// EE0B: payload bytes received ECT(0), mod 2^24.
+    pub e0b: u32,
+}
+
+impl AccEcnOption {
+    /// ECEB, if the option carries it (the second field of Order 1).
+    pub fn ceb(&self) -> Option<u32> {
+        (self.fields >= 2).then_some(self.ceb)
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Packet {
     /// Flow this packet belongs to (index into the engine's flow table).
@@ -98,6 +132,11 @@ pub struct Packet {
     pub ecn: Ecn,
     /// ECN-Echo flag on ACKs (RFC 3168).
     pub ece: bool,
+    /// ACK with AccECN feedback (RFC 9768 section 3.2.2): the ACE field (AE, CWR, ECE as one
+    /// 3-bit counter), the receiver's count of CE-marked packets mod 8.
+    pub ace: u8,
+    /// ACK: it carries an AccECN option, kept by the arena (`PacketArena::accecn`).
+    pub accecn_opt: bool,
     /// Congestion Window Reduced flag on data (RFC 3168).
     pub cwr: bool,
     /// Data: this is a retransmission.
@@ -115,6 +154,15 @@ pub struct Packet {
     pub live: bool,
 }
 
+impl Packet {
+    /// The DS field of its IP header (RFC 2474, RFC 3168): DSCP << 2 | ECN, as Linux's
+    /// `ipv4_get_dsfield` reads it (classifiers and `ce_threshold_selector` match on it).
+    #[inline]
+    pub fn ds_field(&self) -> u8 {
+        (self.dscp << 2) | self.ecn.bits()
+    }
+}
+
 /// Pool of packets with O(1) alloc and free.
 #[derive(Debug, Default)]
 pub struct PacketArena {
@@ -124,6 +172,8 @@ pub struct PacketArena {
     /// The SACK blocks of the packets that carry them, by packet id (the first `n_sack` of an
     /// entry are its packet's); grown only as far as the highest id that ever carried some.
     sacks: Vec<[SackBlock; MAX_SACK_BLOCKS]>,
+    /// The AccECN options of the ACKs that carry one, by packet id (grown as `sacks`).
+    accecn: Vec<AccEcnOption>,
 }
 
 impl PacketArena {
@@ -188,12 +238,34 @@ impl PacketArena {
         }
     }
 
-    /// A copy of packet `id` (a link that duplicates), its SACK blocks included.
+    /// Attach an AccECN option to ACK `id`.
+    pub fn attach_accecn(&mut self, id: PacketId, opt: AccEcnOption) {
+        let i = id as usize;
+        if self.accecn.len() <= i {
+            self.accecn.resize(i + 1, AccEcnOption::default());
+        }
+        self.accecn[i] = opt;
+        self.slots[i].accecn_opt = true;
+    }
+
+    /// The AccECN option packet `id` carries, if any.
+    #[inline]
+    pub fn accecn(&self, id: PacketId) -> Option<AccEcnOption> {
+        self.slots[id as usize].accecn_opt.then(|| self.accecn[id as usize])
+    }
+
+    /// A copy of packet `id` (a link that duplicates), its SACK blocks and AccECN option included.
     pub fn duplicate(&mut self, id: PacketId) -> PacketId {
         let blocks = *self.sacks.get(id as usize).unwrap_or(&[SackBlock::default(); MAX_SACK_BLOCKS]);
-        let p = self.get(id).clone();
+        let opt = self.accecn(id);
+        let mut p = self.get(id).clone();
+        p.accecn_opt = false;
         let n = p.n_sack as usize;
-        self.alloc_with_sack(p, &blocks[..n])
+        let copy = self.alloc_with_sack(p, &blocks[..n]);
+        if let Some(o) = opt {
+            self.attach_accecn(copy, o);
+        }
+        copy
     }
 
     #[inline]
@@ -266,6 +338,14 @@ mod tests {
         a.free(with);
         let again = a.alloc(Packet::default());
         assert_eq!((again, a.sack(again)), (with, &[][..]));
+        // an AccECN option is kept beside its ACK too, copied with it, and gone with the slot
+        let opt = AccEcnOption { fields: 2, e1b: 7, ceb: 3, e0b: 0 };
+        a.attach_accecn(again, opt);
+        let copy = a.duplicate(again);
+        assert_eq!((a.accecn(again), a.accecn(copy), a.accecn(plain)), (Some(opt), Some(opt), None));
+        a.free(again);
+        let reused = a.alloc(Packet::default());
+        assert_eq!((reused, a.accecn(reused)), (again, None));
     }
 }
 

@@ -609,16 +609,17 @@ impl Sim {
             }
             self.after_receiver(now, f);
         } else {
-            let (ack, ece, tsval, tsecr, fin, n) = (p.ack, p.ece, p.tsval, p.tsecr, p.fin, p.n_sack as usize);
+            let (ack, ece, ace, tsval, tsecr, fin, n) = (p.ack, p.ece, p.ace, p.tsval, p.tsecr, p.fin, p.n_sack as usize);
             let mut blocks = [SackBlock::default(); MAX_SACK_BLOCKS];
             if n > 0 {
                 blocks[..n].copy_from_slice(self.arena.sack(id));
             }
+            let accecn = self.arena.accecn(id);
             self.arena.free(id);
             let fl = &mut self.flows[f];
             fl.acks.delivered += 1;
             let mut ctx = TxCtx { now, arena: &mut self.arena, out: &mut self.out };
-            let info = AckInfo { ack, sack: &blocks[..n], ece, tsval, tsecr, fin };
+            let info = AckInfo { ack, sack: &blocks[..n], ece, ace, accecn, tsval, tsecr, fin };
             match kind {
                 PktKind::SynAck => fl.live().sender.on_synack(info, &mut ctx),
                 _ => fl.live().sender.on_ack(info, &mut ctx),

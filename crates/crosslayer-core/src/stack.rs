@@ -1,6 +1,7 @@
 //! The stack's options that both the TCP sender and the congestion controls read: whose
-//! defaults apply (`Profile`), the loss recovery (`Recovery`) and the slow-start rule
-//! (`SlowStart`, resolved per algorithm to an `SsRule`). They sit below `tcp/` and `cc/`, so a
+//! defaults apply (`Profile`), the loss recovery (`Recovery`), the slow-start rule
+//! (`SlowStart`, resolved per algorithm to an `SsRule`) and the ECN feedback (`EcnFeedback`,
+//! which an algorithm may require). They sit below `tcp/` and `cc/`, so a
 //! congestion control never imports the sender.
 
 crate::choice! {
@@ -51,6 +52,23 @@ crate::choice! {
         /// ns-2.35: one segment per ACK for every algorithm (`TcpAgent::opencwnd`; the Linux
         /// 2.6 modules of `Agent/TCP/Linux` grow `snd_cwnd` by one per ACK without ABC).
         Ns2 = "ns2",
+    }
+}
+
+crate::choice! {
+    /// How the receiver feeds back the CE marks it receives (`[tcp] ecn_feedback`; unset: the
+    /// congestion control's own, `CongestionControl::ECN_FEEDBACK`).
+    pub enum EcnFeedback {
+        /// RFC 3168 section 6.1.3: ECE on every ACK from a CE arrival until a segment with CWR;
+        /// at most one congestion signal per round trip.
+        Classic = "classic",
+        /// RFC 8257 section 3.2 (DCTCP; Linux `dctcp_ece_ack_update`): ECE reflects the CE mark
+        /// of the segments the ACK covers, and an ACK goes at once when the mark changes.
+        Dctcp = "dctcp",
+        /// RFC 9768 (AccECN): the receiver counts CE-marked packets (the 3-bit ACE field of
+        /// every ACK) and the payload bytes of each codepoint (the AccECN option); the sender
+        /// takes their increase, with a safety rule where the ACE field may have wrapped.
+        AccEcn = "accecn",
     }
 }
 

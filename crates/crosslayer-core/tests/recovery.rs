@@ -170,7 +170,7 @@ impl Wire {
                 self.ship(std::mem::take(&mut out), false, drop);
             } else if t == t_tx {
                 let (_, p) = self.to_tx.pop_front().unwrap();
-                let info = AckInfo { ack: p.ack, sack: &p.sack[..p.n_sack as usize], ece: p.ece, tsval: p.tsval, tsecr: p.tsecr, fin: p.fin };
+                let info = AckInfo { ack: p.ack, sack: &p.sack[..p.n_sack as usize], ece: p.ece, ace: p.ace, accecn: None, tsval: p.tsval, tsecr: p.tsecr, fin: p.fin };
                 if p.kind == PktKind::SynAck {
                     self.sender.on_synack(info, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
                     self.ship(std::mem::take(&mut out), true, drop);
@@ -520,7 +520,7 @@ fn tahoe_returns_to_slow_start_on_three_duplicate_acks() {
         } else if t == t_tx {
             let (_, p) = w.to_tx.pop_front().unwrap();
             let before = w.sender.counters.fast_recoveries;
-            let info = AckInfo { ack: p.ack, sack: &p.sack[..p.n_sack as usize], ece: p.ece, tsval: p.tsval, tsecr: p.tsecr, fin: p.fin };
+            let info = AckInfo { ack: p.ack, sack: &p.sack[..p.n_sack as usize], ece: p.ece, ace: p.ace, accecn: None, tsval: p.tsval, tsecr: p.tsecr, fin: p.fin };
             w.sender.on_ack(info, &mut TxCtx { now: t, arena: &mut w.arena, out: &mut out });
             if w.sender.counters.fast_recoveries > before {
                 cwnd_after_loss = Some((w.sender.window.cwnd, w.sender.window.ssthresh));

@@ -59,6 +59,8 @@ def _print_algorithm(console: Console, a: Algorithm, verbose: bool = False) -> N
     flags = [k for k in ("needs_ecn", "full_control", "rate_sample") if a.extras.get(k)]
     if flags:
         console.print(f"  declares: {', '.join(flags)}", highlight=False)
+    if a.extras.get("ecn_feedback") not in (None, "classic"):
+        console.print(f"  ECN feedback: {a.extras['ecn_feedback']}", highlight=False)
     if a.params:
         _print_table(console, _params_table(a.params))
     else:

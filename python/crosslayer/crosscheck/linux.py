@@ -138,6 +138,18 @@ def _qdisc(q: Mapping[str, Any], rate_bps: int, where: str, problems: list[str])
     def ecn(name: str = "ecn") -> list[str]:
         return ["ecn"] if val(name) else (["noecn"] if kind in ("codel", "fq_codel", "pie", "fq_pie") else [])
 
+    def ce_threshold() -> list[str]:
+        """Linux's ``ce_threshold`` (sch_codel, sch_fq_codel) and, for fq_codel, its selector (5.16+)."""
+        th = val("ce_threshold")
+        if th is None:
+            if kind == "fq_codel":
+                val("ce_threshold_selector"), val("ce_threshold_mask")
+            return []
+        words = ["ce_threshold", f"{round(int(th) / 1000)}us"]
+        if kind == "fq_codel" and int(val("ce_threshold_mask")):
+            words += ["ce_threshold_selector", f"{int(val('ce_threshold_selector')):#x}/{int(val('ce_threshold_mask')):#x}"]
+        return words
+
     def fixed(name: str, linux: Any, why: str) -> None:
         used.add(name)
         value = q.get(name, defaults.get(name))
@@ -147,10 +159,10 @@ def _qdisc(q: Mapping[str, Any], rate_bps: int, where: str, problems: list[str])
     if kind == "droptail":
         words = ["bfifo", "limit", str(int(val("limit_bytes")))] if val("limit_bytes") else ["pfifo", "limit", str(int(val("limit_pkts")))]
     elif kind == "codel":
-        words = ["codel", "limit", str(int(val("limit_pkts"))), "target", us("target"), "interval", us("interval"), *ecn()]
+        words = ["codel", "limit", str(int(val("limit_pkts"))), "target", us("target"), "interval", us("interval"), *ecn(), *ce_threshold()]
         fixed("mtu", 1514, "Linux's CoDel takes the device's MTU plus its header")
     elif kind == "fq_codel":
-        words = ["fq_codel", "limit", str(int(val("limit_pkts"))), "flows", str(int(val("flows"))), "quantum", str(int(val("quantum"))), "target", us("target"), "interval", us("interval"), "drop_batch", str(int(val("drop_batch"))), *ecn()]
+        words = ["fq_codel", "limit", str(int(val("limit_pkts"))), "flows", str(int(val("flows"))), "quantum", str(int(val("quantum"))), "target", us("target"), "interval", us("interval"), "drop_batch", str(int(val("drop_batch"))), *ecn(), *ce_threshold()]
         fixed("mtu", 1514, "Linux's FQ-CoDel takes the device's MTU plus its header")
     elif kind in ("pie", "fq_pie"):
         words = [kind, "limit", str(int(val("limit_pkts"))), "target", us("target"), "tupdate", us("tupdate"), "alpha", str(round(float(val("alpha")) * 16)), "beta", str(round(float(val("beta")) * 16)), *ecn()]
@@ -240,6 +252,15 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
         value = tcp.get(option)
         if value is not None and value != linux.get(option):
             problems.append(f"flow {name}: [tcp] {option} = {_show(tcp_params, option, value)} is not Linux's (the kernel has {_show(tcp_params, option, linux.get(option))}): leave it unset")
+    # Linux 6.1 feeds back as the congestion control says (dctcp per segment, RFC 3168 for the
+    # others) and has no AccECN (RFC 9768)
+    own = "dctcp" if kind == "dctcp" else "classic"
+    feedback = tcp.get("ecn_feedback")
+    if feedback is not None and feedback != own:
+        problems.append(f"flow {name}: [tcp] ecn_feedback = {feedback}: Linux 6.1's receiver feeds back {kind}'s own way ({own}){' and has no AccECN' if feedback == 'accecn' else ''}: leave it unset")
+    for option in ("accecn_option", "accecn_safety"):
+        if tcp.get(option) is False:
+            problems.append(f"flow {name}: [tcp] {option} = false: an AccECN setting, and Linux 6.1 has no AccECN: leave it unset")
     if tcp.get("initial_ssthresh") is not None:
         # a route's ssthresh metric is ignored while net.ipv4.tcp_no_ssthresh_metrics_save = 1
         # (its default in 6.1): the translation has no per-flow initial ssthresh

@@ -182,9 +182,33 @@ TCP: Final[dict[str, _Attr]] = {
 """``[tcp]`` options translated (crosslayer runs with ``profile = "ns3"``, whose defaults are
 ns-3's, so an option left unset is ns-3's default on both sides)."""
 
-TCP_IGNORED: Final = frozenset({"profile", "header_size", "ack_size", "syn_size", "handshake", "teardown", "fin_ack"})
+TCP_IGNORED: Final = frozenset({"profile", "header_size", "ack_size", "syn_size", "handshake", "teardown", "fin_ack", "accecn_option", "accecn_safety"})
 """Options that do not need translating: the profile and the sizes of packets on the wire are the
-``ns3`` profile's (ns-3's framing), a handshake and a teardown are what ns-3 does."""
+``ns3`` profile's (ns-3's framing), a handshake and a teardown are what ns-3 does; AccECN's two
+settings act only with AccECN feedback, which is refused (:func:`_tcp`)."""
+
+
+CE_THRESHOLD: Final = ("ce_threshold", "ce_threshold_selector", "ce_threshold_mask")
+"""CoDel's and FQ-CoDel's ``ce_threshold`` options, translated together (:func:`_ce_threshold`)."""
+
+
+def _ce_threshold(q: Mapping[str, Any], kind: str, where: str, attributes: dict[str, str], problems: list[str], notes: set[str]) -> None:
+    """Linux's ``ce_threshold`` as ns-3 3.44's CoDel (and FqCoDel, which passes both on to its
+    CoDel queues) has it: ``CeThreshold`` marks an ECT packet whose sojourn is above it, only
+    with ``UseEcn`` (Linux marks with or without ``ecn``); with ``UseL4s`` only ECT(1) and CE
+    packets, which then skip CoDel's law (Linux applies the law to them as well)."""
+    threshold = q.get("ce_threshold")
+    selector, mask = int(q.get("ce_threshold_selector") or 0), int(q.get("ce_threshold_mask") or 0)
+    if threshold is None:
+        return  # off: ns-3's default CeThreshold (Time::Max()) is off too
+    attributes["CeThreshold"] = _time(threshold)
+    if (selector, mask) == (1, 1):
+        attributes["UseL4s"] = "true"
+        notes.add(f"{kind} ce_threshold_selector 0x1/0x1 as UseL4s: ns-3 exempts ECT(1) and CE packets from CoDel's law (Linux and crosslayer apply both; with a threshold below the target the law seldom reaches them)")
+    elif (selector, mask) != (0, 0):
+        problems.append(f"{where}: {kind} ce_threshold_selector = {selector:#x}/{mask:#x}: ns-3's CoDel selects every ECT packet (mask 0) or ECT(1) and CE (UseL4s, 0x1/0x1) only")
+    elif not q.get("ecn"):
+        problems.append(f"{where}: {kind} ce_threshold with ecn = false: ns-3's CoDel marks above CeThreshold only with UseEcn (Linux marks ECT packets either way): set ecn = true")
 
 
 def _qdisc(q: Mapping[str, Any], where: str, problems: list[str], notes: set[str]) -> dict[str, Any]:
@@ -197,8 +221,10 @@ def _qdisc(q: Mapping[str, Any], where: str, problems: list[str], notes: set[str
     attributes: dict[str, str] = {}
     if "limit_pkts" in q and int(q["limit_pkts"]) < 2:
         problems.append(f"{where}: {kind} limit_pkts = {q['limit_pkts']}: ns-3's device queue holds one packet besides its queue disc, so the least it can hold is 2")
+    if kind in ("codel", "fq_codel"):
+        _ce_threshold(q, kind, where, attributes, problems, notes)
     for name, value in q.items():
-        if name == "kind":
+        if name == "kind" or (name in CE_THRESHOLD and kind in ("codel", "fq_codel")):
             continue
         shown = _show(_algorithm_params("aqm", kind), name, value)
         if name in allowed and value not in allowed[name]:
@@ -267,8 +293,10 @@ def _tcp(tcp: Mapping[str, Any], problems: list[str]) -> dict[str, str]:
     params = catalog().tcp
     # profiled options the program sets explicitly: unset, the ns3 profile's value (ns-3's own)
     tcp = {**tcp, **{k: profile[k] for k in ("delayed_ack", "timestamps") if tcp.get(k) is None}}
+    if tcp.get("ecn_feedback") is not None:
+        problems.append(f"[tcp] ecn_feedback = {tcp['ecn_feedback']}: ns-3 3.44's receiver feeds back as its congestion control says (TcpDctcp per segment, RFC 3168 for the others; it has no AccECN): leave it unset")
     for name, value in tcp.items():
-        if value is None or name in TCP_IGNORED:
+        if value is None or name in TCP_IGNORED or name == "ecn_feedback":
             continue
         if name in TCP:
             attr, translate = TCP[name]

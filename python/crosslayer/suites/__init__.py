@@ -70,10 +70,16 @@ def _with_reno(cc: Any) -> list[Any]:
     """A TCP axis keeping Reno, the TCP evaluation suite's "standard TCP", beside ``cc``."""
     return ["reno", cc]
 
+
+def _with_cubic(cc: Any) -> list[Any]:
+    """The L4S bursty-arrival test's bulk-flow axis: ``cc`` (the Scalable sender under test)
+    beside CUBIC, the Classic control."""
+    return [cc, "cubic"]
+
 SUITES: Final[dict[str, Suite]] = {
     "l4s": Suite(
         name="l4s",
-        title="L4S: DualQ coupling, L-queue latency, overload, classic-ECN fallback, RTT independence, a varying drain rate, scalability",
+        title="L4S: DualQ coupling, L-queue latency (DualPI2 and FQ-CoDel's L4S mode), overload, classic-ECN fallback, RTT independence, a varying drain rate, scalability, bursty arrivals, ECN feedback (AccECN)",
         source="RFC 9330, RFC 9331, RFC 9332",
         studies=(
             SuiteStudy(
@@ -89,6 +95,11 @@ SUITES: Final[dict[str, Suite]] = {
             SuiteStudy("fallback.toml", None, "flows[0].cc", quick={"topology.bottleneck.delay": ["10ms"]}),
             SuiteStudy("rtt.toml", "topology.bottleneck.qdisc", None, quick={}),
             SuiteStudy("varying.toml", "topology.bottleneck.qdisc", "flows[0].cc"),
+            SuiteStudy(
+                "bursty.toml", "topology.bottleneck.qdisc", "flows[0].cc", _with_cubic,
+                quick={"topology.bottleneck.delay": ["20ms"], "flows[0].cc": ["prague"]},
+            ),
+            SuiteStudy("feedback.toml", "topology.bottleneck.qdisc", "flows[0].cc", quick={"topology.reverse.loss": ["0%", "30%"], "flows[0].tcp": ["accecn", "accecn_no_option", "classic"]}),
         ),
         quick=_QUICK,
     ),

@@ -3,9 +3,9 @@
 Every expectation is the documents' own, cited by section, and is checked on the runs with a
 stated pass rule; where the documents give no number, the rule says which yardstick it uses.
 The flows are told apart by their hosts, as the study files name them: ``L`` sends the Scalable
-flows, ``C`` the Classic ones, ``U`` the unresponsive source; in ``rtt.toml`` ``S`` and ``F`` the
-short- and long-RTT flows. Queueing delay is a flow's mean (or 99th-percentile) RTT less its
-base RTT.
+flows, ``C`` the Classic ones, ``U`` the unresponsive (or bursty) source; in ``rtt.toml`` ``S`` and
+``F`` the short- and long-RTT flows; in ``bursty.toml`` ``L`` the bulk flow, Prague or CUBIC.
+Queueing delay is a flow's mean (or 99th-percentile) RTT less its base RTT.
 """
 
 from __future__ import annotations
@@ -68,11 +68,26 @@ def _l_queue_delay(store: Store) -> dict[str, tuple[float, float, str]]:
     for key, sj, soj, soj99 in zip(runs.key, runs.scenario_json, runs.sojourn_mean_s, runs.sojourn_p99_s, strict=True):
         warmup = _seconds(json.loads(sj)["warmup"])
         d = series[(series.key == key) & (series.t_s >= warmup)] if "qdelay_l_s" in series else series.iloc[0:0]
-        if len(d):
+        if len(d) and d.qdelay_l_s.notna().any():
             out[key] = (d.qdelay_l_s.mean() * 1e3, d.qdelay_l_s.quantile(0.99) * 1e3, "L queue head, sampled")
         else:
             out[key] = (soj * 1e3, soj99 * 1e3, "bottleneck sojourn")
     return out
+
+
+def _aqm_labels(store: Store) -> dict[str, str]:
+    """Each run's bottleneck discipline: the study's ``aqm`` label where the study sweeps it,
+    else the discipline's kind."""
+    runs = store.runs()
+    if "aqm" in runs:
+        return {k: str(a) for k, a in zip(runs.key, runs.aqm, strict=True)}
+    return {k: json.loads(sj)["topology"]["bottleneck"]["qdisc"]["kind"] for k, sj in zip(runs.key, runs.scenario_json, strict=True)}
+
+
+def _aqm_source(aqm: str) -> str:
+    """Where an AQM's L4S behaviour is specified: DualPI2's RFC, or RFC 9330 section 4.2 for
+    per-flow queues with a shallow threshold for ECT(1) (FQ-CoDel's L4S mode)."""
+    return "RFC 9330 sections 1 and 4.2" if "fq_codel" in aqm else "RFC 9330 section 1; RFC 9332 section 1.4"
 
 
 def _coupling(store: Store, out: Path) -> tuple[str, list[Expectation]]:
@@ -147,6 +162,7 @@ def _latency(stores: Mapping[str, Store], out: Path) -> tuple[str, list[Expectat
         runs = _per_run(stores[name].flows(), ["rate"] + (["scalable", "classic"] if name == "latency-mixed" else ["scalable"]))
         runs["load"] = runs.scalable.astype(str) + "L" + (("+" + runs.classic.astype(str) + "C") if "classic" in runs else "")
         runs["_rate"] = runs.rate.map(_rate_mbps)
+        runs["aqm"] = runs.key.map(_aqm_labels(stores[name]))
         parts.append(runs)
     runs = pd.concat(parts, ignore_index=True)
     util: dict[str, float] = {}
@@ -160,43 +176,49 @@ def _latency(stores: Mapping[str, Store], out: Path) -> tuple[str, list[Expectat
     runs["L_sojourn_ms"] = runs.key.map(lambda k: delays[k][0])
     runs["L_sojourn99_ms"] = runs.key.map(lambda k: delays[k][1])
     runs["measure"] = runs.key.map(lambda k: delays[k][2])
+    aqms = sorted(runs.aqm.unique(), key=lambda a: (a != "dualpi2", a))
     rows = []
-    for (rate, load), d in runs.groupby(["rate", "load"], sort=False):
+    for (aqm, rate, load), d in runs.groupby(["aqm", "rate", "load"], sort=False):
         rows.append({
-            "rate": rate, "load": load, "L queue mean ms": _cell(d.L_sojourn_ms), "L queue p99 ms": _cell(d.L_sojourn99_ms), "L drops": int(d.L_drops.sum()),
+            "AQM": aqm, "rate": rate, "load": load, "L queue mean ms": _cell(d.L_sojourn_ms), "L queue p99 ms": _cell(d.L_sojourn99_ms), "L drops": int(d.L_drops.sum()),
             "L RTT - base, mean ms": _cell(d.L_q_ms), "C RTT - base, mean ms": _cell(d.C_q_ms) if "C_q_ms" in d and d.C_q_ms.notna().any() else "-",
-            "utilization": _cell(d.utilization, 3), "measure": d.measure.iloc[0], "_rate": d._rate.iloc[0], "_mean": d.L_sojourn_ms.mean(), "_p99": d.L_sojourn99_ms.mean(),
+            "utilization": _cell(d.utilization, 3), "measure": d.measure.iloc[0], "_aqm": aqms.index(aqm), "_rate": d._rate.iloc[0], "_mean": d.L_sojourn_ms.mean(), "_p99": d.L_sojourn99_ms.mean(),
         })  # fmt: skip
-    table = pd.DataFrame(rows).sort_values(["_rate", "load"])
-    fig, ax = plt.subplots(figsize=(7, 4))
-    labels = [f"{r}\n{lo}" for r, lo in zip(table.rate, table.load, strict=True)]
+    table = pd.DataFrame(rows).sort_values(["_aqm", "_rate", "load"])
+    fig, ax = plt.subplots(figsize=(max(7.0, 0.7 * len(table)), 4))
+    short = {"dualpi2": "DualPI2", "fq_codel_l4s": "FQ-L4S"}
+    labels = [(f"{short.get(a, a)}\n" if len(aqms) > 1 else "") + f"{r}\n{lo}" for a, r, lo in zip(table.AQM, table.rate, table.load, strict=True)]
     x = range(len(table))
     ax.bar([i - 0.2 for i in x], table._mean, width=0.4, label="L queue, mean")
     ax.bar([i + 0.2 for i in x], table._p99, width=0.4, label="L queue, 99th percentile")
     ax.axhline(1, color="C0", ls="--", lw=0.8)
     ax.axhline(2, color="C1", ls="--", lw=0.8)
     ax.set_xticks(list(x), labels, fontsize=7)
-    ax.set(ylabel="queueing delay (ms)", title="Scalable flows' queueing delay under DualPI2")
+    ax.set(ylabel="queueing delay (ms)", title="Scalable flows' queueing delay under " + " and ".join(aqms))
     ax.legend(fontsize=8)
     fig_path = _save(fig, out, "latency")
-    ok_mean = int((table._mean < 1.0).sum())
-    ok_p99 = int((table._p99 < 2.0).sum())
-    drops = int(runs.L_drops.sum())
-    exp = [
-        Expectation("latency", "RFC 9330 section 1; RFC 9332 section 1.4", "L4S queueing delay below 1 ms on average",
-                    "the L queue's mean delay < 1 ms in every cell (DualPI2's L-queue head sojourn every 10 ms after the warm-up)",
-                    f"{ok_mean} of {len(table)} cells; largest {table._mean.max():.2f} ms", "holds" if ok_mean == len(table) else "does not hold"),
-        Expectation("latency", "RFC 9330 section 1; RFC 9332 section 1.4", "below about 2 ms at the 99th percentile",
-                    "the 99th percentile of those samples < 2 ms (seed mean) in every cell",
-                    f"{ok_p99} of {len(table)} cells; largest {table._p99.max():.2f} ms", "holds" if ok_p99 == len(table) else "does not hold"),
-        Expectation("latency", "RFC 9332 section 1.4", "no losses at all introduced by the L4S AQM",
-                    "no drop of a Scalable flow's packet at the bottleneck", f"{drops} drops in {len(runs)} runs", "holds" if drops == 0 else "does not hold"),
-    ]  # fmt: skip
+    exp = []
+    for aqm in aqms:
+        t, r = table[table.AQM == aqm], runs[runs.aqm == aqm]
+        ok_mean, ok_p99, drops = int((t._mean < 1.0).sum()), int((t._p99 < 2.0).sum()), int(r.L_drops.sum())
+        how = "DualPI2's L-queue head sojourn every 10 ms after the warm-up" if aqm == "dualpi2" and t.measure.eq("L queue head, sampled").all() else "the bottleneck's exact sojourn (only Scalable flows in it)" if (t.load.str.endswith("L")).all() else "the measure column's"
+        tag = "" if aqm == "dualpi2" else f" ({aqm})"
+        exp += [
+            Expectation("latency", _aqm_source(aqm), f"L4S queueing delay below 1 ms on average{tag}",
+                        f"the L queue's mean delay < 1 ms in every cell ({how})",
+                        f"{ok_mean} of {len(t)} cells; largest {t._mean.max():.2f} ms", "holds" if ok_mean == len(t) else "does not hold"),
+            Expectation("latency", _aqm_source(aqm), f"below about 2 ms at the 99th percentile{tag}",
+                        "the 99th percentile of that delay < 2 ms (seed mean) in every cell",
+                        f"{ok_p99} of {len(t)} cells; largest {t._p99.max():.2f} ms", "holds" if ok_p99 == len(t) else "does not hold"),
+            Expectation("latency", "RFC 9332 section 1.4" if aqm == "dualpi2" else "RFC 9330 section 4.2", f"no losses at all introduced by the L4S AQM{tag}",
+                        "no drop of a Scalable flow's packet at the bottleneck", f"{drops} drops in {len(r)} runs", "holds" if drops == 0 else "does not hold"),
+        ]  # fmt: skip
     text = section(
-        out, "latency", "2. L-queue latency under load (RFC 9330 section 1, RFC 9332 section 1.4)",
-        "N Scalable flows (`<N>L`) alone or beside M Classic CUBIC flows (`+<M>C`), 20 ms base RTT. "
-        "The L queue's delay is DualPI2's L-queue head sojourn (`qdelay_l_s`) sampled every 10 ms after the warm-up (another `--aqm`: the whole "
-        "bottleneck queue's exact sojourn, `measure`). The flows' RTT less their base RTT is larger: it includes the receivers' delayed ACKs, "
+        out, "latency", "2. L-queue latency under load (RFC 9330 sections 1 and 4.2, RFC 9332 section 1.4)",
+        "N Scalable flows (`<N>L`) alone or beside M Classic CUBIC flows (`+<M>C`), 20 ms base RTT, through DualPI2 and, alone, through FQ-CoDel's L4S mode "
+        "(`fq_codel_l4s`: ce_threshold 1 ms for ECT(1) packets, RFC 9330 section 4.2). "
+        "Under DualPI2 the L queue's delay is its L-queue head sojourn (`qdelay_l_s`) sampled every 10 ms after the warm-up; under FQ-CoDel (and another `--aqm`) "
+        "the whole bottleneck queue's exact sojourn (`measure`), which with Scalable flows alone is theirs. The flows' RTT less their base RTT is larger: it includes the receivers' delayed ACKs, "
         "which with a few paced segments per RTT hold the first of two segments until the next arrives.",
         table, (fig_path,),
     )
@@ -294,6 +316,11 @@ def _fallback(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     def verdict(values: list[float]) -> str:
         return "not run" if not values else "holds" if all(1 / FACTOR <= v <= FACTOR for v in values) else "does not hold"
 
+    def lq(aqm: str) -> list[tuple[float, float]]:
+        """(Prague's, CUBIC's) mean queueing delay, ms, per base RTT through ``aqm``."""
+        d = runs[runs.aqm == aqm]
+        return [(float(g.L_q_ms.mean()), float(g.C_q_ms.mean())) for _, g in d.groupby("base_rtt", sort=False)]
+
     classic_ecn = ratios("pie_ecn") + ratios("codel_ecn")
     exp = [
         Expectation("fallback", "RFC 9331 section 4.3 (requirement 3), section 4.3.1",
@@ -306,11 +333,18 @@ def _fallback(store: Store, out: Path) -> tuple[str, list[Expectation]]:
                     "Prague / CUBIC within a factor of 2 through a drop-tail FIFO", ", ".join(f"{v:.2f}" for v in ratios("droptail")) or "-", verdict(ratios("droptail"))),
         Expectation("fallback", "RFC 9331 Appendix A.1.5, Table 2; RFC 9332 section 2.1", "in a DualQ the two get roughly equal rates",
                     "Prague / CUBIC within a factor of 2 through DualPI2", ", ".join(f"{v:.2f}" for v in ratios("dualpi2")) or "-", verdict(ratios("dualpi2"))),
+        Expectation("fallback", "RFC 9330 section 4.2; RFC 9331 Appendix A.1.5, Table 2", "in per-flow queues with a shallow threshold for ECT(1) (FQ-CoDel's L4S mode) the two get equal rates",
+                    "Prague / CUBIC within a factor of 2 through fq_codel_l4s", ", ".join(f"{v:.2f}" for v in ratios("fq_codel_l4s")) or "-", verdict(ratios("fq_codel_l4s"))),
+        Expectation("fallback", "RFC 9330 section 4.2", "there, the L4S flow keeps a shallow queue while the Classic one meets CoDel's target",
+                    "Prague's queueing (mean RTT - base RTT) below half of CUBIC's through fq_codel_l4s",
+                    ", ".join(f"{p:.2f} / {c:.2f} ms" for p, c in lq("fq_codel_l4s")) or "-",
+                    "not run" if not lq("fq_codel_l4s") else "holds" if all(p < c / 2 for p, c in lq("fq_codel_l4s")) else "does not hold"),
     ]  # fmt: skip
     text = section(
-        out, "fallback", "4. A bottleneck that is not L4S (RFC 9331 section 4.3, Appendix A.1.5)",
+        out, "fallback", "4. A bottleneck that is not L4S (RFC 9331 section 4.3, Appendix A.1.5), and FQ-CoDel's L4S mode",
         "One Prague and one ECN-capable CUBIC flow, 50 Mb/s. crosslayer's Prague has no classic-ECN fallback (off by default in the "
-        "Linux module it follows; `docs/models/prague.md`), so the single-queue rows show what a sender without one does.",
+        "Linux module it follows; `docs/models/prague.md`), so the single-queue rows show what a sender without one does. `fq_codel_l4s` is FQ-CoDel "
+        "with ce_threshold 1 ms for ECT(1) packets (RFC 9330 section 4.2): an L4S bottleneck with per-flow queues.",
         table, (fig_path,),
     )
     return text, exp
@@ -454,6 +488,179 @@ def _scalability(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     return text, exp
 
 
+def _measured_s(store: Store) -> dict[str, float]:
+    """Each run's measured time (duration less warm-up), seconds."""
+    runs = store.runs()
+    return {k: _seconds(json.loads(sj)["duration"]) - _seconds(json.loads(sj)["warmup"]) for k, sj in zip(runs.key, runs.scenario_json, strict=True)}
+
+
+HEIST21 = {"prague": {"in_l": (15.97, 1.79), "in_c": (5.63, 1.79)}, "cubic": {"in_l": (2.83, 1.79), "in_c": (1.69, 1.79)}}
+"""[Heist21]'s goodput losses (Mb/s) of one bulk flow through DualPI2 beside a Skype video call
+(1.79 Mb/s) in the L or the C queue, 20 Mb/s, 160 ms (github.com/heistp/l4s-tests, "Underutilization
+with Bursty Traffic")."""
+
+
+def _bursty(store: Store, out: Path) -> tuple[str, list[Expectation]]:
+    """One bulk flow (host L: Prague or CUBIC) beside bursts (host U) in the L queue, the C queue
+    or none: what the bulk flow loses against the same run without bursts (same seed)."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    runs, flows, fct = store.runs(), store.flows(), store.fct()
+    delays = _l_queue_delay(store)
+    measured = _measured_s(store)
+    rows = []
+    for key, d in flows.groupby("key", sort=False):
+        r = runs[runs.key == key].iloc[0]
+        bulk, bursts = d[d.src == "L"], d[d.src == "U"]
+        warmup = _seconds(json.loads(r.scenario_json)["warmup"])
+        f = fct[(fct.key == key) & (fct.start_s >= warmup)] if len(fct) else fct
+        rows.append({
+            "key": key, "aqm": str(r.aqm), "base_rtt": str(r.base_rtt), "bulk": str(r.bulk), "bursts": str(r.bursts), "seed": int(r.seed),
+            "bulk_mbps": bulk.goodput_bps.sum() / 1e6, "bursts_mbps": bursts.goodput_bps.sum() / 1e6, "utilization": float(r.utilization),
+            "marks_per_rtt": float(bulk.bottleneck_marks.sum() / (measured[key] / bulk.rtt_mean_s.mean())), "bulk_drops": int(bulk.bottleneck_drops.sum()),
+            "q_ms": delays[key][0], "q99_ms": delays[key][1], "measure": delays[key][2], "burst_fct_ms": float(f.fct_s.median() * 1e3) if len(f) else float("nan"),
+            "_rtt": float(bulk.base_rtt_s.mean() * 1e3),
+        })  # fmt: skip
+    per = pd.DataFrame(rows)
+    base = per[per.bursts == "none"].set_index(["aqm", "base_rtt", "bulk", "seed"]).bulk_mbps
+    per["loss_mbps"] = [base.get((a, b, c, sd), float("nan")) - g for a, b, c, sd, g in zip(per.aqm, per.base_rtt, per.bulk, per.seed, per.bulk_mbps, strict=True)]
+    per["left_share"] = [g / (base.get((a, b, c, sd), float("nan")) - u) for a, b, c, sd, g, u in zip(per.aqm, per.base_rtt, per.bulk, per.seed, per.bulk_mbps, per.bursts_mbps, strict=True)]
+    order = {"none": 0, "in_l": 1, "in_c": 2}
+    table_rows = []
+    for (aqm, rtt, bulk, bursts), d in per.groupby(["aqm", "base_rtt", "bulk", "bursts"], sort=False):
+        burst = bursts != "none"
+        table_rows.append({
+            "AQM": aqm, "base RTT": rtt, "bulk flow": bulk, "bursts": bursts, "bulk Mb/s": _cell(d.bulk_mbps), "bursts Mb/s": _cell(d.bursts_mbps) if burst else "-",
+            "bulk's loss Mb/s": _cell(d.loss_mbps) if burst else "-", "loss / bursts": f"{(d.loss_mbps / d.bursts_mbps).mean():.2f}" if burst else "-",
+            "of what bursts leave": f"{d.left_share.mean():.0%}" if burst else "-", "utilization": _cell(d.utilization, 3),
+            "L queue mean ms": _cell(d.q_ms), "L queue p99 ms": _cell(d.q99_ms), "bulk marks per RTT": _cell(d.marks_per_rtt), "bulk drops": int(d.bulk_drops.sum()),
+            "burst completion ms (median)": _cell(d.burst_fct_ms, 1) if burst else "-", "measure": d.measure.iloc[0],
+            "_order": (aqm != "dualpi2", d._rtt.iloc[0], bulk == "cubic", order.get(bursts, 3)),
+            "_bulk": d.bulk_mbps.mean(), "_loss": d.loss_mbps.mean(), "_bursts": d.bursts_mbps.mean(), "_left": d.left_share.mean(), "_q": d.q_ms.mean(), "_q99": d.q99_ms.mean(), "_rtt": d._rtt.iloc[0],
+        })  # fmt: skip
+    table = pd.DataFrame(table_rows).sort_values("_order")
+    bulks = list(dict.fromkeys(table["bulk flow"]))
+    fig, axes = plt.subplots(1, len(bulks), figsize=(6 * len(bulks), 4), squeeze=False, sharey=True)
+    for ax, bulk in zip(axes[0], bulks, strict=True):
+        t = table[table["bulk flow"] == bulk]
+        groups = list(dict.fromkeys(zip(t.AQM, t["base RTT"], strict=True)))
+        for j, b in enumerate(("none", "in_l", "in_c")):
+            vals = [t[(t.AQM == a) & (t["base RTT"] == r) & (t.bursts == b)]._bulk.mean() for a, r in groups]
+            ax.bar([i + (j - 1) * 0.27 for i in range(len(groups))], vals, width=0.27, label={"none": "no bursts", "in_l": "bursts in L", "in_c": "bursts in C"}[b])
+        ax.set_xticks(range(len(groups)), [f"{a}\n{r}" for a, r in groups], fontsize=8)
+        ax.set(title=f"bulk flow: {bulk}", ylabel="bulk goodput (Mb/s)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, bbox_to_anchor=(0.5, -0.06))
+    fig_path = _save(fig, out, "bursty")
+    burst_cells = table[table.bursts != "none"]
+    exp = []
+    for aqm in sorted(burst_cells.AQM.unique(), key=lambda a: (a != "dualpi2", a)):
+        t = burst_cells[burst_cells.AQM == aqm]
+        short = t[t._left < 0.9]
+        exp.append(Expectation(
+            "bursty", "RFC 9332 section 4.2.1" if aqm == "dualpi2" else "RFC 9330 section 4.2; RFC 8290",
+            f"the responsive flow shares what the bursts leave ({aqm})",
+            "with bursts, the bulk flow delivers at least 90 % of its goodput without them less the bursts' rate, in every cell (RTT, bulk flow, queue of the bursts)",
+            "; ".join(f"{r} {b} {bu}: {lft:.0%}" for r, b, bu, lft in zip(t["base RTT"], t["bulk flow"], t.bursts, t._left, strict=True)),
+            "holds" if short.empty else "does not hold",
+        ))
+    heist = burst_cells[(burst_cells.AQM == "dualpi2") & (burst_cells._rtt == burst_cells._rtt.max())] if len(burst_cells) else burst_cells
+    pairs = [(b, bu, lo / u) for b, bu, lo, u in zip(heist["bulk flow"], heist.bursts, heist._loss, heist._bursts, strict=True) if b in HEIST21]
+    reproduced = [(b == "prague") == (x > 2) for b, _, x in pairs]
+    exp.append(Expectation(
+        "bursty", "RFC 9332 Appendix A.1 note a ([Heist21])",
+        "DualPI2 underutilizes the link with bursty traffic: a Prague flow loses several times the bursts' rate with them in the L queue (15.97 Mb/s for 1.79) and in the C queue (5.63), a CUBIC flow about their rate (2.83, 1.69)",
+        "at the longest base RTT ([Heist21]'s 160 ms), through DualPI2: Prague's loss above twice the bursts' rate in both queues, CUBIC's below it",
+        "; ".join(f"{b} {bu}: {x:.2f} x ([Heist21] {HEIST21[b][bu][0] / HEIST21[b][bu][1]:.2f} x)" for b, bu, x in pairs) or "-",
+        "not run" if not pairs else "holds" if all(reproduced) else "does not hold",
+    ))
+    in_l = burst_cells[(burst_cells.AQM == "dualpi2") & (burst_cells.bursts == "in_l")]
+    exp.append(Expectation(
+        "bursty", "RFC 9330 section 1", "the L queue's delay stays below 1 ms on average and about 2 ms at the 99th percentile with bursts in it",
+        "through DualPI2 with the bursts in the L queue: mean < 1 ms and 99th percentile < 2 ms (its head sojourn every 10 ms) in every cell",
+        "; ".join(f"{r} {b}: {q:.2f} / {q99:.2f} ms" for r, b, q, q99 in zip(in_l["base RTT"], in_l["bulk flow"], in_l._q, in_l._q99, strict=True)) or "-",
+        "not run" if in_l.empty else "holds" if ((in_l._q < 1) & (in_l._q99 < 2)).all() else "does not hold",
+    ))  # fmt: skip
+    text = section(
+        out, "bursty", "8. Bursty arrivals (RFC 9332 Appendix A.1 note a, [Heist21])",
+        "One bulk flow (Prague or CUBIC) beside bursts: finite flows of 7.5 KB (5 segments sent at once) arriving as a Poisson process at 9 % of the link "
+        "(1.8 Mb/s, [Heist21]'s video call), sent by Prague (ECT(1): `in_l`) or CUBIC (Not-ECT: `in_c`), 20 Mb/s. The bulk flow's loss is against the run "
+        "without bursts of the same seed; `of what bursts leave` is its goodput over (its goodput without bursts - the bursts' rate). The L queue's delay is "
+        "DualPI2's L-queue head sojourn sampled every 10 ms; under FQ-CoDel the whole bottleneck's exact sojourn (`measure`).",
+        table, (fig_path,),
+    )
+    return text, exp
+
+
+def _feedback(store: Store, out: Path) -> tuple[str, list[Expectation]]:
+    """Prague beside CUBIC with each ECN feedback and ACK-loss rate: the CE marks the receiver got
+    against those the sender learnt of."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    flows = store.flows()
+    measured = _measured_s(store)
+    runs = _per_run(flows, ["feedback", "ack_loss"])
+    scal = flows[flows.src == "L"].groupby("key")
+    runs["received"] = runs.key.map(scal.ce_pkts.sum())
+    runs["reported"] = runs.key.map(scal.ce_echoed_segs.sum())
+    runs["marks_per_rtt"] = runs.key.map(lambda k: scal.ce_pkts.sum()[k] / (measured[k] / scal.rtt_mean_s.mean()[k]))
+    runs["ratio"] = runs.L_mbps / runs.C_mbps
+    order = {"accecn": 0, "accecn_no_option": 1, "dctcp": 2, "classic": 3}
+    rows = []
+    for (fb, loss), d in runs.groupby(["feedback", "ack_loss"], sort=False):
+        rows.append({
+            "feedback": fb, "ACK loss": loss, "Prague Mb/s": _cell(d.L_mbps), "CUBIC Mb/s": _cell(d.C_mbps), "L/C": _cell(d.ratio),
+            "CE received": int(d.received.sum()), "CE reported": int(d.reported.sum()), "reported / received": f"{d.reported.sum() / max(1, d.received.sum()):.3f}",
+            "CE marks per RTT": _cell(d.marks_per_rtt), "Prague RTT - base ms": _cell(d.L_q_ms), "CUBIC RTT - base ms": _cell(d.C_q_ms),
+            "_order": (order.get(str(fb), 9), float(str(loss).rstrip("%") or 0)), "_r": d.reported.sum() / max(1, d.received.sum()), "_fb": str(fb), "_loss": float(str(loss).rstrip("%") or 0),
+        })  # fmt: skip
+    table = pd.DataFrame(rows).sort_values("_order")
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    fig.subplots_adjust(wspace=0.35)
+    for fb, d in table.groupby("_fb", sort=False):
+        axes[0].plot(d._loss, d._r, marker="o", label=fb)
+        axes[1].plot(d._loss, [runs[(runs.feedback == fb) & (runs.ack_loss == lo)].ratio.mean() for lo in d["ACK loss"]], marker="o", label=fb)
+    axes[0].set(xlabel="ACK loss (%)", ylabel="CE marks reported / received", yscale="log", title="what the sender learns")
+    axes[1].set(xlabel="ACK loss (%)", ylabel="goodput Prague / CUBIC", yscale="log", title="Prague beside CUBIC under DualPI2")
+    for ax in axes:
+        ax.legend(fontsize=8)
+    fig_path = _save(fig, out, "feedback")
+
+    def cells(fb: str) -> pd.DataFrame:
+        return table[table._fb == fb]
+
+    acc, ace, classic = cells("accecn"), cells("accecn_no_option"), cells("classic")
+    top = table._loss.max() if len(table) else 0.0
+    exp = [
+        Expectation("feedback", "RFC 9331 section 4.2; RFC 9768 sections 2, 3.2.3",
+                    "with accurate feedback (AccECN's ACE field and option) the sender learns the extent of CE marking, lost ACKs or not",
+                    "the marks the sender learnt of within 1 % of those the receiver got, at every ACK-loss rate",
+                    "; ".join(f"{lo}: {r:.3f}" for lo, r in zip(acc["ACK loss"], acc._r, strict=True)) or "-",
+                    "not run" if acc.empty else "holds" if ((acc._r - 1).abs() <= 0.01).all() else "does not hold"),
+        Expectation("feedback", "RFC 9768 sections 2, 3.2.2.5, Appendix A.2.1",
+                    "the ACE field alone is exact while ACKs arrive but has limited resilience to their loss: after lost ACKs the sender assumes the safest likely case (the most marks the field allows)",
+                    f"without the option: within 1 % without ACK loss, more than 5 % above the received marks at {top:g} % ACK loss",
+                    "; ".join(f"{lo}: {r:.3f}" for lo, r in zip(ace["ACK loss"], ace._r, strict=True)) or "-",
+                    "not run" if ace.empty or top == 0 else "holds" if (abs(ace[ace._loss == 0]._r - 1) <= 0.01).all() and (ace[ace._loss == top]._r > 1.05).all() else "does not hold"),
+        Expectation("feedback", "RFC 9768 section 1; RFC 9331 section 4.2",
+                    "RFC 3168's feedback conveys at most one congestion signal per round trip, not the extent of marking, so a Scalable control cannot rely on it",
+                    "with RFC 3168's echo, the marks reported differ from those received by more than half, at every ACK-loss rate",
+                    "; ".join(f"{lo}: {r:.2f} (Prague / CUBIC {q})" for lo, r, q in zip(classic["ACK loss"], classic._r, classic["L/C"], strict=True)) or "-",
+                    "not run" if classic.empty else "holds" if ((classic._r - 1).abs() > 0.5).all() else "does not hold"),
+    ]  # fmt: skip
+    text = section(
+        out, "feedback", "9. The ECN feedback a Scalable sender needs (RFC 9331 section 4.2, RFC 9768)",
+        "One Prague flow, whose feedback is swept, and one CUBIC flow (not ECN-capable), 50 Mb/s, 20 ms, DualPI2, the reverse path losing 0-30 % of the ACKs. "
+        "`accecn`: the ACE field and the AccECN option (Prague's default); `accecn_no_option`: the ACE field alone, with RFC 9768's safety rule; `dctcp`: "
+        "DCTCP's per-segment echo; `classic`: RFC 3168's ECE latch. `CE received`: the CE marks Prague's receiver got; `CE reported`: those its sender's "
+        "feedback reported (summed over the seeds).",
+        table, (fig_path,),
+    )
+    return text, exp
+
+
 def write(stores: Mapping[str, Store], out: Path) -> Path:
     """Write the report of the runs in ``stores`` (study file name without ``.toml`` -> its
     store) to ``out``: ``report.md``, ``figures/``, ``tables/`` and ``expectations.json``."""
@@ -468,6 +675,8 @@ def write(stores: Mapping[str, Store], out: Path) -> Path:
         ("rtt", lambda: _rtt(stores["rtt"], out)),
         ("varying", lambda: _varying(stores["varying"], out)),
         ("coupling", lambda: _scalability(stores["coupling"], out)),
+        ("bursty", lambda: _bursty(stores["bursty"], out)),
+        ("feedback", lambda: _feedback(stores["feedback"], out)),
     ]
     for name, build in parts:
         if name not in stores and not (name == "latency" and "latency-mixed" in stores):

@@ -6,11 +6,14 @@
 //! link header). The law itself is in `codel_law.rs` (shared with FQ-CoDel).
 //!
 //! Tail drop at the hard limit is the only drop at enqueue. The MTU test uses this queue's own
-//! backlog after the dequeue, as Linux does. Deviations: those of `codel_law.rs`; no
-//! `ce_threshold` marking (a data-centre extension of Linux's fq_codel).
+//! backlog after the dequeue, as Linux does. `ce_threshold` (Linux sch_codel's
+//! `TCA_CODEL_CE_THRESHOLD`, off by default): a dequeued ECT packet whose sojourn is above it is
+//! CE-marked whatever the law decides, for reason `ce_threshold` (the law's `CeThreshold`);
+//! sch_codel has no selector (FQ-CoDel's `ce_threshold_selector`), so it applies to every ECT
+//! packet. Deviations: those of `aqm/law/codel.rs`.
 
 use super::law::fifo::Fifo;
-use super::law::codel::{CodelParams, CodelStats, CodelVars};
+use super::law::codel::{CeThreshold, CodelParams, CodelStats, CodelVars};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
@@ -30,6 +33,8 @@ crate::params! {
         mtu: Bytes = Bytes::new(1514), Size, range(>= 1), "Linux psched_mtu: 1500-byte MTU + 14-byte Ethernet header";
         /// CE-mark ECN-capable packets instead of dropping them.
         ecn: bool = false, Flag, range(), "Linux sch_codel (ecn off; fq_codel turns it on)";
+        /// Sojourn time above which a dequeued ECN-capable packet is CE-marked whatever the control law decides (a shallow step marking for DCTCP-like senders; ecn need not be on); unset: off.
+        ce_threshold: Option<Dur> = None, Time, range(<= Dur::from_secs(4294)), "Linux sch_codel ce_threshold (TCA_CODEL_CE_THRESHOLD, Linux 4.2+): off (CODEL_DISABLED_THRESHOLD); tc takes whole microseconds, at most 2^32 - 1";
     }
     check = CodelConfig::check;
 }
@@ -45,6 +50,7 @@ impl CodelConfig {
 /// `REASONS` indices.
 const REASON_OVERFLOW: u8 = 0;
 const REASON_CODEL: u8 = 1;
+const REASON_CE_THRESHOLD: u8 = 2;
 
 #[derive(Debug)]
 pub struct Codel {
@@ -73,7 +79,14 @@ impl Algorithm for Codel {
     };
     fn new(cfg: &CodelConfig, _env: &QdiscEnv) -> Codel {
         Codel {
-            params: CodelParams { target: cfg.target, interval: cfg.interval, mtu_bytes: cfg.mtu.get(), ecn: cfg.ecn, flavor: Default::default() },
+            params: CodelParams {
+                target: cfg.target,
+                interval: cfg.interval,
+                mtu_bytes: cfg.mtu.get(),
+                ecn: cfg.ecn,
+                flavor: Default::default(),
+                ce_threshold: cfg.ce_threshold.map(|sojourn| CeThreshold { sojourn, selector: 0, mask: 0, reason: REASON_CE_THRESHOLD }),
+            },
             limit_pkts: cfg.limit_pkts,
             vars: CodelVars::default(),
             stats: CodelStats::default(),
@@ -86,7 +99,12 @@ impl QueueDisc for Codel {
     const REASONS: &'static [Reason] = &[
         OVERFLOW,
         Reason { name: "codel", doc: "control law: the sojourn time stayed above target for an interval (dropped at the head, or CE-marked)" },
+        Reason { name: "ce_threshold", doc: "the sojourn time was above ce_threshold: CE-marked at dequeue (only with ce_threshold set)" },
     ];
+
+    fn reasons_used(&self) -> usize {
+        if self.params.ce_threshold.is_some() { 3 } else { 2 }
+    }
     const STATS: &'static [Field] = &[Field { name: "dropping_entries", unit: FieldUnit::Count, doc: "times the dropping state was entered" }];
     const STATE: &'static [Field] = &[
         Field { name: "count", unit: FieldUnit::Count, doc: "drops since entering the dropping state (sets the rate interval/sqrt(count))" },
@@ -367,5 +385,46 @@ mod tests {
         assert!(q.counters().marks > 10);
         assert_eq!(q.reasons().marks[REASON_CODEL as usize], q.counters().marks);
         q.check_identities().unwrap();
+    }
+    /// Linux's ce_threshold (codel_impl.h): a scripted backlog of 20 packets queued at t = 0
+    /// and sent one every 250 us, so packet k waits k x 0.25 ms. With ce_threshold 1 ms the
+    /// ECT(0) and ECT(1) packets that waited strictly more than 1 ms (k >= 5; k = 4 waited
+    /// exactly 1 ms) are CE-marked, for reason ce_threshold; Not-ECT packets are neither marked
+    /// nor dropped (the law has not acted: no sojourn stayed above 5 ms), a packet already CE is
+    /// not counted again. ecn is off: the threshold does not need it (as in Linux).
+    #[test]
+    fn ce_threshold_marks_ect_packets_strictly_above_it() {
+        use crate::packet::Ecn;
+        let cfg = CodelConfig { ce_threshold: Some(Dur::from_ms(1)), limit_pkts: 100, ..Default::default() };
+        assert!(QdiscConfig::Codel(cfg.clone()).validate().is_empty());
+        let mut q = Queue::new(&QdiscConfig::Codel(cfg), &QdiscEnv { link_rate: Rate::from_mbps(100) }, Rng::stream(1, StreamKind::Qdisc, 0));
+        assert_eq!(q.qdisc.reasons().len(), 3, "ce_threshold's reason is reported when it is set");
+        let mut arena = PacketArena::new();
+        let mut dropped = vec![];
+        let codepoints = [Ecn::Ect1, Ecn::Ect0, Ecn::NotEct, Ecn::Ce];
+        for k in 1..=20u64 {
+            let id = arena.alloc(Packet { size_bytes: 1500, seq: k, ecn: codepoints[(k % 4) as usize], ..Default::default() });
+            assert!(q.enqueue(id, Time::ZERO, &mut arena, &mut dropped));
+        }
+        let mut expected = 0;
+        for k in 1..=20u64 {
+            let id = q.dequeue(Time::from_ns(k * 250_000), &mut arena, &mut dropped).expect("a packet");
+            let p = arena.get(id);
+            assert_eq!(p.seq, k);
+            let sent = codepoints[(k % 4) as usize];
+            let should = k * 250_000 > 1_000_000 && matches!(sent, Ecn::Ect0 | Ecn::Ect1);
+            expected += should as u64;
+            assert_eq!(p.ecn, if should { Ecn::Ce } else { sent }, "packet {k} (sojourn {} us, {sent:?})", k * 250);
+            arena.free(id);
+        }
+        assert!(dropped.is_empty());
+        assert_eq!(expected, 8);
+        assert_eq!(q.reasons().marks[REASON_CE_THRESHOLD as usize], expected);
+        assert_eq!(q.reasons().marks[REASON_CODEL as usize], 0);
+        assert_eq!(q.counters().marks, expected);
+        q.check_identities().unwrap();
+        // without ce_threshold the reason is not reported and nothing is marked
+        let plain = Queue::new(&QdiscConfig::Codel(CodelConfig::default()), &QdiscEnv { link_rate: Rate::from_mbps(100) }, Rng::stream(1, StreamKind::Qdisc, 0));
+        assert_eq!(plain.qdisc.reasons().len(), 2);
     }
 }

@@ -197,7 +197,7 @@ impl Algorithm for FairCodel {
     fn new(cfg: &FairCodelConfig, _env: &QdiscEnv) -> FairCodel {
         let heaviest = Heaviest::new(cfg.key, cfg.mode, cfg.heavy_flow, cfg.rec_int, cfg.hist_len, cfg.stat_int);
         FairCodel {
-            params: CodelParams { target: cfg.target, interval: cfg.interval, mtu_bytes: cfg.mtu.get(), ecn: cfg.ecn, flavor: Default::default() },
+            params: CodelParams { target: cfg.target, interval: cfg.interval, mtu_bytes: cfg.mtu.get(), ecn: cfg.ecn, flavor: Default::default(), ce_threshold: None },
             limit_pkts: cfg.limit_pkts,
             spare_as_mark: cfg.spare == SpareRule::Mark,
             vars: CodelVars::default(),

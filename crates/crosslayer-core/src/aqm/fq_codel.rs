@@ -18,13 +18,22 @@
 //! Deliberate deviations: the hash is of the simulator's flow id (one TCP connection, or its ACK
 //! stream, per id; Linux hashes the 5-tuple); the perturbation is drawn from the queue's random
 //! stream. As in Linux, CoDel's one-MTU test uses the whole discipline's backlog, not the
-//! queue's (RFC 8290 leaves this open). No `memory_limit` (only the packet limit) and no
-//! `ce_threshold`.
+//! queue's (RFC 8290 leaves this open). No `memory_limit` (only the packet limit).
+//!
+//! `ce_threshold` (Linux `TCA_FQ_CODEL_CE_THRESHOLD`, off by default) with
+//! `ce_threshold_selector` / `ce_threshold_mask` (Linux 5.16+): a dequeued ECT packet whose
+//! sojourn is above the threshold, and whose DS field ANDed with the mask equals the selector
+//! (mask 0: any), is CE-marked whatever its queue's CoDel decides, for reason `ce_threshold`.
+//! `tc qdisc ... fq_codel ce_threshold 1ms ce_threshold_selector 0x1/0x1` is FQ-CoDel's L4S mode:
+//! ECT(1) packets (RFC 9331's L4S identifier) are marked above 1 ms, Classic flows keep CoDel's
+//! 5 ms target in their own queues. The rule is the CoDel law's (`CeThreshold`), shared with
+//! `codel`.
 
-use super::law::codel::{CodelParams, CodelStats, CodelVars};
+use super::law::codel::{CeThreshold, CodelParams, CodelStats, CodelVars};
 use super::law::flow_queues::{self, DrrSlot, FlowScheduler};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict};
 use crate::packet::PacketId;
+use crate::params::Problem;
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Bytes, Dur};
 use std::collections::VecDeque;
@@ -48,11 +57,36 @@ crate::params! {
         drop_batch: u32 = 64, Count, range(>= 1), "Linux fq_codel drop_batch_size 64";
         /// CoDel's minimum backlog before dropping (MAXPACKET).
         mtu: Bytes = Bytes::new(1514), Size, range(>= 1, <= Bytes::new(1 << 20)), "Linux psched_mtu: 1500 + 14 (crosslayer: at most 1 MiB, far above any link MTU)";
+        /// Sojourn time above which a dequeued ECN-capable packet is CE-marked whatever its queue's CoDel decides (a shallow step marking for DCTCP-like and L4S senders); unset: off.
+        ce_threshold: Option<Dur> = None, Time, range(<= Dur::from_secs(4294)), "Linux fq_codel ce_threshold (TCA_FQ_CODEL_CE_THRESHOLD): off (CODEL_DISABLED_THRESHOLD); tc takes whole microseconds, at most 2^32 - 1";
+        /// With ce_threshold: mark only packets whose DS field (DSCP << 2 | ECN bits) ANDed with ce_threshold_mask equals this value (1 with mask 1: ECT(1) and CE, the L4S identifier).
+        ce_threshold_selector: u8 = 0, Count, range(), "Linux 5.16+ fq_codel ce_threshold_selector (tc ce_threshold_selector VALUE/MASK): 0";
+        /// The DS-field bits ce_threshold_selector compares; 0: the threshold applies to every ECN-capable packet.
+        ce_threshold_mask: u8 = 0, Count, range(), "Linux 5.16+ fq_codel ce_threshold_mask: 0 (every packet)";
+    }
+    check = FqCodelConfig::check;
+}
+
+impl FqCodelConfig {
+    fn check(&self, out: &mut Vec<Problem>) {
+        if self.ce_threshold.is_none() {
+            for (name, value) in [("ce_threshold_selector", self.ce_threshold_selector), ("ce_threshold_mask", self.ce_threshold_mask)] {
+                if value != 0 {
+                    out.push(Problem::new(name, "has no effect without ce_threshold: set ce_threshold too (e.g. \"1ms\"), or leave it 0"));
+                }
+            }
+        } else if self.ce_threshold_selector & !self.ce_threshold_mask != 0 {
+            out.push(Problem::new(
+                "ce_threshold_selector",
+                format!("{:#04x} has bits outside ce_threshold_mask ({:#04x}), so no packet can match: e.g. selector 0x1 with mask 0x1 selects ECT(1) (L4S)", self.ce_threshold_selector, self.ce_threshold_mask),
+            ));
+        }
     }
 }
 
 const REASON_OVERFLOW: u8 = 0;
 const REASON_CODEL: u8 = 1;
+const REASON_CE_THRESHOLD: u8 = 2;
 
 #[derive(Debug)]
 struct FlowQueue {
@@ -98,7 +132,19 @@ impl Algorithm for FqCodel {
             .map(|_| FlowQueue { fifo: VecDeque::new(), bytes: 0, drr: DrrSlot::default(), vars: CodelVars::default() })
             .collect();
         FqCodel {
-            params: CodelParams { target: cfg.target, interval: cfg.interval, mtu_bytes: cfg.mtu.get(), ecn: cfg.ecn, flavor: Default::default() },
+            params: CodelParams {
+                target: cfg.target,
+                interval: cfg.interval,
+                mtu_bytes: cfg.mtu.get(),
+                ecn: cfg.ecn,
+                flavor: Default::default(),
+                ce_threshold: cfg.ce_threshold.map(|sojourn| CeThreshold {
+                    sojourn,
+                    selector: cfg.ce_threshold_selector,
+                    mask: cfg.ce_threshold_mask,
+                    reason: REASON_CE_THRESHOLD,
+                }),
+            },
             limit_pkts: cfg.limit_pkts,
             drop_batch: cfg.drop_batch,
             queues,
@@ -149,7 +195,12 @@ impl QueueDisc for FqCodel {
     const REASONS: &'static [Reason] = &[
         Reason { name: "overflow", doc: "over the packet limit: dropped from the head of the fattest flow queue" },
         Reason { name: "codel", doc: "a flow queue's CoDel control law (dropped at its head, or CE-marked)" },
+        Reason { name: "ce_threshold", doc: "the sojourn time was above ce_threshold (a selected packet): CE-marked at dequeue (only with ce_threshold set)" },
     ];
+
+    fn reasons_used(&self) -> usize {
+        if self.params.ce_threshold.is_some() { 3 } else { 2 }
+    }
     const STATS: &'static [Field] = &[
         Field { name: "overflows", unit: FieldUnit::Count, doc: "times the limit was exceeded and the fattest queue was cut" },
         Field { name: "new_flows", unit: FieldUnit::Count, doc: "arrivals that put an idle queue on the new list" },
@@ -360,5 +411,53 @@ mod tests {
         assert!(lost[1] >= 5, "flow 1's standing queue is dropped from: {lost:?}");
         assert_eq!(lost[2], 0, "the sparse flow loses nothing: {lost:?}");
         q.check_identities().unwrap();
+    }
+    /// FQ-CoDel's L4S mode (`ce_threshold 1ms ce_threshold_selector 0x1/0x1`): one flow's
+    /// queue holds 20 packets queued at t = 0 and sent one every 250 us (packet k waits k x
+    /// 0.25 ms), alternating ECT(1) and ECT(0). Only the ECT(1) packets that waited more than
+    /// 1 ms are marked; with mask 0 every ECT packet above it is.
+    #[test]
+    fn ce_threshold_marks_only_the_selected_codepoint() {
+        use crate::packet::Ecn;
+        for (selector, mask, marks_ect0) in [(0x1u8, 0x1u8, false), (0, 0, true)] {
+            let cfg = FqCodelConfig { ce_threshold: Some(Dur::from_ms(1)), ce_threshold_selector: selector, ce_threshold_mask: mask, ..Default::default() };
+            assert!(QdiscConfig::FqCodel(cfg.clone()).validate().is_empty());
+            let mut q = queue(cfg);
+            let mut a = PacketArena::new();
+            let mut dropped = vec![];
+            for k in 1..=20u64 {
+                let ecn = if k % 2 == 1 { Ecn::Ect1 } else { Ecn::Ect0 };
+                let id = a.alloc(Packet { flow: 1, size_bytes: 1500, seq: k, ecn, ..Default::default() });
+                assert!(q.enqueue(id, Time::ZERO, &mut a, &mut dropped));
+            }
+            let mut expected = 0;
+            for k in 1..=20u64 {
+                let id = q.dequeue(Time::from_ns(k * 250_000), &mut a, &mut dropped).expect("a packet");
+                let p = a.get(id);
+                let sent = if k % 2 == 1 { Ecn::Ect1 } else { Ecn::Ect0 };
+                let should = k * 250_000 > 1_000_000 && (sent == Ecn::Ect1 || marks_ect0);
+                expected += should as u64;
+                assert_eq!((p.seq, p.ecn), (k, if should { Ecn::Ce } else { sent }), "selector {selector:#x}/{mask:#x}, packet {k}");
+                a.free(id);
+            }
+            assert_eq!(expected, if marks_ect0 { 16 } else { 8 });
+            assert_eq!(q.reasons().marks[REASON_CE_THRESHOLD as usize], expected);
+            assert_eq!(q.reasons().marks[REASON_CODEL as usize], 0);
+            q.check_identities().unwrap();
+        }
+    }
+
+    /// The selector and mask are checked at the edge: without ce_threshold they do nothing,
+    /// and a selector with bits outside the mask selects nothing.
+    #[test]
+    fn ce_threshold_selector_is_validated() {
+        let problems = |cfg: FqCodelConfig| QdiscConfig::FqCodel(cfg).validate().into_iter().map(|p| p.to_string()).collect::<Vec<_>>();
+        let p = problems(FqCodelConfig { ce_threshold_selector: 1, ce_threshold_mask: 1, ..Default::default() });
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert!(p[0].contains("ce_threshold_selector") && p[0].contains("without ce_threshold"), "{p:?}");
+        let p = problems(FqCodelConfig { ce_threshold: Some(Dur::from_ms(1)), ce_threshold_selector: 0x3, ce_threshold_mask: 0x1, ..Default::default() });
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].contains("outside ce_threshold_mask"), "{p:?}");
+        assert!(problems(FqCodelConfig { ce_threshold: Some(Dur::ZERO), ..Default::default() }).is_empty());
     }
 }

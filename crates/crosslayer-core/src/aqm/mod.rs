@@ -212,6 +212,13 @@ pub struct QdiscEnv {
 pub trait QueueDisc {
     /// Every reason the discipline drops or marks for; `ReasonId`s index this list.
     const REASONS: &'static [Reason];
+    /// How many of `REASONS` (a prefix) this configured instance can drop or mark for: the
+    /// `drops` table has a row for each. A reason that only an option produces comes last, so
+    /// that without the option the discipline reports what it reported before the option
+    /// existed (CoDel's and FQ-CoDel's `ce_threshold`).
+    fn reasons_used(&self) -> usize {
+        Self::REASONS.len()
+    }
     /// Its own monotonic counters (`stats` writes them).
     const STATS: &'static [Field] = &[];
     /// Its state variables (`state` writes them).
@@ -288,8 +295,9 @@ macro_rules! qdisc_dispatch {
             pub fn state(&self, out: &mut [f64]) {
                 match self { $( $(#[$m])* Qdisc::$V(q) => q.state(out), )+ }
             }
+            /// The reasons this instance can drop or mark for (a prefix of its `REASONS`).
             pub fn reasons(&self) -> &'static [Reason] {
-                match self { $( $(#[$m])* Qdisc::$V(_) => <$T as QueueDisc>::REASONS, )+ }
+                match self { $( $(#[$m])* Qdisc::$V(q) => &<$T as QueueDisc>::REASONS[..q.reasons_used()], )+ }
             }
             pub fn stat_fields(&self) -> &'static [Field] {
                 match self { $( $(#[$m])* Qdisc::$V(_) => <$T as QueueDisc>::STATS, )+ }

@@ -82,7 +82,7 @@ impl Algorithm for SfqCodel {
     };
     fn new(cfg: &SfqCodelConfig, _env: &QdiscEnv) -> SfqCodel {
         SfqCodel {
-            params: CodelParams { target: cfg.target, interval: cfg.interval, mtu_bytes: cfg.mtu.get(), ecn: false, flavor: CodelFlavor::Ns2 },
+            params: CodelParams { target: cfg.target, interval: cfg.interval, mtu_bytes: cfg.mtu.get(), ecn: false, flavor: CodelFlavor::Ns2, ce_threshold: None },
             limit_pkts: cfg.limit_pkts,
             bins: (0..cfg.bins).map(|_| Bin { fifo: VecDeque::new(), vars: CodelVars::default(), on_sched: false, new: false }).collect(),
             sched: VecDeque::new(),

@@ -448,6 +448,7 @@ mod tests {
             prior_in_flight: 0,
             cwnd_limited: true,
             ece: false,
+            ce_bytes: None,
             rtt: None,
             owd: None,
             srtt: rtt,

@@ -4,7 +4,8 @@
 //! Source: RFC 8257 (Bensley et al., 2017), sections 3.2-3.4; Alizadeh et al., "Data Center
 //! TCP (DCTCP)", ACM SIGCOMM 2010; Linux `net/ipv4/tcp_dctcp.c`, read for behaviour (not
 //! copied). ECN is always negotiated (`NEEDS_ECN`), and the receiver echoes each segment's CE
-//! mark (DCTCP's echo, `tcp/receiver.rs`).
+//! mark (DCTCP's echo, `ECN_FEEDBACK`, `tcp/receiver.rs`); with `[tcp] ecn_feedback = "accecn"`
+//! the marked bytes are AccECN's count (`law/marked.rs`).
 //!
 //! * Once per window of data (when snd_una passes the snd_nxt saved at the previous update):
 //!   `F = bytes delivered by ACKs with ECE / bytes delivered`, `alpha = (1 - g) alpha + g F`,
@@ -24,7 +25,7 @@
 
 use super::law::aimd::Aimd;
 use super::law::marked::MarkedFraction;
-use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
+use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, EcnFeedback, Window};
 use crate::stack::Profile;
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
 
@@ -62,6 +63,7 @@ impl Algorithm for Dctcp {
 
 impl CongestionControl for Dctcp {
     const NEEDS_ECN: bool = true;
+    const ECN_FEEDBACK: EcnFeedback = EcnFeedback::Dctcp;
     const STATE: &'static [Field] = &[
         Field { name: "alpha", unit: FieldUnit::Ratio, doc: "alpha: the smoothed fraction of marked bytes" },
         Field { name: "marked_fraction", unit: FieldUnit::Ratio, doc: "F: the fraction of bytes echoed as marked in the last window" },

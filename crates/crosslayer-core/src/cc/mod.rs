@@ -14,7 +14,8 @@
 //! | `state`            | when traces sample: the values named by `STATE`            | no       |
 //!
 //! and these declarations: `NEEDS_ECN` (the sender negotiates ECN whatever the TCP setting, as
-//! Linux's `TCP_CONG_NEEDS_ECN`, and the receiver echoes CE per segment as DCTCP does), `ECT1` (data
+//! Linux's `TCP_CONG_NEEDS_ECN`), `ECN_FEEDBACK` (the feedback of CE marks it needs when the flow's
+//! `[tcp] ecn_feedback` is unset: RFC 3168's, DCTCP's per-segment echo, or AccECN), `ECT1` (data
 //! carries ECT(1), the L4S identifier of RFC 9331, instead of ECT(0)), `FULL_CONTROL` (the algorithm sets cwnd itself on every ACK and
 //! the sender never changes it - Linux's `cong_control`, used by BBR), `RATE_SAMPLE` (it reads
 //! delivery-rate samples; the sender stamps transmissions only then), `RECOVERY` (the loss
@@ -59,7 +60,7 @@ pub mod vegas;
 pub mod testing;
 
 use crate::registry::{fields_json, Field};
-pub use crate::stack::{Profile, Recovery, SlowStart, SsRule};
+pub use crate::stack::{EcnFeedback, Profile, Recovery, SlowStart, SsRule};
 use crate::units::{Dur, Rate, Time};
 use serde_json::{json, Value as Json};
 
@@ -150,8 +151,15 @@ pub struct AckEvent {
     /// cwnd < 2 x in flight, otherwise in flight + 1 MSS > cwnd. Growing an unused window is
     /// pointless (RFC 7661).
     pub cwnd_limited: bool,
-    /// ECN-Echo was set.
+    /// The ECN feedback reports CE marks: RFC 3168's or DCTCP's ECE flag, or with AccECN new CE
+    /// marks counted (`ce_bytes` > 0; Linux sets `FLAG_ECE` when `delivered_ce` grows).
     pub ece: bool,
+    /// With AccECN feedback, the bytes newly reported CE-marked: the packets of the ACE field's
+    /// increase (after the wrap safety rule, RFC 9768 section 3.2.2.5.2) times the MSS, as
+    /// Linux counts `delivered_ce` in packets (`rate_sample.ece_delta`). None with a one-bit
+    /// echo (classic or DCTCP), where only `ece` says that the bytes this ACK delivered were
+    /// marked.
+    pub ce_bytes: Option<u64>,
     /// RTT sample of this ACK (Karn's rule applied), if any.
     pub rtt: Option<Dur>,
     /// One-way delay sample: the ACK's timestamp minus the echoed data timestamp (RFC 7323
@@ -233,6 +241,10 @@ impl CcEnv {
 pub trait CongestionControl {
     /// The sender must negotiate ECN (ECT data, ECE echo) for this algorithm.
     const NEEDS_ECN: bool = false;
+    /// The ECN feedback the algorithm needs where the flow's `[tcp] ecn_feedback` is unset:
+    /// RFC 3168's by default; DCTCP's per-segment echo (RFC 8257 section 3.2); AccECN for TCP
+    /// Prague (RFC 9331 section 4.2; Linux `TCP_CONG_NEEDS_ACCECN`).
+    const ECN_FEEDBACK: EcnFeedback = EcnFeedback::Classic;
     /// With ECN, data carries ECT(1), the L4S identifier (RFC 9331), instead of ECT(0):
     /// a DualPI2 queue then classifies the flow as L4S (TCP Prague).
     const ECT1: bool = false;
@@ -279,6 +291,7 @@ pub trait CongestionControl {
 /// algorithm, item for item.
 impl<C: CongestionControl> CongestionControl for Box<C> {
     const NEEDS_ECN: bool = C::NEEDS_ECN;
+    const ECN_FEEDBACK: EcnFeedback = C::ECN_FEEDBACK;
     const ECT1: bool = C::ECT1;
     const FULL_CONTROL: bool = C::FULL_CONTROL;
     const RATE_SAMPLE: bool = C::RATE_SAMPLE;
@@ -321,7 +334,7 @@ impl<C: CongestionControl> CongestionControl for Box<C> {
 
 /// Catalog extras of a congestion control.
 fn cc_extra<T: CongestionControl>() -> Json {
-    json!({"needs_ecn": T::NEEDS_ECN, "ect1": T::ECT1, "full_control": T::FULL_CONTROL, "rate_sample": T::RATE_SAMPLE, "recovery": T::RECOVERY.map(|r| serde_json::to_value(r).expect("a choice serializes")), "state": fields_json(T::STATE)})
+    json!({"needs_ecn": T::NEEDS_ECN, "ecn_feedback": serde_json::to_value(T::ECN_FEEDBACK).expect("a choice serializes"), "ect1": T::ECT1, "full_control": T::FULL_CONTROL, "rate_sample": T::RATE_SAMPLE, "recovery": T::RECOVERY.map(|r| serde_json::to_value(r).expect("a choice serializes")), "state": fields_json(T::STATE)})
 }
 
 macro_rules! cc_dispatch {
@@ -356,6 +369,9 @@ macro_rules! cc_dispatch {
             }
             pub fn needs_ecn(&self) -> bool {
                 match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::NEEDS_ECN, )+ }
+            }
+            pub fn ecn_feedback(&self) -> EcnFeedback {
+                match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::ECN_FEEDBACK, )+ }
             }
             pub fn ect1(&self) -> bool {
                 match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::ECT1, )+ }

@@ -6,9 +6,16 @@
 //! draft-briscoe-iccrg-prague-congestion-control; the L4S team's Linux module
 //! `net/ipv4/tcp_prague.c` (version 0.6, as carried in github.com/google/bbr), read for
 //! behaviour (not copied). As that module runs, with its default parameters:
-//! * ECN always (`NEEDS_ECN`), data on ECT(1) (`ECT1`), the receiver echoing each segment's
-//!   mark (this engine's DCTCP echo stands in for AccECN: an ACK with ECE carries only marked
-//!   segments, so its segments are the newly marked ones);
+//! * ECN always (`NEEDS_ECN`), data on ECT(1) (`ECT1`), with AccECN feedback (`ECN_FEEDBACK`;
+//!   RFC 9331 section 4.2: accurate ECN feedback is a prerequisite of a Scalable control in TCP;
+//!   the module declares `TCP_CONG_NEEDS_ACCECN | TCP_CONG_NO_FALLBACK_RFC3168`, and falls back
+//!   to Reno, "prague-reno", on a connection that did not negotiate it). Each ACK hands over
+//!   the segments newly marked CE (Linux `rate_sample.ece_delta`), which are not counted as
+//!   growth, and alpha's marked fraction counts them (`delivered_ce`). `[tcp] ecn_feedback` may
+//!   choose another feedback for comparison: with DCTCP's per-segment echo an ACK with ECE
+//!   covers only marked segments, so all it delivered counts as marked (this model's echo
+//!   before AccECN); with RFC 3168's sticky ECE a whole round trip of ACKs does (the module
+//!   would not run: Linux falls back to Reno);
 //! * Prague sets cwnd itself (`FULL_CONTROL`, Linux `cong_control`): every ACK moves a carry
 //!   `cnt` (in segments); cwnd changes by at most one segment per ACK when the carry passes
 //!   +-1, and a decrement sets ssthresh = cwnd (floor 2 segments);
@@ -29,7 +36,7 @@
 
 use super::law::marked::MarkedFraction;
 use super::law::{slow_start};
-use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, EcnFeedback, SsRule, Window};
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::units::{Dur, Rate, Time};
 
@@ -134,6 +141,7 @@ impl Prague {
 
 impl CongestionControl for Prague {
     const NEEDS_ECN: bool = true;
+    const ECN_FEEDBACK: EcnFeedback = EcnFeedback::AccEcn;
     const ECT1: bool = true;
     const FULL_CONTROL: bool = true;
     const STATE: &'static [Field] = &[
@@ -149,13 +157,22 @@ impl CongestionControl for Prague {
         if a.ca_state == CaState::Open {
             self.in_loss = false;
         }
-        // prague_update_cwnd
+        // prague_update_cwnd: the segments delivered less those newly marked
         let delivered = (a.growth_bytes / mss) as f64;
-        let unmarked = if a.ece {
-            self.saw_ce = true;
-            0.0
-        } else {
-            delivered
+        let unmarked = match a.ce_bytes {
+            // AccECN (Linux: acked_sacked - ece_delta)
+            Some(ce) => {
+                if ce > 0 {
+                    self.saw_ce = true;
+                }
+                (delivered - (ce / mss) as f64).max(0.0)
+            }
+            // a one-bit echo: an ACK with ECE counts as all marked
+            None if a.ece => {
+                self.saw_ce = true;
+                0.0
+            }
+            None => delivered,
         };
         if unmarked > 0.0 && !self.in_loss && a.cwnd_limited {
             let mut left = unmarked;

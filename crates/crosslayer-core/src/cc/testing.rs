@@ -16,6 +16,7 @@ pub fn ack(bytes: u64) -> AckEvent {
         prior_in_flight: 0,
         cwnd_limited: true,
         ece: false,
+        ce_bytes: None,
         rtt: None,
         owd: None,
         srtt: Dur::from_ms(10),

@@ -6,8 +6,12 @@
 //! * `sender`: slow start / congestion avoidance through `cc`, SACK loss recovery (RFC 6675),
 //!   NewReno recovery without SACK (RFC 6582), RTO (RFC 6298) with Karn's rule, ECN (RFC 3168),
 //!   pacing hook.
-//! * `receiver`: cumulative ACK, SACK blocks (RFC 2018), delayed ACKs (RFC 1122, RFC 5681).
+//! * `receiver`: cumulative ACK, SACK blocks (RFC 2018), delayed ACKs (RFC 1122, RFC 5681),
+//!   the ECN echo.
+//! * `accecn`: AccECN feedback (RFC 9768), both ends: the receiver's counters and the sender's
+//!   decoding of them.
 
+pub mod accecn;
 pub mod app;
 pub mod rack;
 pub mod receiver;
@@ -15,7 +19,7 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 
-pub use crate::stack::{Profile, Recovery, SlowStart};
+pub use crate::stack::{EcnFeedback, Profile, Recovery, SlowStart};
 use crate::params::{ParamType, Problem, Value};
 use crate::units::{Bytes, Dur, MAX_SPAN};
 
@@ -207,6 +211,12 @@ crate::params! {
         pacing_credit: Option<bool> = None, Flag, range(), "linux: true (tcp_update_skb_after_send: 'Original sch_fq does not pace first 10 MSS', 'take into account OS jitter'); ns3: false (TcpSocketBase::SendPendingData schedules the pacing timer for each packet's bytes); ns2: false (no pacing)";
         /// Negotiate ECN (RFC 3168): data is sent ECT(0), and an ECN-Echo reduces the window. Algorithms that need ECN (DCTCP) turn it on themselves.
         ecn: bool = false, Flag, range(), "Linux net.ipv4.tcp_ecn = 2 (not requested by default); ns-3 UseEcn Off";
+        /// How the receiver feeds back CE marks: "classic" (RFC 3168: ECE until CWR, one signal per round trip), "dctcp" (RFC 8257: each ACK's ECE is the mark of the segments it covers) or "accecn" (RFC 9768: CE packets counted in the ACE field of every ACK, bytes per codepoint in the AccECN option); unset: the congestion control's own (DCTCP's dctcp, TCP Prague's accecn, classic for the others).
+        ecn_feedback: Option<EcnFeedback> = None, Choice, range(), "the congestion control's (CongestionControl::ECN_FEEDBACK): Linux's dctcp module echoes per segment (dctcp_ece_ack_update); the L4S team's tcp_prague requires AccECN (TCP_CONG_NEEDS_ACCECN); Linux's RFC 3168 otherwise (AccECN: net.ipv4.tcp_ecn = 3 in kernels that have it)";
+        /// With AccECN feedback: the receiver adds the AccECN option to every ACK it fits on (as many counters as fit, at least those that ever changed; a SACK option keeps at least two blocks); false: the ACE field alone.
+        accecn_option: bool = true, Flag, range(), "RFC 9768 section 3.2.3 (sending the option RECOMMENDED), section 3.2.3.3 (SACK precedence); Linux net.ipv4.tcp_ecn_option = 2 (on every packet it fits into), tcp_options_fit_accecn";
+        /// With AccECN feedback: the sender's safety rule against a wrapped ACE field (an ACK that acknowledges 8 or more packets counts as many CE marks as the ACE field could have wrapped to, unless the AccECN option or ACK thinning says otherwise); false: the ACE increase mod 8 as it is.
+        accecn_safety: bool = true, Flag, range(), "RFC 9768 section 3.2.2.5.2 (SHOULD) and Appendix A.2; Linux __tcp_accecn_process (the L4S team's tree turns it off with net.ipv4.tcp_ecn_unsafe_cep = 1)";
         /// Receiver window; unset: unlimited.
         rwnd: Option<Bytes> = None, Size, range(>= 1), "unset (autotuning lets a bulk flow's window grow)";
     }

@@ -13,11 +13,18 @@
 //!   the default receive buffer), and in the Linux profile so are the next `quickack` after a
 //!   duplicate segment arrives, and the next 2 after a CE mark that starts an ECN echo. ns-3 has
 //!   no such mode; it acknowledges the first data segment at once (`quickack` 1).
-//! * ECN, RFC 3168 section 6.1.3: ECE is set on every ACK from a CE arrival until a segment with
-//!   CWR arrives. For a congestion control that needs ECN (DCTCP), the echo is DCTCP's (RFC 8257
-//!   section 3.2; Linux `dctcp_ece_ack_update`): ECE reflects the CE mark of the segments the ACK
-//!   covers, and when the mark changes while an ACK is being delayed, an ACK for the segments
-//!   before it goes out at once with the old ECE; CWR is ignored.
+//! * ECN feedback (`feedback`: `[tcp] ecn_feedback`, else the congestion control's):
+//!   * RFC 3168 section 6.1.3: ECE is set on every ACK from a CE arrival until a segment with
+//!     CWR arrives;
+//!   * DCTCP's echo (RFC 8257 section 3.2; Linux `dctcp_ece_ack_update`): ECE reflects the CE
+//!     mark of the segments the ACK covers, and when the mark changes while an ACK is being
+//!     delayed, an ACK for the segments before it goes out at once with the old ECE; CWR is
+//!     ignored;
+//!   * AccECN (RFC 9768; `accecn.rs`): every ACK carries the ACE field (CE packets received, mod
+//!     8) and, with `accecn_option`, the AccECN option (bytes received per codepoint) where it
+//!     fits beside the SACK option, which keeps at least two blocks; a CE packet after one that
+//!     was not, and the second CE mark since the last ACK, are acknowledged at once; CWR is
+//!     ignored.
 //! * TSecr echoes the TSval of the earliest segment covered by the ACK (RFC 7323 section 4.3).
 //! * Teardown (`teardown`, RFC 9293 section 3.6): once every byte up to the sender's FIN is
 //!   delivered, the application closes, so the ACK of the FIN (sent at once) carries the
@@ -29,7 +36,8 @@
 //! retransmitted last segment), and a segment arriving after a RST is dropped silently; no window updates (the advertised window is the sender-side
 //! `rwnd_bytes` setting); Linux's quick-ACK count is min(16, rcv_wnd / (2 MSS)), taken as 16.
 
-use super::{TcpConfig, TxCtx};
+use super::accecn::{fit_option, AccEcnReceiver};
+use super::{EcnFeedback, TcpConfig, TxCtx};
 use crate::packet::{Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
 use crate::units::{Dur, Time};
 
@@ -87,6 +95,8 @@ crate::counters! {
         dup_acks: "pkts",
         /// SACK blocks carried by the ACKs sent (RFC 2018).
         sack_blocks: "count",
+        /// Data packets received CE-marked (duplicates included).
+        ce_pkts: "pkts",
     }
 }
 
@@ -123,8 +133,13 @@ pub struct Receiver {
     /// `quickack`; ns-3 has no quick-ACK mode: 0).
     quickack: u32,
     ece_pending: bool,
-    /// DCTCP's echo (RFC 8257 section 3.2): ECE = the CE mark of the last segment received.
-    pub dctcp_echo: bool,
+    /// How CE marks are fed back: RFC 3168's ECE until CWR, DCTCP's echo (ECE = the CE mark
+    /// of the last segment received, RFC 8257 section 3.2) or AccECN (RFC 9768).
+    pub feedback: EcnFeedback,
+    /// AccECN's counters (with `feedback` AccEcn).
+    accecn: AccEcnReceiver,
+    /// AccECN: the option goes on every ACK it fits on (`[tcp] accecn_option`).
+    accecn_option: bool,
     /// Codepoint of its SYN-ACK and ACKs: the sender's control codepoint (`Sender::control_ecn`:
     /// both ends run the flow's congestion control, so with DCTCP they are ECN-capable too).
     pub ect: Ecn,
@@ -168,7 +183,9 @@ impl Receiver {
             quick: cfg.quickack(),
             quickack: if cfg.profile == crate::tcp::Profile::Linux { cfg.quickack() } else { 0 },
             ece_pending: false,
-            dctcp_echo: false,
+            feedback: EcnFeedback::Classic,
+            accecn: AccEcnReceiver::default(),
+            accecn_option: cfg.accecn_option,
             ect: Ecn::NotEct,
             ts_echo: Time::ZERO,
             last_ack: u64::MAX,
@@ -219,26 +236,33 @@ impl Receiver {
             return; // a segment overtaken by the RST, arriving after it (a real stack would answer with a RST)
         }
         self.counters.data_pkts += 1;
-        if self.dctcp_echo {
-            let ce = p.ecn == Ecn::Ce;
-            if ce != self.ece_pending {
-                if self.unacked_segs > 0 {
-                    self.send_ack(ctx); // the segments before the change, with the old ECE
-                }
-                self.ece_pending = ce;
-            }
-        } else {
-            if p.cwr {
-                self.ece_pending = false;
-            }
-            if p.ecn == Ecn::Ce {
-                if !self.ece_pending && self.quickack > 0 {
-                    self.quick = self.quick.max(2); // Linux tcp_ecn_check_ce: don't delay this echo
-                }
-                self.ece_pending = true;
-            }
-        }
+        self.counters.ce_pkts += (p.ecn == Ecn::Ce) as u64;
         let (start, end) = (p.seq, p.seq + p.len_bytes as u64);
+        let mut triggered = false; // AccECN: an ACK goes at once (RFC 9768 section 3.2.2.5.1)
+        match self.feedback {
+            EcnFeedback::Dctcp => {
+                let ce = p.ecn == Ecn::Ce;
+                if ce != self.ece_pending {
+                    if self.unacked_segs > 0 {
+                        self.send_ack(ctx); // the segments before the change, with the old ECE
+                    }
+                    self.ece_pending = ce;
+                }
+            }
+            EcnFeedback::Classic => {
+                if p.cwr {
+                    self.ece_pending = false;
+                }
+                if p.ecn == Ecn::Ce {
+                    if !self.ece_pending && self.quickack > 0 {
+                        self.quick = self.quick.max(2); // Linux tcp_ecn_check_ce: don't delay this echo
+                    }
+                    self.ece_pending = true;
+                }
+            }
+            // counted when acceptable: not wholly below rcv_nxt (RFC 9293 section 3.10.7.4)
+            EcnFeedback::AccEcn => triggered = self.accecn.on_segment(p.ecn, p.len_bytes, end > self.rcv_nxt),
+        }
         let had_holes = !self.ooo.is_empty();
         if self.unacked_segs == 0 {
             self.ts_echo = p.tsval;
@@ -270,7 +294,7 @@ impl Receiver {
         }
         self.unacked_segs += 1;
         // RFC 9293 section 3.10.7.4: the FIN is acknowledged at once (no delayed ACK)
-        if immediate || done || self.quick > 0 || !self.delayed_ack || self.unacked_segs >= 2 {
+        if immediate || triggered || done || self.quick > 0 || !self.delayed_ack || self.unacked_segs >= 2 {
             if self.teardown && self.fin_separate && p.fin && done && !immediate {
                 // ns-3: ReceivedData acknowledges the in-order FIN, then DoPeerClose -> Close
                 // sends FIN|ACK
@@ -335,6 +359,7 @@ impl Receiver {
             ack: self.rcv_nxt,
             ecn: self.ect,
             ece: self.ece_pending,
+            ace: if self.feedback == EcnFeedback::AccEcn { self.accecn.ace() } else { 0 },
             tsecr: self.ts_echo,
             tsval: ctx.now,
             // the application closed at end of file: its FIN (RFC 9293 CLOSE-WAIT -> LAST-ACK)
@@ -364,12 +389,28 @@ impl Receiver {
                 n_sack += 1;
             }
         }
+        // AccECN option: as many fields as fit, the SACK option keeping at least two blocks
+        let mut option = None;
+        let mut option_bytes = 0;
+        if self.feedback == EcnFeedback::AccEcn {
+            if self.accecn_option {
+                if let Some((fields, bytes, blocks)) = fit_option(self.accecn.min_fields(), n_sack as u32, self.timestamps, self.option_padding) {
+                    n_sack = blocks as usize;
+                    option = Some(self.accecn.option(fields));
+                    option_bytes = bytes;
+                }
+            }
+            self.accecn.on_ack_sent();
+        }
         // SACK option: 8 per block plus kind and length, aligned as the profile does.
-        p.size_bytes = self.ack_bytes + if n_sack > 0 { self.option_padding.sack_bytes(n_sack as u32, self.timestamps) } else { 0 };
+        p.size_bytes = self.ack_bytes + if n_sack > 0 { self.option_padding.sack_bytes(n_sack as u32, self.timestamps) } else { 0 } + option_bytes;
         self.counters.dup_acks += (p.ack == self.last_ack) as u64;
         self.counters.sack_blocks += n_sack as u64;
         self.last_ack = p.ack;
         let id = if n_sack == 0 { ctx.arena.alloc(p) } else { ctx.arena.alloc_with_sack(p, &blocks[..n_sack]) };
+        if let Some(o) = option {
+            ctx.arena.attach_accecn(id, o);
+        }
         ctx.out.push(id);
         self.counters.acks_sent += 1;
         self.quick = self.quick.saturating_sub(self.unacked_segs); // tcp_dec_quickack_mode
@@ -415,7 +456,7 @@ mod tests {
     fn dctcp_echo_reflects_each_segments_mark() {
         let cfg = TcpConfig { mss: crate::units::Bytes::new(100), quickack: Some(0), ..Default::default() };
         let mut r = Receiver::new(0, 1, 0, &cfg);
-        r.dctcp_echo = true;
+        r.feedback = EcnFeedback::Dctcp;
         let mut a = PacketArena::new();
         let mut acks = vec![];
         for (k, ce) in [false, false, true, true, true, false, false, true].into_iter().enumerate() {

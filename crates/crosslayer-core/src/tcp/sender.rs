@@ -52,6 +52,13 @@
 //!   and pure ACKs only for the others), so a queue marking above a threshold does not drop
 //!   them (RFC 8257 section 3 leaves control packets open; a marking switch drops Not-ECT
 //!   packets above its threshold, which would cost short flows a 1 s SYN timeout).
+//! * ECN feedback (`[tcp] ecn_feedback`, else the congestion control's `ECN_FEEDBACK`): with
+//!   RFC 3168's or DCTCP's echo the ECE flag is the congestion signal; with AccECN (RFC 9768,
+//!   `accecn.rs`) the sender decodes the ACE field and the AccECN option of every ACK into the
+//!   packets newly marked CE (with the wrap safety rule), reduces as for ECE when there are any
+//!   (RFC 8311 section 2.1: still once per round trip for a Classic control), hands their
+//!   bytes to the congestion control (`AckEvent::ce_bytes`) and never sets CWR (RFC 9768
+//!   section 3.1.5).
 //! * RTT samples (`rtt_samples`): Karn's rule on the oldest newly acknowledged (else SACKed)
 //!   segment, else the timestamp echo (Linux), or the echo of every ACK of new data (ns-3); or
 //!   for the RTO estimator only one timed segment at a time, in whole ticks (ns-2's
@@ -88,13 +95,14 @@
 //! * The application's writes go out in whole segments (a partial one waits for the rest:
 //!   no Nagle timing).
 
+use super::accecn::AccEcnSender;
 use super::rack::{ProbeOutcome, Rack, Tlp};
 use super::rtt::RttEstimator;
 use super::scoreboard::{later, CumAck, Delivered, RackLoss, Sacked, Scoreboard, TxStamp};
-use super::{AckCounting, Profile, Recovery, RttSamples, TcpConfig, TxCtx};
+use super::{AckCounting, EcnFeedback, Profile, Recovery, RttSamples, TcpConfig, TxCtx};
 use crate::cc::{AckEvent, CaState, Cc, CcEnv, CongestionEvent, CongestionKind, RateSample, Window};
 use crate::metrics::LogHistogram;
-use crate::packet::{Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
+use crate::packet::{AccEcnOption, Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
 use super::app::OnOffSchedule;
 use crate::units::{Dur, Time};
 
@@ -113,6 +121,8 @@ crate::counters! {
         fast_recoveries: "count",
         /// Window reductions in response to ECN-Echo.
         ecn_reductions: "count",
+        /// Segments the ECN feedback reported CE-marked: with AccECN the ACE field's increase (after the wrap safety rule); with a one-bit echo the segments delivered by ACKs with ECE.
+        ce_echoed_segs: "pkts",
         /// SYNs sent again after a SYN timeout.
         syn_retransmits: "count",
         /// Tail loss probes sent (RFC 8985 section 7).
@@ -198,6 +208,10 @@ struct AckSample {
     delivered_bytes: u64,
     /// Its delivery-rate sample.
     rate: RateSample,
+    /// Its ECN feedback reports CE marks (the ECE flag, or new AccECN marks).
+    ece: bool,
+    /// AccECN: the bytes it newly reports CE-marked (`AckEvent::ce_bytes`).
+    ce_bytes: Option<u64>,
 }
 
 /// Fields of an arriving ACK the sender uses.
@@ -206,6 +220,10 @@ pub struct AckInfo<'a> {
     pub ack: u64,
     pub sack: &'a [SackBlock],
     pub ece: bool,
+    /// AccECN's ACE field (RFC 9768 section 3.2.2).
+    pub ace: u8,
+    /// AccECN's option, if the ACK carries one.
+    pub accecn: Option<AccEcnOption>,
     /// The receiver's timestamp (when it sent the ACK).
     pub tsval: Time,
     /// The echoed data timestamp.
@@ -317,6 +335,10 @@ pub struct Sender {
     /// `rtt_samples = "timed"`: the segment being timed and when it was sent.
     timed: Option<(u64, Time)>,
     ecn: bool,
+    /// How the receiver feeds back CE marks (`[tcp] ecn_feedback`, else the algorithm's).
+    feedback: EcnFeedback,
+    /// AccECN's counters and safety rule (with `feedback` AccEcn).
+    accecn: AccEcnSender,
     /// The ECN-capable codepoint of data: ECT(0), or ECT(1) for L4S algorithms.
     ect: Ecn,
     /// Every packet is ECN-capable, not only new data (the congestion control needs ECN).
@@ -466,6 +488,8 @@ impl Sender {
             rtt_samples: cfg.rtt_samples(),
             timed: None,
             ecn: cfg.ecn || cc.needs_ecn(),
+            feedback: cfg.ecn_feedback.unwrap_or(cc.ecn_feedback()),
+            accecn: AccEcnSender::new(cfg.accecn_safety),
             ect: if cc.ect1() { Ecn::Ect1 } else { Ecn::Ect0 },
             ect_all: cc.needs_ecn(),
             rate_sampling,
@@ -781,6 +805,12 @@ impl Sender {
         self.counters.control_pkts += 1;
     }
 
+    /// How its receiver feeds back CE marks (`[tcp] ecn_feedback`, else the congestion
+    /// control's).
+    pub fn ecn_feedback(&self) -> EcnFeedback {
+        self.feedback
+    }
+
     /// The codepoint of packets other than new data (SYN, pure ACKs, retransmissions):
     /// ECN-capable when the congestion control needs ECN, else Not-ECT.
     pub fn control_ecn(&self) -> Ecn {
@@ -1022,6 +1052,7 @@ impl Sender {
             && a.sack.is_empty()
             && ack_seg > self.sb.una()
             && !(self.ecn && a.ece)
+            && (self.feedback != EcnFeedback::AccEcn || (ack_seg - self.sb.una() < 8 && self.accecn.quiet(a.ace, a.accecn)))
             && (self.rack_on || !self.sack)
             && self.rtt_samples != RttSamples::Timed
             && self.rtt_blackout.is_none()
@@ -1058,6 +1089,8 @@ impl Sender {
         }
         let delivered_bytes = cum.segs * mss;
         self.rate.delivered += delivered_bytes;
+        let (ece, ce_bytes) = self.ecn_echo(a, cum.segs);
+        debug_assert!(!(self.ecn && ece), "an in-order ACK reports no CE mark");
         // detect (RACK, or no SACK: none)
         let lost_segs = if self.rack_on {
             self.rack.on_delivered(cum.rack, now);
@@ -1077,7 +1110,8 @@ impl Sender {
             lost_bytes: lost_segs * mss,
             prior_in_flight: prior_pipe,
             cwnd_limited,
-            ece: a.ece,
+            ece,
+            ce_bytes,
             rtt,
             owd: (self.owd_samples && a.tsval >= a.tsecr).then(|| self.ts_difference(a.tsecr, a.tsval)),
             srtt: self.rtt.srtt_or(Dur::from_ms(100)),
@@ -1101,6 +1135,8 @@ impl Sender {
                 rtt,
                 delivered_bytes,
                 rate: RateSample::default(),
+                ece,
+                ce_bytes,
             };
             self.recover(&s, lost_segs, ctx);
         } else {
@@ -1183,7 +1219,26 @@ impl Sender {
         // Newly delivered: cumulatively acknowledged without an earlier SACK, or newly SACKed.
         let delivered_segs = sacked.newly + cum.segs - cum.were_sacked;
         let rate = self.rate_sample(now, delivered_segs, newest);
-        AckSample { ack_seg, new_una, prior_pipe, ca_state, disorder, sacked, cum, rtt, delivered_bytes: delivered_segs * mss, rate }
+        let (ece, ce_bytes) = self.ecn_echo(a, delivered_segs);
+        AckSample { ack_seg, new_una, prior_pipe, ca_state, disorder, sacked, cum, rtt, delivered_bytes: delivered_segs * mss, rate, ece, ce_bytes }
+    }
+
+    /// What the ACK's ECN feedback reports, given the segments it newly delivered: the ECE
+    /// flag (RFC 3168, DCTCP), or AccECN's decoding of its ACE field and option into the
+    /// segments newly marked CE (RFC 9768; `accecn.rs`), as `(ece, bytes newly marked)`.
+    fn ecn_echo(&mut self, a: &AckInfo<'_>, delivered_segs: u64) -> (bool, Option<u64>) {
+        let mss = self.mss as u64;
+        if self.feedback != EcnFeedback::AccEcn {
+            if self.ecn && a.ece {
+                self.counters.ce_echoed_segs += delivered_segs;
+            }
+            return (a.ece, None);
+        }
+        let tsval = self.timestamps.then_some(a.tsval);
+        let sack_or_open = self.sack || self.state == CaState::Open;
+        let marked = self.accecn.on_ack(a.ace, a.accecn, delivered_segs, delivered_segs * mss, tsval, sack_or_open, mss);
+        self.counters.ce_echoed_segs += marked;
+        (marked > 0, Some(marked * mss))
     }
 
     /// Losses the ACK reveals: RACK's (RFC 8985) or RFC 6675's `IsLost`; the segments newly
@@ -1213,14 +1268,15 @@ impl Sender {
             }
         }
 
-        if self.ecn && a.ece && self.state == CaState::Open && s.ack_seg >= self.ecn_recover {
+        if self.ecn && s.ece && self.state == CaState::Open && s.ack_seg >= self.ecn_recover {
             self.counters.ecn_reductions += 1;
             self.window.ssthresh = self.congestion_event(now, CongestionKind::Ecn, true);
             if !self.cc.full_control() {
                 self.window.cwnd = self.window.ssthresh.max(2 * mss);
             }
             self.ecn_recover = self.sb.nxt();
-            self.cwr_pending = true;
+            // RFC 9768 section 3.1.5: an AccECN sender MUST NOT set CWR
+            self.cwr_pending = self.feedback != EcnFeedback::AccEcn;
         }
 
         // Linux tcp_is_cwnd_limited: in slow start, grow while cwnd < 2 * in flight.
@@ -1260,7 +1316,8 @@ impl Sender {
             lost_bytes: lost_segs * mss,
             prior_in_flight: s.prior_pipe,
             cwnd_limited,
-            ece: a.ece,
+            ece: s.ece,
+            ce_bytes: s.ce_bytes,
             rtt: s.rtt,
             owd: (self.owd_samples && a.tsval >= a.tsecr).then(|| self.ts_difference(a.tsecr, a.tsval)),
             srtt: self.rtt.srtt_or(Dur::from_ms(100)),
@@ -1855,6 +1912,7 @@ mod tests {
             for id in out.drain(..) {
                 let p = arena.get(id).clone();
                 let blocks = arena.sack(id).to_vec();
+                let option = arena.accecn(id);
                 arena.free(id);
                 if p.kind.from_sender() {
                     let k = sent.entry(p.seq).or_insert(0);
@@ -1865,11 +1923,11 @@ mod tests {
                     last_rx = (now + one_way).max(last_rx + spacing);
                     to_rx.push_back((last_rx, p));
                 } else {
-                    to_tx.push_back((now + one_way, p, blocks));
+                    to_tx.push_back((now + one_way, p, blocks, option));
                 }
             }
             let t_rx = to_rx.front().map_or(Time::NEVER, |x: &(Time, Packet)| x.0);
-            let t_tx = to_tx.front().map_or(Time::NEVER, |x: &(Time, Packet, Vec<SackBlock>)| x.0);
+            let t_tx = to_tx.front().map_or(Time::NEVER, |x: &(Time, Packet, Vec<SackBlock>, Option<AccEcnOption>)| x.0);
             now = t_rx.min(t_tx).min(s.next_deadline()).min(r.next_deadline());
             if now.is_never() {
                 break;
@@ -1883,8 +1941,8 @@ mod tests {
                     _ => {}
                 }
             } else if now == t_tx {
-                let (_, p, blocks) = to_tx.pop_front().unwrap();
-                let info = AckInfo { ack: p.ack, sack: &blocks, ece: p.ece, tsval: p.tsval, tsecr: p.tsecr, fin: p.fin };
+                let (_, p, blocks, option) = to_tx.pop_front().unwrap();
+                let info = AckInfo { ack: p.ack, sack: &blocks, ece: p.ece, ace: p.ace, accecn: option, tsval: p.tsval, tsecr: p.tsecr, fin: p.fin };
                 match p.kind {
                     PktKind::SynAck => s.on_synack(info, &mut ctx),
                     _ => s.on_ack(info, &mut ctx),

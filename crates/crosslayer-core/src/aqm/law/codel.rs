@@ -19,6 +19,14 @@
 //! * Hook (`CodelVars::dequeue_judged`): the container may choose, per packet the law would
 //!   drop, to drop it for a reason of its own or to spare it (the fairness-oriented CoDel,
 //!   `fair_codel.rs`); `dequeue` is that hook with every packet dropped.
+//! * `ce_threshold` ([`CeThreshold`]; Linux `codel_impl.h`, in sch_codel and sch_fq_codel since
+//!   Linux 4.2, its selector since 5.16): after the law has run, the packet about to be sent is
+//!   CE-marked if its sojourn time is strictly above the threshold and, with a selector, its DS
+//!   field (DSCP << 2 | ECN) ANDed with the mask equals the selector (`0x1/0x1`: ECT(1) and CE,
+//!   the L4S identifier of RFC 9331). Independent of the law's state: a shallow step marking
+//!   for data-centre and L4S senders. Only ECT(0) and ECT(1) packets are marked (a packet
+//!   already CE is left alone and not counted again: Linux's `INET_ECN_set_ce` counts it in
+//!   `ce_mark` a second time, ns-3's CoDel suppresses that double count too).
 //!
 //! Deliberate deviations:
 //! * `interval / sqrt(count)` is computed exactly in floating point and truncated to the ns;
@@ -26,9 +34,11 @@
 //!   a few steps).
 //! * As Linux (and ns-3), a packet becomes droppable only strictly after `first_above_time`; the
 //!   RFC pseudocode uses `>=`. The two differ only when a dequeue falls on that exact nanosecond.
+//! * `ce_threshold` is compared in nanoseconds; Linux keeps it (and the sojourn) in CoDel's
+//!   1.024 us units and tc gives it in whole microseconds.
 
 use crate::aqm::{QdiscCtx, ReasonId};
-use crate::packet::PacketId;
+use crate::packet::{Ecn, PacketId};
 use crate::units::{Dur, Time};
 
 /// Which published CoDel the law follows.
@@ -58,6 +68,29 @@ pub struct CodelParams {
     /// CE-mark ECN-capable packets instead of dropping them.
     pub ecn: bool,
     pub flavor: CodelFlavor,
+    /// Linux's `ce_threshold` marking (None: off, Linux `CODEL_DISABLED_THRESHOLD`).
+    pub ce_threshold: Option<CeThreshold>,
+}
+
+/// Linux's `ce_threshold` (`struct codel_params` `ce_threshold`, `ce_threshold_selector`,
+/// `ce_threshold_mask`): CE-mark a dequeued packet whose sojourn time is above `sojourn`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CeThreshold {
+    /// Sojourn time above which (strictly) a packet is marked.
+    pub sojourn: Dur,
+    /// Mark only packets whose DS field ANDed with `mask` equals `selector`; mask 0: every packet.
+    pub selector: u8,
+    pub mask: u8,
+    /// The container's reason for these marks (its `REASONS` index).
+    pub reason: ReasonId,
+}
+
+impl CeThreshold {
+    /// Whether a packet of DS field `ds` (DSCP << 2 | ECN) is one the threshold applies to.
+    #[inline]
+    pub fn selects(&self, ds: u8) -> bool {
+        self.mask == 0 || ds & self.mask == self.selector
+    }
 }
 
 /// The control law's variables for one queue (RFC 8289 section 5.1 names).
@@ -151,6 +184,28 @@ impl CodelVars {
     /// dequeued is judged in its place. (The fairness-oriented CoDel of `fair_codel.rs` spares
     /// packets of light connections.) With `judge` always `Some(reason)` this is `dequeue`.
     pub fn dequeue_judged(
+        &mut self,
+        p: &CodelParams,
+        stats: &mut CodelStats,
+        ctx: &mut QdiscCtx<'_>,
+        spare_as_mark: bool,
+        judge: impl FnMut(PacketId, &mut QdiscCtx<'_>) -> Option<ReasonId>,
+        deq: impl FnMut(&mut QdiscCtx<'_>) -> Option<(PacketId, u64)>,
+    ) -> Option<PacketId> {
+        let out = self.law(p, stats, ctx, spare_as_mark, judge, deq);
+        if let (Some(id), Some(th)) = (out, p.ce_threshold) {
+            // codel_impl.h, after the law: `ldelay` is the sojourn of the packet being sent (the
+            // last one `ok_to_drop` looked at)
+            let pkt = ctx.arena.get(id);
+            if self.ldelay > th.sojourn && matches!(pkt.ecn, Ecn::Ect0 | Ecn::Ect1) && th.selects(pkt.ds_field()) {
+                ctx.mark(id, th.reason);
+            }
+        }
+        out
+    }
+
+    /// The control law proper (RFC 8289 `dequeue`), as `dequeue_judged` describes it.
+    fn law(
         &mut self,
         p: &CodelParams,
         stats: &mut CodelStats,

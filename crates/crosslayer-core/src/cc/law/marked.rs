@@ -4,8 +4,11 @@ use crate::cc::AckEvent;
 
 /// DCTCP's estimate of the fraction of marked bytes (RFC 8257 section 3.3; Linux
 /// `dctcp_update_alpha`), shared with TCP Prague: once per window of data (when snd_una passes
-/// the snd_nxt saved at the previous update) `F = bytes delivered by ECE ACKs / bytes
-/// delivered` and `alpha = (1 - g) alpha + g F`.
+/// the snd_nxt saved at the previous update) `F = marked bytes / bytes delivered` and
+/// `alpha = (1 - g) alpha + g F`, at most 1. The marked bytes are those delivered by ACKs with
+/// ECE under a one-bit echo (Linux `tcp_count_delivered` in RFC 3168 mode), or AccECN's count
+/// of newly marked bytes (`AckEvent::ce_bytes`; Linux `delivered_ce`, which the safety rule may
+/// set above what was delivered: then F > 1 and alpha stops at 1, as Prague's `PRAGUE_MAX_ALPHA`).
 #[derive(Clone, Debug)]
 pub struct MarkedFraction {
     g: f64,
@@ -30,8 +33,10 @@ impl MarkedFraction {
     pub fn count(&mut self, a: &AckEvent) {
         let newly = a.delivered_total - self.last_delivered;
         self.last_delivered = a.delivered_total;
-        if a.ece {
-            self.delivered_ce += newly;
+        match a.ce_bytes {
+            Some(ce) => self.delivered_ce += ce,
+            None if a.ece => self.delivered_ce += newly,
+            None => {}
         }
     }
 
@@ -45,7 +50,7 @@ impl MarkedFraction {
         let delivered = a.delivered_total - self.old_delivered;
         if delivered > 0 && !hold {
             let f = self.delivered_ce as f64 / delivered as f64;
-            self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
+            self.alpha = ((1.0 - self.g) * self.alpha + self.g * f).min(1.0);
             self.last_f = f;
         }
         self.next_seq = a.snd_nxt;
