@@ -55,6 +55,9 @@ if TYPE_CHECKING:
 __all__ = ["TABLES", "Claim", "DiskFullError", "Store", "StoreError", "differences", "folder_kind", "git_commit"]
 
 TABLES: Final = ("runs", "flows", "queues", "series", "udp", "cwnd", "goodput", "milestones")
+LARGE_TABLE_ROWS: Final = 1_000_000
+"""A run's table with more rows than this (a long time series) takes its text labels as
+categoricals when it is stored (memory: a byte a row instead of a pointer)."""
 FCT_SQL_COLUMNS: Final = "key, name, src, dst, cc, start_s, size_bytes, fct_s, ideal_fct_s, slowdown, retransmits, timeouts, bytes_left"
 """Columns of the SQL view ``fct`` (the finite flows of ``flows``, and ``completed``)."""
 """The datasets of a store; ``runs`` marks a stored run."""
@@ -508,6 +511,7 @@ def _mkdir(path: Path) -> None:
 def frames_for(key: str, labels: Mapping[str, Any], result: Any, config: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """The tables a run contributes to a store: each row tagged with the key and the point's
     swept values; the ``runs`` row holds the run metrics (:mod:`crosslayer.metrics`)."""
+    import numpy as np
     import pandas as pd
 
     from crosslayer.metrics import run_row
@@ -520,8 +524,15 @@ def frames_for(key: str, labels: Mapping[str, Any], result: Any, config: Mapping
 
     def tag(frame: pd.DataFrame) -> pd.DataFrame:
         out = frame.copy()
+        many = len(out) > LARGE_TABLE_ROWS
         for i, (col, value) in enumerate({"key": key, **labels}.items()):
-            out.insert(i, col, [value] * len(out))
+            if many and isinstance(value, str):
+                # one code a row instead of a pointer a row (and no Python list): a series of 17
+                # million rows took 4.5 GB with its labels as lists; read back, concatenated with
+                # other runs' rows, the column is text again
+                out.insert(i, col, pd.Categorical.from_codes(np.zeros(len(out), dtype=np.int8), categories=[value]))
+            else:
+                out.insert(i, col, np.full(len(out), value) if many else [value] * len(out))
         return out
 
     tables = {"runs": pd.DataFrame([row]), "flows": tag(result.flows), "queues": tag(result.queues)}
