@@ -18,15 +18,35 @@
 //! ```
 //!
 //! Congestion avoidance adds alpha segments per window (alpha / cwnd per segment acknowledged,
-//! Linux's count-and-add); ssthresh = max(cwnd - beta cwnd, 2) at a loss. A timeout resets
-//! alpha to 1 and beta to 1/2. Linux's fixed point is kept (alpha in 1/128, beta in 1/64, RTTs
-//! in microseconds), so the law tests compare exact values.
+//! Linux's count-and-add); ssthresh = max(cwnd - beta cwnd, 2) at a loss (`decrease =
+//! "by_beta"`, the paper's W <- W - beta W, Linux 6.1's `tcp_illinois_ssthresh`, ns-3's
+//! TcpIllinois). Linux 2.6.22's module, the one ns-2.35's `Agent/TCP/Linux` runs, returned
+//! max(beta cwnd, 2) instead (`decrease = "to_beta"`, the `ns2` profile's: read from the
+//! machine code of Debian's ns-2.35, whose `tcp_illinois_ssthresh` multiplies cwnd by beta
+//! and shifts, with no subtraction): a loss at low delay (beta 1/8) keeps an eighth of the
+//! window, not seven eighths. A timeout resets alpha to 1 and beta to 1/2. Linux's fixed point
+//! is kept (alpha in 1/128, beta in 1/64, RTTs in microseconds), so the law tests compare exact
+//! values.
 //!
 //! Deviations: RTT samples are the sender's Karn-filtered ones (Linux: every ACK's).
 
 use super::law::{slow_start};
 use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
+use crate::stack::Profile;
+
+crate::choice! {
+    /// What beta is at a loss: the fraction of the window given up, or the fraction kept.
+    pub enum IllinoisDecrease {
+        /// ssthresh = max(cwnd - beta cwnd, 2): the window decreases by beta (the paper; Linux
+        /// 6.1 `tcp_illinois_ssthresh`; ns-3 `TcpIllinois::GetSsThresh`, (1 - beta) x flight).
+        ByBeta = "by_beta",
+        /// ssthresh = max(beta cwnd, 2): the window decreases to beta (Linux 2.6.22
+        /// `tcp_illinois_ssthresh`, the module ns-2.35's `Agent/TCP/Linux` runs; later kernels
+        /// subtract).
+        ToBeta = "to_beta",
+    }
+}
 
 crate::params! {
     /// TCP Illinois parameters; the defaults are Linux's and the paper's.
@@ -35,6 +55,8 @@ crate::params! {
         win_thresh: u32 = 15, Count, range(>= 0, <= 1000000), "Linux tcp_illinois.c win_thresh = 15";
         /// Rounds of low delay after which alpha returns to alpha_max.
         theta: u32 = 5, Count, range(>= 1, <= 1000), "Linux tcp_illinois.c theta = 5";
+        /// The decrease at a loss: "by_beta" (ssthresh = cwnd - beta cwnd) or "to_beta" (ssthresh = beta cwnd); unset: the TCP profile's (by_beta, or to_beta in the ns2 profile: ns-2.35's illinois is Linux 2.6.22's).
+        decrease: Option<IllinoisDecrease> = None, Choice, range(), "the paper and Linux 6.1 tcp_illinois_ssthresh: cwnd - beta cwnd; Linux 2.6.22: beta cwnd";
     }
 }
 
@@ -54,6 +76,7 @@ const NONE_US: u64 = 0x7fff_ffff;
 pub struct Illinois {
     win_thresh: u64,
     theta: u32,
+    decrease: IllinoisDecrease,
     ss: SsRule,
     /// alpha x 128, beta x 64.
     alpha: u64,
@@ -83,6 +106,10 @@ impl Algorithm for Illinois {
         Illinois {
             win_thresh: cfg.win_thresh as u64,
             theta: cfg.theta,
+            decrease: cfg.decrease.unwrap_or(match env.profile {
+                Profile::Ns2 => IllinoisDecrease::ToBeta,
+                Profile::Linux | Profile::Ns3 => IllinoisDecrease::ByBeta,
+            }),
             ss: env.slow_start.rule(SsRule::PerAck),
             alpha: ALPHA_MAX,
             beta: BETA_BASE,
@@ -136,6 +163,17 @@ impl Illinois {
             return BETA_MAX;
         }
         (BETA_MIN * d3 - BETA_MAX * d2 + (BETA_MAX - BETA_MIN) * da) / (d3 - d2)
+    }
+
+    /// ssthresh in segments for a window of `cwnd` segments at the current beta (Linux
+    /// `tcp_illinois_ssthresh`: 6.1 subtracts, 2.6.22 does not).
+    pub fn ssthresh_segs(&self, cwnd: u64) -> u64 {
+        let scaled = (cwnd * self.beta) >> BETA_SHIFT;
+        match self.decrease {
+            IllinoisDecrease::ByBeta => cwnd - scaled,
+            IllinoisDecrease::ToBeta => scaled,
+        }
+        .max(2)
     }
 
     fn update_params(&mut self, cwnd: u64, snd_nxt: u64) {
@@ -194,7 +232,7 @@ impl CongestionControl for Illinois {
     fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
         let mss = w.mss as u64;
         let cwnd = w.cwnd / mss;
-        let s = cwnd - ((cwnd * self.beta) >> BETA_SHIFT);
+        let s = self.ssthresh_segs(cwnd);
         if e.kind == CongestionKind::Timeout {
             // Linux tcp_illinois_state on TCP_CA_Loss (after the ssthresh it computed)
             self.alpha = ALPHA_BASE;
@@ -207,7 +245,7 @@ impl CongestionControl for Illinois {
                 return w.ssthresh;
             }
         }
-        s.max(2) * mss
+        s * mss
     }
 
     fn state(&self, _w: &Window, out: &mut [f64]) {
@@ -281,5 +319,44 @@ mod tests {
         let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true };
         let cwnd = w.cwnd / MSS;
         assert_eq!(il.on_congestion(&mut w, &ev), (cwnd - ((cwnd * il.beta) >> 6)) * MSS);
+    }
+
+    /// A round at low delay (RTTs 100 and 200 ms seen, then a round averaging 101 ms: da = 1 ms
+    /// of dm = 100, under d2 = 10 ms) sets beta to 1/8. A loss at 800 segments then leaves
+    /// ssthresh 700 where the window decreases by beta (the linux and ns3 profiles: Linux 6.1,
+    /// the paper, ns-3) and 100 where it decreases to beta (the ns2 profile: Linux 2.6.22's
+    /// module in ns-2.35); a timeout cuts by the same rule before resetting beta to 1/2.
+    #[test]
+    fn a_loss_decreases_by_beta_except_as_linux_2_6_22() {
+        fn at_low_delay(profile: Profile, decrease: Option<IllinoisDecrease>) -> (Illinois, Window) {
+            let env = CcEnv { profile, ..CcEnv::linux(MSS as u32, 10) };
+            let mut il = Illinois::new(&IllinoisConfig { decrease, ..IllinoisConfig::default() }, &env);
+            let mut w = Window { cwnd: 800 * MSS, ssthresh: 10 * MSS, mss: MSS as u32 };
+            let rounds = [(0, 100), (1, 200), (2, 101), (3, 101), (4, 101), (1_000_001, 101)];
+            for (i, (una, ms)) in rounds.into_iter().enumerate() {
+                let nxt = if i < 2 { 1_000_000 } else { 2_000_000 };
+                il.on_ack(&mut w, &AckEvent { rtt: Some(Dur::from_ms(ms)), snd_una: una, snd_nxt: nxt, cwnd_limited: false, ..ack(MSS) });
+            }
+            assert_eq!(il.beta, BETA_MIN, "{profile:?}");
+            (il, w)
+        }
+        let loss = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true };
+        let rto = CongestionEvent { kind: CongestionKind::Timeout, ..loss };
+        for (profile, decrease, want) in [
+            (Profile::Linux, None, 700),
+            (Profile::Ns3, None, 700),
+            (Profile::Ns2, None, 100),
+            (Profile::Linux, Some(IllinoisDecrease::ToBeta), 100),
+            (Profile::Ns2, Some(IllinoisDecrease::ByBeta), 700),
+        ] {
+            let (mut il, mut w) = at_low_delay(profile, decrease);
+            assert_eq!(il.on_congestion(&mut w, &loss), want * MSS, "{profile:?} {decrease:?}");
+            let (mut il, mut w) = at_low_delay(profile, decrease);
+            assert_eq!(il.on_congestion(&mut w, &rto), want * MSS, "{profile:?} {decrease:?} timeout");
+            assert_eq!((il.alpha, il.beta), (ALPHA_BASE, BETA_BASE));
+        }
+        // at least 2 segments either way
+        let (il, _) = at_low_delay(Profile::Ns2, None);
+        assert_eq!(il.ssthresh_segs(3), 2);
     }
 }
