@@ -31,7 +31,7 @@
 //! Deviations: RTT samples are the sender's Karn-filtered ones (Linux: every ACK's).
 
 use super::law::{slow_start};
-use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::stack::Profile;
 
@@ -205,7 +205,10 @@ impl CongestionControl for Illinois {
             self.cnt_rtt += 1;
             self.sum_rtt_us += us;
         }
-        if a.acked_bytes == 0 {
+        // Linux tcp_illinois_cong_avoid, which the stack calls on an ACK of new data outside
+        // fast recovery (tcp_may_raise_cwnd, cwnd-limited or not): the round closes there, so
+        // the samples of a recovery count in the first round after it
+        if a.acked_bytes == 0 || matches!(a.ca_state, CaState::Recovery | CaState::Disorder) {
             return;
         }
         let mss = w.mss as u64;
@@ -358,5 +361,29 @@ mod tests {
         // at least 2 segments either way
         let (il, _) = at_low_delay(Profile::Ns2, None);
         assert_eq!(il.ssthresh_segs(3), 2);
+    }
+
+    /// Linux updates alpha and beta in its cong_avoid hook, which the stack does not call in
+    /// fast recovery: ACKs there add their RTT samples to the round without closing it, and the
+    /// first ACK of new data after it closes the round with them. A round of 100 and 140 ms
+    /// (da 20 of dm 40 ms), then recovery ACKs past the round's end at 140 ms leave alpha and
+    /// beta alone; the next ACK (140 ms) closes a round averaging 140: alpha_min, beta 1/2.
+    #[test]
+    fn a_round_does_not_close_in_fast_recovery() {
+        let mut il = illinois();
+        let mut w = Window { cwnd: 100 * MSS, ssthresh: 10 * MSS, mss: MSS as u32 };
+        let at = |una: u64, nxt: u64, ms: u64, ca_state: CaState| AckEvent { rtt: Some(Dur::from_ms(ms)), snd_una: una, snd_nxt: nxt, ca_state, cwnd_limited: false, ..ack(MSS) };
+        il.on_ack(&mut w, &at(0, 1_000_000, 100, CaState::Open));
+        il.on_ack(&mut w, &at(1, 1_000_000, 140, CaState::Open));
+        let mut probe = illinois();
+        let first = (probe.alpha_for(20_000, 40_000), Illinois::beta_for(20_000, 40_000));
+        assert_eq!((il.alpha, il.beta), first);
+        for una in [1_000_001, 1_500_000] {
+            il.on_ack(&mut w, &at(una, 2_000_000, 140, CaState::Recovery));
+            assert_eq!((il.alpha, il.beta), first, "in recovery");
+        }
+        il.on_ack(&mut w, &at(1_600_000, 2_000_000, 140, CaState::Open));
+        assert_eq!((il.alpha, il.beta), (probe.alpha_for(40_000, 40_000), BETA_MAX));
+        assert_eq!(il.alpha, ALPHA_MIN);
     }
 }
