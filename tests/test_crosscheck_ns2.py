@@ -102,6 +102,7 @@ def test_agents_by_congestion_control_sack_and_recovery() -> None:
         ({"flows[0].cc": {"kind": "cubic", "hystart": "linux"}}, "cubic hystart = linux: ns-2's cubic module (Linux 2.6.22) has none"),
         ({"flows[0].cc": {"kind": "bic", "beta": 0.5}}, "bic beta = 0.5 is not translated to ns-2"),
         ({"flows[0].cc": "scalable"}, "scalable ai_cnt = 100: ns-2's scalable module (Linux 2.6.22) has it fixed at 50 (set ai_cnt = 50"),
+        ({"flows[0].cc": {"kind": "illinois", "decrease": "by_beta"}}, "illinois decrease = by_beta: ns-2's illinois module (Linux 2.6.22) has it fixed at to_beta (leave it unset, or set decrease"),
         ({"topology.bottleneck.qdisc": {"kind": "red", "spacing": "linux"}}, "red spacing"),
     ],
 )

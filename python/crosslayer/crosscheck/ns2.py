@@ -77,10 +77,15 @@ CUBIC's beta in 1/1024, C as bic_scale = C x 1024 / 10). Linux 2.6.22's CUBIC 2.
 beta 819 (0.8): the study's beta (crosslayer's default 0.7) is what both run. Other modules run
 their Linux 2.6.22 defaults (named in the notes)."""
 
-LINUX_FIXED: Final[dict[str, dict[str, Any]]] = {"cubic": {"hystart": ("off", None)}, "scalable": {"ai_cnt": (50,), "md_shift": (3,)}}
-"""Parameters a Linux 2.6.22 module cannot change: the values it has (CUBIC 2.1 has no HyStart;
-unset, the ns2 profile turns it off; Scalable's increase is compiled in, TCP_SCALABLE_AI_CNT 50
-in 2.6.22, where Linux since 4.x and crosslayer's default have 100)."""
+LINUX_FIXED: Final[dict[str, dict[str, Any]]] = {
+    "cubic": {"hystart": ("off", None)},
+    "scalable": {"ai_cnt": (50,), "md_shift": (3,)},
+    "illinois": {"decrease": ("to_beta", None)},
+}
+"""Parameters a Linux 2.6.22 module cannot change: the values it has (None: unset, which the ns2
+profile gives that value). CUBIC 2.1 has no HyStart; Scalable's increase is compiled in,
+TCP_SCALABLE_AI_CNT 50 in 2.6.22, where Linux since 4.x and crosslayer's default have 100;
+Illinois's ``tcp_illinois_ssthresh`` returns beta x cwnd (later kernels cwnd - beta x cwnd)."""
 
 
 def _flag(v: Any) -> str:
@@ -365,11 +370,13 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
             ca_params[var] = convert(value)
         elif p in fixed:
             if value not in fixed[p]:
-                if None in fixed[p]:
-                    fix = "leave it unset, or \"off\""
+                values = [v for v in fixed[p] if v is not None]
+                if values == ["off"]:
+                    has, fix = "none", "leave it unset, or \"off\""
                 else:
-                    fix = "set " + " or ".join(f"{p} = {_show(params, p, v)}" for v in fixed[p]) + " to compare with it"
-                problems.append(f"flow {name}: {kind} {p} = {_show(params, p, value)}: ns-2's {ca} module (Linux 2.6.22) has {'none' if None in fixed[p] else 'it fixed at ' + ', '.join(str(v) for v in fixed[p])} ({fix})")
+                    has = "it fixed at " + ", ".join(str(v) for v in values)
+                    fix = ("leave it unset, or " if None in fixed[p] else "") + "set " + " or ".join(f"{p} = {_show(params, p, v)}" for v in values) + " to compare with it"
+                problems.append(f"flow {name}: {kind} {p} = {_show(params, p, value)}: ns-2's {ca} module (Linux 2.6.22) has {has} ({fix})")
         elif value != defaults.get(p):
             problems.append(f"flow {name}: {kind} {p} = {_show(params, p, value)} is not translated to ns-2 (leave it at its default, {_show(params, p, defaults.get(p))})")
     for option in ("rto_rule", "slow_start", "rtt_samples", "rack", "tlp"):

@@ -18,15 +18,35 @@
 //! ```
 //!
 //! Congestion avoidance adds alpha segments per window (alpha / cwnd per segment acknowledged,
-//! Linux's count-and-add); ssthresh = max(cwnd - beta cwnd, 2) at a loss. A timeout resets
-//! alpha to 1 and beta to 1/2. Linux's fixed point is kept (alpha in 1/128, beta in 1/64, RTTs
-//! in microseconds), so the law tests compare exact values.
+//! Linux's count-and-add); ssthresh = max(cwnd - beta cwnd, 2) at a loss (`decrease =
+//! "by_beta"`, the paper's W <- W - beta W, Linux 6.1's `tcp_illinois_ssthresh`, ns-3's
+//! TcpIllinois). Linux 2.6.22's module, the one ns-2.35's `Agent/TCP/Linux` runs, returned
+//! max(beta cwnd, 2) instead (`decrease = "to_beta"`, the `ns2` profile's: read from the
+//! machine code of Debian's ns-2.35, whose `tcp_illinois_ssthresh` multiplies cwnd by beta
+//! and shifts, with no subtraction): a loss at low delay (beta 1/8) keeps an eighth of the
+//! window, not seven eighths. A timeout resets alpha to 1 and beta to 1/2. Linux's fixed point
+//! is kept (alpha in 1/128, beta in 1/64, RTTs in microseconds), so the law tests compare exact
+//! values.
 //!
 //! Deviations: RTT samples are the sender's Karn-filtered ones (Linux: every ACK's).
 
 use super::law::{slow_start};
-use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
+use crate::stack::Profile;
+
+crate::choice! {
+    /// What beta is at a loss: the fraction of the window given up, or the fraction kept.
+    pub enum IllinoisDecrease {
+        /// ssthresh = max(cwnd - beta cwnd, 2): the window decreases by beta (the paper; Linux
+        /// 6.1 `tcp_illinois_ssthresh`; ns-3 `TcpIllinois::GetSsThresh`, (1 - beta) x flight).
+        ByBeta = "by_beta",
+        /// ssthresh = max(beta cwnd, 2): the window decreases to beta (Linux 2.6.22
+        /// `tcp_illinois_ssthresh`, the module ns-2.35's `Agent/TCP/Linux` runs; later kernels
+        /// subtract).
+        ToBeta = "to_beta",
+    }
+}
 
 crate::params! {
     /// TCP Illinois parameters; the defaults are Linux's and the paper's.
@@ -35,6 +55,8 @@ crate::params! {
         win_thresh: u32 = 15, Count, range(>= 0, <= 1000000), "Linux tcp_illinois.c win_thresh = 15";
         /// Rounds of low delay after which alpha returns to alpha_max.
         theta: u32 = 5, Count, range(>= 1, <= 1000), "Linux tcp_illinois.c theta = 5";
+        /// The decrease at a loss: "by_beta" (ssthresh = cwnd - beta cwnd) or "to_beta" (ssthresh = beta cwnd); unset: the TCP profile's (by_beta, or to_beta in the ns2 profile: ns-2.35's illinois is Linux 2.6.22's).
+        decrease: Option<IllinoisDecrease> = None, Choice, range(), "the paper and Linux 6.1 tcp_illinois_ssthresh: cwnd - beta cwnd; Linux 2.6.22: beta cwnd";
     }
 }
 
@@ -54,6 +76,7 @@ const NONE_US: u64 = 0x7fff_ffff;
 pub struct Illinois {
     win_thresh: u64,
     theta: u32,
+    decrease: IllinoisDecrease,
     ss: SsRule,
     /// alpha x 128, beta x 64.
     alpha: u64,
@@ -83,6 +106,10 @@ impl Algorithm for Illinois {
         Illinois {
             win_thresh: cfg.win_thresh as u64,
             theta: cfg.theta,
+            decrease: cfg.decrease.unwrap_or(match env.profile {
+                Profile::Ns2 => IllinoisDecrease::ToBeta,
+                Profile::Linux | Profile::Ns3 => IllinoisDecrease::ByBeta,
+            }),
             ss: env.slow_start.rule(SsRule::PerAck),
             alpha: ALPHA_MAX,
             beta: BETA_BASE,
@@ -138,6 +165,17 @@ impl Illinois {
         (BETA_MIN * d3 - BETA_MAX * d2 + (BETA_MAX - BETA_MIN) * da) / (d3 - d2)
     }
 
+    /// ssthresh in segments for a window of `cwnd` segments at the current beta (Linux
+    /// `tcp_illinois_ssthresh`: 6.1 subtracts, 2.6.22 does not).
+    pub fn ssthresh_segs(&self, cwnd: u64) -> u64 {
+        let scaled = (cwnd * self.beta) >> BETA_SHIFT;
+        match self.decrease {
+            IllinoisDecrease::ByBeta => cwnd - scaled,
+            IllinoisDecrease::ToBeta => scaled,
+        }
+        .max(2)
+    }
+
     fn update_params(&mut self, cwnd: u64, snd_nxt: u64) {
         if cwnd < self.win_thresh {
             self.alpha = ALPHA_BASE;
@@ -167,7 +205,10 @@ impl CongestionControl for Illinois {
             self.cnt_rtt += 1;
             self.sum_rtt_us += us;
         }
-        if a.acked_bytes == 0 {
+        // Linux tcp_illinois_cong_avoid, which the stack calls on an ACK of new data outside
+        // fast recovery (tcp_may_raise_cwnd, cwnd-limited or not): the round closes there, so
+        // the samples of a recovery count in the first round after it
+        if a.acked_bytes == 0 || matches!(a.ca_state, CaState::Recovery | CaState::Disorder) {
             return;
         }
         let mss = w.mss as u64;
@@ -194,7 +235,7 @@ impl CongestionControl for Illinois {
     fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
         let mss = w.mss as u64;
         let cwnd = w.cwnd / mss;
-        let s = cwnd - ((cwnd * self.beta) >> BETA_SHIFT);
+        let s = self.ssthresh_segs(cwnd);
         if e.kind == CongestionKind::Timeout {
             // Linux tcp_illinois_state on TCP_CA_Loss (after the ssthresh it computed)
             self.alpha = ALPHA_BASE;
@@ -207,7 +248,7 @@ impl CongestionControl for Illinois {
                 return w.ssthresh;
             }
         }
-        s.max(2) * mss
+        s * mss
     }
 
     fn state(&self, _w: &Window, out: &mut [f64]) {
@@ -281,5 +322,68 @@ mod tests {
         let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true };
         let cwnd = w.cwnd / MSS;
         assert_eq!(il.on_congestion(&mut w, &ev), (cwnd - ((cwnd * il.beta) >> 6)) * MSS);
+    }
+
+    /// A round at low delay (RTTs 100 and 200 ms seen, then a round averaging 101 ms: da = 1 ms
+    /// of dm = 100, under d2 = 10 ms) sets beta to 1/8. A loss at 800 segments then leaves
+    /// ssthresh 700 where the window decreases by beta (the linux and ns3 profiles: Linux 6.1,
+    /// the paper, ns-3) and 100 where it decreases to beta (the ns2 profile: Linux 2.6.22's
+    /// module in ns-2.35); a timeout cuts by the same rule before resetting beta to 1/2.
+    #[test]
+    fn a_loss_decreases_by_beta_except_as_linux_2_6_22() {
+        fn at_low_delay(profile: Profile, decrease: Option<IllinoisDecrease>) -> (Illinois, Window) {
+            let env = CcEnv { profile, ..CcEnv::linux(MSS as u32, 10) };
+            let mut il = Illinois::new(&IllinoisConfig { decrease, ..IllinoisConfig::default() }, &env);
+            let mut w = Window { cwnd: 800 * MSS, ssthresh: 10 * MSS, mss: MSS as u32 };
+            let rounds = [(0, 100), (1, 200), (2, 101), (3, 101), (4, 101), (1_000_001, 101)];
+            for (i, (una, ms)) in rounds.into_iter().enumerate() {
+                let nxt = if i < 2 { 1_000_000 } else { 2_000_000 };
+                il.on_ack(&mut w, &AckEvent { rtt: Some(Dur::from_ms(ms)), snd_una: una, snd_nxt: nxt, cwnd_limited: false, ..ack(MSS) });
+            }
+            assert_eq!(il.beta, BETA_MIN, "{profile:?}");
+            (il, w)
+        }
+        let loss = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true };
+        let rto = CongestionEvent { kind: CongestionKind::Timeout, ..loss };
+        for (profile, decrease, want) in [
+            (Profile::Linux, None, 700),
+            (Profile::Ns3, None, 700),
+            (Profile::Ns2, None, 100),
+            (Profile::Linux, Some(IllinoisDecrease::ToBeta), 100),
+            (Profile::Ns2, Some(IllinoisDecrease::ByBeta), 700),
+        ] {
+            let (mut il, mut w) = at_low_delay(profile, decrease);
+            assert_eq!(il.on_congestion(&mut w, &loss), want * MSS, "{profile:?} {decrease:?}");
+            let (mut il, mut w) = at_low_delay(profile, decrease);
+            assert_eq!(il.on_congestion(&mut w, &rto), want * MSS, "{profile:?} {decrease:?} timeout");
+            assert_eq!((il.alpha, il.beta), (ALPHA_BASE, BETA_BASE));
+        }
+        // at least 2 segments either way
+        let (il, _) = at_low_delay(Profile::Ns2, None);
+        assert_eq!(il.ssthresh_segs(3), 2);
+    }
+
+    /// Linux updates alpha and beta in its cong_avoid hook, which the stack does not call in
+    /// fast recovery: ACKs there add their RTT samples to the round without closing it, and the
+    /// first ACK of new data after it closes the round with them. A round of 100 and 140 ms
+    /// (da 20 of dm 40 ms), then recovery ACKs past the round's end at 140 ms leave alpha and
+    /// beta alone; the next ACK (140 ms) closes a round averaging 140: alpha_min, beta 1/2.
+    #[test]
+    fn a_round_does_not_close_in_fast_recovery() {
+        let mut il = illinois();
+        let mut w = Window { cwnd: 100 * MSS, ssthresh: 10 * MSS, mss: MSS as u32 };
+        let at = |una: u64, nxt: u64, ms: u64, ca_state: CaState| AckEvent { rtt: Some(Dur::from_ms(ms)), snd_una: una, snd_nxt: nxt, ca_state, cwnd_limited: false, ..ack(MSS) };
+        il.on_ack(&mut w, &at(0, 1_000_000, 100, CaState::Open));
+        il.on_ack(&mut w, &at(1, 1_000_000, 140, CaState::Open));
+        let mut probe = illinois();
+        let first = (probe.alpha_for(20_000, 40_000), Illinois::beta_for(20_000, 40_000));
+        assert_eq!((il.alpha, il.beta), first);
+        for una in [1_000_001, 1_500_000] {
+            il.on_ack(&mut w, &at(una, 2_000_000, 140, CaState::Recovery));
+            assert_eq!((il.alpha, il.beta), first, "in recovery");
+        }
+        il.on_ack(&mut w, &at(1_600_000, 2_000_000, 140, CaState::Open));
+        assert_eq!((il.alpha, il.beta), (probe.alpha_for(40_000, 40_000), BETA_MAX));
+        assert_eq!(il.alpha, ALPHA_MIN);
     }
 }
