@@ -191,9 +191,12 @@ def _rampup(store: Store, out: Path) -> tuple[str, list[Expectation]]:
                 means[b] = v.mean()
         rows.append(row)
         curves[(point, tcp)] = means
+    order = {"80/80": 0, "120/30": 1, "30/120": 2}
     t = pd.DataFrame(rows)
+    t = t.assign(_cap=[0 if p.startswith("10Mbps") else 1 for p in t.iloc[:, 0]], _rtt=[order.get(p.split(" ")[-1], 9) for p in t.iloc[:, 0]])
+    t = t.sort_values(["_cap", "_rtt", "tcp"], ascending=[True, True, False])
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-    for (point, tcp), means in curves.items():
+    for (point, tcp), means in sorted(curves.items(), key=lambda kv: (order.get(kv[0][0].split(" ")[-1], 9), kv[0][1] != "reno")):
         ax = axes[0 if point.startswith("10Mbps") else 1]
         ax.plot(list(means), list(means.values()), marker="o", ms=3, label=f"{point.split(' ')[1]} {tcp}", ls="-" if tcp == "reno" else "--")
     for ax, cap in zip(axes, ("10 Mb/s", "1 Gb/s"), strict=True):
@@ -263,6 +266,8 @@ def _transients(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     ax.legend(fontsize=8)
     fig_path = save_figure(fig, out, "transients")
     t = pd.DataFrame(rows)
+    t = t.assign(_k=[("decrease", "increase", "steps").index(x) for x in t.transient]).sort_values(["_k", "tcp"], ascending=[True, False]).fillna("-")
+    t = t[["transient", "tcp", *[c for c in t.columns if c not in ("transient", "tcp")]]]
     reno = [j for tcp, js in growth if tcp == "reno" for j in js]
     exp = [Expectation(
         "transients", "draft section 5.3.3; RFC 5681 section 3.1", "after the step decrease the standard TCP grows its window by about one segment per round trip",
