@@ -111,6 +111,7 @@ BASE = {
         ({"tcp": {"recovery": "rfc6675"}}, "[tcp] recovery = rfc6675 is not Linux's (the kernel has prr)"),
         ({"tcp": {"handshake": False}}, "Linux always opens with a handshake"),
         ({"tcp": {"pacing_credit": False}}, "[tcp] pacing_credit = false is not Linux's"),
+        ({"tcp": {"tsq": "off"}}, "[tcp] tsq = off: the kernel holds every socket back with TCP small queues"),
         ({"flows": [{"src": "s", "dst": "d", "cc": {"kind": "cubic", "beta": 0.7}}, {"src": "s", "dst": "d", "cc": {"kind": "cubic", "beta": 0.5}}]}, "a Linux module's parameters are global"),
         ({"flows": [{"src": "s", "dst": "d", "cc": {"kind": "highspeed", "low_window": 20}}]}, "highspeed low_window = 20.0 is not translated to Linux"),
     ],

@@ -240,6 +240,11 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
         value = tcp.get(option)
         if value is not None and value != linux.get(option):
             problems.append(f"flow {name}: [tcp] {option} = {_show(tcp_params, option, value)} is not Linux's (the kernel has {_show(tcp_params, option, linux.get(option))}): leave it unset")
+    tsq = opt("tsq")
+    if tsq == "off":
+        problems.append(f"flow {name}: [tcp] tsq = off: the kernel holds every socket back with TCP small queues: leave it unset or set \"all\"")
+    elif tsq == "paced" and not catalog().cc[kind].extras.get("paced"):
+        notes.add(f"TCP small queues: the kernel applies them to every socket, the linux profile to paced flows only ([tcp] tsq = \"paced\"; window-limited CUBIC measures the same with and without them, docs/models/tcp.md): {kind} flows are not held back; tsq = \"all\" is the kernel's rule")
     if tcp.get("handshake") is False:
         problems.append(f"flow {name}: [tcp] handshake = false: Linux always opens with a handshake")
     if tcp.get("teardown") is False:
