@@ -1,6 +1,6 @@
-//! TCP Small Queues (TSQ): a socket keeps at most about two segments, or about a millisecond
-//! of its pacing rate, in its own host's queue and transmitter; the rest waits in the socket
-//! until one of its packets leaves the host (`[tcp] tsq`).
+//! TCP Small Queues (TSQ): a socket keeps at most two of its skbs, or about a millisecond of
+//! its pacing rate, in its own host's queue and transmitter; the rest waits in the socket until
+//! one of its packets leaves the host (`[tcp] tsq`).
 //!
 //! Source: Linux 6.1 (the reference kernel's source, Debian's linux-source-6.1, 6.1.192),
 //! `net/ipv4/tcp_output.c`:
@@ -9,7 +9,7 @@
 //!   `net.ipv4.tcp_limit_output_bytes` (1 MiB, `tcp_sk_init`); then shifted left by `factor`.
 //!   The socket holds the segment back when `sk_wmem_alloc > limit`, unless its retransmission
 //!   queue holds at most one skb (`tcp_rtx_queue_empty_or_single_skb`: "Always send skb if rtx
-//!   queue is empty or has one skb"; mainline 6.1.0 tested only an empty queue).
+//!   queue is empty or has one skb").
 //! * `tcp_write_xmit` checks new data with factor 0, `tcp_xmit_retransmit_queue` lost segments
 //!   with factor 1 (twice the limit). The RTO's retransmission of the head
 //!   (`tcp_retransmit_timer` -> `tcp_retransmit_skb`) and a tail loss probe's retransmission
@@ -27,7 +27,6 @@
 //!   completes): mss x max(cwnd, packets_out) / srtt, times 200 % while cwnd < ssthresh / 2
 //!   (`tcp_pacing_ss_ratio`) else 120 % (`tcp_pacing_ca_ratio`); before an RTT sample, unlimited.
 //!   TSQ reads it even when nothing paces the socket (no `fq`).
-//!
 //! * The skbs are GSO skbs: Linux 6.1 gives every TCP socket GSO whatever the device
 //!   (`sk_setup_caps`: `sk_route_caps |= NETIF_F_GSO`; a device without it segments after the
 //!   qdisc), and `tcp_write_xmit` sends skbs of up to `tcp_tso_segs` segments
@@ -95,9 +94,9 @@ pub const TSO_RTT_LOG: u32 = 9;
 pub const MIN_TSO_SEGS: u64 = 2;
 
 /// Linux `tcp_tso_segs`: the segments of the skbs `tcp_write_xmit` builds, for a pacing rate
-/// (bytes per second), a min RTT and an mss: `tcp_tso_autosize` = (rate >> 10 + GSO_MAX_SIZE
-/// >> (min RTT in us >> 9), at most GSO_MAX_SIZE) / mss, at least `MIN_TSO_SEGS`, or 1 for BBR
-/// below 1.2 Mb/s (`bbr_min_tso_segs`: `paced`).
+/// (bytes per second), a min RTT and an mss: `tcp_tso_autosize` = (the rate / 1024, plus
+/// GSO_MAX_SIZE halved per 512 us of min RTT, at most GSO_MAX_SIZE) / mss, at least
+/// `MIN_TSO_SEGS`, or 1 for BBR below 1.2 Mb/s (`bbr_min_tso_segs`: `paced`).
 pub fn tso_segs(pacing_rate: u64, min_rtt: Option<Dur>, mss: u32, paced: bool) -> u32 {
     let mut bytes = pacing_rate >> PACING_SHIFT;
     // tcp_min_rtt: ~0U before a sample
