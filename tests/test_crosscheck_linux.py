@@ -113,6 +113,7 @@ BASE = {
         ({"tcp": {"pacing_credit": False}}, "[tcp] pacing_credit = false is not Linux's"),
         ({"tcp": {"ecn": True, "ecn_feedback": "accecn"}}, "[tcp] ecn_feedback = accecn: Linux 6.1's receiver feeds back cubic's own way (classic) and has no AccECN"),
         ({"tcp": {"ecn": True, "accecn_safety": False}}, "[tcp] accecn_safety = false: an AccECN setting"),
+        ({"tcp": {"tsq": "off"}}, "[tcp] tsq = off: the kernel holds every socket back with TCP small queues"),
         ({"flows": [{"src": "s", "dst": "d", "cc": {"kind": "cubic", "beta": 0.7}}, {"src": "s", "dst": "d", "cc": {"kind": "cubic", "beta": 0.5}}]}, "a Linux module's parameters are global"),
         ({"flows": [{"src": "s", "dst": "d", "cc": {"kind": "highspeed", "low_window": 20}}]}, "highspeed low_window = 20.0 is not translated to Linux"),
     ],

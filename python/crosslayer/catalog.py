@@ -87,7 +87,7 @@ class Algorithm:
     sources: tuple[str, ...]
     params: tuple[Param, ...]
     extras: dict[str, Any] = field(default_factory=dict)
-    """Family specifics: ``needs_ecn``, ``ecn_feedback``, ``full_control``, ``rate_sample``, ``state`` (cc);
+    """Family specifics: ``needs_ecn``, ``ecn_feedback``, ``full_control``, ``paced``, ``rate_sample``, ``state`` (cc);
     ``reasons``, ``stats``, ``state`` (aqm)."""
 
     @property
@@ -275,7 +275,7 @@ def markdown_algorithm(a: Algorithm) -> str:
         items = a.extras.get(key) or []
         if items:
             out.append(f"{title}: " + "; ".join(f"`{i['name']}` ({i['doc']})" for i in items) + ".")
-    flags = [k for k in ("needs_ecn", "full_control", "rate_sample") if a.extras.get(k)]
+    flags = [k for k in ("needs_ecn", "full_control", "paced", "rate_sample") if a.extras.get(k)]
     if flags:
         out.append("Declares: " + ", ".join(f"`{k}`" for k in flags) + ".")
     if a.extras.get("ecn_feedback") not in (None, "classic"):

@@ -1,9 +1,9 @@
 //! Run a seed-000 scenario and print per-flow goodput and the bottleneck queue.
-//! `cargo run --release --example seed000 -- [access|datacenter] [flows] [seconds] [qdisc] [cc]`
+//! `cargo run --release --example seed000 -- [access|datacenter] [flows] [seconds] [qdisc] [cc] [tsq]`
 //! (qdisc at the bottleneck: droptail (900 packets, the default) or any registered discipline by
 //! name, with its defaults; pie, codel and fq_codel with seed 000's 5 ms target at 100 Mb/s,
 //! 2 ms at 1 Gb/s; cc: every flow's congestion control by name, with its defaults, CUBIC by
-//! default).
+//! default; tsq: every flow's `[tcp] tsq`, off, paced or all, the profile's by default).
 use crosslayer_core::aqm::{self, QdiscConfig};
 use crosslayer_core::cc;
 use crosslayer_core::presets;
@@ -40,6 +40,17 @@ fn main() {
         });
         for f in &mut spec.flows {
             f.cc = cc.clone().into();
+        }
+    }
+    if let Some(t) = args.get(6) {
+        let tsq = match t.as_str() {
+            "off" => crosslayer_core::tcp::Tsq::Off,
+            "paced" => crosslayer_core::tcp::Tsq::Paced,
+            "all" => crosslayer_core::tcp::Tsq::All,
+            other => panic!("unknown tsq {other:?}: use off, paced or all"),
+        };
+        for f in &mut spec.flows {
+            f.tcp = std::sync::Arc::new(crosslayer_core::tcp::TcpConfig { tsq: Some(tsq), ..(*f.tcp).clone() });
         }
     }
     if let Some(q) = qdisc {

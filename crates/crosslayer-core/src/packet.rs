@@ -152,6 +152,11 @@ pub struct Packet {
     pub enq_time: Time,
     /// Slot in use (arena bookkeeping; also lets the end-of-run conservation check find in-flight packets).
     pub live: bool,
+    /// Data of a flow under TCP Small Queues (`tcp::tsq`) not yet done at its first link: its
+    /// share of its skb's overhead, charged with its payload to its sender's host queue (0:
+    /// nothing charged). The engine reports its TX completion (or its drop) to the sender and
+    /// clears it.
+    pub tsq: u16,
 }
 
 impl Packet {
@@ -258,7 +263,8 @@ impl PacketArena {
     pub fn duplicate(&mut self, id: PacketId) -> PacketId {
         let blocks = *self.sacks.get(id as usize).unwrap_or(&[SackBlock::default(); MAX_SACK_BLOCKS]);
         let opt = self.accecn(id);
-        let mut p = self.get(id).clone();
+        // the copy is charged to no sender's host queue (`tcp::tsq`)
+        let mut p = Packet { tsq: 0, ..self.get(id).clone() };
         p.accecn_opt = false;
         let n = p.n_sack as usize;
         let copy = self.alloc_with_sack(p, &blocks[..n]);

@@ -232,6 +232,18 @@ impl Sim {
         for l in 0..sim.topo.links.len() {
             sim.arm_qdisc_timer(l);
         }
+        // TCP Small Queues: the first links of the flows they hold back report when each of
+        // those flows' packets ends its serialization there
+        for (f, fs) in sim.flows.iter().zip(&sim.spec.flows) {
+            let on = match fs.tcp.tsq() {
+                crate::tcp::Tsq::Off => false,
+                crate::tcp::Tsq::All => true,
+                crate::tcp::Tsq::Paced => crate::cc::Cc::new(&fs.cc, &crate::tcp::sender::Sender::cc_env(&fs.tcp)).paced(),
+            };
+            if on {
+                sim.topo.links[sim.hop_link[f.route[0].base as usize] as usize].tsq_first = true;
+            }
+        }
         if let Some(pcap) = &sim.spec.pcap {
             for (k, (_, points)) in pcap.files(&plan.net.graph).iter().enumerate() {
                 for (link, tx) in points {
@@ -542,6 +554,9 @@ impl Sim {
             link.tx_done_pending = true;
             self.sched.schedule(link.busy_until(), Event::TxDone(l as u32));
         }
+        if link.tsq_first && !matches!(started, TxStart::Idle | TxStart::Held) {
+            self.tsq_started(l);
+        }
         match started {
             TxStart::Sent { first_in_pipe } => {
                 // the next link decided ahead takes the packet now (a `Deliver` asked for by an
@@ -763,16 +778,41 @@ impl Sim {
     fn route_out(&mut self, now: Time, node: u32, base: u32) {
         for k in 0..self.out.len() {
             let id = self.out[k];
-            self.arena.get_mut(id).hop = base;
+            let p = self.arena.get_mut(id);
+            p.hop = base;
+            let charged = p.tsq != 0;
             self.forward(now, node, id);
+            if charged {
+                self.tsq_routed(id, base);
+            }
         }
         self.out.clear();
+    }
+
+    /// TCP Small Queues: packet `id`, charged to its sender's host queue, was just forwarded
+    /// onto its first link (slot `base`). Dropped there, `discard` reported it; on an
+    /// event-driven link it is reported when its serialization starts (`tsq_started`: perhaps
+    /// already); on an eager link its serialization ends when the link's transmitter is next
+    /// free (`Link::arrive_eager` made it so): known now.
+    #[inline(never)]
+    fn tsq_routed(&mut self, id: PacketId, base: u32) {
+        if self.arena.get(id).tsq == 0 {
+            return; // reported already (and perhaps freed: reporting cleared it first)
+        }
+        let link = &self.topo.links[self.hop_link[base as usize] as usize];
+        if link.eager {
+            let end = link.busy_until();
+            self.tsq_done(id, end);
+        }
     }
 
     /// Count a dropped or lost packet against its flow and free it.
     #[inline]
     fn discard(&mut self, id: PacketId) {
         let p = self.arena.get(id);
+        if p.tsq != 0 {
+            return self.discard_charged(id);
+        }
         if p.kind == PktKind::Datagram {
             self.udp[p.flow as usize - self.flows.len()].data.dropped += 1;
             self.arena.free(id);
@@ -787,6 +827,47 @@ impl Sim {
         }
         self.arena.free(id);
         self.maybe_end(f);
+    }
+
+    /// `discard` for a packet still charged to its sender's host queue (TCP Small Queues):
+    /// dropped at its first link, that queue no longer holds it; dropped beyond it (a hop
+    /// decided ahead, as `forward` hands it on from an eager first link before `route_out`
+    /// reports it), it completed there when that link's current serialization ends.
+    #[cold]
+    #[inline(never)]
+    fn discard_charged(&mut self, id: PacketId) {
+        let p = self.arena.get(id);
+        let base = self.flows[p.flow as usize].route[0].base;
+        let at = if p.hop == base { self.sched.now() } else { self.topo.links[self.hop_link[base as usize] as usize].busy_until() };
+        self.tsq_done(id, at);
+        self.discard(id);
+    }
+
+    /// TCP Small Queues: packet `id`, data of a flow they hold back, is done at its first link
+    /// at `at` (the end of its serialization there, or now when a queue drops it): tell its
+    /// sender (Linux `tcp_wfree`), and re-arm the sender's timer if that wakes it earlier.
+    #[inline(never)]
+    fn tsq_done(&mut self, id: PacketId, at: Time) {
+        let now = self.sched.now();
+        let p = self.arena.get_mut(id);
+        let (f, size) = (p.flow as usize, p.len_bytes + std::mem::take(&mut p.tsq) as u32);
+        if let FlowState::Live(ep) = &mut self.flows[f].state {
+            if ep.sender.tsq_done(at, size, now) {
+                let t = ep.sender.next_deadline();
+                self.sched.arm_flow(Event::SenderTimer(f as u32), t);
+            }
+        }
+    }
+
+    /// An event-driven first link of a flow under TCP Small Queues (`Link::tsq_first`) started
+    /// serializing a packet: if it is such a flow's, its TX completion is known now.
+    #[cold]
+    #[inline(never)]
+    fn tsq_started(&mut self, l: usize) {
+        let (id, end) = self.topo.links[l].started();
+        if self.arena.get(id).tsq != 0 {
+            self.tsq_done(id, end);
+        }
     }
 
     /// After a call into the queue of link `l`: count the queued packets its discipline
@@ -971,12 +1052,27 @@ impl Sim {
             }
         }
         let mut in_flight = vec![(0u64, 0u64); self.flows.len() + self.udp.len()];
+        let mut charged = vec![0u64; self.flows.len()];
         for p in self.arena.iter_live() {
             let e = &mut in_flight[p.flow as usize];
             if p.kind.from_sender() {
                 e.0 += 1;
             } else {
                 e.1 += 1;
+            }
+            if p.tsq != 0 {
+                charged[p.flow as usize] += (p.len_bytes + p.tsq as u32) as u64;
+            }
+        }
+        // TCP Small Queues: a sender's charge for segments not yet done at their first link is
+        // what the packets still waiting for that carry
+        for ((fl, &c), spec) in self.flows.iter().zip(&charged).zip(&self.spec.flows) {
+            let unreported = match &fl.state {
+                FlowState::Live(ep) => ep.sender.tsq_unreported().unwrap_or(0),
+                _ => 0,
+            };
+            if unreported != c {
+                return Err(format!("flow {}: TCP small queues charged {unreported} bytes its first link has not reported, its packets carry {c}", spec.name));
             }
         }
         for ((fl, &(d, a)), spec) in self.flows.iter().zip(&in_flight).zip(&self.spec.flows) {

@@ -90,8 +90,8 @@ prop_compose! {
 prop_compose! {
     fn arb_tcp()(sack in any::<bool>(), delack in any::<bool>(), ecn in any::<bool>(), iw in 1u32..20,
                  ns3 in any::<bool>(), recovery in 0usize..6, timestamps in any::<bool>(), handshake in any::<bool>(),
-                 rack in prop::option::of(any::<bool>()), tlp in prop::option::of(any::<bool>())) -> TcpConfig {
-        use crosslayer_core::tcp::{Profile, Recovery};
+                 rack in prop::option::of(any::<bool>()), tlp in prop::option::of(any::<bool>()), tsq in 0usize..4) -> TcpConfig {
+        use crosslayer_core::tcp::{Profile, Recovery, Tsq};
         let recovery = [None, Some(Recovery::Prr), Some(Recovery::Rfc6675), Some(Recovery::NewReno), Some(Recovery::Reno), Some(Recovery::Tahoe)][recovery];
         TcpConfig {
             sack,
@@ -104,6 +104,7 @@ prop_compose! {
             handshake,
             rack,
             tlp,
+            tsq: [None, Some(Tsq::Off), Some(Tsq::Paced), Some(Tsq::All)][tsq],
             teardown: iw % 3 != 0,
             ..Default::default()
         }

@@ -56,7 +56,7 @@ def _print_algorithm(console: Console, a: Algorithm, verbose: bool = False) -> N
             console.print(f"  {label}: {', '.join(i['name'] for i in items)}", highlight=False)
     if a.extras.get("naming"):
         console.print(f"  naming: {a.extras['naming']}", highlight=False, soft_wrap=True)
-    flags = [k for k in ("needs_ecn", "full_control", "rate_sample") if a.extras.get(k)]
+    flags = [k for k in ("needs_ecn", "full_control", "paced", "rate_sample") if a.extras.get(k)]
     if flags:
         console.print(f"  declares: {', '.join(flags)}", highlight=False)
     if a.extras.get("ecn_feedback") not in (None, "classic"):

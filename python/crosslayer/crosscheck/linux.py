@@ -265,6 +265,11 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
         # a route's ssthresh metric is ignored while net.ipv4.tcp_no_ssthresh_metrics_save = 1
         # (its default in 6.1): the translation has no per-flow initial ssthresh
         problems.append(f"flow {name}: [tcp] initial_ssthresh = {tcp['initial_ssthresh']} is not translated to Linux (a route's ssthresh metric is ignored under the default tcp_no_ssthresh_metrics_save = 1): leave it unset")
+    tsq = opt("tsq")
+    if tsq == "off":
+        problems.append(f"flow {name}: [tcp] tsq = off: the kernel holds every socket back with TCP small queues: leave it unset or set \"all\"")
+    elif tsq == "paced" and not catalog().cc[kind].extras.get("paced"):
+        notes.add(f"TCP small queues: the kernel applies them to every socket, the linux profile to paced flows only ([tcp] tsq = \"paced\"; window-limited CUBIC measures the same with and without them, docs/models/tcp.md): {kind} flows are not held back; tsq = \"all\" is the kernel's rule")
     if tcp.get("handshake") is False:
         problems.append(f"flow {name}: [tcp] handshake = false: Linux always opens with a handshake")
     if tcp.get("teardown") is False:

@@ -400,6 +400,7 @@ impl Bbr {
 
 impl CongestionControl for Bbr {
     const FULL_CONTROL: bool = true;
+    const PACED: bool = true;
     const RATE_SAMPLE: bool = true;
     const STATE: &'static [Field] = &[
         Field { name: "mode", unit: FieldUnit::Code, doc: "0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT" },

@@ -899,6 +899,7 @@ impl Bbr3 {
 
 impl CongestionControl for Bbr3 {
     const FULL_CONTROL: bool = true;
+    const PACED: bool = true;
     const RATE_SAMPLE: bool = true;
     const STATE: &'static [Field] = &[
         Field { name: "state", unit: FieldUnit::Code, doc: "0 STARTUP, 1 DRAIN, 2 PROBE_BW_DOWN, 3 PROBE_BW_CRUISE, 4 PROBE_BW_REFILL, 5 PROBE_BW_UP, 6 PROBE_RTT" },

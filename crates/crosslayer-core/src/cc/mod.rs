@@ -17,7 +17,8 @@
 //! Linux's `TCP_CONG_NEEDS_ECN`), `ECN_FEEDBACK` (the feedback of CE marks it needs when the flow's
 //! `[tcp] ecn_feedback` is unset: RFC 3168's, DCTCP's per-segment echo, or AccECN), `ECT1` (data
 //! carries ECT(1), the L4S identifier of RFC 9331, instead of ECT(0)), `FULL_CONTROL` (the algorithm sets cwnd itself on every ACK and
-//! the sender never changes it - Linux's `cong_control`, used by BBR), `RATE_SAMPLE` (it reads
+//! the sender never changes it - Linux's `cong_control`, used by BBR), `PACED` (it paces: Linux's
+//! `SK_PACING_NEEDED`, which TCP Small Queues read), `RATE_SAMPLE` (it reads
 //! delivery-rate samples; the sender stamps transmissions only then), `RECOVERY` (the loss
 //! recovery the algorithm implies when the flow's `[tcp] recovery` is unset: Tahoe's), `STATE`
 //! (trace fields).
@@ -250,6 +251,9 @@ pub trait CongestionControl {
     const ECT1: bool = false;
     /// The algorithm sets cwnd (and pacing) itself; the sender never changes cwnd.
     const FULL_CONTROL: bool = false;
+    /// The algorithm paces (`pacing_rate` gives, or will give, a rate): Linux's
+    /// `SK_PACING_NEEDED`, which TCP Small Queues read (`tcp::tsq`).
+    const PACED: bool = false;
     /// The algorithm uses `AckEvent::rate` (delivery-rate samples). Sampling stamps every
     /// transmission, so the sender does it only for algorithms that ask; others get an empty
     /// (invalid) sample.
@@ -294,6 +298,7 @@ impl<C: CongestionControl> CongestionControl for Box<C> {
     const ECN_FEEDBACK: EcnFeedback = C::ECN_FEEDBACK;
     const ECT1: bool = C::ECT1;
     const FULL_CONTROL: bool = C::FULL_CONTROL;
+    const PACED: bool = C::PACED;
     const RATE_SAMPLE: bool = C::RATE_SAMPLE;
     const ONE_WAY_DELAY: bool = C::ONE_WAY_DELAY;
     const RECOVERY: Option<Recovery> = C::RECOVERY;
@@ -334,7 +339,7 @@ impl<C: CongestionControl> CongestionControl for Box<C> {
 
 /// Catalog extras of a congestion control.
 fn cc_extra<T: CongestionControl>() -> Json {
-    json!({"needs_ecn": T::NEEDS_ECN, "ecn_feedback": serde_json::to_value(T::ECN_FEEDBACK).expect("a choice serializes"), "ect1": T::ECT1, "full_control": T::FULL_CONTROL, "rate_sample": T::RATE_SAMPLE, "recovery": T::RECOVERY.map(|r| serde_json::to_value(r).expect("a choice serializes")), "state": fields_json(T::STATE)})
+    json!({"needs_ecn": T::NEEDS_ECN, "ecn_feedback": serde_json::to_value(T::ECN_FEEDBACK).expect("a choice serializes"), "ect1": T::ECT1, "full_control": T::FULL_CONTROL, "paced": T::PACED, "rate_sample": T::RATE_SAMPLE, "recovery": T::RECOVERY.map(|r| serde_json::to_value(r).expect("a choice serializes")), "state": fields_json(T::STATE)})
 }
 
 macro_rules! cc_dispatch {
@@ -378,6 +383,9 @@ macro_rules! cc_dispatch {
             }
             pub fn full_control(&self) -> bool {
                 match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::FULL_CONTROL, )+ }
+            }
+            pub fn paced(&self) -> bool {
+                match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::PACED, )+ }
             }
             pub fn implied_recovery(&self) -> Option<Recovery> {
                 match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::RECOVERY, )+ }

@@ -144,6 +144,7 @@ impl CongestionControl for Prague {
     const ECN_FEEDBACK: EcnFeedback = EcnFeedback::AccEcn;
     const ECT1: bool = true;
     const FULL_CONTROL: bool = true;
+    const PACED: bool = true;
     const STATE: &'static [Field] = &[
         Field { name: "alpha", unit: FieldUnit::Ratio, doc: "alpha: the smoothed fraction of marked segments" },
         Field { name: "ai_per_rtt", unit: FieldUnit::Pkts, doc: "additive increase per RTT (1, or (srtt / target)^2 once RTT-independent)" },

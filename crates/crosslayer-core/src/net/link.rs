@@ -73,12 +73,14 @@ crate::counters! {
     }
 }
 
-/// The packet being serialized: when it ends, its size, whether the wire loses it.
+/// The packet being serialized: when it ends, its size, whether the wire loses it, and (on an
+/// event-driven link) which packet it is.
 #[derive(Clone, Copy, Debug, Default)]
 struct InService {
     end: Time,
     bytes: u32,
     lost: bool,
+    id: PacketId,
 }
 
 /// Outcome of `Link::start_tx`.
@@ -191,6 +193,9 @@ pub struct Link {
     /// An event-driven link some of whose packets the next link takes at the start of their
     /// serialization (module docs, hops decided ahead): set by the engine.
     pub feeds_ahead: bool,
+    /// The first link of a flow under TCP Small Queues (`tcp::tsq`): the engine reports the
+    /// end of each such packet's serialization to its sender (`started`). Set by the engine.
+    pub tsq_first: bool,
     /// Eager links: the FIFO's limits (packets, bytes: `QueueDisc::fifo_limits`), applied by the
     /// link.
     limits: (u32, u64),
@@ -265,6 +270,7 @@ impl Link {
             reorders: edge.impair.reorder,
             eager: false,
             feeds_ahead: false,
+            tsq_first: false,
             limits: (u32::MAX, u64::MAX),
             starts: Ring::default(),
             ahead: Ring::default(),
@@ -472,7 +478,7 @@ impl Link {
     fn pass(&mut self, at: Time, size: u32, tx: Dur) {
         self.queue.pass_fifo(size);
         self.passed_busy_ns += tx.ns();
-        self.in_service = InService { end: at + tx, bytes: size, lost: false };
+        self.in_service = InService { end: at + tx, bytes: size, lost: false, id: 0 };
     }
 
     /// Eager links: `settle` up to `t`, and count the packets that passed through (`pass`):
@@ -493,7 +499,13 @@ impl Link {
         self.counters.tx_pkts += 1;
         self.counters.tx_bytes += size as u64;
         self.counters.busy_ns += tx.ns();
-        self.in_service = InService { end: at + tx, bytes: size, lost: false };
+        self.in_service = InService { end: at + tx, bytes: size, lost: false, id: 0 };
+    }
+
+    /// The packet whose serialization an event-driven link started last, and when it ends.
+    #[inline]
+    pub fn started(&self) -> (PacketId, Time) {
+        (self.in_service.id, self.in_service.end)
     }
 
     /// Time the transmitter becomes free.
@@ -525,7 +537,7 @@ impl Link {
         self.counters.tx_bytes += size as u64;
         self.counters.busy_ns += tx.ns();
         let lost = self.loss > 0.0 && self.loss_rng.chance(self.loss);
-        self.in_service = InService { end, bytes: size, lost };
+        self.in_service = InService { end, bytes: size, lost, id };
         if lost {
             self.counters.lost_random += 1;
             if self.capture_tx != 0 {
@@ -581,7 +593,7 @@ impl Link {
             (copy, lost) = (false, false); // netem: count = 1 + copy - loss, one goes through
         }
         lost |= over;
-        self.in_service = InService { end, bytes: size, lost };
+        self.in_service = InService { end, bytes: size, lost, id };
         if let Some(t) = imp_trace(&mut self.impair) {
             t.in_service = (now, busy);
         }

@@ -322,7 +322,7 @@ mod tests {
     #[test]
     fn change_and_increment_triggered_acks() {
         let mut r = AccEcnReceiver::default();
-        let mut now = |r: &mut AccEcnReceiver, ecn: Ecn| r.on_segment(ecn, 1000, true);
+        let now = |r: &mut AccEcnReceiver, ecn: Ecn| r.on_segment(ecn, 1000, true);
         assert!(!now(&mut r, Ecn::Ect1));
         assert!(now(&mut r, Ecn::Ce), "change: CE after ECT(1)");
         r.on_ack_sent();

@@ -10,6 +10,8 @@
 //!   the ECN echo.
 //! * `accecn`: AccECN feedback (RFC 9768), both ends: the receiver's counters and the sender's
 //!   decoding of them.
+//! * `tsq`: TCP Small Queues (Linux `tcp_small_queue_check`): what a sender may keep in its own
+//!   host's queue.
 
 pub mod accecn;
 pub mod app;
@@ -18,6 +20,7 @@ pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+pub mod tsq;
 
 pub use crate::stack::{EcnFeedback, Profile, Recovery, SlowStart};
 use crate::params::{ParamType, Problem, Value};
@@ -38,6 +41,18 @@ crate::choice! {
     }
 }
 
+
+crate::choice! {
+    /// Which flows TCP Small Queues hold back (`tsq`).
+    pub enum Tsq {
+        /// None: a sender puts everything its window allows into its host's queue at once.
+        Off = "off",
+        /// Flows whose congestion control paces (`PACED`: BBR, BBRv3, Prague).
+        Paced = "paced",
+        /// Every flow, as Linux.
+        All = "all",
+    }
+}
 
 crate::choice! {
     /// How TCP options are aligned in a header.
@@ -209,6 +224,8 @@ crate::params! {
         lost_head_kept: Option<bool> = None, Flag, range(), "linux: false; ns3: true (TcpSocketBase::EnterRecovery calls MarkHeadAsLost only if the head is not lost yet, then retransmits it unconditionally, RFC 6675 step 4.3); ns2: false";
         /// Paced algorithms (BBR, BBRv3, Prague): the first 10 data segments go unpaced, and a segment sent later than its pacing time is charged its time less the lateness, at most halved (profile).
         pacing_credit: Option<bool> = None, Flag, range(), "linux: true (tcp_update_skb_after_send: 'Original sch_fq does not pace first 10 MSS', 'take into account OS jitter'); ns3: false (TcpSocketBase::SendPendingData schedules the pacing timer for each packet's bytes); ns2: false (no pacing)";
+        /// TCP Small Queues (profile): a sender keeps at most max(2 segments' truesize, 1/1024 s of its pacing rate) in its own host's queue and transmitter, twice that for a retransmission, and sends the rest as its packets leave the host; "off", "paced" (flows whose congestion control paces: BBR, BBRv3, Prague) or "all".
+        tsq: Option<Tsq> = None, Choice, range(), "linux: paced (Linux 6.1 holds every socket back in tcp_small_queue_check, but window-limited CUBIC measures the same with and without it, docs/models/tcp.md: the profile holds back the paced flows, where it changes results, and \"all\" is the kernel's rule); ns3: off (ns-3 3.44's TcpSocketBase sends whatever the window and its pacing timer allow); ns2: off (none)";
         /// Negotiate ECN (RFC 3168): data is sent ECT(0), and an ECN-Echo reduces the window. Algorithms that need ECN (DCTCP) turn it on themselves.
         ecn: bool = false, Flag, range(), "Linux net.ipv4.tcp_ecn = 2 (not requested by default); ns-3 UseEcn Off";
         /// How the receiver feeds back CE marks: "classic" (RFC 3168: ECE until CWR, one signal per round trip), "dctcp" (RFC 8257: each ACK's ECE is the mark of the segments it covers) or "accecn" (RFC 9768: CE packets counted in the ACE field of every ACK, bytes per codepoint in the AccECN option); unset: the congestion control's own (DCTCP's dctcp, TCP Prague's accecn, classic for the others).
@@ -285,6 +302,7 @@ profiled! {
     partial_ack_retransmit: bool { linux: false, ns3: true, ns2: false },
     prr_dupack_credit: bool { linux: false, ns3: true, ns2: false },
     pacing_credit: bool { linux: true, ns3: false, ns2: false },
+    tsq: Tsq { linux: Tsq::Paced, ns3: Tsq::Off, ns2: Tsq::Off },
     ack_counting: AckCounting { linux: AckCounting::Delivered, ns3: AckCounting::Delivered, ns2: AckCounting::Cumulative },
 }
 

@@ -230,6 +230,7 @@ impl Receiver {
     }
 
     /// A data segment arrived.
+    #[inline]
     pub fn on_data(&mut self, p: impl Into<Segment>, ctx: &mut TxCtx<'_>) {
         let p: Segment = p.into();
         if self.reset {
@@ -309,6 +310,7 @@ impl Receiver {
     }
 
     /// In-order data up to `end`; absorb out-of-order blocks that became contiguous.
+    #[inline]
     fn advance(&mut self, end: u64) {
         let old = self.rcv_nxt;
         self.rcv_nxt = self.rcv_nxt.max(end);

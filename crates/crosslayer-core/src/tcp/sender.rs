@@ -78,6 +78,12 @@
 //!   restarts (`slow_start_after_idle`, Linux `tcp_cwnd_restart`, RFC 5681 section 4.1), and new
 //!   data sent with nothing in flight tells the congestion control (`on_tx_start`, Linux
 //!   `CA_EVENT_TX_START`).
+//! * TCP Small Queues (`tsq`, Linux `tcp_small_queue_check`; see `tsq.rs`): with them, new data
+//!   and lost segments (and NextSeg rescues) wait in the sender while its data in its own host's
+//!   queue and transmitter exceed the limit (twice the limit for a retransmission), unless at
+//!   most one segment is outstanding; the engine reports each segment's TX completion at its
+//!   first link, and the sender's timer wakes it at the next one. The RTO's retransmission and
+//!   a tail loss probe are not held back.
 //! * Teardown (`teardown`): the receiver's FIN comes on its ACK of the last byte; the sender
 //!   acknowledges it (and every repetition of it) with a pure ACK and is closed. Abort
 //!   (`set_abort`): at that time a RST goes out and the sender stops for good.
@@ -98,8 +104,9 @@
 use super::accecn::AccEcnSender;
 use super::rack::{ProbeOutcome, Rack, Tlp};
 use super::rtt::RttEstimator;
+use super::tsq::SmallQueues;
 use super::scoreboard::{later, CumAck, Delivered, RackLoss, Sacked, Scoreboard, TxStamp};
-use super::{AckCounting, EcnFeedback, Profile, Recovery, RttSamples, TcpConfig, TxCtx};
+use super::{AckCounting, EcnFeedback, Profile, Recovery, RttSamples, TcpConfig, Tsq, TxCtx};
 use crate::cc::{AckEvent, CaState, Cc, CcEnv, CongestionEvent, CongestionKind, RateSample, Window};
 use crate::metrics::LogHistogram;
 use crate::packet::{AccEcnOption, Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
@@ -408,6 +415,9 @@ pub struct Sender {
     /// Data segments sent, counted up to 255 (the first-10 rule reads it; `counters` restart
     /// at the measurement window).
     segs_sent: u8,
+    /// TCP Small Queues (`tsq.rs`), when they hold this flow back (`TcpConfig::tsq`): its data
+    /// in its host's queue and transmitter.
+    tsq: Option<Box<SmallQueues>>,
     /// An application writing `app_rate` (payload bytes per second) from the start: new data
     /// goes out only as it is written, in whole segments (the last of a finite flow whole or
     /// not); `app_blocked`: try_send found nothing written to send (the timer wakes it when
@@ -465,7 +475,13 @@ impl Sender {
         let sack = cfg.sack && !matches!(cfg.recovery(), Recovery::Reno | Recovery::Tahoe);
         let rack_on = sack && cfg.rack();
         let sb = Scoreboard::new(rate_sampling);
-        Sender {
+        let paced = cc.paced();
+        let tsq = match cfg.tsq() {
+            Tsq::Off => false,
+            Tsq::Paced => paced,
+            Tsq::All => true,
+        };
+        let mut s = Sender {
             flow,
             node,
             peer,
@@ -532,6 +548,7 @@ impl Sender {
             pace_blocked: false,
             pacing_credit: cfg.pacing_credit(),
             segs_sent: 0,
+            tsq: tsq.then(|| Box::new(SmallQueues::new(paced, mss))),
             app_rate: None,
             app_blocked: false,
             app_wake: Time::NEVER,
@@ -565,7 +582,9 @@ impl Sender {
             rtt_hist: LogHistogram::new(),
             #[cfg(test)]
             general_only: false,
-        }
+        };
+        s.tsq_update_pacing_rate(); // a paced algorithm's initial rate
+        s
     }
 
     /// What a congestion control of this flow is built with.
@@ -712,6 +731,9 @@ impl Sender {
                 if self.app_blocked {
                     t = t.min(self.app_wake);
                 }
+                if self.tsq.is_some() {
+                    t = t.min(self.tsq_wake());
+                }
                 t
             }
         };
@@ -850,6 +872,8 @@ impl Sender {
             self.window.cwnd = self.mss as u64;
         }
         self.cc.on_established(&self.window, self.rtt.srtt);
+        // Linux: the SYN-ACK's tcp_ack ends in tcp_cong_control; BBR sets its rate at init
+        self.tsq_update_pacing_rate();
         self.send_control(PktKind::HandshakeAck, self.hs.ack_bytes, a.tsval, ctx);
         self.try_send(ctx);
     }
@@ -1029,6 +1053,9 @@ impl Sender {
         }
         if self.tlp_on && (new_una || self.state != CaState::Open) {
             self.schedule_probe(now, true); // Linux tcp_set_xmit_timer
+        }
+        if self.tsq.is_some() {
+            self.tsq_update_pacing_rate(); // Linux tcp_cong_control
         }
         if a.fin && self.teardown && self.all_acked() {
             self.conn = ConnState::Finished;
@@ -1504,7 +1531,7 @@ impl Sender {
                 self.window.cwnd = self.window.cwnd.max(mss);
             }
             if let Some(n) = self.sb.next_lost() {
-                self.retransmit(n, ctx);
+                self.retransmit_lost(n, ctx);
             }
             if !self.partial_acked {
                 self.partial_acked = true;
@@ -1603,7 +1630,7 @@ impl Sender {
                 self.window.cwnd = mss;
             }
             if let Some(n) = self.sb.next_lost() {
-                self.retransmit(n, ctx);
+                self.retransmit_lost(n, ctx);
             }
             return;
         }
@@ -1623,7 +1650,7 @@ impl Sender {
             return;
         }
         if let Some(n) = self.sb.next_lost() {
-            self.retransmit(n, ctx);
+            self.retransmit_lost(n, ctx);
         }
     }
 
@@ -1651,6 +1678,9 @@ impl Sender {
         let mut sent_new = false;
         self.pace_blocked = false;
         self.app_blocked = false;
+        if self.tsq.is_some() {
+            self.tsq_unthrottle();
+        }
         loop {
             let allowance = if !self.sack && self.state == CaState::Open {
                 self.dupacks.min(2) as u64 * mss // RFC 3042 limited transmit
@@ -1665,13 +1695,24 @@ impl Sender {
                 break;
             }
             let limited_transmit = self.pipe_bytes() + mss > self.window.cwnd;
+            // TCP Small Queues: lost segments and rescues with factor 1
+            // (tcp_xmit_retransmit_queue), new data with factor 0 (tcp_write_xmit)
             if let Some(n) = self.sb.next_lost() {
+                if self.tsq_holds(n, 1, ctx.now) {
+                    break;
+                }
                 self.retransmit(n, ctx);
             } else if self.can_send_new(ctx.now) {
+                if self.tsq_holds(self.sb.nxt(), 0, ctx.now) {
+                    break;
+                }
                 self.send_new(limited_transmit, ctx);
                 sent_new = true;
-            } else if let Some(n) = self.rescue_candidate() {
-                self.rescue(n, ctx);
+            } else if let Some(r) = self.rescue_candidate() {
+                if self.tsq_holds(r.0, 1, ctx.now) {
+                    break;
+                }
+                self.rescue(r, ctx);
             } else {
                 let unwritten = self.sb.nxt() < self.total_segs && self.paced_writer() && self.sb.nxt() >= self.written_segs(ctx.now);
                 self.app_blocked = unwritten && ctx.now < self.stop_at;
@@ -1688,6 +1729,70 @@ impl Sender {
         }
         if sent_new && self.tlp_on {
             self.schedule_probe(ctx.now, false);
+        }
+    }
+
+    /// TCP Small Queues hold back segment `n` now (`factor` 1 for a retransmission)? Never
+    /// without them.
+    #[inline(always)]
+    fn tsq_holds(&mut self, n: u64, factor: u32, now: Time) -> bool {
+        self.tsq.is_some() && self.tsq_check(n, factor, now)
+    }
+
+    #[inline(never)]
+    fn tsq_check(&mut self, n: u64, factor: u32, now: Time) -> bool {
+        let len = if n + 1 == self.total_segs { self.last_len } else { self.mss };
+        let rtx_skbs = self.sb.packets_out();
+        self.tsq.as_deref_mut().expect("tsq").holds(now, len, factor, rtx_skbs)
+    }
+
+    /// TCP Small Queues held it back: when it wakes (the next TX completion of its own packets).
+    #[inline(never)]
+    fn tsq_wake(&self) -> Time {
+        let q = self.tsq.as_deref().expect("tsq");
+        if q.throttled() { q.wake() } else { Time::NEVER }
+    }
+
+    #[inline(never)]
+    fn tsq_unthrottle(&mut self) {
+        self.tsq.as_deref_mut().expect("tsq").unthrottle();
+    }
+
+    /// TCP Small Queues: `sk_pacing_rate` after an ACK (Linux `tcp_cong_control`) or when the
+    /// connection is established: the algorithm's (bytes/s, unlimited before it sets one) if it
+    /// paces, else `tcp_update_pacing_rate`'s; with it the size of Linux's skbs (`tcp_tso_segs`).
+    #[inline(never)]
+    fn tsq_update_pacing_rate(&mut self) {
+        let Some(q) = self.tsq.as_deref_mut() else { return };
+        let mss = self.mss as u64;
+        let rate = if q.paced() {
+            self.cc.pacing_rate(&self.window).map_or(u64::MAX, |r| r.bps() / 8)
+        } else {
+            super::tsq::linux_pacing_rate(self.mss, self.window.cwnd / mss, self.window.ssthresh / mss, self.sb.packets_out(), self.rtt.srtt)
+        };
+        q.set_pacing_rate(rate, self.rtt.min_rtt, self.mss);
+    }
+
+    /// The engine: a data segment this sender sent, charged `size` (its payload and
+    /// `Packet::tsq`), is done at its first link at `at` (TX completion; dropped: `at` =
+    /// `now`). True if the sender's timer must be re-armed (TCP Small Queues held it back and
+    /// it may now go on earlier).
+    pub fn tsq_done(&mut self, at: Time, size: u32, now: Time) -> bool {
+        self.tsq.as_deref_mut().is_some_and(|q| q.complete(at, size, now))
+    }
+
+    /// TCP Small Queues: what this sender has charged for segments its first link has not
+    /// reported yet (`None`: not under them).
+    pub fn tsq_unreported(&self) -> Option<u64> {
+        self.tsq.as_deref().map(SmallQueues::unreported)
+    }
+
+    /// A segment marked lost goes out at once (a fast retransmission), unless TCP Small Queues
+    /// hold it back (Linux's goes through `tcp_xmit_retransmit_queue`, factor 1): then
+    /// `try_send` sends it when they wake the sender.
+    fn retransmit_lost(&mut self, n: u64, ctx: &mut TxCtx<'_>) {
+        if !self.tsq_holds(n, 1, ctx.now) {
+            self.retransmit(n, ctx);
         }
     }
 
@@ -1814,6 +1919,12 @@ impl Sender {
         let len = if fin { self.last_len } else { mss };
         let size = len + self.header_bytes;
         let cwr = !retx && std::mem::take(&mut self.cwr_pending);
+        // TCP Small Queues: charged to the host's queue (`__tcp_transmit_skb`), the packet
+        // carrying its share of its skb's overhead
+        let tsq = match self.tsq.as_deref_mut() {
+            None => 0,
+            Some(q) => q.charge(len) as u16,
+        };
         let p = Packet {
             flow: self.flow,
             kind: PktKind::Data,
@@ -1826,6 +1937,7 @@ impl Sender {
             cwr,
             retx,
             tsval: ctx.now,
+            tsq,
             ..Default::default()
         };
         let id = ctx.arena.alloc(p);
@@ -2027,6 +2139,141 @@ mod tests {
         assert_eq!(n.pace_next, ms(7.0));
         n.pace_after_send(rate, 724, ms(6.5));
         assert_eq!(n.pace_next, ms(7.5));
+    }
+
+    /// What `small_queues_over_a_slow_host_link` saw: for each new segment and each
+    /// retransmission, how many of the flow's segments were in the host (queued or serializing)
+    /// just before it left the sender; the host link's busy time in [5 s, 20 s]; the payload
+    /// delivered in that window; the most segments in the host at once; the timeouts.
+    struct HostRun {
+        before_new: Vec<usize>,
+        before_retx: Vec<usize>,
+        busy: Dur,
+        delivered: u64,
+        most: usize,
+        timeouts: u64,
+    }
+
+    /// A Reno flow (rwnd 45 segments) whose own host link (2 Mb/s: 6 ms a segment) is its
+    /// bottleneck, then 20 ms each way; the data transmissions `lose` names (by segment
+    /// number, and whether a retransmission) are lost after the host link. The harness plays
+    /// the engine's part of TCP Small Queues: it reports each segment's TX completion (the end
+    /// of its serialization) to the sender as it is sent.
+    fn small_queues_over_a_slow_host_link(tsq: Tsq, lose: &dyn Fn(u64, bool) -> bool) -> HostRun {
+        use crate::packet::PacketArena;
+        use crate::tcp::receiver::Receiver;
+        use std::collections::VecDeque;
+        let (rate, one_way) = (crate::units::Rate::from_bps(2_000_000), Dur::from_ms(20));
+        let cfg = TcpConfig { tsq: Some(tsq), rwnd: Some(crate::units::Bytes::new(45 * 1448)), ..Default::default() };
+        let cc = crate::cc::CcConfig::Reno(Default::default());
+        let mut s = Sender::new(0, 0, 1, &cfg, Cc::new(&cc, &Sender::cc_env(&cfg)), Time::ZERO, Time::from_ns(20_000_000_000));
+        let mut r = Receiver::new(0, 1, 0, &cfg);
+        let mut arena = PacketArena::new();
+        let (mut to_rx, mut to_tx) = (VecDeque::new(), VecDeque::new());
+        // the host link: the ends of the serializations of the flow's segments still in it
+        let mut host: VecDeque<Time> = VecDeque::new();
+        let (mut now, mut link_free) = (Time::ZERO, Time::ZERO);
+        let window = (Time::from_ns(5_000_000_000), Time::from_ns(20_000_000_000));
+        let mut run = HostRun { before_new: vec![], before_retx: vec![], busy: Dur::ZERO, delivered: 0, most: 0, timeouts: 0 };
+        let mut delivered_at_start = None;
+        let mut out = Vec::new();
+        while now < window.1 {
+            for id in out.drain(..) {
+                let p = arena.get(id).clone();
+                let blocks = arena.sack(id).to_vec();
+                arena.free(id);
+                if !p.kind.from_sender() {
+                    to_tx.push_back((now + one_way, p, blocks));
+                    continue;
+                }
+                if p.kind != PktKind::Data {
+                    to_rx.push_back((now + one_way, p));
+                    continue;
+                }
+                while host.front().is_some_and(|&e| e <= now) {
+                    host.pop_front();
+                }
+                if p.retx { run.before_retx.push(host.len()) } else { run.before_new.push(host.len()) }
+                let start = now.max(link_free);
+                let end = start + rate.tx_time(p.size_bytes);
+                link_free = end;
+                let (a, b) = (start.max(window.0), end.min(window.1));
+                if a < b {
+                    run.busy = run.busy + (b - a);
+                }
+                host.push_back(end);
+                run.most = run.most.max(host.len());
+                // the engine's report: done at its first link at the end of its serialization
+                assert_eq!(p.tsq > 0, tsq == Tsq::All, "a charged segment carries its share of the overhead");
+                if p.tsq > 0 {
+                    s.tsq_done(end, p.len_bytes + p.tsq as u32, now);
+                }
+                if !lose(p.seq / 1448, p.retx) {
+                    to_rx.push_back((end + one_way, p));
+                }
+            }
+            let t_rx = to_rx.front().map_or(Time::NEVER, |x: &(Time, Packet)| x.0);
+            let t_tx = to_tx.front().map_or(Time::NEVER, |x: &(Time, Packet, Vec<SackBlock>)| x.0);
+            now = t_rx.min(t_tx).min(s.next_deadline()).min(r.next_deadline());
+            if delivered_at_start.is_none() && now >= window.0 {
+                delivered_at_start = Some(r.counters.delivered_bytes);
+            }
+            let mut ctx = TxCtx { now, arena: &mut arena, out: &mut out };
+            if now == t_rx {
+                let (_, p) = to_rx.pop_front().unwrap();
+                match p.kind {
+                    PktKind::Syn => r.on_syn(&p, &mut ctx),
+                    PktKind::Data => r.on_data(&p, &mut ctx),
+                    _ => {}
+                }
+            } else if now == t_tx {
+                let (_, p, blocks) = to_tx.pop_front().unwrap();
+                let info = AckInfo { ack: p.ack, sack: &blocks, ece: p.ece, ace: p.ace, accecn: None, tsval: p.tsval, tsecr: p.tsecr, fin: p.fin };
+                match p.kind {
+                    PktKind::SynAck => s.on_synack(info, &mut ctx),
+                    _ => s.on_ack(info, &mut ctx),
+                }
+            } else if now >= s.next_deadline() {
+                s.on_timer(&mut ctx);
+            } else {
+                r.on_timer(&mut ctx);
+            }
+        }
+        run.delivered = r.counters.delivered_bytes - delivered_at_start.unwrap_or(0);
+        run.timeouts = s.counters.timeouts;
+        run
+    }
+
+    /// TCP Small Queues (`tsq.rs`), the law: with the limit at two skbs of two segments (8,352
+    /// bytes: the pacing rate of this 2 Mb/s flow is far below 8 MB/s), a new segment leaves
+    /// the sender only while at most 3 of its segments (3 x 2,088 bytes) are in its host, a
+    /// retransmission while at most 7 are (factor 1); the sender wakes at each TX completion,
+    /// so its host link stays busy; without them, the window's 45 segments wait in the host.
+    #[test]
+    fn small_queues_keep_the_host_queue_short_and_the_link_busy() {
+        let secs = 15.0;
+        let on = small_queues_over_a_slow_host_link(Tsq::All, &|_, _| false);
+        assert_eq!(on.before_new.iter().max(), Some(&3), "never more than the limit in the host");
+        assert_eq!(on.most, 4);
+        assert!(on.before_new.iter().filter(|&&k| k == 3).count() > 1000, "the limit binds");
+        let busy = on.busy.ns() as f64 / 1e9 / secs;
+        assert!(busy > 0.999, "woken at each completion, the sender keeps its link busy: {busy}");
+        let goodput = on.delivered as f64 * 8.0 / secs;
+        assert!((goodput / (2e6 * 1448.0 / 1500.0) - 1.0).abs() < 0.01, "goodput {goodput}");
+        let off = small_queues_over_a_slow_host_link(Tsq::Off, &|_, _| false);
+        // 45 segments less the 7 or so the 40 ms round trip holds
+        assert!(off.most >= 35, "without them the window waits in the host: {}", off.most);
+        let off_goodput = off.delivered as f64 * 8.0 / secs;
+        assert!((goodput / off_goodput - 1.0).abs() < 0.01, "{goodput} / {off_goodput}");
+        // "paced": a Reno flow is not held back
+        assert_eq!(small_queues_over_a_slow_host_link(Tsq::Paced, &|_, _| false).most, off.most);
+        // 20 segments lost in a row: SACK recovery retransmits them as RACK marks them, and a
+        // retransmission may find up to 7 segments in the host where new data waits at 3
+        let lossy = small_queues_over_a_slow_host_link(Tsq::All, &|n, retx| !retx && (3000..3020).contains(&n));
+        assert_eq!((lossy.timeouts, lossy.before_retx.len()), (0, 20));
+        assert_eq!(lossy.before_new.iter().max(), Some(&3));
+        let most_retx = *lossy.before_retx.iter().max().unwrap();
+        assert!((4..=7).contains(&most_retx), "retransmissions with factor 1: {most_retx} in the host before one");
     }
 
     #[test]
