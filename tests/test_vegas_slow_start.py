@@ -1,7 +1,8 @@
 """Vegas with many flows: Linux's slow start (grow on every ACK, test once per round) leaves a
 standing queue far above what Vegas aims at (alpha..beta packets per flow); the paper's slow
 start (grow every other round, test after a constant round) does not. docs/models/vegas.md,
-"Many flows, the standing queue", has the numbers."""
+"Many flows, the standing queue", has the numbers. Both run Linux's Vegas rules, in the ns3
+profile too (whose default is ns-3's TcpVegas, which has only Linux's slow start)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from crosslayer.scenario import Scenario
 
 def _queue(slow_start: str, profile: str, seed: int) -> float:
     sc = Scenario.from_toml(ACCESS_LINK).with_paths({
-        "flows[0].cc": {"kind": "vegas", "slow_start": slow_start},
+        "flows[0].cc": {"kind": "vegas", "slow_start": slow_start, "rules": "linux"},
         "topology.bottleneck.qdisc": {"kind": "droptail", "limit_pkts": 900},
         "duration": "40s", "warmup": "10s", "tcp.profile": profile, "seed": seed,
     })  # fmt: skip

@@ -97,6 +97,7 @@ class Probe
     std::vector<double> t, cwnd;         // CongestionWindow changes (bytes)
     std::vector<double> sst, ssthresh;   // SlowStartThreshold changes (bytes)
     std::vector<double> recT, lossT, cwrT;
+    std::vector<double> rttT, srtt;      // RTT (smoothed RTT, m_srtt) changes (s)
     uint64_t retx = 0;
 
     void SetApp(Ptr<Application> a) { app = DynamicCast<BulkSendApplication>(a); }
@@ -112,6 +113,7 @@ class Probe
         sock->TraceConnectWithoutContext("SlowStartThreshold", MakeCallback(&Probe::OnSst, this));
         sock->TraceConnectWithoutContext("CongState", MakeCallback(&Probe::OnCong, this));
         sock->TraceConnectWithoutContext("Retransmission", MakeCallback(&Probe::OnRetx, this));
+        sock->TraceConnectWithoutContext("RTT", MakeCallback(&Probe::OnRtt, this));
         attached = true;
     }
     void OnCwnd(uint32_t o, uint32_t n)
@@ -123,6 +125,11 @@ class Probe
     {
         sst.push_back(Simulator::Now().GetSeconds());
         ssthresh.push_back(n);
+    }
+    void OnRtt(Time o, Time n)
+    {
+        rttT.push_back(Simulator::Now().GetSeconds());
+        srtt.push_back(n.GetSeconds());
     }
     void OnCong(TcpSocketState::TcpCongState_t o, TcpSocketState::TcpCongState_t n)
     {
@@ -282,8 +289,9 @@ def run(tcp: str, duration: float = 30.0, warmup: float = 10.0,
         "tcp_configuration": cfg,
     }
     trace = (list(probe.t), [c / SEGMENT_SIZE for c in probe.cwnd])
+    srtt = (list(probe.rttT), list(probe.srtt))
     ns.Simulator.Destroy()
-    return {"result": res, "trace": trace}
+    return {"result": res, "trace": trace, "srtt": srtt}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -294,6 +302,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--warmup", type=float, default=10.0, help="start of the throughput window (s)")
     ap.add_argument("--csv", help="write the cwnd trace (time_s, cwnd_pkts) here")
     ap.add_argument("--out", help="write the JSON result here instead of stdout")
+    ap.add_argument("--srtt-csv", help="write the smoothed-RTT trace (the socket's RTT trace "
+                    "source, m_srtt, what ns-3 hands PktsAcked: time_s, srtt_s) here")
     ap.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                     help="extra Config::SetDefault, e.g. ns3::TcpSocketBase::Timestamp=false "
                          "(experiments; repeatable)")
@@ -307,6 +317,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             w.writerow(["time_s", "cwnd_pkts"])
             for a, b in zip(ts, cw):
                 w.writerow([f"{a:.9f}", f"{b:.4f}"])
+    if args.srtt_csv:
+        with open(args.srtt_csv, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["time_s", "srtt_s"])
+            for a, b in zip(*r["srtt"]):
+                w.writerow([f"{a:.9f}", f"{b:.9f}"])
     text = json.dumps(res, indent=1)
     if args.out:
         with open(args.out, "w") as fh:

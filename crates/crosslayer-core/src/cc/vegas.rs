@@ -37,6 +37,24 @@
 //! has doubled again past the queue the round measured, and many flows leave slow start with
 //! a standing queue that later flows take for their base RTT.
 //!
+//! `rules = "ns3"` (the ns3 profile's default, unless `slow_start = "paper"`) is ns-3 3.44's
+//! `TcpVegas` (`tcp-vegas.cc`, read for behaviour, not copied), which differs from Linux's:
+//! * its RTT is the smoothed RTT: `TcpSocketBase::ProcessAck` hands `PktsAcked` the socket's
+//!   `m_srtt` (documented in ns-3.43's CHANGES.md; before 3.43 `m_lastRtt` held the same
+//!   estimate), on every ACK of new data; base and round minimum are minima of SRTT, in ns;
+//! * `diff = cwnd - floor(cwnd x base / rtt)`, so a fraction of a queued segment counts as a
+//!   whole one (Linux: `floor(cwnd x (rtt - base) / base)`);
+//! * the round closes when the ACK reaches the saved snd_nxt (`>=`; Linux: passes it);
+//! * `GetSsThresh = max(min(ssthresh, cwnd - 1 segment), 2 segments)` sets ssthresh at a
+//!   slow-start exit and a cut (Linux: min(ssthresh, cwnd)), and at every loss and timeout
+//!   (Linux: Reno's half); then ssthresh = max(ssthresh, 3/4 cwnd in bytes);
+//! * no floor of 2 segments on cwnd (kept here: with alpha, beta, gamma >= 1 ns-3 cannot go
+//!   below it either, short of an RTT doubling within one slow-start round).
+//! Alone on a path with no queue, the smoothed RTT still exceeds the base (the handshake's
+//! whole-millisecond sample seeds both; later samples average in the serialization and the
+//! fraction of a millisecond), so `diff` reaches alpha at a window well under the path's and
+//! the window stops there (docs/models/vegas.md, "Next to ns-3").
+//!
 //! Deliberate deviations: RTTs are in microseconds as in Linux, from the sender's Karn-filtered
 //! samples (Linux: every ACK's `rtt_us`, also from SACKed segments); Linux re-initializes Vegas
 //! (forgetting base_rtt) when a connection restarts after idle, which a bulk sender never does,
@@ -45,9 +63,10 @@
 use super::law::aimd::Aimd;
 use super::law::{slow_start};
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, SsRule, Window};
-use super::law::vegas_rtt::VegasRtt;
+use super::law::vegas_rtt::{SrttMinima, VegasRtt};
 use crate::params::Problem;
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
+use crate::stack::Profile;
 
 crate::params! {
     /// Vegas parameters: the bounds of `diff`, the sender's packets queued in the network.
@@ -60,8 +79,20 @@ crate::params! {
         gamma: u32 = 1, Packets, range(>= 0, <= 10000), "Linux tcp_vegas.c gamma = 1 (Brakmo & Peterson 1995: 1)";
         /// Slow start: "linux" (grow on every ACK, test gamma once per round; cut to the rate-matched window) or "paper" (grow every other round trip, test at the end of a constant round, cut by an eighth).
         slow_start: VegasSlowStart = VegasSlowStart::Linux, Choice, range(), "linux: tcp_vegas.c tcp_vegas_cong_avoid; paper: Brakmo & Peterson 1995 section 3.3, ns-2 tcp-vegas.cc (v_inc_flag_, cwnd_ -= cwnd_/8)";
+        /// Whose Vegas: "linux" (each ACK's RTT sample; diff = cwnd (rtt - base) / base; a loss halves) or "ns3" (ns-3's TcpVegas: the smoothed RTT; diff = cwnd - cwnd base / rtt; a loss or a cut leaves ssthresh at cwnd - 1); unset: the TCP profile's (ns3 in the ns3 profile unless slow_start is "paper", linux otherwise).
+        rules: Option<VegasRules> = None, Choice, range(), "linux: tcp_vegas.c (tcp_vegas_pkts_acked, tcp_vegas_cong_avoid, tcp_reno_ssthresh); ns3: ns-3 3.44 tcp-vegas.cc (PktsAcked is handed TcpSocketBase's m_srtt; IncreaseWindow: targetCwnd = segCwnd x baseRtt / minRtt truncated, diff = segCwnd - targetCwnd, round closed by m_lastAckedSeq >= m_begSndNxt; GetSsThresh = max(min(ssThresh, cWnd - MSS), 2 MSS))";
     }
     check = VegasConfig::check;
+}
+
+crate::choice! {
+    /// Whose Vegas rules.
+    pub enum VegasRules {
+        /// Linux `tcp_vegas.c`.
+        Linux = "linux",
+        /// ns-3 3.44 `TcpVegas`.
+        Ns3 = "ns3",
+    }
 }
 
 crate::choice! {
@@ -78,6 +109,9 @@ impl VegasConfig {
     fn check(&self, out: &mut Vec<Problem>) {
         if self.alpha > self.beta {
             out.push(Problem::new("alpha", format!("must not exceed beta ({}): Vegas holds diff between alpha and beta", self.beta)));
+        }
+        if self.rules == Some(VegasRules::Ns3) && self.slow_start == VegasSlowStart::Paper {
+            out.push(Problem::new("slow_start", "\"paper\" runs with Linux's rules: ns-3's TcpVegas has only Linux's slow start (leave rules unset or set it to \"linux\")".to_string()));
         }
     }
 }
@@ -101,6 +135,9 @@ pub struct Vegas {
     /// The paper's slow start, and whether the current round grows the window.
     paper_ss: bool,
     growing: bool,
+    /// ns-3's TcpVegas (`rules = "ns3"`), and its minima of the smoothed RTT.
+    ns3: bool,
+    srtt: SrttMinima,
 }
 
 impl Algorithm for Vegas {
@@ -125,6 +162,12 @@ impl Algorithm for Vegas {
             last_diff: f64::NAN,
             paper_ss: cfg.slow_start == VegasSlowStart::Paper,
             growing: true,
+            // the paper's slow start is a variant of Linux's rules (ns-3 has only Linux's)
+            ns3: cfg.rules.unwrap_or(match env.profile {
+                Profile::Ns3 if cfg.slow_start != VegasSlowStart::Paper => VegasRules::Ns3,
+                _ => VegasRules::Linux,
+            }) == VegasRules::Ns3,
+            srtt: SrttMinima::default(),
         }
     }
 }
@@ -135,6 +178,42 @@ impl Vegas {
         self.on = true;
         self.beg_snd_nxt = snd_nxt;
         self.rtt.reset();
+        self.srtt.reset();
+    }
+
+    /// ns-3's `TcpVegas::GetSsThresh`: one segment below cwnd, unless ssthresh is lower already
+    /// (at least 2 segments). It serves the cuts below and every loss and timeout.
+    fn ns3_ssthresh(w: &Window) -> u64 {
+        let mss = w.mss as u64;
+        w.ssthresh.min(w.cwnd.saturating_sub(mss)).max(2 * mss)
+    }
+
+    /// ns-3's once-per-round decision (`TcpVegas::IncreaseWindow`), with the round's least
+    /// smoothed RTT against the connection's: the same branches as Linux's, but `diff = cwnd -
+    /// floor(cwnd x base / rtt)` (Linux: `floor(cwnd x (rtt - base) / base)`, smaller by the
+    /// ratio rtt / base and rounded down instead of up), ssthresh one segment below cwnd at a
+    /// cut (Linux: cwnd), then at least 3/4 of cwnd in bytes.
+    fn adjust_ns3(&mut self, w: &mut Window, a: &AckEvent) {
+        let mss = w.mss as u64;
+        let (Some(base), Some(rtt)) = (self.srtt.base, self.srtt.min) else { return };
+        let mut segs = w.cwnd / mss;
+        let target = (segs as f64 * (base.secs_f64() / rtt.secs_f64())) as u64;
+        let diff = segs.saturating_sub(target);
+        self.last_diff = diff as f64;
+        if diff > self.gamma && w.in_slow_start() {
+            segs = segs.min(target + 1).max(2);
+            w.cwnd = segs * mss;
+            w.ssthresh = Self::ns3_ssthresh(w);
+        } else if w.in_slow_start() {
+            slow_start(w, a.growth_bytes, self.ss);
+        } else if diff > self.beta {
+            // ns-3 has no floor here; with beta >= 1 diff > beta needs cwnd >= 3 segments
+            w.cwnd = (segs - 1).max(2) * mss;
+            w.ssthresh = Self::ns3_ssthresh(w);
+        } else if diff < self.alpha {
+            w.cwnd = (segs + 1) * mss;
+        }
+        w.ssthresh = w.ssthresh.max(3 * w.cwnd / 4);
     }
 
     /// The once-per-round decision with `rtt_us` the round's least RTT.
@@ -186,8 +265,15 @@ impl CongestionControl for Vegas {
     ];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
-        // Linux tcp_vegas_pkts_acked
-        self.rtt.sample(a.rtt);
+        // Linux tcp_vegas_pkts_acked: the ACK's RTT sample; ns-3 TcpVegas::PktsAcked: the
+        // smoothed RTT, on every ACK of new data (TcpSocketBase::ProcessAck)
+        if self.ns3 {
+            if a.acked_bytes > 0 {
+                self.srtt.sample(a.srtt);
+            }
+        } else {
+            self.rtt.sample(a.rtt);
+        }
         // Linux tcp_vegas_state: off outside Open, a fresh round on returning to it
         if a.ca_state != CaState::Open {
             self.on = false;
@@ -200,6 +286,21 @@ impl CongestionControl for Vegas {
         }
         // Linux calls cong_avoid when new data is acknowledged (tcp_may_raise_cwnd)
         if a.acked_bytes == 0 {
+            return;
+        }
+        if self.ns3 {
+            // ns-3 closes the round when the ACK reaches the saved snd_nxt (Linux: passes it)
+            if a.snd_una >= self.beg_snd_nxt {
+                self.beg_snd_nxt = a.snd_nxt;
+                if self.srtt.cnt <= 2 {
+                    self.reno.on_ack(w, a);
+                } else {
+                    self.adjust_ns3(w, a);
+                }
+                self.srtt.reset();
+            } else if w.in_slow_start() {
+                slow_start(w, a.growth_bytes, self.ss);
+            }
             return;
         }
         if a.snd_una > self.beg_snd_nxt {
@@ -217,11 +318,15 @@ impl CongestionControl for Vegas {
 
     fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
         self.on = false;
+        if self.ns3 {
+            // ns-3's TcpVegas::GetSsThresh at a loss or a timeout too, not Reno's half
+            return Self::ns3_ssthresh(w);
+        }
         self.reno.on_congestion(w, e)
     }
 
     fn state(&self, _w: &Window, out: &mut [f64]) {
-        let base = self.rtt.base_s();
+        let base = if self.ns3 { self.srtt.base.map_or(f64::NAN, |b| b.secs_f64()) } else { self.rtt.base_s() };
         out.copy_from_slice(&[base, self.last_diff, self.on as u8 as f64]);
     }
 }
@@ -340,6 +445,114 @@ mod tests {
         assert_eq!(w.cwnd, 10 * MSS, "Reno's byte counting: not yet a window's worth");
         let (w, _) = close_round(10, 5 * MSS, 100_000, 900_000, 3);
         assert_eq!(w.cwnd, 9 * MSS, "with 3 samples Vegas cuts");
+    }
+
+    fn ns3_vegas(cfg: VegasConfig) -> Vegas {
+        Vegas::new(&cfg, &CcEnv { profile: Profile::Ns3, ..CcEnv::linux(MSS as u32, 10) })
+    }
+
+    /// The ACK that closes a round under ns-3's rules, the round's least smoothed RTT `rtt_us`
+    /// (3 reports) against a base of `base_us`.
+    fn close_round_ns3(cwnd: u64, ssthresh: u64, base_us: u64, rtt_us: u64) -> (Window, Vegas) {
+        let mut v = ns3_vegas(VegasConfig::default());
+        v.srtt = SrttMinima { base: Some(Dur::from_us(base_us)), min: Some(Dur::from_us(rtt_us)), cnt: 3 };
+        let mut w = Window { cwnd: cwnd * MSS, ssthresh, mss: MSS as u32 };
+        // the ACK reaches the saved snd_nxt exactly: ns-3 closes the round (>=)
+        v.beg_snd_nxt = MSS;
+        v.on_ack(&mut w, &AckEvent { snd_una: MSS, snd_nxt: cwnd * MSS, srtt: Dur::from_us(rtt_us), ..ack(MSS) });
+        (w, v)
+    }
+
+    /// The rules follow the profile: ns-3's in the ns3 profile (unless the paper's slow start is
+    /// asked for, which runs with Linux's), Linux's elsewhere; ns-3's rules with the paper's slow
+    /// start are refused.
+    #[test]
+    fn the_rules_follow_the_profile() {
+        let env = |profile| CcEnv { profile, ..CcEnv::linux(MSS as u32, 10) };
+        assert!(Vegas::new(&VegasConfig::default(), &env(Profile::Ns3)).ns3);
+        assert!(!Vegas::new(&VegasConfig::default(), &env(Profile::Linux)).ns3);
+        assert!(!Vegas::new(&VegasConfig::default(), &env(Profile::Ns2)).ns3);
+        let paper = VegasConfig { slow_start: VegasSlowStart::Paper, ..Default::default() };
+        assert!(!Vegas::new(&paper, &env(Profile::Ns3)).ns3);
+        let linux_rules = VegasConfig { rules: Some(VegasRules::Linux), ..Default::default() };
+        assert!(!Vegas::new(&linux_rules, &env(Profile::Ns3)).ns3);
+        let mut out = vec![];
+        VegasConfig { rules: Some(VegasRules::Ns3), ..paper }.check(&mut out);
+        assert_eq!(out.len(), 1);
+    }
+
+    /// ns-3's TcpVegas takes the smoothed RTT that TcpSocketBase hands PktsAcked, on every ACK
+    /// of new data, whether or not the ACK gave a sample, with no microsecond added; the base is
+    /// the least of them.
+    #[test]
+    fn ns3_takes_the_smoothed_rtt_of_every_ack() {
+        let mut v = ns3_vegas(VegasConfig::default());
+        let mut w = Window { cwnd: 20 * MSS, ssthresh: 10 * MSS, mss: MSS as u32 };
+        v.beg_snd_nxt = 100 * MSS;
+        for (i, (srtt_us, sample)) in [(40_000, Some(40)), (40_125, None), (40_109, Some(41))].into_iter().enumerate() {
+            let a = AckEvent { rtt: sample.map(Dur::from_ms), srtt: Dur::from_us(srtt_us), snd_una: (i as u64 + 1) * MSS, snd_nxt: 30 * MSS, ..ack(MSS) };
+            v.on_ack(&mut w, &a);
+        }
+        assert_eq!((v.srtt.base, v.srtt.min, v.srtt.cnt), (Some(Dur::from_us(40_000)), Some(Dur::from_us(40_000)), 3));
+        // an ACK of no new data (a duplicate) reports nothing
+        v.on_ack(&mut w, &AckEvent { srtt: Dur::from_us(39_000), snd_una: 3 * MSS, snd_nxt: 30 * MSS, ..ack(0) });
+        assert_eq!(v.srtt.cnt, 3);
+    }
+
+    /// ns-3's diff is cwnd - floor(cwnd x base / rtt): a queue of a fraction of a segment counts
+    /// as a whole one, so diff reaches alpha (2) once cwnd x (rtt - base) / rtt passes 1. Base
+    /// 40 ms (the handshake's whole-millisecond sample), the round's least SRTT 40.23 ms with no
+    /// queue (SRTT averaging whole-millisecond samples of a 40.2 ms path): at 209 segments diff
+    /// = 209 - 207 = 2 and the window holds (Linux: floor(209 x 0.23 / 40) = 1, it grows); up to
+    /// 174 segments diff is 1 and it grows, from 176 it holds. This is ns-3's single flow frozen
+    /// at 209 segments, 60 % of the path (docs/models/vegas.md).
+    #[test]
+    fn ns3_rounds_diff_up_and_holds_without_a_queue() {
+        for (cwnd, diff, want) in [(150, 1, 151), (174, 1, 175), (176, 2, 176), (209, 2, 209), (352, 3, 352), (400, 3, 400)] {
+            let (w, v) = close_round_ns3(cwnd, 20 * MSS, 40_000, 40_230);
+            assert_eq!(v.last_diff, diff as f64, "cwnd {cwnd}");
+            assert_eq!(w.cwnd, want * MSS, "cwnd {cwnd}");
+        }
+        // Linux's rules on the same RTTs grow at 209
+        let (w, v) = close_round(209, 20 * MSS, 40_000, 40_230, 3);
+        assert_eq!((v.last_diff, w.cwnd), (1.0, 210 * MSS));
+    }
+
+    /// ns-3's cuts: diff > beta removes a segment and sets ssthresh one segment below the new
+    /// cwnd (TcpVegas::GetSsThresh), then at least 3/4 of cwnd; diff > gamma in slow start sets
+    /// cwnd to target + 1 and ssthresh to cwnd - 1 segment, which ends slow start.
+    #[test]
+    fn ns3_cuts_leave_ssthresh_a_segment_below_cwnd() {
+        // base 100 ms, rtt 115 ms, cwnd 40: target = floor(40 / 1.15) = 34, diff 6 > beta
+        let (w, v) = close_round_ns3(40, 40 * MSS, 100_000, 115_000);
+        assert_eq!(v.last_diff, 6.0);
+        assert_eq!((w.cwnd, w.ssthresh), (39 * MSS, 38 * MSS));
+        // ssthresh below 3/4 cwnd is raised to it: 29.25 segments, in bytes
+        let (w, _) = close_round_ns3(40, 10 * MSS, 100_000, 115_000);
+        assert_eq!((w.cwnd, w.ssthresh), (39 * MSS, 3 * 39 * MSS / 4));
+        // slow start: target 34, diff 6 > gamma: cwnd 35, ssthresh 34, slow start over
+        let (w, _) = close_round_ns3(40, u64::MAX, 100_000, 115_000);
+        assert_eq!((w.cwnd, w.ssthresh), (35 * MSS, 34 * MSS));
+        assert!(!w.in_slow_start());
+        // diff 1 = gamma: slow start goes on (one segment per ACK)
+        let (w, v) = close_round_ns3(40, u64::MAX, 100_000, 102_000);
+        assert_eq!((v.last_diff, w.cwnd), (1.0, 41 * MSS));
+    }
+
+    /// ns-3's loss response is TcpVegas::GetSsThresh as well: ssthresh one segment below cwnd
+    /// (or the lower ssthresh Vegas kept), not Reno's half.
+    #[test]
+    fn ns3_loss_keeps_all_but_a_segment() {
+        use crate::cc::CongestionKind;
+        let mut v = ns3_vegas(VegasConfig::default());
+        let e = CongestionEvent { now: crate::units::Time::ZERO, kind: CongestionKind::Loss, flight_size: 100 * MSS, new_episode: true };
+        let mut w = Window { cwnd: 100 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+        assert_eq!(v.on_congestion(&mut w, &e), 99 * MSS);
+        let mut w = Window { cwnd: 100 * MSS, ssthresh: 80 * MSS, mss: MSS as u32 };
+        assert_eq!(v.on_congestion(&mut w, &e), 80 * MSS);
+        assert!(!v.on);
+        let mut linux = vegas();
+        assert_eq!(linux.on_congestion(&mut w, &e), 50 * MSS);
     }
 
     /// Per-ACK samples: base RTT is the least ever seen (+1 us), the round's minimum restarts

@@ -19,12 +19,44 @@
 //!   cwnd / 2^delta), else max(cwnd / 2, 2); ssthresh = max(cwnd - cut, 2); reno_count =
 //!   max(reno_count / 2, 2); fast_count = 0.
 //!
+//! `rules = "ns3"` (the ns3 profile's default) is ns-3 3.44's `TcpYeah` (`tcp-yeah.cc`, read
+//! for behaviour, not copied), which differs from Linux's:
+//! * its RTT is the smoothed RTT that `TcpSocketBase` hands `PktsAcked` (`m_srtt`), on every
+//!   ACK of new data; base and round minimum are minima of SRTT (as ns-3's Vegas, `vegas.rs`);
+//! * slow mode when `queue > alpha` or `L = (rtt - base) / base > 1 / m_phy`, where `1 /
+//!   m_phy` divides two unsigned integers: 0 for any phy above 1, so any round whose least
+//!   SRTT exceeds the base is a slow round - nearly every round, since the smoothed RTT of a
+//!   path with no queue stays a fraction of a millisecond above the handshake's sample that
+//!   seeded the base. ns-3's YeAH therefore runs Reno's increase, and after rho slow rounds a
+//!   loss halves, as Reno's;
+//! * `queue = floor(cwnd / rtt x (rtt - base))` in floating point (Linux: integer division);
+//! * growth, whether or not the sender is cwnd-limited: slow start `TcpNewReno::SlowStart`
+//!   (one segment per ACK); fast mode `TcpScalable::CongestionAvoidance` (one segment per
+//!   min(cwnd, 100) acknowledged, the count restarting at 0, cwnd in whole segments); slow mode
+//!   `TcpNewReno::CongestionAvoidance` (mss^2 / cwnd bytes per ACK, so half a segment per
+//!   round trip with delayed ACKs; Linux: one per window acknowledged);
+//! * the round closes when the ACK reaches the saved snd_nxt (`>=`);
+//! * the loss response (`GetSsThresh`) cuts from BytesInFlight (Linux: cwnd): ssthresh =
+//!   flight - cut, the cut as Linux's but of the flight (at least 2 segments kept; ns-3's
+//!   unsigned subtraction would wrap below 2 segments in flight).
+//!
 //! Deviations: RTT samples are the sender's Karn-filtered ones (Linux: every ACK's).
 
 use super::law::{cong_avoid_ai, slow_start};
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
-use super::law::vegas_rtt::VegasRtt;
+use super::law::vegas_rtt::{SrttMinima, VegasRtt};
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
+use crate::stack::Profile;
+
+crate::choice! {
+    /// Whose YeAH rules.
+    pub enum YeahRules {
+        /// Linux `tcp_yeah.c`.
+        Linux = "linux",
+        /// ns-3 3.44 `TcpYeah`.
+        Ns3 = "ns3",
+    }
+}
 
 crate::params! {
     /// YeAH parameters; the defaults are Linux's (the paper's values).
@@ -43,6 +75,8 @@ crate::params! {
         rho: u32 = 16, Count, range(>= 0, <= 1000000), "Linux tcp_yeah.c TCP_YEAH_RHO = 16";
         /// Fast rounds after which reno_count restarts at 2.
         zeta: u32 = 50, Count, range(>= 0, <= 1000000), "Linux tcp_yeah.c TCP_YEAH_ZETA = 50";
+        /// Whose YeAH: "linux" (each ACK's RTT sample; slow mode when the queueing delay exceeds base / phy) or "ns3" (ns-3's TcpYeah: the smoothed RTT; slow mode whenever it exceeds the base, 1 / phy being an integer division; NewReno's per-ACK increase in slow mode; loss cut from the flight); unset: the TCP profile's (ns3 in the ns3 profile, linux otherwise).
+        rules: Option<YeahRules> = None, Choice, range(), "linux: tcp_yeah.c (tcp_yeah_cong_avoid, tcp_yeah_ssthresh; tcp_vegas_pkts_acked); ns3: ns-3 3.44 tcp-yeah.cc (PktsAcked is handed TcpSocketBase's m_srtt; IncreaseWindow: 'L > (1 / m_phy)' with m_phy uint32_t, TcpScalable and TcpNewReno::CongestionAvoidance, m_lastAckedSeq >= m_begSndNxt; GetSsThresh from bytesInFlight)";
     }
 }
 
@@ -61,8 +95,12 @@ pub struct Yeah {
     doing_reno_now: u64,
     reno_count: u64,
     fast_count: u64,
-    /// Segments acknowledged toward the next increment (Linux snd_cwnd_cnt).
+    /// Segments acknowledged toward the next increment (Linux snd_cwnd_cnt; ns-3 TcpScalable's
+    /// m_ackCnt).
     acc: u64,
+    /// ns-3's TcpYeah (`rules = "ns3"`), and its minima of the smoothed RTT.
+    ns3: bool,
+    srtt: SrttMinima,
 }
 
 impl Algorithm for Yeah {
@@ -86,6 +124,11 @@ impl Algorithm for Yeah {
             reno_count: 2,
             fast_count: 0,
             acc: 0,
+            ns3: cfg.rules.unwrap_or(match env.profile {
+                Profile::Ns3 => YeahRules::Ns3,
+                Profile::Linux | Profile::Ns2 => YeahRules::Linux,
+            }) == YeahRules::Ns3,
+            srtt: SrttMinima::default(),
         }
     }
 }
@@ -115,6 +158,89 @@ impl Yeah {
         }
         self.last_q = q;
     }
+
+    /// ns-3's once-per-round decision (`TcpYeah::IncreaseWindow`), with the round's least
+    /// smoothed RTT against the connection's.
+    fn round_ns3(&mut self, w: &mut Window) {
+        let (Some(base), Some(rtt)) = (self.srtt.base, self.srtt.min) else { return };
+        let mss = w.mss as u64;
+        let mut segs = w.cwnd / mss;
+        let rtt_queue = rtt.ns().saturating_sub(base.ns()) as f64 * 1e-9;
+        let q = (segs as f64 / rtt.secs_f64() * rtt_queue) as u64;
+        let l = rtt_queue / base.secs_f64();
+        // ns-3: "L > (1 / m_phy)" with m_phy an unsigned integer: 0 unless phy is 1
+        let l_max = (1 / self.cfg.phy) as f64;
+        let alpha = self.cfg.alpha as u64;
+        if q > alpha || l > l_max {
+            if q > alpha && segs > self.reno_count {
+                let cut = (q / self.cfg.gamma as u64).min(segs >> self.cfg.epsilon);
+                segs = (segs - cut).max(self.reno_count);
+                w.cwnd = segs * mss;
+                w.ssthresh = w.cwnd;
+            }
+            self.reno_count = if self.reno_count <= 2 { (segs >> 1).max(2) } else { self.reno_count + 1 };
+            self.doing_reno_now += 1;
+        } else {
+            self.fast_count += 1;
+            if self.fast_count > self.cfg.zeta as u64 {
+                self.reno_count = 2;
+                self.fast_count = 0;
+            }
+            self.doing_reno_now = 0;
+        }
+        self.last_q = q;
+    }
+
+    fn on_ack_ns3(&mut self, w: &mut Window, a: &AckEvent) {
+        // TcpSocketBase::ProcessAck: PktsAcked(m_srtt) on every ACK of new data
+        if a.acked_bytes > 0 {
+            self.srtt.sample(a.srtt);
+        }
+        // CongestionStateSet(CA_OPEN): EnableYeah
+        let open = a.ca_state == CaState::Open;
+        if open && !self.was_open {
+            self.beg_snd_nxt = a.snd_nxt;
+            self.srtt.reset();
+        }
+        self.was_open = open;
+        // IncreaseWindow: ACKs of new data outside recovery, cwnd-limited or not
+        if a.acked_bytes == 0 || matches!(a.ca_state, CaState::Recovery | CaState::Disorder) {
+            return;
+        }
+        let mss = w.mss as u64;
+        let acked_segs = a.growth_bytes / mss;
+        if w.in_slow_start() {
+            slow_start(w, a.growth_bytes, self.ss);
+        } else if self.doing_reno_now == 0 {
+            // TcpScalable::CongestionAvoidance: one segment per min(cwnd, 100) acknowledged,
+            // the count restarting at 0
+            let segs = w.cwnd / mss;
+            let per = segs.min(SCALABLE_AI_CNT).max(1);
+            let mut grown = segs;
+            if self.acc >= per {
+                self.acc = 0;
+                grown += 1;
+            }
+            self.acc += acked_segs;
+            if self.acc >= per {
+                grown += self.acc / per;
+                self.acc = 0;
+            }
+            if grown != segs {
+                w.cwnd = grown * mss;
+            }
+        } else if acked_segs > 0 {
+            // TcpNewReno::CongestionAvoidance: mss^2 / cwnd bytes per ACK
+            w.cwnd += (mss * mss / w.cwnd).max(1);
+        }
+        if a.snd_una >= self.beg_snd_nxt {
+            if self.srtt.cnt > 2 {
+                self.round_ns3(w);
+            }
+            self.beg_snd_nxt = a.snd_nxt;
+            self.srtt.reset();
+        }
+    }
 }
 
 impl CongestionControl for Yeah {
@@ -124,6 +250,9 @@ impl CongestionControl for Yeah {
     ];
 
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
+        if self.ns3 {
+            return self.on_ack_ns3(w, a);
+        }
         // Linux tcp_vegas_pkts_acked and tcp_vegas_state
         self.rtt.sample(a.rtt);
         let open = a.ca_state == CaState::Open;
@@ -156,11 +285,22 @@ impl CongestionControl for Yeah {
         if e.kind == CongestionKind::Timeout && !e.new_episode {
             return w.ssthresh;
         }
-        let cwnd = w.cwnd / mss;
-        let cut = if self.doing_reno_now < self.cfg.rho as u64 { self.last_q.min((cwnd / 2).max(2)).max(cwnd >> self.cfg.delta) } else { (cwnd / 2).max(2) };
+        // ns-3's TcpYeah::GetSsThresh cuts from BytesInFlight, Linux's from cwnd
+        let base = if self.ns3 { e.flight_size } else { w.cwnd };
+        let segs = base / mss;
+        let cut = if self.doing_reno_now >= self.cfg.rho as u64 {
+            (segs / 2).max(2)
+        } else if self.ns3 {
+            self.last_q.max(segs >> self.cfg.delta).min((segs / 2).max(2))
+        } else {
+            self.last_q.min((segs / 2).max(2)).max(segs >> self.cfg.delta)
+        };
         self.fast_count = 0;
         self.reno_count = (self.reno_count / 2).max(2);
-        cwnd.saturating_sub(cut).max(2) * mss
+        if self.ns3 {
+            return base.saturating_sub(cut * mss).max(2 * mss);
+        }
+        segs.saturating_sub(cut).max(2) * mss
     }
 
     fn state(&self, _w: &Window, out: &mut [f64]) {
@@ -190,6 +330,99 @@ mod tests {
         }
         y.on_ack(w, &AckEvent { snd_una: beg + 1, snd_nxt: beg + 1_000_000, ..ack(MSS) });
         (w.cwnd / MSS) as i64 - before
+    }
+
+    fn yeah_with(profile: Profile, rules: Option<YeahRules>) -> Yeah {
+        Yeah::new(&YeahConfig { rules, ..Default::default() }, &CcEnv { profile, ..CcEnv::linux(MSS as u32, 10) })
+    }
+
+    /// The ACK that closes a round under ns-3's rules: round's least SRTT `rtt_us` (3 reports)
+    /// against a base of `base_us`, cwnd `cwnd` segments in congestion avoidance.
+    fn close_round_ns3(y: &mut Yeah, cwnd: u64, base_us: u64, rtt_us: u64) -> Window {
+        y.srtt = SrttMinima { base: Some(Dur::from_us(base_us)), min: Some(Dur::from_us(rtt_us)), cnt: 3 };
+        y.beg_snd_nxt = MSS;
+        let mut w = Window { cwnd: cwnd * MSS, ssthresh: 10 * MSS, mss: MSS as u32 };
+        y.on_ack(&mut w, &AckEvent { snd_una: MSS, snd_nxt: cwnd * MSS, srtt: Dur::from_us(rtt_us), ..ack(MSS) });
+        w
+    }
+
+    #[test]
+    fn the_rules_follow_the_profile() {
+        assert!(yeah_with(Profile::Ns3, None).ns3);
+        assert!(!yeah_with(Profile::Linux, None).ns3 && !yeah_with(Profile::Ns2, None).ns3);
+        assert!(!yeah_with(Profile::Ns3, Some(YeahRules::Linux)).ns3);
+        assert!(yeah_with(Profile::Linux, Some(YeahRules::Ns3)).ns3);
+    }
+
+    /// ns-3 compares L = (rtt - base) / base with 1 / m_phy in unsigned integers, which is 0:
+    /// a round whose least smoothed RTT is 0.2 ms above the 40 ms base (no queue: a backlog of
+    /// 300 x 0.2 / 40.2 = 1 segment) is a slow (Reno) round, where Linux's rule (0.2 ms against
+    /// base / 8 = 5 ms) keeps the fast mode. Only a round at the base itself is fast.
+    #[test]
+    fn ns3_is_slow_whenever_the_smoothed_rtt_exceeds_the_base() {
+        let mut y = yeah_with(Profile::Ns3, None);
+        close_round_ns3(&mut y, 300, 40_000, 40_200);
+        assert_eq!((y.last_q, y.doing_reno_now, y.reno_count), (1, 1, 150));
+        let mut y = yeah_with(Profile::Ns3, None);
+        close_round_ns3(&mut y, 300, 40_000, 40_000);
+        assert_eq!((y.last_q, y.doing_reno_now, y.fast_count), (0, 0, 1));
+        // phy 1: 1 / 1 = 1, L = 0.005 is not above it
+        let mut y = Yeah::new(&YeahConfig { phy: 1, rules: Some(YeahRules::Ns3), ..Default::default() }, &CcEnv::linux(MSS as u32, 10));
+        close_round_ns3(&mut y, 300, 40_000, 40_200);
+        assert_eq!(y.doing_reno_now, 0);
+        // Linux's rule on the same RTTs (samples in us + 1): fast
+        let mut y = yeah();
+        y.rtt.base_us = 40_001;
+        let mut w = Window { cwnd: 300 * MSS, ssthresh: 10 * MSS, mss: MSS as u32 };
+        for _ in 0..3 {
+            y.on_ack(&mut w, &AckEvent { rtt: Some(Dur::from_us(40_200)), snd_una: 0, snd_nxt: 0, ..ack(MSS) });
+        }
+        y.on_ack(&mut w, &AckEvent { snd_una: 1, snd_nxt: 1_000_000, ..ack(MSS) });
+        assert_eq!((y.last_q, y.doing_reno_now), (1, 0));
+    }
+
+    /// ns-3's growth: in slow mode TcpNewReno's mss^2 / cwnd bytes per ACK (an ACK of two
+    /// segments adds as much as one), in fast mode TcpScalable's one segment per min(cwnd, 100)
+    /// acknowledged, its count restarting at 0; a backlog above alpha decongests as Linux's.
+    #[test]
+    fn ns3_grows_by_newreno_in_slow_mode_and_by_scalable_in_fast_mode() {
+        let mut y = yeah_with(Profile::Ns3, None);
+        y.beg_snd_nxt = u64::MAX;
+        y.doing_reno_now = 1;
+        let mut w = Window { cwnd: 200 * MSS, ssthresh: 10 * MSS, mss: MSS as u32 };
+        for _ in 0..100 {
+            y.on_ack(&mut w, &ack(2 * MSS));
+        }
+        // 1000^2 / 200,000 = 5 bytes, then 4 (truncated) once cwnd is past 200,000
+        assert_eq!(w.cwnd, 200 * MSS + 5 + 99 * 4, "100 ACKs of 2 segments: a segment's worth per ACK, not per segment");
+        let mut y = yeah_with(Profile::Ns3, None);
+        y.beg_snd_nxt = u64::MAX;
+        let mut w = Window { cwnd: 200 * MSS, ssthresh: 10 * MSS, mss: MSS as u32 };
+        for _ in 0..75 {
+            y.on_ack(&mut w, &ack(3 * MSS));
+        }
+        // 225 segments: +1 at 102 (count to 0), +1 at 204, 21 left
+        assert_eq!((w.cwnd / MSS, y.acc), (202, 21));
+        // backlog 400 x 20 / 120 = 66 under alpha; 600 x 20 / 120 = 100 > 80: cut by 100
+        let mut y = yeah_with(Profile::Ns3, None);
+        let w = close_round_ns3(&mut y, 600, 100_000, 120_000);
+        assert_eq!((y.last_q, w.cwnd / MSS, w.ssthresh / MSS), (100, 500, 500));
+    }
+
+    /// ns-3's loss cut is taken from the flight (TcpYeah::GetSsThresh's bytesInFlight): ssthresh
+    /// = flight - max(lastQ, flight / 8) capped at half the flight; after rho slow rounds, half.
+    #[test]
+    fn ns3_cuts_the_flight() {
+        let mut y = yeah_with(Profile::Ns3, None);
+        let mut w = Window { cwnd: 1000 * MSS, ssthresh: 10 * MSS, mss: MSS as u32 };
+        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 800 * MSS, new_episode: true };
+        y.last_q = 30;
+        assert_eq!(y.on_congestion(&mut w, &ev), (800 - 100) * MSS, "max(30, 800 / 8)");
+        y.last_q = 500;
+        assert_eq!(y.on_congestion(&mut w, &ev), 400 * MSS, "at most half the flight");
+        y.last_q = 30;
+        y.doing_reno_now = 16;
+        assert_eq!(y.on_congestion(&mut w, &ev), 400 * MSS, "competing with Reno: half");
     }
 
     /// Fast mode grows 1 % per round (Scalable) above 100 segments; a backlog of 1020 x 10/110 =

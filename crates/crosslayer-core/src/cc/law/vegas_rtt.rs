@@ -39,3 +39,32 @@ impl VegasRtt {
     }
 }
 
+
+/// ns-3's `PktsAcked` bookkeeping (3.44: `TcpVegas`, `TcpVeno`, `TcpYeah`): `TcpSocketBase`
+/// hands the congestion control its smoothed RTT (`m_tcb->m_srtt`, RFC 6298's SRTT of
+/// `RttMeanDeviation`) on every ACK it reports, not the ACK's own sample; the algorithms keep
+/// its least over the connection (`m_baseRtt`) and since the last reset (`m_minRtt`), and count
+/// the reports (`m_cntRtt`). In nanoseconds, as ns-3's `Time`, with no microsecond added.
+#[derive(Clone, Debug, Default)]
+pub struct SrttMinima {
+    pub base: Option<crate::units::Dur>,
+    pub min: Option<crate::units::Dur>,
+    pub cnt: u32,
+}
+
+impl SrttMinima {
+    pub fn sample(&mut self, srtt: crate::units::Dur) {
+        if srtt.ns() == 0 {
+            return; // ns-3: "if (rtt.IsZero()) return"
+        }
+        self.base = Some(self.base.map_or(srtt, |b| b.min(srtt)));
+        self.min = Some(self.min.map_or(srtt, |m| m.min(srtt)));
+        self.cnt += 1;
+    }
+
+    /// A new round: forget the round's least RTT and its count.
+    pub fn reset(&mut self) {
+        self.min = None;
+        self.cnt = 0;
+    }
+}
