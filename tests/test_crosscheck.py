@@ -238,6 +238,11 @@ def test_the_bars() -> None:
     rev = Crosscheck("s", "ns3", [1], [_side(g)], [_side(g[::-1])], (), "")
     rho = next(m for m in rev.metrics if m.name == "flow_rank_correlation")
     assert rho.ours == pytest.approx((-1.0, -1.0, -1.0)) and rho.verdict == "differs"
+    # Spearman exactly at the bar agrees (9 flows, three pairs of ranks two apart: 1 - 6 x 24 / 720 = 0.8)
+    nine = [float(v) for v in range(1, 10)]
+    at_bar = Crosscheck("s", "ns3", [1], [_side(nine)], [_side([3.0, 2.0, 1.0, 6.0, 5.0, 4.0, 9.0, 8.0, 7.0])], (), "")
+    rho = next(m for m in at_bar.metrics if m.name == "flow_rank_correlation")
+    assert rho.ours == (0.8, 0.8, 0.8) and rho.verdict == "agrees"
     assert set(BARS) - {"completed", "fct_mean_s", "udp_throughput_bps", "udp_loss_ratio", "cc_goodput_bps"} == {m.name.split("@")[0] for m in same.metrics}
     assert next(m for m in same.metrics if m.name == "qlen_mean_pkts@A->B").label == "queue mean at A->B, pkts"
     # several congestion controls: each one's goodput, held to 10 %
