@@ -78,7 +78,7 @@ def test_a_sample_of_the_seed_pages_cells_gives_the_same_numbers_run_again() -> 
         for block in recorded["blocks"]:
             seeds = {c["seed"] for c in block["cells"]}
             assert len(seeds) >= 5, (page, block["name"], seeds)
-        picked = pages.sample(page, {"topology": "access_link", "load": "uncongested"}, 3)
+        picked = pages.sample(page, pages.CHECKED[page], 3)
         assert len(picked) == 3
         for block, cell in picked:
             now = pages.rerun(block, cell)
