@@ -170,6 +170,20 @@ duration = "3s"
         Study.from_toml(text.replace('duration = "2s"', 'duration = "2s"\n"flows[*].cc" = "vegas"'))
 
 
+def test_one_value_set_inside_what_an_axis_sets_is_applied_after_it() -> None:
+    """``--set flows[0].start=...`` where an axis sets the whole ``topology.bottleneck.qdisc``
+    table (or the whole flows list) used to be written into the base and overwritten by the axis:
+    silently ignored. It is applied after the axis now, as a one-value axis."""
+    limited = Study.from_toml(SMALL, overrides={"topology.bottleneck.qdisc.limit_pkts": 42})
+    points = limited.points()
+    assert len(points) == 8 and {p.scenario.topology.bottleneck.qdisc.engine_spec()["limit_pkts"] for p in points} == {42}
+    assert {p.scenario.topology.bottleneck.qdisc.engine_spec()["kind"] for p in points} == {"droptail", "codel"}
+    text = SMALL.replace('"flows[*].per_pair" = [1, 3]', '"flows" = { one = [{ src = ["S1"], dst = ["R1"], cc = "reno" }], two = [{ src = ["S1", "S2"], dst = ["R1"], cc = "reno" }] }\n[study.columns]\n"flows" = "senders"')
+    started = Study.from_toml(text, overrides={"flows[0].start": "2s"})
+    assert {p.scenario.flows[0].start.engine_spec()["at"] for p in started.points()} == {2 * 10**9}
+    assert {p.scenario.flows[0].cc.engine_spec()["kind"] for p in started.points()} == {"reno"}
+
+
 def test_study_seeds_set_from_the_command_line_replace_the_files_replications() -> None:
     one = Study.from_toml(SMALL)
     five = Study.from_toml(SMALL, overrides={"study.seeds": 5})

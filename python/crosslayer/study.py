@@ -349,7 +349,10 @@ class Study:
                     axes_spec[path] = {v: axis[v] for v in values}
                 else:
                     axes_spec[path] = values
-            elif len(values) > 1:
+            elif len(values) > 1 or any(path.startswith((a + ".", a + "[")) for a in axes_spec):
+                # several values sweep the path; one value inside what an axis sets (`flows[1].start`
+                # under an axis of whole `flows` lists) is applied after that axis, as a one-value
+                # axis: set in the base, the axis would overwrite it
                 axes_spec[path] = values
             else:
                 set_path(data, path, values[0])  # a field no axis sweeps: set in the base
