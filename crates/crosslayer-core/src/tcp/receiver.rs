@@ -136,8 +136,8 @@ pub struct Receiver {
     /// How CE marks are fed back: RFC 3168's ECE until CWR, DCTCP's echo (ECE = the CE mark
     /// of the last segment received, RFC 8257 section 3.2) or AccECN (RFC 9768).
     pub feedback: EcnFeedback,
-    /// AccECN's counters (with `feedback` AccEcn).
-    accecn: AccEcnReceiver,
+    /// AccECN's counters (with `feedback` AccEcn; made at their first use).
+    accecn: Option<Box<AccEcnReceiver>>,
     /// AccECN: the option goes on every ACK it fits on (`[tcp] accecn_option`).
     accecn_option: bool,
     /// Codepoint of its SYN-ACK and ACKs: the sender's control codepoint (`Sender::control_ecn`:
@@ -161,6 +161,12 @@ pub struct Receiver {
 }
 
 impl Receiver {
+    /// AccECN's counters, made at their first use (only a receiver whose `feedback` is AccECN
+    /// has them: 8 bytes instead of their size in every other flow).
+    fn accecn(&mut self) -> &mut AccEcnReceiver {
+        self.accecn.get_or_insert_with(Box::default)
+    }
+
     pub fn new(flow: u32, node: u32, peer: u32, cfg: &TcpConfig) -> Receiver {
         Receiver {
             flow,
@@ -184,7 +190,7 @@ impl Receiver {
             quickack: if cfg.profile == crate::tcp::Profile::Linux { cfg.quickack() } else { 0 },
             ece_pending: false,
             feedback: EcnFeedback::Classic,
-            accecn: AccEcnReceiver::default(),
+            accecn: None,
             accecn_option: cfg.accecn_option,
             ect: Ecn::NotEct,
             ts_echo: Time::ZERO,
@@ -262,7 +268,10 @@ impl Receiver {
                 }
             }
             // counted when acceptable: not wholly below rcv_nxt (RFC 9293 section 3.10.7.4)
-            EcnFeedback::AccEcn => triggered = self.accecn.on_segment(p.ecn, p.len_bytes, end > self.rcv_nxt),
+            EcnFeedback::AccEcn => {
+                let beyond = end > self.rcv_nxt;
+                triggered = self.accecn().on_segment(p.ecn, p.len_bytes, beyond);
+            }
         }
         let had_holes = !self.ooo.is_empty();
         if self.unacked_segs == 0 {
@@ -361,7 +370,7 @@ impl Receiver {
             ack: self.rcv_nxt,
             ecn: self.ect,
             ece: self.ece_pending,
-            ace: if self.feedback == EcnFeedback::AccEcn { self.accecn.ace() } else { 0 },
+            ace: if self.feedback == EcnFeedback::AccEcn { self.accecn().ace() } else { 0 },
             tsecr: self.ts_echo,
             tsval: ctx.now,
             // the application closed at end of file: its FIN (RFC 9293 CLOSE-WAIT -> LAST-ACK)
@@ -396,13 +405,13 @@ impl Receiver {
         let mut option_bytes = 0;
         if self.feedback == EcnFeedback::AccEcn {
             if self.accecn_option {
-                if let Some((fields, bytes, blocks)) = fit_option(self.accecn.min_fields(), n_sack as u32, self.timestamps, self.option_padding) {
+                if let Some((fields, bytes, blocks)) = fit_option(self.accecn().min_fields(), n_sack as u32, self.timestamps, self.option_padding) {
                     n_sack = blocks as usize;
-                    option = Some(self.accecn.option(fields));
+                    option = Some(self.accecn().option(fields));
                     option_bytes = bytes;
                 }
             }
-            self.accecn.on_ack_sent();
+            self.accecn().on_ack_sent();
         }
         // SACK option: 8 per block plus kind and length, aligned as the profile does.
         p.size_bytes = self.ack_bytes + if n_sack > 0 { self.option_padding.sack_bytes(n_sack as u32, self.timestamps) } else { 0 } + option_bytes;

@@ -345,7 +345,7 @@ pub struct Sender {
     /// How the receiver feeds back CE marks (`[tcp] ecn_feedback`, else the algorithm's).
     feedback: EcnFeedback,
     /// AccECN's counters and safety rule (with `feedback` AccEcn).
-    accecn: AccEcnSender,
+    accecn: Option<Box<AccEcnSender>>,
     /// The ECN-capable codepoint of data: ECT(0), or ECT(1) for L4S algorithms.
     ect: Ecn,
     /// Every packet is ECN-capable, not only new data (the congestion control needs ECN).
@@ -505,7 +505,7 @@ impl Sender {
             timed: None,
             ecn: cfg.ecn || cc.needs_ecn(),
             feedback: cfg.ecn_feedback.unwrap_or(cc.ecn_feedback()),
-            accecn: AccEcnSender::new(cfg.accecn_safety),
+            accecn: (cfg.ecn_feedback.unwrap_or(cc.ecn_feedback()) == EcnFeedback::AccEcn).then(|| Box::new(AccEcnSender::new(cfg.accecn_safety))),
             ect: if cc.ect1() { Ecn::Ect1 } else { Ecn::Ect0 },
             ect_all: cc.needs_ecn(),
             rate_sampling,
@@ -1079,7 +1079,7 @@ impl Sender {
             && a.sack.is_empty()
             && ack_seg > self.sb.una()
             && !(self.ecn && a.ece)
-            && (self.feedback != EcnFeedback::AccEcn || (ack_seg - self.sb.una() < 8 && self.accecn.quiet(a.ace, a.accecn)))
+            && (self.feedback != EcnFeedback::AccEcn || (ack_seg - self.sb.una() < 8 && self.accecn.as_ref().is_some_and(|e| e.quiet(a.ace, a.accecn))))
             && (self.rack_on || !self.sack)
             && self.rtt_samples != RttSamples::Timed
             && self.rtt_blackout.is_none()
@@ -1263,7 +1263,8 @@ impl Sender {
         }
         let tsval = self.timestamps.then_some(a.tsval);
         let sack_or_open = self.sack || self.state == CaState::Open;
-        let marked = self.accecn.on_ack(a.ace, a.accecn, delivered_segs, delivered_segs * mss, tsval, sack_or_open, mss);
+        let accecn = self.accecn.as_mut().expect("AccECN feedback has its sender state");
+        let marked = accecn.on_ack(a.ace, a.accecn, delivered_segs, delivered_segs * mss, tsval, sack_or_open, mss);
         self.counters.ce_echoed_segs += marked;
         (marked > 0, Some(marked * mss))
     }
