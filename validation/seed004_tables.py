@@ -7,6 +7,8 @@ flow's start (docs/validation/seed004.md, "Sensitivity").
     python validation/seed004_tables.py start results/pages/seed004-start
     crosslayer study run studies/seed004-two-way-mixed.toml -o results/pages/seed004-two-way-mixed -j 2
     python validation/seed004_tables.py pairs results/pages/seed004-two-way-mixed
+    python validation/seed_pages.py run --only seed004    # the two-way study, flow 2 at a random start in [49 s, 51 s], 5 seeds
+    python validation/seed004_tables.py two-way results/pages/seed004-two-way-jitter
 
 Each cell: the goodput of flow 1 (A -> B) / flow 2 (B -> A) as a percentage of its link's rate
 in the window [50 s, 200 s]; a flow alone gets 96.5 % (payload of a link busy all the time).
@@ -52,6 +54,32 @@ def start(store: str) -> None:
             print(f"| {pair} | {path} | " + " | ".join(cells) + f" | {g.worst.min():.0f}-{g.worst.max():.0f} |")
 
 
+def two_way(store: str) -> None:
+    """The two flows in opposite directions, the second starting at a random time around 50 s
+    (each seed draws it): flow 1's and flow 2's goodput as % of its link, the worse link's loss
+    against a flow alone, and both queues' means, each the mean and 95 % interval over the seeds."""
+    from crosslayer.analysis import interval95
+
+    def ci(values, dec: int) -> str:  # type: ignore[no-untyped-def]
+        iv = interval95(list(values))
+        return f"{iv.mean:.{dec}f} ± {iv.half:.{dec}f}"
+
+    r = _shares(store, ["pair", "path", "seed"])
+    q = Store(store).table("queues")
+    for name, link in (("qa", "A->B"), ("qb", "B->A")):
+        r[name] = q[q.link == link].set_index("key").qlen_mean_pkts
+    print("| pair | path | flow 1 (A->B), % of link | flow 2 (B->A), % of link | worse link's loss, points | queue A->B / B->A, pkts |")
+    print("|---|---|---|---|---|---|")
+    for pair in PAIRS:
+        for path in RATE_MBPS:
+            g = r[(r.pair == pair) & (r.path == path)]
+            if g.empty:
+                continue
+            print(f"| {pair} | {path} | {ci(g.f1, 1)} | {ci(g.f2, 1)} | {ci(g.worst, 1)} | {ci(g.qa, 0)} / {ci(g.qb, 0)} |")
+    seeds = sorted(int(s) for s in r["seed"].unique())
+    print(f"\nMean ± the 95 % half-width over seeds {', '.join(map(str, seeds))} (Student t, {len(seeds) - 1} degrees of freedom).")
+
+
 def pairs(store: str) -> None:
     """Figure 4's pairs of different algorithms, both orders: flow 1 / flow 2 goodput as % of its
     link, and the worse link's loss against a flow alone."""
@@ -77,4 +105,4 @@ def _need_stores(*args: str) -> None:
 if __name__ == "__main__":
     cmd, store = sys.argv[1:3]
     _need_stores(store)
-    {"start": start, "pairs": pairs}[cmd](store)
+    {"start": start, "pairs": pairs, "two-way": two_way}[cmd](store)
