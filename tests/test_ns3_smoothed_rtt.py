@@ -1,10 +1,13 @@
-"""Vegas and YeAH under ns-3's rules (``rules = "ns3"``, the ns3 profile's default) next to ns-3
-3.44's TcpVegas and TcpYeah, one flow on the 100 Mb/s, 40 ms path of ``validation/cwnd_ns3.py``.
+"""Vegas, YeAH and Westwood+ under ns-3's rules (``rules = "ns3"``, the ns3 profile's default) next
+to ns-3 3.44's TcpVegas, TcpYeah and TcpWestwoodPlus, one flow on the 100 Mb/s, 40 ms path of
+``validation/cwnd_ns3.py``.
 Both get the smoothed RTT from ns-3's ``PktsAcked``, which stays a fraction of a millisecond
 above the handshake's whole-millisecond base with no queue. ns-3's Vegas window freezes at 60 %
 of the path (its ``diff`` counts that fraction of a segment as a whole one:
 docs/models/vegas.md); ns-3's YeAH is in its slow (Reno) mode in every round (``1 / m_phy`` is
-0 in integers: docs/models/yeah.md). The ns3 profile gives ns-3's traces. ns-3's numbers are
+0 in integers: docs/models/yeah.md). ns-3's Westwood+ samples the bandwidth once per smoothed RTT
+and cuts to it times the least smoothed RTT at the loss (docs/models/westwood.md). The ns3
+profile gives ns-3's traces. ns-3's numbers are
 its own run's, stored in ``validation/results/cwnd/summary.json`` by ``validation/cwnd_ns3.py``."""
 
 from __future__ import annotations
@@ -65,3 +68,29 @@ def test_the_ns3_profile_gives_ns3s_yeah_trace() -> None:
     # Linux's rules in the same stack: fast mode while the queue is short, decongestion cycles
     t, c, _ = _run("ns3", "yeah", rules="linux")
     assert len(cwnd_ns3.reductions(t[t >= cwnd_ns3.WARMUP], c[t >= cwnd_ns3.WARMUP])) >= 5
+
+
+def test_the_ns3_profile_gives_ns3s_westwood_trace() -> None:
+    ns3 = SUMMARY["westwood"]["ns3"]
+    detail = json.loads((ROOT / "validation" / "results" / "cwnd" / "westwood.ns3.json").read_text())
+    sc = cwnd_ns3.scenario("westwood", "ns3")
+    r = crosslayer.run(sc)
+    t = r.cwnd.t_s.to_numpy(dtype=float)
+    c = r.cwnd.cwnd_bytes.to_numpy(dtype=float) / cwnd_ns3.SEG
+    s = r.cwnd.ssthresh_bytes.to_numpy(dtype=float) / cwnd_ns3.SEG
+    # the slow-start loss: ssthresh = bw x least SRTT, ns-3 104.271 segments at 0.595 s
+    set_at, value = detail["ssthresh"][1]
+    after = np.isfinite(s) & (s < 1e6)
+    assert abs(t[after][0] - set_at) < 0.002 and abs(s[after][0] - value) < 0.01, (t[after][0], s[after][0], value)
+    assert len(set(s[after])) == 1, "no later cut, as ns-3"
+    # then NewReno's growth to the end: mean 319.9, 417.8 at 30 s, 86.34 Mb/s in ns-3
+    window = t >= cwnd_ns3.WARMUP
+    assert abs(c[window].mean() - ns3["mean_cwnd"]) <= 1.0, (c[window].mean(), ns3["mean_cwnd"])
+    assert abs(c[window].max() - ns3["max_cwnd_window"]) <= 1.0, (c[window].max(), ns3["max_cwnd_window"])
+    goodput = float(r.flows.goodput_bps.iloc[0])
+    assert abs(goodput / 1e6 - ns3["goodput_mbps"]) <= 0.005 * ns3["goodput_mbps"], (goodput, ns3["goodput_mbps"])
+    # Linux's rules in the same stack: two 7/8 filters, the window set at the recovery's end
+    sc["flows"][0]["cc"] = {"kind": "westwood", "rules": "linux"}
+    r = crosslayer.run(sc)
+    c = r.cwnd.cwnd_bytes.to_numpy(dtype=float) / cwnd_ns3.SEG
+    assert abs(c[window].mean() - ns3["mean_cwnd"]) > 10.0

@@ -24,13 +24,44 @@
 //! measured RTT; this option reproduces that behaviour. Without a delay sample (timestamps
 //! off), the window grows as Reno's (ns-3's fallback).
 //!
+//! `rules = "ns3"` (the ns3 profile's default) is ns-3 3.44's `TcpLedbat` (`tcp-ledbat.cc`,
+//! read for behaviour, not copied), which differs from the RFC's pseudo-code:
+//! * **no allowed increase**: `max_cwnd` is the data outstanding after the ACK (highTxMark less
+//!   the ACK number) plus the bytes this ACK acknowledged, the flight before it, which a
+//!   window-limited sender never has above cwnd: in congestion avoidance the window can only
+//!   shrink. What slow start reached, less the losses' halvings, is the window for good;
+//! * the increase per ACK is whole bytes: `cwnd += offset x segments_acked x MSS^2 / (TARGET x
+//!   cwnd)` with the offset and target in whole milliseconds, the product truncated to an
+//!   `int32_t` and the sum to the `uint32_t` window; then `ssthresh = cwnd - 1` whenever cwnd <=
+//!   ssthresh;
+//! * slow start (one segment per ACK, `TcpNewReno::SlowStart`) while cwnd <= ssthresh until
+//!   congestion avoidance first runs, and again once cwnd falls to one segment (a timeout); a
+//!   loss keeps it: the ACK that ends a recovery at cwnd = ssthresh still slow-starts;
+//! * the filters hold one sample fewer than their lengths (`AddDelay` drops the oldest once the
+//!   size reaches the length: 3 current samples, 9 base entries), and a base entry rolls over
+//!   when the whole seconds since the last rollover exceed 60 (the first at 61 s);
+//! * every ACK's delay is sampled (ns-3's `PktsAcked` also sees duplicate ACKs); growth is not
+//!   gated by the sender being cwnd-limited; a loss or a timeout takes NewReno's ssthresh, half
+//!   the bytes in flight (at least 2 segments), not half of cwnd.
+//!
 //! Deviations: the one-way delay is exact here (one clock, no skew), which RFC 6817's
 //! base-delay minimum exists to cancel.
 
 use super::law::{cong_avoid_ai, slow_start};
-use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
+use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
+use crate::stack::Profile;
 use crate::units::{Dur, Time};
+
+crate::choice! {
+    /// Whose LEDBAT rules.
+    pub enum LedbatRules {
+        /// RFC 6817's pseudo-code.
+        Rfc6817 = "rfc6817",
+        /// ns-3 3.44 `TcpLedbat`.
+        Ns3 = "ns3",
+    }
+}
 
 crate::choice! {
     /// What LEDBAT measures as delay.
@@ -63,6 +94,8 @@ crate::params! {
         ss_exit_on_target: bool = false, Flag, range(), "ns-3 TcpLedbat::IncreaseWindow (slow start while cwnd <= ssthresh)";
         /// The delay measured: "owd" (TSval - TSecr) or "rtt".
         delay: LedbatDelay = LedbatDelay::Owd, Choice, range(), "RFC 6817 section 2.4 (one-way delay); rtt: seed 004's reading of Linux's module";
+        /// Whose LEDBAT: "rfc6817" (the RFC's pseudo-code: cwnd up to the flight plus allowed_increase) or "ns3" (ns-3's TcpLedbat: cwnd never above the flight before the ACK, so congestion avoidance only shrinks it; whole-byte increments; filters one sample shorter); unset: the TCP profile's (ns3 in the ns3 profile, rfc6817 otherwise).
+        rules: Option<LedbatRules> = None, Choice, range(), "rfc6817: RFC 6817 section 2.4.2 pseudo-code; ns3: ns-3 3.44 tcp-ledbat.cc (CongestionAvoidance: max_cwnd = highTxMark - lastAckedSeq + segmentsAcked x MSS, int32_t m_sndCwndCnt, uint32_t cwnd; IncreaseWindow's LEDBAT_CAN_SS; AddDelay, UpdateBaseDelay; TcpNewReno::GetSsThresh)";
     }
 }
 
@@ -112,6 +145,12 @@ pub struct Ledbat {
     in_slow_start: bool,
     /// Reno fallback's count (no delay samples).
     acc: u64,
+    /// ns-3's TcpLedbat (`rules = "ns3"`).
+    ns3: bool,
+    /// ns-3: slow start is still allowed (`LEDBAT_CAN_SS`).
+    can_ss: bool,
+    /// ns-3: whole seconds at the last base-history rollover (`m_lastRollover`).
+    last_rollover_s: u64,
 }
 
 impl Algorithm for Ledbat {
@@ -124,17 +163,26 @@ impl Algorithm for Ledbat {
         sources: &["RFC 6817", "ns-3 src/internet/model/tcp-ledbat.cc"],
     };
     fn new(cfg: &LedbatConfig, env: &CcEnv) -> Ledbat {
+        let ns3 = cfg.rules.unwrap_or(match env.profile {
+            Profile::Ns3 => LedbatRules::Ns3,
+            Profile::Linux | Profile::Ns2 => LedbatRules::Rfc6817,
+        }) == LedbatRules::Ns3;
+        // ns-3's AddDelay drops the oldest sample once the size reaches the length
+        let len = |n: u32| if ns3 { (n as usize - 1).max(1) } else { n as usize };
         Ledbat {
             cfg: cfg.clone(),
             ss: env.slow_start.rule(SsRule::PerAck),
-            base: Ring::new(cfg.base_history as usize),
-            current: Ring::new(cfg.current_filter as usize),
+            base: Ring::new(len(cfg.base_history)),
+            current: Ring::new(len(cfg.current_filter)),
             last_rollover: None,
             cwnd: 0.0,
             min_rtt: None,
             queuing: None,
             in_slow_start: cfg.slow_start,
             acc: 0,
+            ns3,
+            can_ss: cfg.slow_start,
+            last_rollover_s: 0,
         }
     }
 }
@@ -142,6 +190,20 @@ impl Algorithm for Ledbat {
 impl Ledbat {
     /// RFC 6817 update_base_delay: a new minimum each minute.
     fn update_base(&mut self, now: Time, delay: Dur) {
+        if self.ns3 {
+            // ns-3 UpdateBaseDelay: a new entry once the whole seconds since the last rollover
+            // (0 at the start) exceed 60
+            let secs = now.ns() / 1_000_000_000;
+            if self.base.len == 0 {
+                self.base.push(delay);
+            } else if secs.saturating_sub(self.last_rollover_s) > 60 {
+                self.last_rollover_s = secs;
+                self.base.push(delay);
+            } else if let Some(last) = self.base.last_mut() {
+                *last = (*last).min(delay);
+            }
+            return;
+        }
         let minute = now.ns() / 60_000_000_000;
         if self.last_rollover != Some(minute) {
             self.last_rollover = Some(minute);
@@ -163,6 +225,44 @@ impl Ledbat {
     pub fn queuing_delay(&self) -> Option<Dur> {
         self.queuing
     }
+
+    /// ns-3's `TcpLedbat::IncreaseWindow` on an ACK of new data in Open (ns-3 calls it in
+    /// CA_OPEN and CA_LOSS, whether or not the sender is cwnd-limited), with `segs` the
+    /// segments `TcpSocketBase::ProcessAck` reports.
+    fn increase_ns3(&mut self, w: &mut Window, a: &AckEvent, queuing: Option<Dur>) {
+        let mss = w.mss as u64;
+        let segs = a.growth_bytes / mss;
+        if w.cwnd <= mss {
+            self.can_ss = true;
+        }
+        if self.cfg.slow_start && w.cwnd <= w.ssthresh && self.can_ss {
+            // TcpNewReno::SlowStart: one segment for an ACK of at least one
+            if segs >= 1 {
+                w.cwnd += mss;
+            }
+            return;
+        }
+        self.can_ss = false;
+        let Some(q) = queuing else {
+            // no timestamps: TcpNewReno::CongestionAvoidance
+            if segs > 0 {
+                w.cwnd += (mss * mss / w.cwnd).max(1);
+            }
+            return;
+        };
+        // whole milliseconds, as ns-3's Time::GetMilliSeconds and its timestamp delays
+        let target_ms = (self.cfg.target.ns() / 1_000_000) as f64;
+        let offset = (target_ms - (q.ns() / 1_000_000) as f64) * self.cfg.gain;
+        let cnt = (offset * segs as f64 * mss as f64) as i32; // m_sndCwndCnt, int32_t
+        let inc = cnt as f64 / (target_ms * w.cwnd as f64);
+        let cwnd = (w.cwnd as f64 + inc * mss as f64) as u32 as u64; // uint32_t += double
+        // no allowed increase: the flight before this ACK
+        let max_cwnd = a.snd_nxt.saturating_sub(a.snd_una) + segs * mss;
+        w.cwnd = cwnd.min(max_cwnd).max(self.cfg.min_cwnd as u64 * mss);
+        if w.cwnd <= w.ssthresh {
+            w.ssthresh = w.cwnd - 1;
+        }
+    }
 }
 
 impl CongestionControl for Ledbat {
@@ -179,6 +279,12 @@ impl CongestionControl for Ledbat {
             }),
         };
         let queuing = delay.map(|d| self.sample(a.now, d));
+        if self.ns3 {
+            if a.acked_bytes > 0 && matches!(a.ca_state, CaState::Open | CaState::Loss) {
+                self.increase_ns3(w, a, queuing);
+            }
+            return;
+        }
         if a.acked_bytes == 0 || a.ca_state == super::CaState::Recovery {
             return;
         }
@@ -221,6 +327,10 @@ impl CongestionControl for Ledbat {
     }
 
     fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64 {
+        if self.ns3 {
+            // TcpNewReno::GetSsThresh (TcpLedbat keeps it): half the bytes in flight
+            return (e.flight_size / 2).max(2 * w.mss as u64);
+        }
         self.in_slow_start = false;
         let min = self.cfg.min_cwnd as u64 * w.mss as u64;
         if e.kind == CongestionKind::Timeout && !e.new_episode {
@@ -318,5 +428,115 @@ mod tests {
         assert_eq!(l.on_congestion(&mut w, &ev), 20 * MSS);
         let mut w = Window { cwnd: 3 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
         assert_eq!(l.on_congestion(&mut w, &ev), 2 * MSS);
+    }
+
+    fn env(profile: Profile) -> CcEnv {
+        CcEnv { profile, ..CcEnv::linux(MSS as u32, 10) }
+    }
+
+    fn ns3_ledbat() -> Ledbat {
+        Ledbat::new(&LedbatConfig::default(), &env(Profile::Ns3))
+    }
+
+    /// The rules follow the profile: ns-3's in the ns3 profile, RFC 6817's elsewhere, unless set.
+    #[test]
+    fn the_rules_follow_the_profile() {
+        assert!(ns3_ledbat().ns3);
+        assert!(!Ledbat::new(&LedbatConfig::default(), &env(Profile::Linux)).ns3);
+        assert!(!Ledbat::new(&LedbatConfig::default(), &env(Profile::Ns2)).ns3);
+        let rfc = LedbatConfig { rules: Some(LedbatRules::Rfc6817), ..Default::default() };
+        assert!(!Ledbat::new(&rfc, &env(Profile::Ns3)).ns3);
+    }
+
+    /// An ACK of two segments in congestion avoidance, `q_ms` of queuing delay (the base a 20
+    /// ms sample, the current filter's three latest samples at 20 + q), `outstanding` segments
+    /// after it: ns-3's rules give the window in bytes.
+    fn ns3_ca_ack(q_ms: u64, cwnd: u64, outstanding: u64) -> Window {
+        let mut l = ns3_ledbat();
+        l.can_ss = false;
+        let mut w = Window { cwnd, ssthresh: 10 * MSS, mss: MSS as u32 };
+        l.on_ack(&mut w, &AckEvent { owd: Some(Dur::from_ms(20)), acked_bytes: 0, ..ack(0) });
+        for _ in 0..2 {
+            l.on_ack(&mut w, &AckEvent { owd: Some(Dur::from_ms(20 + q_ms)), acked_bytes: 0, ..ack(0) });
+        }
+        w.cwnd = cwnd;
+        let a = AckEvent { owd: Some(Dur::from_ms(20 + q_ms)), snd_una: 100 * MSS, snd_nxt: (100 + outstanding) * MSS, ..ack(2 * MSS) };
+        l.on_ack(&mut w, &a);
+        w
+    }
+
+    /// ns-3's increase in whole bytes: offset x 2 segments x MSS^2 / (TARGET x cwnd), 100 ms and
+    /// 100,000 bytes: +20 bytes, 50 ms: +10, 150 ms: -10 (each truncated to the uint32_t
+    /// window); cwnd never exceeds the flight before the ACK (the outstanding data after it
+    /// plus what it acknowledged), so with the window full it cannot grow; ssthresh stays
+    /// below cwnd.
+    #[test]
+    fn ns3_window_never_exceeds_the_flight_before_the_ack() {
+        assert_eq!(ns3_ca_ack(0, 100 * MSS, 200).cwnd, 100_020);
+        assert_eq!(ns3_ca_ack(50, 100 * MSS, 200).cwnd, 100_010);
+        assert_eq!(ns3_ca_ack(150, 100 * MSS, 200).cwnd, 99_990);
+        // 98 outstanding + 2 acknowledged = the window: no growth with an empty queue
+        assert_eq!(ns3_ca_ack(0, 100 * MSS, 98).cwnd, 100 * MSS);
+        // a window of 100.5 segments with 100 in flight falls to 100
+        let w = ns3_ca_ack(0, 100 * MSS + 500, 98);
+        assert_eq!((w.cwnd, w.ssthresh), (100 * MSS, 10 * MSS));
+        // at or under ssthresh, ssthresh goes one byte under cwnd
+        let mut l = ns3_ledbat();
+        l.can_ss = false;
+        let mut w = Window { cwnd: 20 * MSS, ssthresh: 30 * MSS, mss: MSS as u32 };
+        l.on_ack(&mut w, &AckEvent { owd: Some(Dur::from_ms(20)), snd_una: MSS, snd_nxt: 20 * MSS, ..ack(MSS) });
+        assert_eq!((w.cwnd, w.ssthresh), (20 * MSS, 20 * MSS - 1));
+    }
+
+    /// ns-3's slow start runs while cwnd <= ssthresh until congestion avoidance first runs: a
+    /// loss leaves it allowed (NewReno's ssthresh, half the flight), so the first ACK after the
+    /// recovery (cwnd = ssthresh) still adds a segment; the next runs congestion avoidance and
+    /// ends it, until a timeout brings cwnd to one segment.
+    #[test]
+    fn ns3_slow_start_until_congestion_avoidance_first_runs() {
+        let mut l = ns3_ledbat();
+        let mut w = Window { cwnd: 10 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+        let a = AckEvent { owd: Some(Dur::from_ms(20)), snd_una: 100 * MSS, snd_nxt: 300 * MSS, ..ack(2 * MSS) };
+        l.on_ack(&mut w, &a);
+        assert_eq!(w.cwnd, 11 * MSS, "one segment per ACK of two");
+        let loss = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 201 * MSS, new_episode: true };
+        w.ssthresh = l.on_congestion(&mut w, &loss);
+        assert_eq!(w.ssthresh, 100_500, "half the flight, in bytes");
+        w.cwnd = w.ssthresh; // the recovery's end
+        l.on_ack(&mut w, &a);
+        assert_eq!(w.cwnd, 101_500, "slow start still");
+        l.on_ack(&mut w, &a);
+        assert!(!l.can_ss && w.cwnd > 101_500, "congestion avoidance: {}", w.cwnd);
+        w.cwnd = MSS; // a timeout
+        w.ssthresh = 50 * MSS;
+        l.on_ack(&mut w, &a);
+        assert_eq!(w.cwnd, 2 * MSS, "slow start again");
+    }
+
+    /// ns-3's filters hold one sample fewer than their lengths: the current delay is the least
+    /// of the last three samples, so three at 50 ms over a 20 ms base read 30 ms of queuing
+    /// (RFC 6817's four would still hold a 20 ms one).
+    #[test]
+    fn ns3_filters_hold_one_sample_fewer() {
+        let mut l = ns3_ledbat();
+        let t = Time::from_secs(1);
+        l.sample(t, Dur::from_ms(20));
+        for _ in 0..3 {
+            l.sample(t, Dur::from_ms(50));
+        }
+        assert_eq!(l.queuing_delay(), Some(Dur::from_ms(30)));
+        let mut rfc = ledbat();
+        rfc.sample(t, Dur::from_ms(20));
+        for _ in 0..3 {
+            rfc.sample(t, Dur::from_ms(50));
+        }
+        assert_eq!(rfc.queuing_delay(), Some(Dur::ZERO));
+        // a base entry rolls over once the whole seconds since the last exceed 60: at 61 s
+        let mut l = ns3_ledbat();
+        l.sample(Time::from_secs(0), Dur::from_ms(20));
+        l.sample(Time::from_secs(60), Dur::from_ms(50));
+        assert_eq!(l.base.len, 1);
+        l.sample(Time::from_secs(61), Dur::from_ms(50));
+        assert_eq!(l.base.len, 2);
     }
 }
