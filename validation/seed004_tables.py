@@ -80,6 +80,62 @@ def two_way(store: str) -> None:
     print(f"\nMean ± the 95 % half-width over seeds {', '.join(map(str, seeds))} (Student t, {len(seeds) - 1} degrees of freedom).")
 
 
+def same_direction(store: str) -> None:
+    """The two flows in the same direction (one-way coexistence), the second starting at a random
+    time around 50 s: each flow's goodput (Mb/s), the bottleneck's utilization and drops, each
+    the mean and 95 % interval over the seeds."""
+    from crosslayer.analysis import interval95
+
+    def ci(values, dec: int, thousands: bool = False) -> str:  # type: ignore[no-untyped-def]
+        iv = interval95(list(values))
+        return f"{iv.mean:,.{dec}f} ± {iv.half:,.{dec}f}" if thousands else f"{iv.mean:.{dec}f} ± {iv.half:.{dec}f}"
+
+    s = Store(store)
+    r = s.runs().set_index("key")
+    flows = s.table("flows")
+    first = flows[flows.start_s < 1].set_index("key").goodput_bps / 1e6
+    second = flows[flows.start_s >= 1].set_index("key").goodput_bps / 1e6
+    r["f1"], r["f2"] = first, second
+    q = s.table("queues")
+    r["drops"] = q[q.link == "A->B"].set_index("key").drops
+    print("| pair | path | flow 1, Mb/s | flow 2, Mb/s | utilization | drops at A -> B |")
+    print("|---|---|---|---|---|---|")
+    for pair in PAIRS:
+        for path in sorted(r.path.unique()):
+            g = r[(r.pair == pair) & (r.path == path)]
+            if g.empty:
+                continue
+            print(f"| {pair} | {path} | {ci(g.f1, 0)} | {ci(g.f2, 0)} | {ci(g.utilization, 3)} | {ci(g.drops, 0, thousands=True)} |")
+    seeds = sorted(int(x) for x in r["seed"].unique())
+    print(f"\nMean ± the 95 % half-width over seeds {', '.join(map(str, seeds))} (Student t, {len(seeds) - 1} degrees of freedom).")
+
+
+def mixed_pairs(store: str) -> None:
+    """Figure 4's pairs of different algorithms, both orders, the second flow starting at a random
+    time around 50 s: each flow's goodput as % of its link and the worse link's loss, the mean
+    and 95 % interval over the seeds."""
+    from crosslayer.analysis import interval95
+
+    def ci(values) -> str:  # type: ignore[no-untyped-def]
+        iv = interval95(list(values))
+        return f"{iv.mean:.0f} ± {iv.half:.0f}"
+
+    r = _shares(store, ["pair", "path", "seed"])
+    print("| flow 1 (A -> B, first) | flow 2 (B -> A, at 49-51 s) | rtt20_1g: flow 1 / flow 2, % | rtt40_500m: flow 1 / flow 2, % | worse link's loss, points: rtt20_1g / rtt40_500m |")
+    print("|---|---|---|---|---|")
+    order = [f"{a}_{b}" for a in ("reno", "yeah", "highspeed", "cubic") for b in ("reno", "yeah", "highspeed", "cubic") if a != b]
+    for pair in sorted(dict.fromkeys(r.pair), key=lambda p: order.index(p) if p in order else len(order)):
+        a, b = pair.split("_")
+        cells, loss = [], []
+        for path in RATE_MBPS:
+            g = r[(r.pair == pair) & (r.path == path)]
+            cells.append("-" if g.empty else f"{ci(g.f1)} / {ci(g.f2)}")
+            loss.append("-" if g.empty else ci(g.worst))
+        print(f"| {a} | {b} | " + " | ".join(cells) + f" | {' / '.join(loss)} |")
+    seeds = sorted(int(x) for x in r["seed"].unique())
+    print(f"\nMean ± the 95 % half-width over seeds {', '.join(map(str, seeds))} (Student t, {len(seeds) - 1} degrees of freedom).")
+
+
 def pairs(store: str) -> None:
     """Figure 4's pairs of different algorithms, both orders: flow 1 / flow 2 goodput as % of its
     link, and the worse link's loss against a flow alone."""
@@ -105,4 +161,4 @@ def _need_stores(*args: str) -> None:
 if __name__ == "__main__":
     cmd, store = sys.argv[1:3]
     _need_stores(store)
-    {"start": start, "pairs": pairs, "two-way": two_way}[cmd](store)
+    {"start": start, "pairs": pairs, "two-way": two_way, "same-direction": same_direction, "mixed-pairs": mixed_pairs}[cmd](store)

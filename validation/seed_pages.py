@@ -7,7 +7,8 @@
     python validation/seed_pages.py check        # re-run a sample of the recorded cells (what CI does)
 
 ``run`` runs each study a page reads with ``--set study.seeds=5`` into ``results/pages/<store>``
-(resumable: run it again after an interruption). ``write`` replaces each block of a page between
+(resumable: run it again after an interruption; a store of another engine's runs is moved aside to
+``<store>.<engine>`` first, since the new engine's runs have other keys). ``write`` replaces each block of a page between
 ``<!-- generated: NAME -->`` and ``<!-- end generated: NAME -->`` by the tables computed from its
 store - every cell as the mean and 95 % interval over the seeds, in bold where it differs from the
 paper by the seed pages' criterion (``crosslayer.analysis.against_paper``) - headed by the engine
@@ -93,6 +94,12 @@ PAGES: dict[str, tuple[Block, ...]] = {
     "seed004": (
         Block("two-way", "seed004-two-way-jitter", (Runs("studies/seed004-two-way.toml", ('flows[1].start={uniform = ["49s", "51s"]}',)),), render="seed004_tables.two_way",
               note="The second flow starts uniformly in [49 s, 51 s], drawn per seed: the runs have no other random element."),
+        Block("same-direction", "seed004-same-direction-jitter",
+              (Runs("studies/seed004-opposite-flows.toml", ("topology=rtt20_1g_empty,rtt40_500m_empty", 'flows[1].start={uniform = ["49s", "51s"]}')),),
+              render="seed004_tables.same_direction",
+              note="The second flow starts uniformly in [49 s, 51 s], drawn per seed; the paths without the fixed-delay proxy."),
+        Block("mixed-pairs", "seed004-two-way-mixed-jitter", (Runs("studies/seed004-two-way-mixed.toml", ('flows[1].start={uniform = ["49s", "51s"]}',)),),
+              render="seed004_tables.mixed_pairs", note="The second flow starts uniformly in [49 s, 51 s], drawn per seed."),
     ),
 }
 CHECKED: dict[str, dict[str, str]] = {
@@ -120,10 +127,27 @@ def _pages(only: list[str] | None) -> dict[str, tuple[Block, ...]]:
     return {p: b for p, b in PAGES.items() if not only or p in only}
 
 
+def _set_aside_older_runs(b: Block) -> None:
+    """A store of another engine's runs is moved aside (``<store>.<its engine>``): this engine's
+    runs have other keys, so resuming into it would mix the two engines in one table."""
+    from crosslayer.store import Store
+    from crosslayer.version import engine_version
+
+    path = store_path(b)
+    if not (path / "runs").is_dir():
+        return
+    versions = set(Store(path).runs()["engine_version"].unique())
+    if versions and versions != {engine_version()}:
+        old = path.with_name(f"{path.name}.{'+'.join(sorted(v.rpartition('+')[2] for v in versions))}")
+        print(f"{path.relative_to(ROOT)}: runs of another engine; moved to {old.relative_to(ROOT)}", flush=True)
+        path.rename(old)
+
+
 def run(jobs: int, only: list[str] | None = None) -> None:
     crosslayer = str(Path(sys.executable).with_name("crosslayer"))
     for blocks in _pages(only).values():
         for b in blocks:
+            _set_aside_older_runs(b)
             for r in b.runs:
                 cmd = [crosslayer, "study", "run", r.study, "-o", str(store_path(b)), "-j", str(jobs)]
                 for s in _sets(r):
@@ -180,6 +204,15 @@ def write(only: list[str] | None = None) -> None:
         missing = [str(store_path(b).relative_to(ROOT)) for b in blocks if not (store_path(b) / "runs").is_dir()]
         if missing:
             raise SystemExit(f"{page}: no store {', '.join(missing)}: run `python validation/seed_pages.py run --only {page}` first")
+        for b in blocks:
+            # a store run again after an engine change holds both engines' runs (their keys
+            # differ): a table over it would average the two
+            versions = sorted(Store(store_path(b)).runs()["engine_version"].unique())
+            if len(versions) > 1:
+                raise SystemExit(
+                    f"{page}: {store_path(b).relative_to(ROOT)} holds runs of {len(versions)} engines ({', '.join(versions)}): "
+                    f"remove it and run again (`rm -r {store_path(b).relative_to(ROOT)} && python validation/seed_pages.py run --only {page}`)"
+                )
         path = ROOT / "docs" / "validation" / f"{page}.md"
         text = path.read_text()
         cells = {"page": f"docs/validation/{page}.md", "seeds": SEEDS, "blocks": []}
