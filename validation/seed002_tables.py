@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from crosslayer.analysis import interval95
 from crosslayer.store import Store
@@ -105,4 +106,6 @@ TABLES: dict[str, Callable[[str], None]] = {"vegas": vegas, "departures": depart
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] not in TABLES:
         sys.exit(f"usage: {sys.argv[0]} {{{','.join(TABLES)}}} STORE")
+    if not (Path(sys.argv[2]) / "runs").is_dir():
+        sys.exit(f"{sys.argv[2]} is not a result store (no runs/ folder): run the `crosslayer study run` command at the top of this file first")
     TABLES[sys.argv[1]](sys.argv[2])

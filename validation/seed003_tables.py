@@ -21,6 +21,7 @@ import re
 from fractions import Fraction
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from crosslayer.store import Store
 from seed002_tables import ci
@@ -96,4 +97,6 @@ TABLES: dict[str, Callable[[str], None]] = {"fairness": fairness, "each-way": ea
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] not in TABLES:
         sys.exit(f"usage: {sys.argv[0]} {{{','.join(TABLES)}}} STORE")
+    if not (Path(sys.argv[2]) / "runs").is_dir():
+        sys.exit(f"{sys.argv[2]} is not a result store (no runs/ folder): run the `crosslayer study run` command at the top of this file first")
     TABLES[sys.argv[1]](sys.argv[2])
