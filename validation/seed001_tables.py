@@ -19,6 +19,7 @@ from pathlib import Path
 
 from crosslayer.analysis import against_paper
 from crosslayer.store import Store
+from page_cells import ci
 
 AQMS = [("red", "RED"), ("codel", "CoDel"), ("sfqcodel", "sfqCoDel")]
 TCPS = [("cubic", "CUBIC"), ("htcp", "H-TCP"), ("compound", "Compound")]
@@ -95,12 +96,6 @@ PAPER_T4 = {("red", "cubic"): "0.0602", ("red", "htcp"): "0.05487", ("red", "com
 def table4(store: str) -> None:
     """Table 4 next to crosslayer's mean RTT sample (the flows' mean, per run), mean sojourn and
     mean queue at the bottleneck, each the mean and 95 % interval over the seeds."""
-    from crosslayer.analysis import interval95
-
-    def ci(values, dec: int, scale: float = 1.0) -> str:  # type: ignore[no-untyped-def]
-        iv = interval95([scale * v for v in values])
-        return f"{iv.mean:.{dec}f} ± {iv.half:.{dec}f}"
-
     s = Store(store)
     runs = s.runs().set_index("key")
     runs["rtt"] = s.table("flows").groupby("key", observed=True)["rtt_mean_s"].mean()

@@ -15,20 +15,10 @@ judged against: the page sets its statements (quoted) against these intervals.
 from __future__ import annotations
 
 import re
-import sys
-from collections.abc import Callable, Iterable
-from pathlib import Path
+from collections.abc import Callable
 
-from crosslayer.analysis import interval95
 from crosslayer.store import Store
-
-
-def ci(values: Iterable[float], dec: int, scale: float = 1.0, thousands: bool = False) -> str:
-    """``mean ± half-width`` of the seeds' values (the 95 % Student-t interval)."""
-    iv = interval95([scale * v for v in values])
-    if thousands:
-        return f"{iv.mean:,.{dec}f} ± {iv.half:,.{dec}f}"
-    return f"{iv.mean:.{dec}f} ± {iv.half:.{dec}f}"
+from page_cells import ci, seeds_line, table_cli
 
 
 def _ordered(labels) -> list:  # type: ignore[no-untyped-def]
@@ -65,7 +55,7 @@ def vegas(store: str) -> None:
                     f"| {tcp} | {aqm} | {_shown(n)} | {ci(c.goodput_bps, 3, 1e-6)} | {ci(c.throughput_bps, 3, 1e-6)} | "
                     f"{ci(c.retransmits, 0, thousands=True)} | {ci(c.bottleneck_drops, 0, thousands=True)} | {ci(c.drop_pct, 2)} | {ci(c.timeouts, 0, thousands=True)} |"
                 )
-    _seeds(r)
+    seeds_line(r)
 
 
 def departures(store: str) -> None:
@@ -78,7 +68,7 @@ def departures(store: str) -> None:
     for n in _ordered(r["remaining"]):
         cells = [ci(r[(r.remaining == n) & (r.aqm == a) & (r.edges == e)].goodput_total_mbps, 2) for a, e, _ in combos]
         print(f"| {_shown(n)} | " + " | ".join(cells) + " |")
-    _seeds(r)
+    seeds_line(r)
 
 
 def reno_tahoe(store: str) -> None:
@@ -93,19 +83,10 @@ def reno_tahoe(store: str) -> None:
                 reno, tahoe = c[c.cc == "reno"].set_index("seed").goodput_bps, c[c.cc == "tahoe"].set_index("seed").goodput_bps
                 diff = (tahoe / reno - 1) * 100
                 print(f"| {rec} | {aqm} | {_shown(n)} | {ci(reno, 3, 1e-6)} | {ci(tahoe, 3, 1e-6)} | {ci(diff, 0)} % |")
-    _seeds(r)
-
-
-def _seeds(r) -> None:  # type: ignore[no-untyped-def]
-    seeds = sorted(int(s) for s in r["seed"].unique())
-    print(f"\nMean ± the 95 % half-width over seeds {', '.join(map(str, seeds))} (Student t, {len(seeds) - 1} degrees of freedom).")
+    seeds_line(r)
 
 
 TABLES: dict[str, Callable[[str], None]] = {"vegas": vegas, "departures": departures, "reno-tahoe": reno_tahoe}
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in TABLES:
-        sys.exit(f"usage: {sys.argv[0]} {{{','.join(TABLES)}}} STORE")
-    if not (Path(sys.argv[2]) / "runs").is_dir():
-        sys.exit(f"{sys.argv[2]} is not a result store (no runs/ folder): run the `crosslayer study run` command at the top of this file first")
-    TABLES[sys.argv[1]](sys.argv[2])
+    table_cli(TABLES)

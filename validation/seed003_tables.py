@@ -18,13 +18,11 @@ each host's mean goodput per connection (Mb/s), the total goodput and the mean R
 from __future__ import annotations
 
 import re
-from fractions import Fraction
-import sys
 from collections.abc import Callable
-from pathlib import Path
+from fractions import Fraction
 
 from crosslayer.store import Store
-from seed002_tables import ci
+from page_cells import ci, seeds_line, table_cli
 
 AQMS = {"taildrop": "Tail Drop", "codel": "CoDel", "static": "static", "dynamic": "dynamic", "static_ctcp": "static, Compound host given (ours)"}
 
@@ -64,7 +62,7 @@ def fairness(store: str, each_way: bool = False) -> None:
                 f"| {shown} | {name} | {ci(c.jain, 3)} | {c.hosts.mean():.3f} | {ci(c.cu, 1)} | {ci(c.ct, 1)} | "
                 f"{c.goodput_total_mbps.mean():.1f} | {ci(c.rtt_ms, 2)} |"
             )
-    _seeds(r)
+    seeds_line(r)
 
 
 def each_way(store: str) -> None:
@@ -84,19 +82,10 @@ def drop_probability(store: str) -> None:
             f"| {shown} | {ci(st.jain, 3)} | {st.cu.mean():.1f} / {st.ct.mean():.1f} | {ci(dy.jain, 3)} | {dy.hosts.mean():.3f} | "
             f"{dy.cu.mean():.1f} / {dy.ct.mean():.1f} |"
         )
-    _seeds(r)
-
-
-def _seeds(r) -> None:  # type: ignore[no-untyped-def]
-    seeds = sorted(int(s) for s in r["seed"].unique())
-    print(f"\nMean ± the 95 % half-width over seeds {', '.join(map(str, seeds))} (Student t, {len(seeds) - 1} degrees of freedom).")
+    seeds_line(r)
 
 
 TABLES: dict[str, Callable[[str], None]] = {"fairness": fairness, "each-way": each_way, "drop-probability": drop_probability}
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in TABLES:
-        sys.exit(f"usage: {sys.argv[0]} {{{','.join(TABLES)}}} STORE")
-    if not (Path(sys.argv[2]) / "runs").is_dir():
-        sys.exit(f"{sys.argv[2]} is not a result store (no runs/ folder): run the `crosslayer study run` command at the top of this file first")
-    TABLES[sys.argv[1]](sys.argv[2])
+    table_cli(TABLES)

@@ -24,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from crosslayer.store import Store
+from page_cells import ci, seeds_line
 
 ALONE = 96.5
 RATE_MBPS = {"rtt20_1g": 1000.0, "rtt40_500m": 500.0}
@@ -58,12 +59,6 @@ def two_way(store: str) -> None:
     """The two flows in opposite directions, the second starting at a random time around 50 s
     (each seed draws it): flow 1's and flow 2's goodput as % of its link, the worse link's loss
     against a flow alone, and both queues' means, each the mean and 95 % interval over the seeds."""
-    from crosslayer.analysis import interval95
-
-    def ci(values, dec: int) -> str:  # type: ignore[no-untyped-def]
-        iv = interval95(list(values))
-        return f"{iv.mean:.{dec}f} ± {iv.half:.{dec}f}"
-
     r = _shares(store, ["pair", "path", "seed"])
     q = Store(store).table("queues")
     for name, link in (("qa", "A->B"), ("qb", "B->A")):
@@ -76,20 +71,13 @@ def two_way(store: str) -> None:
             if g.empty:
                 continue
             print(f"| {pair} | {path} | {ci(g.f1, 1)} | {ci(g.f2, 1)} | {ci(g.worst, 1)} | {ci(g.qa, 0)} / {ci(g.qb, 0)} |")
-    seeds = sorted(int(s) for s in r["seed"].unique())
-    print(f"\nMean ± the 95 % half-width over seeds {', '.join(map(str, seeds))} (Student t, {len(seeds) - 1} degrees of freedom).")
+    seeds_line(r)
 
 
 def same_direction(store: str) -> None:
     """The two flows in the same direction (one-way coexistence), the second starting at a random
     time around 50 s: each flow's goodput (Mb/s), the bottleneck's utilization and drops, each
     the mean and 95 % interval over the seeds."""
-    from crosslayer.analysis import interval95
-
-    def ci(values, dec: int, thousands: bool = False) -> str:  # type: ignore[no-untyped-def]
-        iv = interval95(list(values))
-        return f"{iv.mean:,.{dec}f} ± {iv.half:,.{dec}f}" if thousands else f"{iv.mean:.{dec}f} ± {iv.half:.{dec}f}"
-
     s = Store(store)
     r = s.runs().set_index("key")
     flows = s.table("flows")
@@ -106,20 +94,13 @@ def same_direction(store: str) -> None:
             if g.empty:
                 continue
             print(f"| {pair} | {path} | {ci(g.f1, 0)} | {ci(g.f2, 0)} | {ci(g.utilization, 3)} | {ci(g.drops, 0, thousands=True)} |")
-    seeds = sorted(int(x) for x in r["seed"].unique())
-    print(f"\nMean ± the 95 % half-width over seeds {', '.join(map(str, seeds))} (Student t, {len(seeds) - 1} degrees of freedom).")
+    seeds_line(r)
 
 
 def mixed_pairs(store: str) -> None:
     """Figure 4's pairs of different algorithms, both orders, the second flow starting at a random
     time around 50 s: each flow's goodput as % of its link and the worse link's loss, the mean
     and 95 % interval over the seeds."""
-    from crosslayer.analysis import interval95
-
-    def ci(values) -> str:  # type: ignore[no-untyped-def]
-        iv = interval95(list(values))
-        return f"{iv.mean:.0f} ± {iv.half:.0f}"
-
     r = _shares(store, ["pair", "path", "seed"])
     print("| flow 1 (A -> B, first) | flow 2 (B -> A, at 49-51 s) | rtt20_1g: flow 1 / flow 2, % | rtt40_500m: flow 1 / flow 2, % | worse link's loss, points: rtt20_1g / rtt40_500m |")
     print("|---|---|---|---|---|")
@@ -129,11 +110,10 @@ def mixed_pairs(store: str) -> None:
         cells, loss = [], []
         for path in RATE_MBPS:
             g = r[(r.pair == pair) & (r.path == path)]
-            cells.append("-" if g.empty else f"{ci(g.f1)} / {ci(g.f2)}")
-            loss.append("-" if g.empty else ci(g.worst))
+            cells.append("-" if g.empty else f"{ci(g.f1, 0)} / {ci(g.f2, 0)}")
+            loss.append("-" if g.empty else ci(g.worst, 0))
         print(f"| {a} | {b} | " + " | ".join(cells) + f" | {' / '.join(loss)} |")
-    seeds = sorted(int(x) for x in r["seed"].unique())
-    print(f"\nMean ± the 95 % half-width over seeds {', '.join(map(str, seeds))} (Student t, {len(seeds) - 1} degrees of freedom).")
+    seeds_line(r)
 
 
 def pairs(store: str) -> None:

@@ -176,7 +176,7 @@ def _block_text(page: str, b: Block) -> str:
     seeds = sorted(int(s) for s in runs["seed"].unique()) if "seed" in runs else []
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        render(str(store_path(b)), *([b.tables] if b.tables or module == "seed000_tables" else []))
+        render(str(store_path(b)), *([b.tables] if b.tables else []))
     studies = " and ".join(f"`{r.study}`" for r in b.runs)
     sets = " ".join(f"--set {s!r}" if '"' in s else f"--set {s}" for s in _sets(b.runs[0]))
     head = (
