@@ -149,14 +149,20 @@ impl Yeah {
             self.reno_count = if self.reno_count <= 2 { (w.cwnd / mss / 2).max(2) } else { self.reno_count + 1 };
             self.doing_reno_now = (self.doing_reno_now + 1).min(0xff_ffff);
         } else {
-            self.fast_count += 1;
-            if self.fast_count > self.cfg.zeta as u64 {
-                self.reno_count = 2;
-                self.fast_count = 0;
-            }
-            self.doing_reno_now = 0;
+            self.fast_round();
         }
         self.last_q = q;
+    }
+
+    /// A round in fast mode (Linux and ns-3 alike): after `zeta` of them the Reno estimate
+    /// restarts from 2.
+    fn fast_round(&mut self) {
+        self.fast_count += 1;
+        if self.fast_count > self.cfg.zeta as u64 {
+            self.reno_count = 2;
+            self.fast_count = 0;
+        }
+        self.doing_reno_now = 0;
     }
 
     /// ns-3's once-per-round decision (`TcpYeah::IncreaseWindow`), with the round's least
@@ -181,12 +187,7 @@ impl Yeah {
             self.reno_count = if self.reno_count <= 2 { (segs >> 1).max(2) } else { self.reno_count + 1 };
             self.doing_reno_now += 1;
         } else {
-            self.fast_count += 1;
-            if self.fast_count > self.cfg.zeta as u64 {
-                self.reno_count = 2;
-                self.fast_count = 0;
-            }
-            self.doing_reno_now = 0;
+            self.fast_round();
         }
         self.last_q = q;
     }

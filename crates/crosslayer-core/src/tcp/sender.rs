@@ -1255,15 +1255,15 @@ impl Sender {
     /// segments newly marked CE (RFC 9768; `accecn.rs`), as `(ece, bytes newly marked)`.
     fn ecn_echo(&mut self, a: &AckInfo<'_>, delivered_segs: u64) -> (bool, Option<u64>) {
         let mss = self.mss as u64;
-        if self.feedback != EcnFeedback::AccEcn {
+        // the AccECN state exists exactly when the feedback is AccECN (`new`)
+        let Some(accecn) = self.accecn.as_deref_mut() else {
             if self.ecn && a.ece {
                 self.counters.ce_echoed_segs += delivered_segs;
             }
             return (a.ece, None);
-        }
+        };
         let tsval = self.timestamps.then_some(a.tsval);
         let sack_or_open = self.sack || self.state == CaState::Open;
-        let accecn = self.accecn.as_mut().expect("AccECN feedback has its sender state");
         let marked = accecn.on_ack(a.ace, a.accecn, delivered_segs, delivered_segs * mss, tsval, sack_or_open, mss);
         self.counters.ce_echoed_segs += marked;
         (marked > 0, Some(marked * mss))
