@@ -330,8 +330,9 @@ mod tests {
         let mut w = Window { cwnd: 100 * MSS, ssthresh: 50 * MSS, mss: MSS as u32 };
         p.cnt = 0.0;
         p.on_congestion(&mut w, &CongestionEvent { now: Time::ZERO, kind: CongestionKind::Ecn, flight_size: 0, new_episode: true });
-        for _ in 0..20 {
-            p.on_ack(&mut w, &AckEvent { ece: true, cwnd_limited: false, ..ack(MSS) });
+        for k in 1..=20 {
+            // the delivered count goes on from the rounds above (it never goes back)
+            p.on_ack(&mut w, &AckEvent { ece: true, cwnd_limited: false, delivered_total: total + k * MSS, ..ack(MSS) });
         }
         assert_eq!(w.cwnd, 90 * MSS);
     }
