@@ -148,4 +148,7 @@ def test_tshark_sees_the_ecn_marks_echoes_and_reductions(tmp_path: Path) -> None
     assert tshark_count(folder / "A-B.pcap", "ip.dsfield.ecn == 3") == marks  # CE, as CoDel marked them
     assert tshark_count(folder / "A-B.pcap", "ip.dsfield.ecn == 2") > 0  # ECT(0) data
     assert tshark_count(folder / "R.pcap", "tcp.flags.ece == 1 && ip.src == 10.0.0.4") > 0  # echoed
-    assert tshark_count(folder / "A-B.pcap", "tcp.flags.cwr == 1") == int(r.flows["ecn_reductions"].sum())
+    assert tshark_count(folder / "A-B.pcap", "tcp.flags.cwr == 1 && tcp.flags.syn == 0") == int(r.flows["ecn_reductions"].sum())
+    # the negotiation (RFC 3168 section 6.1.1): ECN-setup SYNs (ECE and CWR), SYN-ACKs with ECE alone
+    assert tshark_count(folder / "A-B.pcap", "tcp.flags == 0x0c2") == len(r.flows)
+    assert tshark_count(folder / "R.pcap", "tcp.flags == 0x052") == int(r.flows["synacks_sent"].sum())

@@ -12,6 +12,8 @@ use crate::cc::{Cc, CcEnv};
 use crate::metrics::fct::Hop;
 use crate::rng::{Rng, StreamKind};
 use crate::spec::FlowSpec;
+use crate::tcp::negotiation;
+use crate::tcp::{EcnFeedback, PeerEcn};
 use crate::tcp::receiver::{Receiver, ReceiverCounters};
 use crate::tcp::sender::{ConnState, Sender, SenderCounters};
 use crate::units::{Dur, Time};
@@ -84,6 +86,8 @@ pub struct Summary {
     pub completed_at: Option<Time>,
     /// Alone on its path with an unlimited window (`metrics::fct`), a finite flow.
     pub ideal_fct: Option<Dur>,
+    /// The ECN feedback its sender uses (negotiated; before the handshake, the one it asks for).
+    pub ecn: negotiation::EcnMode,
 }
 
 impl Summary {
@@ -117,6 +121,7 @@ impl Summary {
             rcv_nxt: r.rcv_nxt,
             completed_at: r.completed_at,
             ideal_fct,
+            ecn: s.ecn_mode(),
         }
     }
 }
@@ -176,6 +181,22 @@ impl Flow {
         let mut receiver = Receiver::new(i, self.dst, self.src, &spec.tcp);
         receiver.feedback = sender.ecn_feedback();
         receiver.ect = sender.control_ecn();
+        // ECN: what the receiving end can do, negotiated with what the sender asks for in the
+        // handshake (`tcp::negotiation`); without a handshake, as a SYN and SYN-ACK that nothing
+        // on the path changed would settle it
+        let wanted = sender.ecn_mode();
+        receiver.able = match spec.tcp.peer_ecn {
+            PeerEcn::Same => wanted,
+            PeerEcn::Off => None,
+            PeerEcn::Classic => Some(EcnFeedback::Classic),
+            PeerEcn::Dctcp => Some(EcnFeedback::Dctcp),
+            PeerEcn::AccEcn => Some(EcnFeedback::AccEcn),
+        };
+        if !spec.tcp.handshake {
+            let server = negotiation::server_mode(negotiation::syn_flags(wanted, 0, false), receiver.able);
+            receiver.set_mode(server);
+            sender.negotiated(negotiation::client_mode(wanted, negotiation::synack_flags(server, sender.control_ecn())));
+        }
         (sender.dscp, sender.port, receiver.dscp, receiver.port) = (spec.dscp, spec.port, spec.dscp, spec.port);
         Endpoints { sender, receiver }
     }

@@ -160,6 +160,12 @@ class _Impaired(_Model):
     """Times [from, to) the link is down: packets wait in its queue (which drops what overflows)."""
     schedule: list[Step] | None = None
     """Rate and/or delay changes at given times (piecewise constant)."""
+    ecn_bleach: bool | None = None
+    """A middlebox zeroes the IP-ECN field of every packet the link sends (ECT and CE become
+    Not-ECT): after an AQM its CE marks are lost, before one the AQM drops instead of marking."""
+    clear_ae: bool | None = None
+    """A middlebox clears the TCP AE flag of every packet the link sends: an AccECN SYN arrives as
+    an RFC 3168 one (the connection falls back to classic ECN), an ACK's ACE field loses its top bit."""
 
     def _impair_checks(self) -> list[tuple[Loc, str]]:
         out: list[tuple[Loc, str]] = []
@@ -202,6 +208,10 @@ def _impair_spec(*layers: _Impaired | None) -> dict[str, Any]:
             out["outages"] = [{"from": a, "to": b} for a, b in layer.outages]
         if layer.schedule is not None:
             out["schedule"] = [{"at": s.at, "rate": s.rate, "delay": s.delay} for s in layer.schedule]
+        if layer.ecn_bleach is not None:
+            out["ecn_bleach"] = layer.ecn_bleach
+        if layer.clear_ae is not None:
+            out["clear_ae"] = layer.clear_ae
     return out
 
 

@@ -69,6 +69,9 @@ pub struct Impair {
     pub reorder: bool,
     duplicate: f64,
     pub trace: Option<TraceState>,
+    /// Header rewrites of a middlebox (`Impairments::ecn_bleach`, `clear_ae`).
+    ecn_bleach: bool,
+    clear_ae: bool,
 }
 
 /// Bytes one delivery opportunity of a trace carries, and what a packet adds to its size.
@@ -175,7 +178,7 @@ impl TraceState {
 
 impl Impair {
     pub fn new(loss: Option<LossModel>, jitter_dist: JitterDist, outages: Vec<Outage>, schedule: Vec<Step>, rng: Rng) -> Impair {
-        Impair { loss, bad: false, count: 0, rng, jitter_dist, outages, next_outage: 0, schedule, next_step: 0, initial: (Rate::from_bps(0), Dur::ZERO), reorder: false, duplicate: 0.0, trace: None }
+        Impair { loss, bad: false, count: 0, rng, jitter_dist, outages, next_outage: 0, schedule, next_step: 0, initial: (Rate::from_bps(0), Dur::ZERO), reorder: false, duplicate: 0.0, trace: None, ecn_bleach: false, clear_ae: false }
     }
 
     /// A link's impairments from its spec, its rate and delay before any step.
@@ -185,7 +188,20 @@ impl Impair {
             reorder: spec.reorder,
             duplicate: spec.duplicate,
             trace: spec.trace.as_ref().map(TraceState::new),
+            ecn_bleach: spec.ecn_bleach,
+            clear_ae: spec.clear_ae,
             ..Impair::new(spec.loss_model.clone(), spec.jitter_dist, spec.outages.clone(), spec.schedule.clone(), rng)
+        }
+    }
+
+    /// What a middlebox on this link rewrites in a packet it sends: the IP-ECN field zeroed,
+    /// the TCP AE flag cleared (a SYN's or SYN-ACK's negotiation flags, an ACK's ACE field).
+    pub fn rewrite(&self, p: &mut crate::packet::Packet) {
+        if self.ecn_bleach {
+            p.ecn = crate::packet::Ecn::NotEct;
+        }
+        if self.clear_ae {
+            p.ace &= !crate::tcp::negotiation::AE;
         }
     }
 

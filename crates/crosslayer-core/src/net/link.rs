@@ -587,6 +587,7 @@ impl Link {
         self.counters.tx_pkts += 1;
         self.counters.tx_bytes += size as u64;
         self.counters.busy_ns += busy.ns();
+        imp.rewrite(arena.get_mut(id));
         let mut copy = imp.copy();
         let mut lost = self.wire_loses(size);
         if copy && lost {

@@ -135,7 +135,13 @@ impl Capture {
                 PktKind::Rst => (isn_s.wrapping_add(1).wrapping_add(p.seq as u32), 0, 0x04),
                 _ => (isn_r.wrapping_add(1), isn_s.wrapping_add(1 + p.fin as u32).wrapping_add(p.ack as u32), 0x10 | p.fin as u8),
             };
-            let flags = flags | if p.ece { 0x40 } else { 0 } | if p.cwr { 0x80 } else { 0 };
+            // AccECN's three flags (AE, CWR, ECE): a SYN's or SYN-ACK's negotiation, an ACK's
+            // ACE field (RFC 9768 section 3.2.2); else RFC 3168's ECE and CWR
+            let (ece, cwr, ae) = match p.ace {
+                0 => (p.ece, p.cwr, false),
+                a => (a & 1 != 0, a & 2 != 0, a & 4 != 0),
+            };
+            let flags = flags | if ece { 0x40 } else { 0 } | if cwr { 0x80 } else { 0 };
             let o = self.options.get(p.flow as usize).copied().unwrap_or(TcpOptions { mss: 1448, sack: true, timestamps: true });
             let mut opts: Vec<u8> = Vec::with_capacity(40);
             let syn = matches!(p.kind, PktKind::Syn | PktKind::SynAck);
@@ -171,7 +177,7 @@ impl Capture {
             out.extend_from_slice(&dport.to_be_bytes());
             out.extend_from_slice(&seq.to_be_bytes());
             out.extend_from_slice(&ack.to_be_bytes());
-            out.push(((hlen / 4) as u8) << 4);
+            out.push(((hlen / 4) as u8) << 4 | ae as u8);
             out.push(flags);
             out.extend_from_slice(&(if syn { 65_535u16 } else { WINDOW }).to_be_bytes());
             out.extend_from_slice(&[0, 0, 0, 0]); // checksum (not computed), urgent pointer

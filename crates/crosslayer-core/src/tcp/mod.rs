@@ -10,11 +10,14 @@
 //!   the ECN echo.
 //! * `accecn`: AccECN feedback (RFC 9768), both ends: the receiver's counters and the sender's
 //!   decoding of them.
+//! * `negotiation`: ECN negotiation in the handshake (RFC 3168, RFC 9768): which feedback the
+//!   SYN's and SYN-ACK's flags settle, and the fallbacks.
 //! * `tsq`: TCP Small Queues (Linux `tcp_small_queue_check`): what a sender may keep in its own
 //!   host's queue.
 
 pub mod accecn;
 pub mod app;
+pub mod negotiation;
 pub mod rack;
 pub mod receiver;
 pub mod rtt;
@@ -51,6 +54,23 @@ crate::choice! {
         Paced = "paced",
         /// Every flow, as Linux.
         All = "all",
+    }
+}
+
+crate::choice! {
+    /// What the receiving end can do with ECN (`peer_ecn`), which the handshake negotiates with
+    /// what the sender asks for (`negotiation.rs`).
+    pub enum PeerEcn {
+        /// Whatever the sender asks for (its `ecn_feedback`, or its algorithm's).
+        Same = "same",
+        /// No ECN: it answers an ECN-setup SYN without ECN.
+        Off = "off",
+        /// RFC 3168: an ECN-setup SYN-ACK to an ECN or AccECN request, and the ECE latch.
+        Classic = "classic",
+        /// RFC 3168 negotiation, DCTCP's per-segment echo (a receiver running Linux's dctcp).
+        Dctcp = "dctcp",
+        /// RFC 9768: AccECN to an AccECN request, classic ECN to an RFC 3168 one.
+        AccEcn = "accecn",
     }
 }
 
@@ -234,6 +254,10 @@ crate::params! {
         accecn_option: bool = true, Flag, range(), "RFC 9768 section 3.2.3 (sending the option RECOMMENDED), section 3.2.3.3 (SACK precedence); Linux net.ipv4.tcp_ecn_option = 2 (on every packet it fits into), tcp_options_fit_accecn";
         /// With AccECN feedback: the sender's safety rule against a wrapped ACE field (an ACK that acknowledges 8 or more packets counts as many CE marks as the ACE field could have wrapped to, unless the AccECN option or ACK thinning says otherwise); false: the ACE increase mod 8 as it is.
         accecn_safety: bool = true, Flag, range(), "RFC 9768 section 3.2.2.5.2 (SHOULD) and Appendix A.2; Linux __tcp_accecn_process (the L4S team's tree turns it off with net.ipv4.tcp_ecn_unsafe_cep = 1)";
+        /// What the receiving host can do with ECN, negotiated in the handshake with what the sender asks for (RFC 3168 section 6.1.1, RFC 9768 section 3.1): "same" (whatever the sender asks), "off", "classic" (RFC 3168), "dctcp" (RFC 3168 negotiation, DCTCP's echo) or "accecn" (RFC 9768, classic ECN to an RFC 3168 request). An AccECN sender with a classic peer falls back to classic ECN; with "off" to none (TCP Prague then runs Reno, as Linux's tcp_prague).
+        peer_ecn: PeerEcn = PeerEcn::Same, Choice, range(), "same: both ends alike (every ECN-capable host in a study agrees unless told); Linux net.ipv4.tcp_ecn on the receiving host: 0 off, 1 or 2 classic, 3 to 5 AccECN (kernels that have it)";
+        /// A retransmitted SYN drops its ECN request (RFC 3168 section 6.1.1.1: a middlebox may drop ECN-setup SYNs): from the first retransmission of an RFC 3168 SYN, the second of an AccECN one (profile).
+        syn_ecn_fallback: Option<bool> = None, Flag, range(), "linux: true (net.ipv4.tcp_ecn_fallback = 1, __tcp_retransmit_skb -> tcp_ecn_clear_syn); ns3: false (TcpSocketBase::ReTxTimeout resends SYN | ECE | CWR); ns2: false";
         /// Receiver window; unset: unlimited.
         rwnd: Option<Bytes> = None, Size, range(>= 1), "unset (autotuning lets a bulk flow's window grow)";
     }
@@ -304,6 +328,7 @@ profiled! {
     pacing_credit: bool { linux: true, ns3: false, ns2: false },
     tsq: Tsq { linux: Tsq::Paced, ns3: Tsq::Off, ns2: Tsq::Off },
     ack_counting: AckCounting { linux: AckCounting::Delivered, ns3: AckCounting::Delivered, ns2: AckCounting::Cumulative },
+    syn_ecn_fallback: bool { linux: true, ns3: false, ns2: false },
 }
 
 impl TcpConfig {

@@ -37,6 +37,7 @@
 //! `rwnd_bytes` setting); Linux's quick-ACK count is min(16, rcv_wnd / (2 MSS)), taken as 16.
 
 use super::accecn::{fit_option, AccEcnReceiver};
+use super::negotiation::{self, EcnMode};
 use super::{EcnFeedback, TcpConfig, TxCtx};
 use crate::packet::{Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
 use crate::units::{Dur, Time};
@@ -60,12 +61,14 @@ pub struct Segment {
     pub cwr: bool,
     /// It carries the FIN.
     pub fin: bool,
+    /// A SYN's ECN request: its AE, CWR and ECE flags (`negotiation.rs`).
+    pub ace: u8,
 }
 
 impl From<&Packet> for Segment {
     #[inline(always)]
     fn from(p: &Packet) -> Segment {
-        Segment { seq: p.seq, len_bytes: p.len_bytes, tsval: p.tsval, ecn: p.ecn, cwr: p.cwr, fin: p.fin }
+        Segment { seq: p.seq, len_bytes: p.len_bytes, tsval: p.tsval, ecn: p.ecn, cwr: p.cwr, fin: p.fin, ace: p.ace }
     }
 }
 
@@ -143,6 +146,13 @@ pub struct Receiver {
     /// Codepoint of its SYN-ACK and ACKs: the sender's control codepoint (`Sender::control_ecn`:
     /// both ends run the flow's congestion control, so with DCTCP they are ECN-capable too).
     pub ect: Ecn,
+    /// The ECN feedback it can give (`[tcp] peer_ecn`; `None`: no ECN), and whether a SYN
+    /// already settled the connection's (`negotiation.rs`: the first SYN decides, a retransmitted
+    /// one gets the same answer).
+    pub able: EcnMode,
+    negotiated: bool,
+    /// The connection uses ECN (`mode`).
+    ecn_on: bool,
     /// TSval to echo in the next ACK.
     ts_echo: Time,
     /// The cumulative ACK of the last ACK sent (`u64::MAX`: none yet).
@@ -193,6 +203,9 @@ impl Receiver {
             accecn: None,
             accecn_option: cfg.accecn_option,
             ect: Ecn::NotEct,
+            able: None,
+            negotiated: false,
+            ecn_on: true,
             ts_echo: Time::ZERO,
             last_ack: u64::MAX,
             fin_seq: None,
@@ -224,9 +237,31 @@ impl Receiver {
     /// answers a retransmitted SYN), echoing its timestamp.
     pub fn on_syn(&mut self, syn: impl Into<Segment>, ctx: &mut TxCtx<'_>) {
         let syn: Segment = syn.into();
-        let p = Packet { flow: self.flow, kind: PktKind::SynAck, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: self.syn_bytes, tsval: ctx.now, tsecr: syn.tsval, ecn: self.ect, ..Default::default() };
+        let mode = if self.negotiated { self.mode() } else { negotiation::server_mode(syn.ace, self.able) };
+        self.set_mode(mode);
+        let ace = negotiation::synack_flags(mode, syn.ecn);
+        let p = Packet { flow: self.flow, kind: PktKind::SynAck, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: self.syn_bytes, tsval: ctx.now, tsecr: syn.tsval, ecn: self.ect, ace, ..Default::default() };
         ctx.out.push(ctx.arena.alloc(p));
         self.counters.synacks_sent += 1;
+    }
+
+    /// The ECN feedback it gives (`None`: no ECN).
+    pub fn mode(&self) -> EcnMode {
+        self.ecn_on.then_some(self.feedback)
+    }
+
+    /// The connection's ECN feedback is `mode` (from the SYN, or without a handshake from both
+    /// ends' abilities): without ECN its packets are Not-ECT and it feeds nothing back.
+    pub fn set_mode(&mut self, mode: EcnMode) {
+        self.negotiated = true;
+        match mode {
+            Some(f) => self.feedback = f,
+            None => {
+                self.feedback = EcnFeedback::Classic; // nothing to echo: no ECN-capable data comes
+                self.ect = Ecn::NotEct;
+            }
+        }
+        self.ecn_on = mode.is_some();
     }
 
     /// The sender reset the connection (an abort): forget it, acknowledge nothing more.

@@ -102,6 +102,7 @@
 //!   no Nagle timing).
 
 use super::accecn::AccEcnSender;
+use super::negotiation;
 use super::rack::{ProbeOutcome, Rack, Tlp};
 use super::rtt::RttEstimator;
 use super::tsq::SmallQueues;
@@ -412,6 +413,10 @@ pub struct Sender {
     pace_blocked: bool,
     /// Linux's pacing rules: the first 10 data segments unpaced, late segments credited.
     pacing_credit: bool,
+    /// A retransmitted SYN drops its ECN request (`TcpConfig::syn_ecn_fallback`).
+    syn_ecn_fallback: bool,
+    /// The slow-start rule, for the Reno an ECN-only algorithm falls back to (`negotiated`).
+    slow_start: crate::stack::SlowStart,
     /// Data segments sent, counted up to 255 (the first-10 rule reads it; `counters` restart
     /// at the measurement window).
     segs_sent: u8,
@@ -547,6 +552,8 @@ impl Sender {
             pace_next: Time::ZERO,
             pace_blocked: false,
             pacing_credit: cfg.pacing_credit(),
+            syn_ecn_fallback: cfg.syn_ecn_fallback(),
+            slow_start: cfg.slow_start(),
             segs_sent: 0,
             tsq: tsq.then(|| Box::new(SmallQueues::new(paced, mss))),
             app_rate: None,
@@ -819,6 +826,41 @@ impl Sender {
         let doublings = self.hs.retries.saturating_sub(self.hs.syn_linear);
         self.hs.deadline = now + self.hs.syn_timeout.mul(1u64.checked_shl(doublings).unwrap_or(u64::MAX));
         self.send_control(PktKind::Syn, self.hs.syn_bytes, Time::ZERO, ctx);
+        // its ECN request (AE, CWR, ECE), dropped from retransmissions where the profile says
+        let flags = negotiation::syn_flags(self.ecn_mode(), self.hs.retries, self.syn_ecn_fallback);
+        ctx.arena.get_mut(*ctx.out.last().expect("the SYN")).ace = flags;
+    }
+
+    /// The ECN feedback in use (before the handshake: the one it asks for); `None`: no ECN.
+    pub fn ecn_mode(&self) -> negotiation::EcnMode {
+        self.ecn.then_some(self.feedback)
+    }
+
+    /// The handshake (or, without one, the ends' abilities) settled the ECN feedback: `mode`,
+    /// which is the one asked for, classic ECN in place of AccECN, or none. Without ECN an
+    /// algorithm that needs it runs Reno (Linux's dctcp_reno and tcp_prague's prague_reno), its
+    /// packets Not-ECT.
+    pub fn negotiated(&mut self, mode: negotiation::EcnMode) {
+        if mode == self.ecn_mode() {
+            return;
+        }
+        match mode {
+            None => {
+                self.ecn = false;
+                self.ect_all = false;
+                self.accecn = None;
+                if self.cc.needs_ecn() {
+                    let env = CcEnv { mss: self.mss, initial_cwnd: self.iw_bytes, profile: self.profile, slow_start: self.slow_start, rng_seed: 1, ts_tick: self.ts_granularity };
+                    self.cc = Cc::Reno(<crate::cc::reno::Reno as crate::registry::Algorithm>::new(&Default::default(), &env));
+                }
+            }
+            Some(f) => {
+                self.feedback = f;
+                if f != EcnFeedback::AccEcn {
+                    self.accecn = None;
+                }
+            }
+        }
     }
 
     fn send_control(&mut self, kind: PktKind, size: u32, tsecr: Time, ctx: &mut TxCtx<'_>) {
@@ -848,6 +890,8 @@ impl Sender {
         if self.conn != ConnState::SynSent {
             return; // a duplicate SYN-ACK
         }
+        // its flags (AE, CWR, ECE) say what the receiver agreed to (RFC 9768 Table 2)
+        self.negotiated(negotiation::client_mode(self.ecn_mode(), a.ace));
         let now = ctx.now;
         self.conn = ConnState::Established;
         self.connected_at = Some(now);

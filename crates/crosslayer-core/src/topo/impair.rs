@@ -162,6 +162,15 @@ pub struct Impairments {
     /// Delivery opportunities instead of a fixed rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<LinkTrace>,
+    /// A middlebox that zeroes the IP-ECN field of every packet it sends (ECT and CE become
+    /// Not-ECT: "bleaching", RFC 9768 section 3.2.2.3).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ecn_bleach: bool,
+    /// A middlebox that clears the TCP header's AE flag (a reserved bit before RFC 9768) of every
+    /// packet it sends: an AccECN SYN arrives as an RFC 3168 one, an ACK's ACE field loses its
+    /// top bit (RFC 9768 section 3.1.5).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub clear_ae: bool,
 }
 
 fn is_zero(x: &f64) -> bool {
