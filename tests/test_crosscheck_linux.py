@@ -114,6 +114,8 @@ BASE = {
         ({"tcp": {"ecn": True, "ecn_feedback": "accecn"}}, "[tcp] ecn_feedback = accecn: Linux 6.1's receiver feeds back cubic's own way (classic) and has no AccECN"),
         ({"tcp": {"ecn": True, "accecn_safety": False}}, "[tcp] accecn_safety = false: an AccECN setting"),
         ({"tcp": {"tsq": "off"}}, "[tcp] tsq = off: the kernel holds every socket back with TCP small queues"),
+        ({"tcp": {"ecn": True, "peer_ecn": "off"}}, "[tcp] peer_ecn = off is not translated to Linux yet"),
+        ({"tcp": {"syn_ecn_fallback": False}}, "[tcp] syn_ecn_fallback = false is not Linux's"),
         ({"flows": [{"src": "s", "dst": "d", "cc": {"kind": "cubic", "beta": 0.7}}, {"src": "s", "dst": "d", "cc": {"kind": "cubic", "beta": 0.5}}]}, "a Linux module's parameters are global"),
         ({"flows": [{"src": "s", "dst": "d", "cc": {"kind": "highspeed", "low_window": 20}}]}, "highspeed low_window = 20.0 is not translated to Linux"),
     ],

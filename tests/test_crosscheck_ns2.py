@@ -104,6 +104,8 @@ def test_agents_by_congestion_control_sack_and_recovery() -> None:
         ({"flows[0].cc": "scalable"}, "scalable ai_cnt = 100: ns-2's scalable module (Linux 2.6.22) has it fixed at 50 (set ai_cnt = 50"),
         ({"flows[0].cc": {"kind": "illinois", "decrease": "by_beta"}}, "illinois decrease = by_beta: ns-2's illinois module (Linux 2.6.22) has it fixed at to_beta (leave it unset, or set decrease"),
         ({"topology.bottleneck.qdisc": {"kind": "red", "spacing": "linux"}}, "red spacing"),
+        ({"tcp.peer_ecn": "off"}, "[tcp] peer_ecn = off is not translated to ns-2"),
+        ({"topology.bottleneck.ecn_bleach": True}, "ecn_bleach (impairments other than Bernoulli loss) has no ns-2 translation"),
     ],
 )
 def test_what_ns2_cannot_express_is_refused_by_name(change: dict[str, Any], named: str) -> None:

@@ -114,7 +114,7 @@ SYSCTLS_LINUX: Final = {"net.ipv4.tcp_rmem": "4096 131072 268435456", "net.ipv4.
 """Socket buffers allowed to grow far beyond the window (crosslayer's receiver window is unlimited
 unless ``[tcp] rwnd`` sets one; Linux's autotuning grows it within ``tcp_rmem``'s maximum)."""
 
-TCP_FIXED: Final = ("initial_rto", "max_rto", "rto_rule", "rto_granularity", "ts_granularity", "rtt_samples", "recovery", "rack", "tlp", "slow_start", "ack_counting", "nextseg_rules", "nextseg_rule3_bound", "option_padding", "partial_ack_retransmit", "prr_dupack_credit", "rto_every_ssthresh", "disorder_growth", "exit_ack_growth", "sacked_retransmission_in_flight", "lost_head_kept", "syn_timeout", "syn_linear_timeouts", "syn_retries", "syn_loss_iw_retries", "data_retries", "quickack", "delack_timeout", "fin_ack", "pacing_credit")
+TCP_FIXED: Final = ("initial_rto", "max_rto", "rto_rule", "rto_granularity", "ts_granularity", "rtt_samples", "recovery", "rack", "tlp", "slow_start", "ack_counting", "nextseg_rules", "nextseg_rule3_bound", "option_padding", "partial_ack_retransmit", "prr_dupack_credit", "rto_every_ssthresh", "disorder_growth", "exit_ack_growth", "sacked_retransmission_in_flight", "lost_head_kept", "syn_timeout", "syn_linear_timeouts", "syn_retries", "syn_loss_iw_retries", "data_retries", "quickack", "delack_timeout", "fin_ack", "pacing_credit", "syn_ecn_fallback")
 """TCP options that are Linux's own behaviour: the kernel has the ``linux`` profile's value and
 no knob for another."""
 
@@ -270,6 +270,8 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
         problems.append(f"flow {name}: [tcp] tsq = off: the kernel holds every socket back with TCP small queues: leave it unset or set \"all\"")
     elif tsq == "paced" and not catalog().cc[kind].extras.get("paced"):
         notes.add(f"TCP small queues: the kernel applies them to every socket, the linux profile to paced flows only ([tcp] tsq = \"paced\"; window-limited CUBIC measures the same with and without them, docs/models/tcp.md): {kind} flows are not held back; tsq = \"all\" is the kernel's rule")
+    if tcp.get("peer_ecn") not in (None, "same"):
+        problems.append(f"flow {name}: [tcp] peer_ecn = {tcp['peer_ecn']} is not translated to Linux yet (the receiving host's net.ipv4.tcp_ecn): leave it unset")
     if tcp.get("handshake") is False:
         problems.append(f"flow {name}: [tcp] handshake = false: Linux always opens with a handshake")
     if tcp.get("teardown") is False:

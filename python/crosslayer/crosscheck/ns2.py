@@ -383,6 +383,8 @@ def _tcp(name: str, cc: Mapping[str, Any], tcp: Mapping[str, Any], problems: lis
         value, ns2 = tcp.get(option), catalog().tcp_profiles["ns2"][option]
         if value is not None and value != ns2:
             problems.append(f"flow {name}: [tcp] {option} = {_show(catalog().tcp, option, value)} is not ns-2's (its: {_show(catalog().tcp, option, ns2)}): leave it unset")
+    if tcp.get("peer_ecn") not in (None, "same"):
+        problems.append(f"flow {name}: [tcp] peer_ecn = {tcp['peer_ecn']} is not translated to ns-2 (its agents negotiate no ECN: both ends take the flow's settings): leave it unset")
     for option, ns2 in catalog().tcp_profiles["ns2"].items():
         if option in TCP_VARS or option in TCP_ELSEWHERE or option in ("rto_rule", "slow_start", "rtt_samples", "rack", "tlp", "ts_granularity", "syn_size", "syn_timeout"):
             continue
@@ -422,7 +424,8 @@ def translate(spec: Mapping[str, Any], flows: Any, links: Any, udp: Any = None) 
     for a, b, edge in halves:
         for key in edge:
             if key not in ("rate", "delay", "loss", "jitter", "qdisc"):
-                problems.append(f"link {a}->{b}: {key} (impairments other than Bernoulli loss) has no ns-2 translation here")
+                named = ", ".join(edge[key]) if key == "impair" and isinstance(edge[key], dict) else key
+                problems.append(f"link {a}->{b}: {named} (impairments other than Bernoulli loss) has no ns-2 translation here")
         if edge.get("jitter"):
             problems.append(f"link {a}->{b}: jitter has no ns-2 translation here")
         out_links.append({"from": a, "to": b, "rate_bps": int(edge["rate"]), "delay_s": edge["delay"] / 1e9, "loss": float(edge.get("loss") or 0.0), "queue": _qdisc(edge["qdisc"], f"link {a}->{b}", problems, notes)})

@@ -243,7 +243,8 @@ def _qdisc(q: Mapping[str, Any], where: str, problems: list[str], notes: set[str
 def _half(name: str, edge: Mapping[str, Any], problems: list[str], notes: set[str]) -> dict[str, Any]:
     for key in edge:
         if key not in ("rate", "delay", "loss", "jitter", "qdisc"):
-            problems.append(f"link {name}: {key} (impairments other than Bernoulli loss) has no ns-3 translation here")
+            named = ", ".join(edge[key]) if key == "impair" and isinstance(edge[key], dict) else key
+            problems.append(f"link {name}: {named} (impairments other than Bernoulli loss) has no ns-3 translation here")
     if edge.get("jitter"):
         problems.append(f"link {name}: jitter has no ns-3 translation here (a point-to-point channel has one delay)")
     return {"name": name, "rate_bps": int(edge["rate"]), "loss": float(edge.get("loss") or 0.0), "qdisc": _qdisc(edge["qdisc"], f"link {name}", problems, notes)}
