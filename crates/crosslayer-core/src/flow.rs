@@ -195,7 +195,8 @@ impl Flow {
         if !spec.tcp.handshake {
             let server = negotiation::server_mode(negotiation::syn_flags(wanted, 0, false), receiver.able);
             receiver.set_mode(server);
-            sender.negotiated(negotiation::client_mode(wanted, negotiation::synack_flags(server, sender.control_ecn())));
+            let flags = negotiation::synack_flags(server, sender.control_ecn());
+            sender.negotiated(negotiation::client_mode(wanted, flags, sender.cc.no_classic_fallback()));
         }
         (sender.dscp, sender.port, receiver.dscp, receiver.port) = (spec.dscp, spec.port, spec.dscp, spec.port);
         Endpoints { sender, receiver }

@@ -249,6 +249,10 @@ pub trait CongestionControl {
     /// With ECN, data carries ECT(1), the L4S identifier (RFC 9331), instead of ECT(0):
     /// a DualPI2 queue then classifies the flow as L4S (TCP Prague).
     const ECT1: bool = false;
+    /// Asking for AccECN, the algorithm takes no ECN rather than RFC 3168's (Linux
+    /// `TCP_CONG_NO_FALLBACK_RFC3168`, which the L4S team's `tcp_prague` sets): a SYN-ACK that
+    /// answers with classic ECN leaves the connection without ECN (`tcp::negotiation`).
+    const NO_CLASSIC_FALLBACK: bool = false;
     /// The algorithm sets cwnd (and pacing) itself; the sender never changes cwnd.
     const FULL_CONTROL: bool = false;
     /// The algorithm paces (`pacing_rate` gives, or will give, a rate): Linux's
@@ -297,6 +301,7 @@ impl<C: CongestionControl> CongestionControl for Box<C> {
     const NEEDS_ECN: bool = C::NEEDS_ECN;
     const ECN_FEEDBACK: EcnFeedback = C::ECN_FEEDBACK;
     const ECT1: bool = C::ECT1;
+    const NO_CLASSIC_FALLBACK: bool = C::NO_CLASSIC_FALLBACK;
     const FULL_CONTROL: bool = C::FULL_CONTROL;
     const PACED: bool = C::PACED;
     const RATE_SAMPLE: bool = C::RATE_SAMPLE;
@@ -380,6 +385,9 @@ macro_rules! cc_dispatch {
             }
             pub fn ect1(&self) -> bool {
                 match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::ECT1, )+ }
+            }
+            pub fn no_classic_fallback(&self) -> bool {
+                match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::NO_CLASSIC_FALLBACK, )+ }
             }
             pub fn full_control(&self) -> bool {
                 match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::FULL_CONTROL, )+ }

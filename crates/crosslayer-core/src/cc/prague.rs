@@ -143,6 +143,7 @@ impl CongestionControl for Prague {
     const NEEDS_ECN: bool = true;
     const ECN_FEEDBACK: EcnFeedback = EcnFeedback::AccEcn;
     const ECT1: bool = true;
+    const NO_CLASSIC_FALLBACK: bool = true;
     const FULL_CONTROL: bool = true;
     const PACED: bool = true;
     const STATE: &'static [Field] = &[

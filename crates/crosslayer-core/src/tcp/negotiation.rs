@@ -10,8 +10,10 @@
 //!   its SYN-ACK's flags reflecting the IP-ECN field the SYN arrived with (Not-ECT 010, ECT(1)
 //!   011, ECT(0) 100, CE 110); an RFC 3168 server answers an AccECN SYN as an ECN-setup SYN
 //!   (it ignores AE), so the client falls back to classic ECN on SYN-ACK 001; SYN-ACK 000 or
-//!   111 means no ECN. Section 3.1.4.1: the first retransmission of an AccECN SYN keeps the
-//!   flags, later ones drop them.
+//!   111 means no ECN (an algorithm that cannot use classic ECN, Linux's
+//!   `TCP_CONG_NO_FALLBACK_RFC3168` as the L4S team's `tcp_prague` sets it, takes no ECN from
+//!   001 too). Section 3.1.4.1: the first retransmission of an AccECN SYN keeps the flags,
+//!   later ones drop them.
 //! * Linux (`include/net/tcp_ecn.h` of 6.18+: `tcp_ecn_send_syn`, `tcp_ecn_rcv_syn`,
 //!   `tcp_accecn_syn_requested`, `tcp_accecn_reflector_flags`, `tcp_ecn_rcv_synack`;
 //!   `net/ipv4/tcp_output.c` `__tcp_retransmit_skb`: `tcp_ecn_clear_syn` under
@@ -87,14 +89,16 @@ pub fn synack_flags(mode: EcnMode, syn_ecn: Ecn) -> u8 {
     }
 }
 
-/// The mode a client that asked for `wanted` takes from a SYN-ACK with `flags`.
-pub fn client_mode(wanted: EcnMode, flags: u8) -> EcnMode {
+/// The mode a client that asked for `wanted` takes from a SYN-ACK with `flags`;
+/// `no_classic_fallback`: asking for AccECN it takes no ECN rather than classic ECN (Linux's
+/// `TCP_CONG_NO_FALLBACK_RFC3168`, set by TCP Prague).
+pub fn client_mode(wanted: EcnMode, flags: u8, no_classic_fallback: bool) -> EcnMode {
     match wanted {
         None => None,
         Some(EcnFeedback::AccEcn) => match flags {
             0b000 | 0b111 => None,
             // RFC 3168's answer (and the reserved 101, as Linux reads it)
-            0b001 | 0b101 => Some(EcnFeedback::Classic),
+            0b001 | 0b101 => (!no_classic_fallback).then_some(EcnFeedback::Classic),
             _ => Some(EcnFeedback::AccEcn),
         },
         // an RFC 3168 client: ECE without CWR
@@ -134,7 +138,7 @@ mod tests {
         for (i, client) in ends.into_iter().enumerate() {
             for (j, server) in ends.into_iter().enumerate() {
                 let at_server = server_mode(syn_flags(client, 0, true), server);
-                let at_client = client_mode(client, synack_flags(at_server, Ecn::NotEct));
+                let at_client = client_mode(client, synack_flags(at_server, Ecn::NotEct), false);
                 assert_eq!((at_server, at_client), table[i][j], "client {client:?}, server {server:?}");
             }
         }
@@ -148,11 +152,11 @@ mod tests {
         assert_eq!(synack_flags(m, Ecn::Ect0), 0b100);
         assert_eq!(synack_flags(m, Ecn::Ce), 0b110);
         for f in [0b010, 0b011, 0b100, 0b110] {
-            assert_eq!(client_mode(m, f), m);
+            assert_eq!(client_mode(m, f, false), m);
         }
         // the AE flag cleared on the way back: ECT(0)'s 100 reads as no ECN
-        assert_eq!(client_mode(m, 0b100 & !AE), None);
-        assert_eq!(client_mode(m, 0b110 & !AE), m);
+        assert_eq!(client_mode(m, 0b100 & !AE, false), None);
+        assert_eq!(client_mode(m, 0b110 & !AE, false), m);
     }
 
     #[test]
@@ -173,7 +177,9 @@ mod tests {
         let syn = syn_flags(Some(AccEcn), 0, true) & !AE;
         let server = server_mode(syn, Some(AccEcn));
         assert_eq!(server, Some(Classic));
-        assert_eq!(client_mode(Some(AccEcn), synack_flags(server, Ecn::NotEct)), Some(Classic));
+        assert_eq!(client_mode(Some(AccEcn), synack_flags(server, Ecn::NotEct), false), Some(Classic));
+        // TCP Prague takes no ECN instead (and runs Reno)
+        assert_eq!(client_mode(Some(AccEcn), synack_flags(server, Ecn::NotEct), true), None);
     }
 
     #[test]

@@ -841,6 +841,7 @@ impl Sender {
     /// algorithm that needs it runs Reno (Linux's dctcp_reno and tcp_prague's prague_reno), its
     /// packets Not-ECT.
     pub fn negotiated(&mut self, mode: negotiation::EcnMode) {
+        debug_assert!(mode.is_none() || self.ecn, "negotiation cannot turn ECN on");
         if mode == self.ecn_mode() {
             return;
         }
@@ -891,7 +892,7 @@ impl Sender {
             return; // a duplicate SYN-ACK
         }
         // its flags (AE, CWR, ECE) say what the receiver agreed to (RFC 9768 Table 2)
-        self.negotiated(negotiation::client_mode(self.ecn_mode(), a.ace));
+        self.negotiated(negotiation::client_mode(self.ecn_mode(), a.ace, self.cc.no_classic_fallback()));
         let now = ctx.now;
         self.conn = ConnState::Established;
         self.connected_at = Some(now);
