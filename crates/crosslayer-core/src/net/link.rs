@@ -213,6 +213,9 @@ pub struct Link {
     /// Eager links: the serialization time of the packets that passed through since the last
     /// `settle_all` (their counts wait in the queue: `Queue::pass_fifo`).
     passed_busy_ns: u64,
+    /// A wireless LAN's link (`net::wlan`): (medium, member). Its member sends its packets when
+    /// the medium lets it, never its own transmitter (the engine keeps `tx_done_pending` set).
+    pub wlan: Option<(u32, u32)>,
 }
 
 /// An arrival decided ahead: when, the flow's slot on this link (`Sim::hops`), the packet's
@@ -278,13 +281,14 @@ impl Link {
             view: Ring::default(),
             view_bytes: 0,
             passed_busy_ns: 0,
+            wlan: None,
         }
     }
 
     /// Whether this link can know each packet's departure at its arrival (module docs): its
     /// discipline is FIFO deciding at arrival, and nothing else decides at transmission.
     pub fn may_know_departures(&self) -> bool {
-        self.queue.qdisc.fifo_at_arrival() && self.impair.is_none() && self.loss == 0.0 && self.jitter == Dur::ZERO && self.capture_tx == 0
+        self.queue.qdisc.fifo_at_arrival() && self.impair.is_none() && self.loss == 0.0 && self.jitter == Dur::ZERO && self.capture_tx == 0 && self.wlan.is_none()
     }
 
     /// Whether the arrival at the far node of each packet this link sends is known when its
@@ -293,7 +297,7 @@ impl Link {
     /// decided ahead (module docs). Random loss and order-preserving jitter are decided at the
     /// start too.
     pub fn may_feed_ahead(&self) -> bool {
-        self.capture_rx == 0 && (self.eager || (self.impair.is_none() && !self.reorders && self.capture_tx == 0))
+        self.capture_rx == 0 && self.wlan.is_none() && (self.eager || (self.impair.is_none() && !self.reorders && self.capture_tx == 0))
     }
 
     /// The packet last put in the pipe, with its arrival at the far node.
