@@ -102,8 +102,8 @@ fn to_py(py: Python<'_>, r: RunResult) -> PyResult<Bound<'_, PyDict>> {
     summary.set_item("engine_version", env!("CARGO_PKG_VERSION"))?;
     let out = PyDict::new(py);
     out.set_item("summary", summary)?;
-    let RunResult { flows, udp, queues, hosts, hops, drops, qdisc_stats, series, cwnd, goodput, milestones, pcap, .. } = r;
-    for (name, t) in [("flows", flows), ("udp", udp), ("queues", queues), ("hosts", hosts), ("hops", hops), ("drops", drops), ("qdisc_stats", qdisc_stats), ("series", series), ("cwnd", cwnd), ("goodput", goodput), ("milestones", milestones)] {
+    let RunResult { flows, udp, queues, hosts, hops, drops, qdisc_stats, series, cwnd, goodput, milestones, wlan, pcap, .. } = r;
+    for (name, t) in [("flows", flows), ("udp", udp), ("queues", queues), ("hosts", hosts), ("hops", hops), ("drops", drops), ("qdisc_stats", qdisc_stats), ("series", series), ("cwnd", cwnd), ("goodput", goodput), ("milestones", milestones), ("wlan", wlan)] {
         out.set_item(name, table(py, t)?)?;
     }
     if !pcap.is_empty() {
