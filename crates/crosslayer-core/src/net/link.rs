@@ -125,6 +125,10 @@ pub enum LinkRole {
     HostUp,
     /// A graph's link to a host.
     HostDown,
+    /// A wireless LAN's link from a station to its access point (`net::wlan`).
+    WlanUp,
+    /// A wireless LAN's link from the access point to a station.
+    WlanDown,
 }
 
 impl LinkRole {
@@ -140,13 +144,15 @@ impl LinkRole {
             LinkRole::Router => "router",
             LinkRole::HostUp => "host_up",
             LinkRole::HostDown => "host_down",
+            LinkRole::WlanUp => "wlan_up",
+            LinkRole::WlanDown => "wlan_down",
         }
     }
 
     /// The role a name gives (`forward`, ..., `host_down`).
     pub fn from_name(name: &str) -> Option<LinkRole> {
         use LinkRole::*;
-        [Forward, Reverse, SenderUp, SenderDown, ReceiverUp, ReceiverDown, Router, HostUp, HostDown].into_iter().find(|r| r.name() == name)
+        [Forward, Reverse, SenderUp, SenderDown, ReceiverUp, ReceiverDown, Router, HostUp, HostDown, WlanUp, WlanDown].into_iter().find(|r| r.name() == name)
     }
 }
 

@@ -81,6 +81,7 @@ impl Topology {
             members.extend(stations.iter().map(|&s| (s, vec![by_ends[&(s, ap)]])));
             for (m, (_, ls)) in members.iter().enumerate() {
                 for &l in ls {
+                    links[l as usize].role = if m == 0 { super::link::LinkRole::WlanDown } else { super::link::LinkRole::WlanUp };
                     links[l as usize].wlan = Some((w as u32, m as u32));
                     links[l as usize].tx_done_pending = true;
                 }

@@ -211,7 +211,7 @@ pub struct LinkRow<'a> {
 pub fn queue_columns<'a>() -> Vec<Col<'a, LinkRow<'a>>> {
     let mut c = vec![
         Col::str("link", "link name: <from>-><to>", |r: &LinkRow| &r.name),
-        Col::str("role", "in a dumbbell: forward (A->B, the bottleneck), reverse (B->A), sender_up, sender_down, receiver_up, receiver_down; in a graph: router (between two routers), host_up (from a host), host_down (to a host), or the role the link declares", |r: &LinkRow| r.role.name()),
+        Col::str("role", "in a dumbbell: forward (A->B, the bottleneck), reverse (B->A), sender_up, sender_down, receiver_up, receiver_down; in a graph: router (between two routers), host_up (from a host), host_down (to a host), wlan_up / wlan_down (a wireless LAN's, from a station / from its access point), or the role the link declares", |r: &LinkRow| r.role.name()),
         Col::str("qdisc", "queue discipline (canonical name)", |r: &LinkRow| r.qdisc),
         Col::u64("rate_bps", "bps", &["link rate"], |r: &LinkRow| r.rate_bps),
         Col::f64("delay_s", "s", "propagation delay", |r: &LinkRow| r.delay.secs_f64()),
