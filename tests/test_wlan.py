@@ -6,12 +6,14 @@ reports each member, and bad LANs are errors naming the field and the fix."""
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
 from crosslayer import run
 from crosslayer.scenario import Scenario, ScenarioError
 
+ROOT = Path(__file__).resolve().parents[1]
 STATIONS = ["W1", "W2", "W3"]
 
 
@@ -74,13 +76,10 @@ def test_the_access_point_gets_one_share_of_the_frames() -> None:
 
 
 def test_the_draft_wireless_study_file_validates() -> None:
-    from crosslayer.suites import tcpeval  # noqa: F401  (the suite's package data)
     from crosslayer.study import Study
-    from importlib.resources import files
 
-    path = files("crosslayer") / "data" / "suites" / "tcpeval" / "wireless-lan.toml"
-    study = Study.from_file(str(path))
-    assert len(study.points()) == 18
+    study = Study.from_toml(ROOT / "python" / "crosslayer" / "data" / "suites" / "tcpeval" / "wireless-lan.toml")
+    assert len(study.points()) == 18  # 3 loads x 2 TCPs x 3 seeds
 
 
 @pytest.mark.parametrize(
