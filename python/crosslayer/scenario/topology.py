@@ -436,7 +436,7 @@ class Wlan(_Model):
     turn); default: ``qdisc``."""
     dcf: DcfConfig = DcfConfig()
     """The medium's DCF and PHY: rate, basic_rate, slot, sifs, cw_min, cw_max, retry_limit, ...
-    (``crosslayer list wlan``; defaults 802.11g at 54 Mb/s)."""
+    (the catalog's ``wlan`` section, ``docs/models/wlan.md``; defaults 802.11g at 54 Mb/s)."""
 
     @model_validator(mode="after")
     def _check_wlan(self) -> Wlan:
