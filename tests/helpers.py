@@ -171,4 +171,5 @@ def fake_engine_result(spec: dict[str, Any]) -> dict[str, Any]:
         "cwnd": cwnd,
         "goodput": _fill("goodput", 2, {"t_s": [1.0, 2.0], "flow": [spec["flows"][0]["name"]] * 2, "bytes": [1448, 2896], "goodput_bps": [11584.0, 23168.0]}) if spec["flows"] else _fill("goodput", 0, {}),
         "milestones": _fill("milestones", 0, {}),
+        "wlan": _fill("wlan", 0, {}),
     }

@@ -49,7 +49,7 @@ def test_list_tcp_and_tables() -> None:
     assert (min_rto["default"], min_rto["unit"]) == (None, "time"), "set by the profile"
     assert tcp["profiles"]["linux"]["min_rto"] == 200_000_000 and tcp["profiles"]["ns3"]["min_rto"] == 1_000_000_000
     tables = json.loads(CliRunner().invoke(app, ["list", "tables", "--json"]).stdout)
-    assert set(tables) == {"flows", "udp", "queues", "hosts", "hops", "drops", "qdisc_stats", "series", "cwnd", "goodput", "milestones"}
+    assert set(tables) == {"flows", "udp", "queues", "hosts", "hops", "drops", "qdisc_stats", "series", "cwnd", "goodput", "milestones", "wlan"}
     assert all(c["doc"] and c["dtype"] in ("f64", "u64", "str", "category") for t in tables.values() for c in t["columns"])
 
 

@@ -178,7 +178,7 @@ def test_the_reduced_tcp_evaluation_suite_writes_its_report(tmp_path: Path) -> N
     r = _cli("suite", "run", "tcpeval", "--quick", "--cc", "htcp", "-o", str(tmp_path), "-j", "2", "--json")
     assert r.returncode == 0, r.stderr
     report = (tmp_path / "report.md").read_text()
-    for heading in ("4.4.1", "4.4.2", "4.4.3", "4.4.4", "4.4.6", "5.1", "5.2", "5.3", "6.1", "6.2", "6.3"):
+    for heading in ("4.4.1", "4.4.2", "4.4.3", "4.4.4", "4.4.5", "4.4.6", "5.1", "5.2", "5.3", "6.1", "6.2", "6.3"):
         assert f"## Section {heading}:" in report, heading
     for figure in ("basic_data_center", "basic_access_link", "basic_trans_oceanic", "basic_satellite", "basic_dial_up", "buffer", "rampup", "transients", "inter_rtt"):
         assert (tmp_path / "figures" / f"{figure}.png").stat().st_size > 5000, figure
@@ -202,6 +202,10 @@ def test_the_reduced_tcp_evaluation_suite_writes_its_report(tmp_path: Path) -> N
     # the satellite: 4 Mb/s up (left to right), 40 Mb/s down, the load of the uplink
     sq = Store(tmp_path / "satellite").queues()
     assert set(sq[sq.role == "forward"].rate_bps) == {4e6} and set(sq[sq.role == "reverse"].rate_bps) == {40e6}
+    # the wireless LAN: its stations' and access point's queues are the medium's, 6 Mb/s
+    wq = Store(tmp_path / "wireless-lan").queues()
+    assert set(wq[wq.role.isin(["wlan_up", "wlan_down"])].rate_bps) == {6e6} and (wq[wq.role == "wlan_down"].tx_pkts > 0).all()
+    assert set(Store(tmp_path / "wireless-lan").runs().tcp) == {"reno", "htcp"}
     # the buffer table's throughput is the loaded direction's bytes over the measured time
     bq = Store(tmp_path / "buffer").queues()
     table = pd.read_csv(tmp_path / "tables" / "buffer.csv")

@@ -145,6 +145,8 @@ class Catalog:
     """Profile name -> the value each profile-dependent TCP option takes (engine units)."""
     limits: tuple[Param, ...]
     """The settable safety limits of a run (a study's ``[limits]`` table)."""
+    wlan: tuple[Param, ...]
+    """A wireless LAN's 802.11 DCF and PHY parameters (a graph's ``wlans[*].dcf``)."""
     bounds: dict[str, Bound]
     """The fixed limits: max_duration, max_delay, max_rate, max_hosts, max_flows, ..."""
     tables: dict[str, TableInfo]
@@ -203,6 +205,7 @@ def catalog() -> Catalog:
         tcp=tuple(Param.from_json(p) for p in raw["tcp"]),
         tcp_profiles=raw["tcp_profiles"],
         limits=tuple(Param.from_json(p) for p in raw["limits"]),
+        wlan=tuple(Param.from_json(p) for p in raw.get("wlan", ())),
         bounds={name: Bound(name=name, **b) for name, b in raw["bounds"].items()},
         tables=tables,
     )

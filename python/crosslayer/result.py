@@ -52,7 +52,7 @@ TCP flow), ``udp`` (one row per unresponsive CBR flow), ``queues`` (one row per 
 ``qdisc_stats`` (per link and discipline counter), ``series`` (the bottleneck queue every
 sample_interval), ``cwnd`` (per flow every sample_interval, with cwnd_trace), ``goodput`` (per
 flow every goodput_interval) and ``milestones`` (per byte milestone a flow passed, for groups that
-set ``milestones``). ``series`` and
+set ``milestones``), ``wlan`` (per member of a wireless LAN). ``series`` and
 ``cwnd`` add columns of algorithm state (:func:`state_columns`)."""
 
 BOTTLENECK_ROLE: Final = "forward"
@@ -242,6 +242,9 @@ class Result:
     """When each flow of a group that sets ``milestones`` first held 15 kB, 150 kB, 1.5 MB, ...
     (1500 x 10^n bytes) in order at its receiver: ``flow``, ``bytes``, ``t_s`` and
     ``since_start_s`` (draft-irtf-iccrg-tcpeval-01 section 5.2.3)."""
+    wlan: pd.DataFrame
+    """One row per member of a wireless LAN (its access point, then each station): frames
+    delivered, attempts, collisions, retries, drops at the retry limit, airtime."""
     scenario: Scenario
     captures: dict[str, bytes] = field(default_factory=dict)
     """Packet captures (``[pcap]``): file name (``R1-R2.pcap``, ``S1.pcap``) -> pcap bytes;
@@ -476,7 +479,7 @@ class Result:
                     if frame[col].dtype == object and frame[col].map(lambda v: v is None or isinstance(v, (int, float))).all():
                         frame[col] = pd.to_numeric(frame[col], errors="coerce").astype(float)
                 tables[name] = frame
-            elif name in ("udp", "hops", "milestones"):  # written before UDP flows (or the hops or milestones table) existed
+            elif name in ("udp", "hops", "milestones", "wlan"):  # written before UDP flows (or the hops, milestones or wlan table) existed
                 tables[name] = _table(None, columns)
             else:
                 raise FileNotFoundError(f"{src}: no {name}.parquet or {name}.json")

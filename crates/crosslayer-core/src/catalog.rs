@@ -1,6 +1,6 @@
 //! The catalog: everything Python builds its models, validation, listings and docs from, as
 //! data: every registered congestion control, queue discipline and topology preset (their
-//! declarations, from the registries), the TCP options with both profiles' values, the run limits and fixed bounds, and
+//! declarations, from the registries), the TCP options with both profiles' values, a wireless LAN's DCF parameters, the run limits and fixed bounds, and
 //! the result tables' columns. It sits on top of the engine: it reads every family and the
 //! report's declarations, and nothing below reads it.
 
@@ -20,6 +20,7 @@ pub fn catalog_json() -> Json {
         "tcp": crate::tcp::TcpConfig::specs().iter().map(ParamSpec::to_json).collect::<Vec<_>>(),
         "tcp_profiles": tcp_profiles(),
         "limits": crate::spec::RunLimits::specs().iter().map(ParamSpec::to_json).collect::<Vec<_>>(),
+        "wlan": crate::net::wlan::DcfConfig::specs().iter().map(ParamSpec::to_json).collect::<Vec<_>>(),
         "bounds": bounds,
         "tables": crate::report::tables_json(),
     })

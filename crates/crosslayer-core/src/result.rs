@@ -271,13 +271,15 @@ pub struct RunResult {
     pub goodput: Table,
     /// The byte milestones flows passed (`FlowSpec::milestones`).
     pub milestones: Table,
+    /// The members of the wireless LANs (`net::wlan`), if any.
+    pub wlan: Table,
     /// The packet captures (`pcap`), if the scenario asked for them.
     pub pcap: Vec<CaptureFile>,
 }
 
 impl RunResult {
     /// The tables by name, in the order of `report::tables_json`.
-    pub fn tables(&self) -> [(&'static str, &Table); 11] {
+    pub fn tables(&self) -> [(&'static str, &Table); 12] {
         [
             ("flows", &self.flows),
             ("udp", &self.udp),
@@ -290,6 +292,7 @@ impl RunResult {
             ("cwnd", &self.cwnd),
             ("goodput", &self.goodput),
             ("milestones", &self.milestones),
+            ("wlan", &self.wlan),
         ]
     }
 }

@@ -14,6 +14,8 @@ pub enum StreamKind {
     Scheduler = 5,
     Arrivals = 6,
     OnOff = 7,
+    /// A wireless LAN's backoff draws (`net::wlan`).
+    Medium = 8,
 }
 
 fn splitmix64(state: &mut u64) -> u64 {

@@ -52,6 +52,8 @@ pub enum Event {
     Goodput,
     /// Timer of unresponsive source `0` (`traffic`).
     SourceTimer(u32),
+    /// The next decision of wireless medium `0` (`net::wlan`): a backoff expires.
+    Medium(u32),
 }
 
 /// Bits of a heap key that hold the event: a 3-bit kind and a 21-bit index.
@@ -75,6 +77,7 @@ impl Event {
             Event::ReceiverTimer(i) => (3, i),
             Event::QdiscTimer(i) => (4, i),
             Event::Sample => (5, 0),
+            Event::Medium(i) => (5, i + 1),
             Event::Warmup => (6, 0),
             Event::Goodput => (6, 1),
             Event::SourceTimer(i) => (7, i),
@@ -92,7 +95,8 @@ impl Event {
             2 => Event::SenderTimer(index),
             3 => Event::ReceiverTimer(index),
             4 => Event::QdiscTimer(index),
-            5 => Event::Sample,
+            5 if index == 0 => Event::Sample,
+            5 => Event::Medium(index - 1),
             6 if index == 0 => Event::Warmup,
             6 => Event::Goodput,
             _ => Event::SourceTimer(index),

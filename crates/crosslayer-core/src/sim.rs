@@ -23,6 +23,8 @@ use crate::units::{Dur, Time};
 
 pub use crate::net::link::CoreCounters;
 
+mod medium;
+
 crate::counters! {
     /// What the flow met at its bottleneck (the lock-out indicators): its data at the
     /// bottleneck of its data path (the slowest link between two routers: A->B for a forward
@@ -511,6 +513,8 @@ impl Sim {
                     let link = &self.topo.links[l];
                     if !link.tx_done_pending && now >= link.busy_until() {
                         self.start_tx(now, l);
+                    } else if link.wlan.is_some() {
+                        self.wlan_enqueued(now, l);
                     }
                 }
             }
@@ -526,6 +530,7 @@ impl Sim {
                     u.timer.arm(&mut self.sched, u.source.next_deadline(), Event::SourceTimer(j as u32));
                 }
             }
+            Event::Medium(w) => self.on_medium(now, w as usize),
             Event::Sample => self.on_sample(now, rec),
             Event::Warmup => self.start_measurement(now),
             Event::Goodput => {
@@ -708,6 +713,8 @@ impl Sim {
                 link.tx_done_pending = true;
                 self.sched.schedule(link.busy_until(), Event::TxDone(l as u32));
             }
+        } else if link.wlan.is_some() {
+            self.wlan_enqueued(now, l);
         }
         self.arm_qdisc_timer(l);
     }
@@ -993,6 +1000,9 @@ impl Sim {
         self.settle_links(now);
         for l in &mut self.topo.links {
             l.start_measurement(now);
+        }
+        for w in &mut self.topo.wlans {
+            w.start_measurement();
         }
         for fl in &mut self.flows {
             match &mut fl.state {

@@ -102,8 +102,8 @@ fn to_py(py: Python<'_>, r: RunResult) -> PyResult<Bound<'_, PyDict>> {
     summary.set_item("engine_version", env!("CARGO_PKG_VERSION"))?;
     let out = PyDict::new(py);
     out.set_item("summary", summary)?;
-    let RunResult { flows, udp, queues, hosts, hops, drops, qdisc_stats, series, cwnd, goodput, milestones, pcap, .. } = r;
-    for (name, t) in [("flows", flows), ("udp", udp), ("queues", queues), ("hosts", hosts), ("hops", hops), ("drops", drops), ("qdisc_stats", qdisc_stats), ("series", series), ("cwnd", cwnd), ("goodput", goodput), ("milestones", milestones)] {
+    let RunResult { flows, udp, queues, hosts, hops, drops, qdisc_stats, series, cwnd, goodput, milestones, wlan, pcap, .. } = r;
+    for (name, t) in [("flows", flows), ("udp", udp), ("queues", queues), ("hosts", hosts), ("hops", hops), ("drops", drops), ("qdisc_stats", qdisc_stats), ("series", series), ("cwnd", cwnd), ("goodput", goodput), ("milestones", milestones), ("wlan", wlan)] {
         out.set_item(name, table(py, t)?)?;
     }
     if !pcap.is_empty() {
@@ -201,7 +201,7 @@ fn catalog() -> String {
     crosslayer_core::catalog::catalog_json().to_string()
 }
 
-/// Check one configuration (JSON text) of `section` ("cc", "aqm", "topology", "tcp" or "limits";
+/// Check one configuration (JSON text) of `section` ("cc", "aqm", "topology", "tcp", "limits" or "wlan";
 /// the first three with their "kind"): returns its problems as (field, message) pairs, empty if valid. `what` is
 /// "all" (ranges, then relations between fields), "ranges" or "relations". The message says
 /// what is valid; it does not repeat the value.
@@ -227,8 +227,9 @@ fn check_config(section: &str, config: &str, what: &str) -> PyResult<Vec<(String
         "aqm" => serde_json::from_str::<QdiscConfig>(config).map(|c| if what == "ranges" { c.range_problems() } else { c.validate() }),
         "tcp" => serde_json::from_str::<TcpConfig>(config).map(|c| pick(&c, what)),
         "limits" => serde_json::from_str::<RunLimits>(config).map(|c| pick(&c, what)),
+        "wlan" => serde_json::from_str::<crosslayer_core::net::wlan::DcfConfig>(config).map(|c| pick(&c, what)),
         "topology" => serde_json::from_str::<PresetConfig>(config).map(|c| if what == "ranges" { c.range_problems() } else { c.validate() }),
-        other => return Err(PyValueError::new_err(format!("unknown section {other:?}: use cc, aqm, topology, tcp or limits"))),
+        other => return Err(PyValueError::new_err(format!("unknown section {other:?}: use cc, aqm, topology, tcp, limits or wlan"))),
     }
     .unwrap_or_else(|e| vec![Problem::new("", e.to_string())]);
     Ok(problems.into_iter().map(|p| (p.field, p.message)).collect())

@@ -315,6 +315,9 @@ def _section_model(name: str, section: str, params: tuple[Param, ...], doc: str)
 TcpConfig: Any = _section_model(
     "TcpConfig", "tcp", catalog().tcp, "TCP endpoint options (``crosslayer list tcp``): Linux defaults where the RFCs leave a choice."
 )
+DcfConfig: Any = _section_model(
+    "DcfConfig", "wlan", catalog().wlan, "A wireless LAN's IEEE 802.11 DCF and PHY (the catalog's ``wlan`` section; ``docs/models/wlan.md``): 802.11g ERP-OFDM defaults."
+)
 RunLimits: Any = _section_model(
     "RunLimits", "limits", catalog().limits, "Safety limits of a run (``crosslayer list limits``)."
 )

@@ -20,7 +20,7 @@ from pydantic import (
 )
 
 from crosslayer.catalog import catalog, engine
-from crosslayer.scenario.algorithms import _QDISC, AlgorithmConfig, QdiscConfig, _algorithm_model, _by_kind, _tag_by
+from crosslayer.scenario.algorithms import _QDISC, AlgorithmConfig, DcfConfig, QdiscConfig, _algorithm_model, _by_kind, _tag_by
 from crosslayer.scenario.errors import _TAG, Loc, _error, _Model, _raise_problems
 from crosslayer.scenario.fields import Delay, Duration, Flag, Loss, NodeList, NodeName, Rate, read_parsed
 from crosslayer.units import (
@@ -427,6 +427,68 @@ def _routing_problems(names: dict[str, bool], neighbours: set[tuple[str, str]], 
     return out
 
 
+class Wlan(_Model):
+    """A wireless LAN: the access point ``ap`` and its ``stations`` share one IEEE 802.11 medium
+    (DCF, CSMA/CA; ``docs/models/wlan.md``). Each station gets its links ``station -> ap`` (its
+    uplink) and ``ap -> station`` (the access point's queue for it), sent when the medium lets
+    their member: the access point serves its stations' queues in turn, each station its own."""
+
+    ap: NodeName
+    """The access point (a router, or a host that is the end of the stations' flows)."""
+    stations: NodeList
+    delay: Delay | list[Delay] = 0
+    """One-way delay added to each station's frames in both directions, after the medium (ns-2's
+    link-layer delay): one for all stations, or one per station."""
+    qdisc: QdiscConfig | None = None
+    """Queue of each station's uplink; default: topology.default_qdisc."""
+    ap_qdisc: QdiscConfig | None = None
+    """Queue of each of the access point's links to its stations (one per station, served in
+    turn); default: ``qdisc``."""
+    dcf: DcfConfig = DcfConfig()
+    """The medium's DCF and PHY: rate, basic_rate, slot, sifs, cw_min, cw_max, retry_limit, ...
+    (the catalog's ``wlan`` section, ``docs/models/wlan.md``; defaults 802.11g at 54 Mb/s)."""
+
+    @model_validator(mode="after")
+    def _check_wlan(self) -> Wlan:
+        problems: list[tuple[Loc, str]] = [(("dcf", *loc), msg) for loc, msg in self.dcf.problems()]
+        if not self.stations:
+            problems.append((("stations",), 'needs at least one station, e.g. ["N1", "N2"]'))
+        if isinstance(self.delay, list) and len(self.delay) != len(self.stations):
+            problems.append((("delay",), f"one delay per station: {len(self.stations)} stations, {len(self.delay)} delays (or one delay for all)"))
+        _raise_problems(problems)
+        return self
+
+    def delays(self) -> list[int]:
+        """Each station's delay."""
+        return list(self.delay) if isinstance(self.delay, list) else [self.delay] * len(self.stations)
+
+    def link_names(self) -> list[str]:
+        """Its simplex links: each station's uplink, then its downlink."""
+        return [n for st in self.stations for n in (f"{st}->{self.ap}", f"{self.ap}->{st}")]
+
+
+def _wlan_problems(names: dict[str, bool], links: list[GraphLink], wlans: list[Wlan]) -> list[tuple[Loc, str]]:
+    """Unknown nodes, nodes in two LANs, and stations a wired link joins to their access point."""
+    out: list[tuple[Loc, str]] = []
+    wired = {frozenset(link.between) for link in links}
+    seen: set[str] = set()
+    for i, w in enumerate(wlans):
+        for loc, node in [(("wlans", i, "ap"), w.ap), *((("wlans", i, "stations", j), st) for j, st in enumerate(w.stations))]:
+            if node not in names:
+                close = difflib.get_close_matches(node, list(names), n=1)
+                hint = f" (did you mean {show(close[0])}?)" if close else ""
+                out.append((loc, f"unknown node {show(node)}{hint}"))
+            elif node in seen:
+                out.append((loc, f"{show(node)} is already in a wireless LAN: a node joins one medium, once"))
+            seen.add(node)
+        for j, st in enumerate(w.stations):
+            if st == w.ap:
+                out.append((("wlans", i, "stations", j), f"{show(st)} is the access point: a station is another node"))
+            elif frozenset((st, w.ap)) in wired:
+                out.append((("wlans", i, "stations", j), f"a wired link joins {show(st)} and {show(w.ap)} already: remove it from links (the LAN makes the station's links)"))
+    return out
+
+
 class Graph(_Model):
     """Any network: hosts (ends of flows, never transit), routers and full-duplex links.
 
@@ -441,6 +503,9 @@ class Graph(_Model):
     default_qdisc: QdiscConfig = _QDISC.validate_python({"kind": "droptail", "limit_pkts": 1000})
     """Egress queue of every link that sets none (1000 packets: Linux's default txqueuelen)."""
     routing: Routing = Routing()
+    wlans: list[Wlan] = []
+    """Wireless LANs: access points and stations sharing an 802.11 medium (each station's links
+    to and from its access point are the LAN's)."""
     bottleneck: str | None = None
     """The link the headline metrics (utilization, queue, drop ratio) describe, e.g. "R1->R2";
     default: the link most flows have as their bottleneck (the slowest link between routers
@@ -467,7 +532,9 @@ class Graph(_Model):
                 seen.setdefault(name, field)
         names = self.node_kinds()
         out += _graph_link_problems(names, self.links)
+        out += _wlan_problems(names, self.links, self.wlans)
         neighbours = {p for link in self.links for p in (tuple(link.between), tuple(reversed(link.between)))}
+        neighbours |= {p for w in self.wlans for st in w.stations for p in ((st, w.ap), (w.ap, st))}
         out += _routing_problems(names, neighbours, self.routing)
         links = self.link_names()
         if self.bottleneck is not None and self.bottleneck not in links:
@@ -476,8 +543,9 @@ class Graph(_Model):
         return out
 
     def link_names(self) -> list[str]:
-        """Its simplex links as the engine names them: each link's two directions in order."""
-        return [n for link in self.links for n in link.names()]
+        """Its simplex links as the engine names them: each link's two directions in order, then
+        the wireless LANs' (each station's uplink and downlink)."""
+        return [n for link in self.links for n in link.names()] + [n for w in self.wlans for n in w.link_names()]
 
     def engine_spec(self) -> dict[str, Any]:
         nodes = [{"name": h, "host": True} for h in self.hosts] + [{"name": r, "host": False} for r in self.routers]
@@ -488,7 +556,19 @@ class Graph(_Model):
             for (src, dst), override in (((a, b), link.forward), ((b, a), link.backward)):
                 edge = _edge_spec(link.rate, link.delay, link.loss, link.jitter, qdisc, override, link)
                 links.append({"from": src, "to": dst, "edge": edge})
-        return {"kind": "graph", "nodes": nodes, "links": links, "routing": self.routing.engine_spec()}
+        wlans = []
+        for w in self.wlans:
+            dcf = w.dcf.engine_spec()
+            up = w.qdisc or self.default_qdisc
+            down = (w.ap_qdisc or up).engine_spec()
+            for st, delay in zip(w.stations, w.delays(), strict=True):
+                edge = {"rate": dcf["rate"], "delay": delay, "loss": 0.0, "jitter": 0}
+                links += [{"from": st, "to": w.ap, "edge": {**edge, "qdisc": up.engine_spec()}}, {"from": w.ap, "to": st, "edge": {**edge, "qdisc": down}}]
+            wlans.append({"ap": w.ap, "stations": list(w.stations), "dcf": dcf})
+        spec: dict[str, Any] = {"kind": "graph", "nodes": nodes, "links": links, "routing": self.routing.engine_spec()}
+        if wlans:
+            spec["wlans"] = wlans
+        return spec
 
 
 # -- presets ----------------------------------------------------------------------------------

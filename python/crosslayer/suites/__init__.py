@@ -125,13 +125,14 @@ SUITES: Final[dict[str, Suite]] = {
     ),
     "tcpeval": Suite(
         name="tcpeval",
-        title="TCP evaluation suite: the basic scenarios (data center, access link, trans-oceanic, satellite, dial-up at 60-110 % load), the delay/throughput trade-off, ramp-up time, transients, impact on standard TCP, intra-protocol and inter-RTT fairness, multiple bottlenecks",
-        source="draft-irtf-iccrg-tcpeval-01 sections 4.4.1-4.4.4, 4.4.6, 5.1-5.3, 6.1-6.3",
+        title="TCP evaluation suite: the basic scenarios (data center, access link, trans-oceanic, satellite, wireless LAN, dial-up at 60-110 % load), the delay/throughput trade-off, ramp-up time, transients, impact on standard TCP, intra-protocol and inter-RTT fairness, multiple bottlenecks",
+        source="draft-irtf-iccrg-tcpeval-01 sections 4.4.1-4.4.6, 5.1-5.3, 6.1-6.3",
         studies=(
             SuiteStudy("data-center.toml", None, "arrivals[*].cc", _with_reno),
             SuiteStudy("access-link.toml", None, "arrivals[*].cc", _with_reno),
             SuiteStudy("trans-oceanic.toml", None, "arrivals[*].cc", _with_reno),
             SuiteStudy("satellite.toml", None, "arrivals[*].cc", _with_reno, quick={"duration": "400s", "warmup": "100s"}),
+            SuiteStudy("wireless-lan.toml", None, "arrivals[*].cc", _with_reno, quick={"duration": "120s", "warmup": "20s"}),
             SuiteStudy("dial-up.toml", None, "arrivals[*].cc", _with_reno, quick={"duration": "4000s", "warmup": "500s"}),
             SuiteStudy("buffer.toml", None, "arrivals[*].cc", _with_reno),
             SuiteStudy("rampup.toml", None, "flows[*].cc, arrivals[*].cc", _with_reno, quick={"duration": "40s", "warmup": "20s", "flows[0].start": "5s", "flows[1].start": "20s"}),

@@ -125,6 +125,10 @@ pub enum LinkRole {
     HostUp,
     /// A graph's link to a host.
     HostDown,
+    /// A wireless LAN's link from a station to its access point (`net::wlan`).
+    WlanUp,
+    /// A wireless LAN's link from the access point to a station.
+    WlanDown,
 }
 
 impl LinkRole {
@@ -140,13 +144,15 @@ impl LinkRole {
             LinkRole::Router => "router",
             LinkRole::HostUp => "host_up",
             LinkRole::HostDown => "host_down",
+            LinkRole::WlanUp => "wlan_up",
+            LinkRole::WlanDown => "wlan_down",
         }
     }
 
     /// The role a name gives (`forward`, ..., `host_down`).
     pub fn from_name(name: &str) -> Option<LinkRole> {
         use LinkRole::*;
-        [Forward, Reverse, SenderUp, SenderDown, ReceiverUp, ReceiverDown, Router, HostUp, HostDown].into_iter().find(|r| r.name() == name)
+        [Forward, Reverse, SenderUp, SenderDown, ReceiverUp, ReceiverDown, Router, HostUp, HostDown, WlanUp, WlanDown].into_iter().find(|r| r.name() == name)
     }
 }
 
@@ -213,6 +219,9 @@ pub struct Link {
     /// Eager links: the serialization time of the packets that passed through since the last
     /// `settle_all` (their counts wait in the queue: `Queue::pass_fifo`).
     passed_busy_ns: u64,
+    /// A wireless LAN's link (`net::wlan`): (medium, member). Its member sends its packets when
+    /// the medium lets it, never its own transmitter (the engine keeps `tx_done_pending` set).
+    pub wlan: Option<(u32, u32)>,
 }
 
 /// An arrival decided ahead: when, the flow's slot on this link (`Sim::hops`), the packet's
@@ -278,13 +287,14 @@ impl Link {
             view: Ring::default(),
             view_bytes: 0,
             passed_busy_ns: 0,
+            wlan: None,
         }
     }
 
     /// Whether this link can know each packet's departure at its arrival (module docs): its
     /// discipline is FIFO deciding at arrival, and nothing else decides at transmission.
     pub fn may_know_departures(&self) -> bool {
-        self.queue.qdisc.fifo_at_arrival() && self.impair.is_none() && self.loss == 0.0 && self.jitter == Dur::ZERO && self.capture_tx == 0
+        self.queue.qdisc.fifo_at_arrival() && self.impair.is_none() && self.loss == 0.0 && self.jitter == Dur::ZERO && self.capture_tx == 0 && self.wlan.is_none()
     }
 
     /// Whether the arrival at the far node of each packet this link sends is known when its
@@ -293,7 +303,7 @@ impl Link {
     /// decided ahead (module docs). Random loss and order-preserving jitter are decided at the
     /// start too.
     pub fn may_feed_ahead(&self) -> bool {
-        self.capture_rx == 0 && (self.eager || (self.impair.is_none() && !self.reorders && self.capture_tx == 0))
+        self.capture_rx == 0 && self.wlan.is_none() && (self.eager || (self.impair.is_none() && !self.reorders && self.capture_tx == 0))
     }
 
     /// The packet last put in the pipe, with its arrival at the far node.

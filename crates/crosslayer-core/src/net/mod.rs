@@ -4,6 +4,7 @@
 pub mod impair;
 pub mod link;
 pub mod topology;
+pub mod wlan;
 
 pub use link::{Link, TxStart};
 pub use topology::Topology;

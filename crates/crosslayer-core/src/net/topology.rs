@@ -18,6 +18,8 @@ use crate::units::Dur;
 
 pub struct Topology {
     pub links: Vec<Link>,
+    /// Wireless LANs: shared media whose members send on some of `links` (`net::wlan`).
+    pub wlans: Vec<super::wlan::Wlan>,
     pub node_names: Vec<String>,
     /// Whether each node is a host (an end of flows) or a router.
     pub is_host: Vec<bool>,
@@ -62,7 +64,31 @@ impl Topology {
                 Rng::stream(seed, StreamKind::LinkLoss, idx | 1 << 40),
             ));
         }
-        Topology { links, node_names: g.nodes.iter().map(|n| n.name.clone()).collect(), is_host, dumbbell }
+        let wlans = Self::wlans(g, &index, &mut links, seed);
+        Topology { links, wlans, node_names: g.nodes.iter().map(|n| n.name.clone()).collect(), is_host, dumbbell }
+    }
+
+    /// The media of a checked graph's wireless LANs: the access point's member sends on its
+    /// links to the stations, each station's on its link to the access point. Their links never
+    /// start a transmission of their own (`tx_done_pending` stays set).
+    fn wlans(g: &GraphSpec, index: &std::collections::HashMap<&str, u32>, links: &mut [Link], seed: u64) -> Vec<super::wlan::Wlan> {
+        let by_ends: std::collections::HashMap<(u32, u32), u32> = links.iter().enumerate().map(|(k, l)| ((l.from, l.to), k as u32)).collect();
+        let mut out = Vec::with_capacity(g.wlans.len());
+        for (w, spec) in g.wlans.iter().enumerate() {
+            let ap = index[spec.ap.as_str()];
+            let stations: Vec<u32> = spec.stations.iter().map(|s| index[s.as_str()]).collect();
+            let mut members = vec![(ap, stations.iter().map(|&s| by_ends[&(ap, s)]).collect::<Vec<_>>())];
+            members.extend(stations.iter().map(|&s| (s, vec![by_ends[&(s, ap)]])));
+            for (m, (_, ls)) in members.iter().enumerate() {
+                for &l in ls {
+                    links[l as usize].role = if m == 0 { super::link::LinkRole::WlanDown } else { super::link::LinkRole::WlanUp };
+                    links[l as usize].wlan = Some((w as u32, m as u32));
+                    links[l as usize].tx_done_pending = true;
+                }
+            }
+            out.push(super::wlan::Wlan::new(spec.ap.clone(), &spec.dcf, members, Rng::stream(seed, StreamKind::Medium, w as u64)));
+        }
+        out
     }
 
     /// Propagation delay along `path` (sum of the link delays).

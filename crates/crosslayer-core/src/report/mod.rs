@@ -10,12 +10,14 @@
 //! crosses), `hops` (one row per flow, direction and link of its path), `drops` (one row per
 //! link and declared drop/mark reason of its discipline), `qdisc_stats` (one row per link and
 //! counter its discipline declares), `series` (one queue, the bottleneck by default, every
-//! `sample_interval`, with its discipline's state), `cwnd` (every flow's window, with its congestion control's state).
+//! `sample_interval`, with its discipline's state), `cwnd` (every flow's window, with its congestion control's state),
+//! `wlan` (one row per member of a wireless LAN: what it did on the shared medium).
 //! Values cover the measurement window `[warmup, duration]` unless the doc says otherwise.
 
 use crate::aqm::QueueCounters;
 use crate::metrics::Counters;
 use crate::net::link::{LinkCounters, LinkRole};
+use crate::net::wlan::DcfCounters;
 use crate::result::{build, build_each, static_columns, Col, Column, ColumnSpec, DType, RunResult, Summary, Table};
 use crate::sim::{BottleneckCounters, CoreCounters, Sim};
 use crate::tcp::receiver::ReceiverCounters;
@@ -211,7 +213,7 @@ pub struct LinkRow<'a> {
 pub fn queue_columns<'a>() -> Vec<Col<'a, LinkRow<'a>>> {
     let mut c = vec![
         Col::str("link", "link name: <from>-><to>", |r: &LinkRow| &r.name),
-        Col::str("role", "in a dumbbell: forward (A->B, the bottleneck), reverse (B->A), sender_up, sender_down, receiver_up, receiver_down; in a graph: router (between two routers), host_up (from a host), host_down (to a host), or the role the link declares", |r: &LinkRow| r.role.name()),
+        Col::str("role", "in a dumbbell: forward (A->B, the bottleneck), reverse (B->A), sender_up, sender_down, receiver_up, receiver_down; in a graph: router (between two routers), host_up (from a host), host_down (to a host), wlan_up / wlan_down (a wireless LAN's, from a station / from its access point), or the role the link declares", |r: &LinkRow| r.role.name()),
         Col::str("qdisc", "queue discipline (canonical name)", |r: &LinkRow| r.qdisc),
         Col::u64("rate_bps", "bps", &["link rate"], |r: &LinkRow| r.rate_bps),
         Col::f64("delay_s", "s", "propagation delay", |r: &LinkRow| r.delay.secs_f64()),
@@ -353,6 +355,53 @@ pub fn stat_columns<'a>() -> Vec<Col<'a, StatRow<'a>>> {
 }
 
 
+/// One member of a wireless LAN (`net::wlan`) over the window.
+pub struct WlanRow<'a> {
+    wlan: &'a str,
+    member: &'a str,
+    role: &'static str,
+    links: String,
+    counters: DcfCounters,
+    span: Dur,
+}
+
+/// Columns of the `wlan` table.
+pub fn wlan_columns<'a>() -> Vec<Col<'a, WlanRow<'a>>> {
+    let mut c = vec![
+        Col::str("wlan", "the wireless LAN: its access point's name", |r: &WlanRow| r.wlan),
+        Col::str("member", "the transmitter: the access point (sending to every station) or a station (sending to the access point)", |r: &WlanRow| r.member),
+        Col::str("role", "ap or station", |r: &WlanRow| r.role),
+        Col::str("links", "the links it sends on, comma-separated (the access point serves their queues in turn)", |r: &WlanRow| &r.links),
+    ];
+    c.extend(DcfCounters::columns(|r: &WlanRow| r.counters));
+    c.push(Col::f64("airtime", "ratio", "airtime_ns / window: the fraction of the window the medium carried its frames", |r: &WlanRow| {
+        r.counters.airtime_ns as f64 / r.span.ns() as f64
+    }));
+    c.push(Col::f64("collision_ratio", "ratio", "collisions / attempts: the conditional collision probability (NaN: no attempt)", |r: &WlanRow| {
+        if r.counters.attempts == 0 { f64::NAN } else { r.counters.collisions as f64 / r.counters.attempts as f64 }
+    }));
+    c
+}
+
+/// The rows of the `wlan` table.
+fn wlan_rows(sim: &Sim, span: Dur) -> Vec<WlanRow<'_>> {
+    let topo = &sim.topo;
+    let mut rows = Vec::new();
+    for w in &topo.wlans {
+        for (k, m) in w.members.iter().enumerate() {
+            rows.push(WlanRow {
+                wlan: &w.name,
+                member: &topo.node_names[m.node as usize],
+                role: if k == 0 { "ap" } else { "station" },
+                links: m.links.iter().map(|&l| topo.links[l as usize].name.as_str()).collect::<Vec<_>>().join(","),
+                counters: m.measured(),
+                span,
+            });
+        }
+    }
+    rows
+}
+
 /// Fixed columns of `series` (then the sampled discipline's `state` fields, f64).
 pub fn series_columns() -> Vec<ColumnSpec> {
     static_columns(&[
@@ -431,6 +480,7 @@ pub fn tables_json() -> Json {
         "milestones": {"doc": "a row per byte milestone (1500 x 10^n bytes in order at the receiver) passed by a flow whose group sets milestones", "columns": fixed(milestone_columns())},
         "cwnd": {"doc": "every started flow's window every sample_interval, when cwnd_trace is on", "columns": fixed(cwnd_columns()),
                  "dynamic": "then one f64 column <cc>_<field> per state field of each congestion control in the run (NaN for other flows)"},
+        "wlan": {"doc": "one row per member of a wireless LAN (its access point, then its stations): what it did on the shared 802.11 medium", "columns": specs(wlan_columns())},
     })
 }
 
@@ -617,6 +667,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
         cwnd,
         goodput,
         milestones: milestone_table(sim, &flow_names),
+        wlan: build(&wlan_columns(), &wlan_rows(sim, span)),
         pcap,
     }
 }

@@ -10,6 +10,7 @@
 pub mod impair;
 pub mod presets;
 pub mod routing;
+pub mod wlan;
 
 use crate::aqm::QdiscConfig;
 use crate::params::Problem;
@@ -156,6 +157,9 @@ pub struct GraphSpec {
     pub links: Vec<GraphLinkSpec>,
     #[serde(default)]
     pub routing: RoutingSpec,
+    /// Wireless LANs: access points and stations whose links share an 802.11 medium.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wlans: Vec<wlan::WlanSpec>,
 }
 
 impl GraphSpec {
@@ -230,6 +234,15 @@ impl GraphSpec {
                 if !is_host(t) {
                     out.push(Problem::new(format!("{p}.to[{j}]"), format!("{t:?} is not a host of the graph")));
                 }
+            }
+        }
+        if !self.wlans.is_empty() {
+            let known = |n: &str| index.contains_key(n);
+            let edges: HashMap<(&str, &str), &EdgeSpec> = self.links.iter().map(|l| ((l.from.as_str(), l.to.as_str()), &l.edge)).collect();
+            let edge = |a: &str, b: &str| edges.get(&(a, b)).map(|e| (*e).clone());
+            let mut seen = HashSet::new();
+            for (i, w) in self.wlans.iter().enumerate() {
+                w.problems(&format!("{path}.wlans[{i}]"), &known, &edge, &mut seen, out);
             }
         }
         if out.is_empty() {
@@ -453,7 +466,7 @@ fn dumbbell_graph(forward: &EdgeSpec, reverse: &EdgeSpec, senders: &[HostSpec], 
         links.push(link(&h.name, "B", &h.up, "receiver_up"));
         links.push(link("B", &h.name, &h.down, "receiver_down"));
     }
-    GraphSpec { nodes, links, routing: RoutingSpec::default() }
+    GraphSpec { nodes, links, routing: RoutingSpec::default(), wlans: Vec::new() }
 }
 
 #[derive(Serialize, Deserialize)]
