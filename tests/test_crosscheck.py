@@ -183,7 +183,7 @@ def _with(**changes: Any) -> Scenario:
         (_with(**{"topology.bottleneck.qdisc": {"kind": "fq_codel", "ce_threshold": "1ms", "ce_threshold_selector": 2, "ce_threshold_mask": 2}}), "fq_codel ce_threshold_selector = 0x2/0x2"),
         (_with(**{"topology.bottleneck.qdisc": {"kind": "codel", "ce_threshold": "1ms"}}), "codel ce_threshold with ecn = false"),
         (_with(**{"tcp.ecn_feedback": "accecn"}), "[tcp] ecn_feedback = accecn: ns-3 3.44's receiver"),
-        (_with(**{"tcp.peer_ecn": "classic"}), "[tcp] peer_ecn = classic is not translated to ns-3"),
+        (_with(**{"tcp.peer_ecn": "classic"}), "[tcp] peer_ecn = classic is not translated to ns-3 (its receiver's UseEcn)"),
         (_with(**{"tcp.syn_ecn_fallback": True}), "[tcp] syn_ecn_fallback = true is not translated to ns-3"),
         (_with(**{"topology.bottleneck.clear_ae": True}), "clear_ae (impairments other than Bernoulli loss) has no ns-3 translation"),
     ],

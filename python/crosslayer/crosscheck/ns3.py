@@ -296,8 +296,10 @@ def _tcp(tcp: Mapping[str, Any], problems: list[str]) -> dict[str, str]:
     tcp = {**tcp, **{k: profile[k] for k in ("delayed_ack", "timestamps") if tcp.get(k) is None}}
     if tcp.get("ecn_feedback") is not None:
         problems.append(f"[tcp] ecn_feedback = {tcp['ecn_feedback']}: ns-3 3.44's receiver feeds back as its congestion control says (TcpDctcp per segment, RFC 3168 for the others; it has no AccECN): leave it unset")
+    if tcp.get("peer_ecn") not in (None, "same"):
+        problems.append(f"[tcp] peer_ecn = {tcp['peer_ecn']} is not translated to ns-3 (its receiver's UseEcn): leave it unset")
     for name, value in tcp.items():
-        if value is None or name in TCP_IGNORED or name == "ecn_feedback":
+        if value is None or name in TCP_IGNORED or name in ("ecn_feedback", "peer_ecn"):
             continue
         if name in TCP:
             attr, translate = TCP[name]
