@@ -54,15 +54,17 @@ def test_the_reduced_l4s_suite_writes_its_report(quick: tuple[Path, dict[str, An
     assert all(s["ran"] == s["points"] > 0 for s in summary["studies"].values())
     report = (out / "report.md").read_text()
     for section in ("## Expectations", "## 1. Coupled rate balance", "## 2. L-queue latency", "## 3. Unresponsive traffic", "## 4. A bottleneck that is not L4S", "## 5. RTT independence",
-                    "## 6. A drain rate that changes", "## 7. Scalability", "## 8. Bursty arrivals", "## 9. The ECN feedback"):
+                    "## 6. A drain rate that changes", "## 7. Scalability", "## 8. Bursty arrivals", "## 9. The ECN feedback", "## 10. AccECN's negotiation"):
         assert section in report, section
-    for figure in ("coupling_ratio", "latency", "overload", "fallback", "rtt", "varying", "scalability", "bursty", "feedback"):
+    for figure in ("coupling_ratio", "latency", "overload", "fallback", "rtt", "varying", "scalability", "bursty", "feedback", "negotiation"):
         assert (out / "figures" / f"{figure}.png").stat().st_size > 5000, figure
         assert f"figures/{figure}.png" in report
     expectations = json.loads((out / "expectations.json").read_text())
     assert len(expectations) >= 20
     tests = {e["test"] for e in expectations}
-    assert {"bursty", "feedback"} <= tests
+    assert {"bursty", "feedback", "negotiation"} <= tests
+    # the negotiation's outcome is the RFC's (every quick point: AccECN or none)
+    assert next(e for e in expectations if e["test"] == "negotiation")["verdict"] == "holds"
     # FQ-CoDel's L4S mode has its own rows where the suite runs it
     assert any("fq_codel_l4s" in e["statement"] for e in expectations if e["test"] == "latency")
     assert any("FQ-CoDel's L4S mode" in e["statement"] for e in expectations if e["test"] == "fallback")
@@ -109,6 +111,15 @@ def test_the_report_tables_obey_their_definitions(quick: tuple[Path, dict[str, A
         assert (int(f.ce_pkts.sum()), int(f.ce_echoed_segs.sum())) == (int(row["CE received"]), int(row["CE reported"]))
     acc = feedback[feedback.feedback == "accecn"]
     assert ((acc["CE reported"] / acc["CE received"] - 1).abs() <= 0.01).all(), "AccECN reports the marks received"
+    # negotiation: each row's ECN is what its runs' Prague flows negotiated, its marks theirs
+    nf, nruns = Store(out / "negotiation").flows(), Store(out / "negotiation").runs()
+    negotiation = pd.read_csv(out / "tables" / "negotiation.csv")
+    assert len(negotiation) == 8
+    for _, row in negotiation.iterrows():
+        keys = nruns[(nruns.middlebox == row.middlebox) & (nruns.receiver == row.receiver)].key
+        f = nf[nf.key.isin(keys) & (nf.src == "L")]
+        assert set(f.ecn) == {row["Prague's ECN"]} and int(f.bottleneck_marks.sum()) == int(row["Prague marked"])
+        assert int(f.ce_pkts.sum()) == int(row["CE received"]) <= int(row["Prague marked"])
     udp = Store(out / "overload").udp()
     assert (udp.throughput_bps <= udp.offered_bps * 1.0001).all()
     runs = pd.concat([Store(out / n).runs() for n in STUDIES])

@@ -79,7 +79,7 @@ def _with_cubic(cc: Any) -> list[Any]:
 SUITES: Final[dict[str, Suite]] = {
     "l4s": Suite(
         name="l4s",
-        title="L4S: DualQ coupling, L-queue latency (DualPI2 and FQ-CoDel's L4S mode), overload, classic-ECN fallback, RTT independence, a varying drain rate, scalability, bursty arrivals, ECN feedback (AccECN)",
+        title="L4S: DualQ coupling, L-queue latency (DualPI2 and FQ-CoDel's L4S mode), overload, classic-ECN fallback, RTT independence, a varying drain rate, scalability, bursty arrivals, ECN feedback (AccECN), AccECN negotiation and middleboxes",
         source="RFC 9330, RFC 9331, RFC 9332",
         studies=(
             SuiteStudy(
@@ -100,6 +100,7 @@ SUITES: Final[dict[str, Suite]] = {
                 quick={"topology.bottleneck.delay": ["20ms"], "flows[0].cc": ["prague"]},
             ),
             SuiteStudy("feedback.toml", "topology.bottleneck.qdisc", "flows[0].cc", quick={"topology.reverse.loss": ["0%", "30%"], "flows[0].tcp": ["accecn", "accecn_no_option", "classic"]}),
+            SuiteStudy("negotiation.toml", "topology.bottleneck.qdisc", None, quick={"flows[0].tcp": ["accecn", "off"]}),
         ),
         quick=_QUICK,
     ),

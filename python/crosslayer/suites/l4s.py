@@ -661,6 +661,90 @@ def _feedback(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     return text, exp
 
 
+def _negotiated(middlebox: str, receiver: str) -> str:
+    """What a (middlebox, receiver) point negotiates for TCP Prague (RFC 9768 Table 2, and the L4S
+    team's tcp_prague, which takes no ECN rather than classic ECN): AccECN with an AccECN receiver
+    through no middlebox or one that bleaches the ECN field (the handshake cannot see it); no ECN
+    otherwise (a classic or non-ECN receiver; an AE-clearing middlebox makes the SYN an RFC 3168
+    one)."""
+    if receiver == "accecn" and middlebox in ("none", "bleach_before", "bleach_after"):
+        return "accecn"
+    return "off"
+
+
+def _negotiation(store: Store, out: Path) -> tuple[str, list[Expectation]]:
+    """Prague's AccECN negotiation with each receiver and through each middlebox, beside CUBIC
+    under DualPI2: what the ends settle on, and what the path then does to the two flows."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    flows = store.flows()
+    runs = _per_run(flows, ["middlebox", "receiver"])
+    scal = flows[flows.src == "L"].groupby("key")
+    runs["ecn"] = runs.key.map(scal.ecn.first())
+    runs["marks"] = runs.key.map(scal.bottleneck_marks.sum())
+    runs["received"] = runs.key.map(scal.ce_pkts.sum())
+    runs["ratio"] = runs.L_mbps / runs.C_mbps
+    order = {"none": 0, "clear_ae": 1, "bleach_before": 2, "bleach_after": 3}
+    rows = []
+    for (box, rcv), d in runs.groupby(["middlebox", "receiver"], sort=False):
+        rows.append({
+            "middlebox": box, "receiver": rcv, "Prague's ECN": "/".join(sorted(set(map(str, d.ecn)))), "expected": _negotiated(str(box), str(rcv)),
+            "Prague Mb/s": _cell(d.L_mbps), "CUBIC Mb/s": _cell(d.C_mbps), "L/C": _cell(d.ratio),
+            "Prague RTT - base ms": _cell(d.L_q_ms), "CUBIC RTT - base ms": _cell(d.C_q_ms),
+            "Prague marked": int(d.marks.sum()), "CE received": int(d.received.sum()), "Prague drops": int(d.L_drops.sum()),
+            "_order": (order.get(str(box), 9), str(rcv)), "_box": str(box), "_rcv": str(rcv), "_ratio": d.ratio.mean(), "_ok": bool((d.ecn == _negotiated(str(box), str(rcv))).all()),
+            "_delay_close": bool(abs(d.L_q_ms.mean() - d.C_q_ms.mean()) <= 0.2 * d.C_q_ms.mean()),
+        })  # fmt: skip
+    table = pd.DataFrame(rows).sort_values("_order")
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for (rcv, d), style in zip(table.groupby("_rcv", sort=False), ("o-", "x--", "s:"), strict=False):
+        ax.plot(range(len(d)), d._ratio, style, label=f"receiver: {rcv}")
+        ax.set_xticks(range(len(d)), list(d._box))
+    ax.axhline(1.0, color="grey", lw=0.5)
+    ax.set(ylabel="goodput Prague / CUBIC", yscale="log", title="Prague beside CUBIC under DualPI2, by middlebox")
+    ax.legend(fontsize=8)
+    fig_path = _save(fig, out, "negotiation")
+
+    def cells(box: str, rcv: str | None = None) -> pd.DataFrame:
+        return table[(table._box == box) & ((table._rcv == rcv) if rcv else True)]
+
+    fallback = table[table["expected"] == "off"]
+    before, after = cells("bleach_before", "accecn"), cells("bleach_after", "accecn")
+    exp = [
+        Expectation("negotiation", "RFC 9768 section 3.1.1, Table 2, section 3.1.5; the L4S team's tcp_prague (TCP_CONG_NO_FALLBACK_RFC3168)",
+                    "an AccECN sender gets AccECN from an AccECN receiver, classic ECN from an RFC 3168 one and none from one without ECN; a middlebox clearing AE makes the SYN an RFC 3168 one; Prague takes no ECN rather than classic ECN",
+                    "every run's negotiated ECN is the table's `expected`",
+                    f"{int(table._ok.sum())} of {len(table)} points as expected",
+                    "not run" if table.empty else "holds" if table._ok.all() else "does not hold"),
+        Expectation("negotiation", "RFC 9331 section 4.1 (ECT(1) identifies L4S); tcp_prague's prague_reno; RFC 9330 section 6.4.3",
+                    "without ECN Prague sends Not-ECT packets, which a DualQ serves as Classic, and responds to loss as Reno: it shares the Classic queue with CUBIC",
+                    f"no Prague packet marked, its queueing delay within 20 % of CUBIC's, and its rate within a factor of {FACTOR:g} of CUBIC's",
+                    "; ".join(f"{b}/{r}: L/C {q}, {m} marked, delay {lq} ms against {cq}" for b, r, q, m, lq, cq in zip(fallback._box, fallback._rcv, fallback["L/C"], fallback["Prague marked"], fallback["Prague RTT - base ms"], fallback["CUBIC RTT - base ms"], strict=True)) or "-",
+                    "not run" if fallback.empty else "holds" if (fallback["Prague marked"] == 0).all() and fallback._delay_close.all() and all(1 / FACTOR <= x <= FACTOR for x in fallback._ratio) else "does not hold"),
+        Expectation("negotiation", "RFC 9768 section 3.2.2.3; RFC 9330 section 6.4.3",
+                    "a middlebox that bleaches the ECN field before the AQM leaves it Not-ECT packets to drop, to which a Scalable sender responds as Reno",
+                    f"no Prague packet marked, Prague within a factor of {FACTOR:g} of CUBIC",
+                    "; ".join(f"L/C {q}, {m} marked, {dr} Prague drops" for q, m, dr in zip(before["L/C"], before["Prague marked"], before["Prague drops"], strict=True)) or "-",
+                    "not run" if before.empty else "holds" if (before["Prague marked"] == 0).all() and all(1 / FACTOR <= x <= FACTOR for x in before._ratio) else "does not hold"),
+        Expectation("negotiation", "RFC 9768 section 3.2.2.3 (testing for mangling of the IP-ECN field)",
+                    "an AccECN end can tell that the path bleaches the ECN field after the AQM (the receiver's counts show no ECT arriving) and stop relying on ECN; crosslayer does not model that test, so the run shows a sender that keeps ECN",
+                    f"with the marks lost, Prague within a factor of {FACTOR:g} of CUBIC (which needs the test)",
+                    "; ".join(f"L/C {q}, {m} marked, {c} CE received" for q, m, c in zip(after["L/C"], after["Prague marked"], after["CE received"], strict=True)) or "-",
+                    "not run" if after.empty else "holds" if all(1 / FACTOR <= x <= FACTOR for x in after._ratio) else "does not hold"),
+    ]  # fmt: skip
+    text = section(
+        out, "negotiation", "10. AccECN's negotiation and middleboxes (RFC 9768 section 3.1, RFC 9331 section 4.2)",
+        "One Prague flow and one CUBIC flow (not ECN-capable), 50 Mb/s, 20 ms, DualPI2. Prague's receiver can do AccECN, classic ECN only or no ECN "
+        "(`[tcp] peer_ecn`); on Prague's path, no middlebox, one that clears the AE flag on its sender's uplink (`clear_ae`), or one that zeroes the "
+        "IP-ECN field there, before the bottleneck (`bleach_before`), or on its receiver's downlink, after the AQM (`bleach_after`). `Prague's ECN`: "
+        "what the handshake settled (`off`: none, Prague then runs Reno); `Prague marked`: its packets the AQM CE-marked; `CE received`: those that reached "
+        "its receiver marked (summed over the seeds).",
+        table, (fig_path,),
+    )
+    return text, exp
+
+
 def write(stores: Mapping[str, Store], out: Path) -> Path:
     """Write the report of the runs in ``stores`` (study file name without ``.toml`` -> its
     store) to ``out``: ``report.md``, ``figures/``, ``tables/`` and ``expectations.json``."""
@@ -677,6 +761,7 @@ def write(stores: Mapping[str, Store], out: Path) -> Path:
         ("coupling", lambda: _scalability(stores["coupling"], out)),
         ("bursty", lambda: _bursty(stores["bursty"], out)),
         ("feedback", lambda: _feedback(stores["feedback"], out)),
+        ("negotiation", lambda: _negotiation(stores["negotiation"], out)),
     ]
     for name, build in parts:
         if name not in stores and not (name == "latency" and "latency-mixed" in stores):
