@@ -260,6 +260,9 @@ fn bad_graphs_are_named_in_validation() {
     // an unknown node
     let e = problems(&set(&|v| v["topology"]["links"][0]["to"] = json!("R9")));
     assert!(e.contains("topology.links[0].to: unknown node \"R9\""), "{e}");
+    // a role the result tables do not know (it was an internal error)
+    let e = problems(&set(&|v| v["topology"]["links"][0]["role"] = json!("uplink")));
+    assert!(e.contains("topology.links[0].role: unknown role \"uplink\": one of forward, reverse,"), "{e}");
     // a link to itself
     let e = problems(&set(&|v| v["topology"]["links"][0]["to"] = json!("R1")));
     assert!(e.contains("topology.links[0]: a link from \"R1\" to itself"), "{e}");

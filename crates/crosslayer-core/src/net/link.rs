@@ -149,10 +149,25 @@ impl LinkRole {
         }
     }
 
+    /// Every role.
+    pub const ALL: [LinkRole; 11] = {
+        use LinkRole::*;
+        [Forward, Reverse, SenderUp, SenderDown, ReceiverUp, ReceiverDown, Router, HostUp, HostDown, WlanUp, WlanDown]
+    };
+
     /// The role a name gives (`forward`, ..., `host_down`).
     pub fn from_name(name: &str) -> Option<LinkRole> {
-        use LinkRole::*;
-        [Forward, Reverse, SenderUp, SenderDown, ReceiverUp, ReceiverDown, Router, HostUp, HostDown, WlanUp, WlanDown].into_iter().find(|r| r.name() == name)
+        LinkRole::ALL.into_iter().find(|r| r.name() == name)
+    }
+}
+
+#[cfg(test)]
+mod role_names {
+    /// The spec's check of a declared role (`topo::ROLES`) knows exactly these names.
+    #[test]
+    fn the_specs_role_names_are_the_roles() {
+        let names: Vec<&str> = super::LinkRole::ALL.iter().map(|r| r.name()).collect();
+        assert_eq!(names, crate::topo::ROLES);
     }
 }
 

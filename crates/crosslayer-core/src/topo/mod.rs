@@ -106,10 +106,14 @@ pub struct GraphLinkSpec {
     pub to: String,
     pub edge: EdgeSpec,
     /// Its role in the result tables (default: `router` between routers, `host_up` from a host,
-    /// `host_down` to a host).
+    /// `host_down` to a host); one of [`ROLES`].
     #[serde(default)]
     pub role: Option<String>,
 }
+
+/// The link roles a graph's link may declare (`net::link::LinkRole`'s names, which a test there
+/// keeps equal to these).
+pub const ROLES: [&str; 11] = ["forward", "reverse", "sender_up", "sender_down", "receiver_up", "receiver_down", "router", "host_up", "host_down", "wlan_up", "wlan_down"];
 
 crate::choice! {
     /// What a shortest path minimizes.
@@ -212,6 +216,9 @@ impl GraphSpec {
                 out.push(Problem::new(p.clone(), format!("duplicate link {}->{}", l.from, l.to)));
             }
             l.edge.problems(&format!("{p}.edge"), out);
+            if let Some(role) = l.role.as_deref().filter(|r| !ROLES.contains(r)) {
+                out.push(Problem::new(format!("{p}.role"), format!("unknown role {role:?}: one of {}, or leave it out", ROLES.join(", "))));
+            }
         }
         let is_host = |name: &str| index.get(name).is_some_and(|&i| self.nodes[i as usize].host);
         for (i, o) in self.routing.overrides.iter().enumerate() {
