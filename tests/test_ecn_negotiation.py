@@ -78,7 +78,7 @@ def test_the_peer_decides_with_the_sender(cc: str, peer: str, mode: str) -> None
     cc, _, asks = cc.partition("+")
     tcp = {"peer_ecn": peer, **({"ecn": True} if asks else {}), **({"ecn_feedback": "accecn"} if asks == "accecn" else {})}
     f = flows(scenario(cc, tcp=tcp))
-    assert list(f["ecn"]) == [mode] * len(f)
+    assert list(f["ecn_negotiated"]) == [mode] * len(f)
     assert (f["goodput_bps"] > 5e6).all()
 
 
@@ -106,15 +106,15 @@ def test_an_accecn_sender_that_falls_back_gets_the_one_bit_echo() -> None:
 
 def test_a_middlebox_clearing_ae_turns_accecn_into_classic_ecn() -> None:
     f = flows(scenario("cubic", tcp={"ecn": True, "ecn_feedback": "accecn"}, up={"clear_ae": True}))
-    assert list(f["ecn"]) == ["classic", "classic"]
+    assert list(f["ecn_negotiated"]) == ["classic", "classic"]
     # TCP Prague, which takes no classic ECN, runs Reno with Not-ECT packets behind such a box
     p = flows(scenario("prague", up={"clear_ae": True}))
-    assert list(p["ecn"]) == ["off", "off"] and p["bottleneck_marks"].sum() == 0
+    assert list(p["ecn_negotiated"]) == ["off", "off"] and p["bottleneck_marks"].sum() == 0
     # on the way back it changes nothing here: the SYN-ACK's flags for Prague's ECT(1) SYN are
     # 011, no AE (RFC 9768 Table 2); the ACKs' ACE field loses its top bit, which the AccECN
     # option's byte counts make up for
     back = flows(scenario("prague", receiver_up={"clear_ae": True}))
-    assert list(back["ecn"]) == ["accecn", "accecn"]
+    assert list(back["ecn_negotiated"]) == ["accecn", "accecn"]
     assert (back["goodput_bps"] > 5e6).all()
 
 
@@ -127,7 +127,7 @@ def test_bleaching_after_the_aqm_loses_its_marks() -> None:
     assert bleached["bottleneck_marks"].sum() > 0
     assert bleached["ce_pkts"].sum() == 0 and bleached["ecn_reductions"].sum() == 0
     assert bleached["bottleneck_drops"].sum() > clean["bottleneck_drops"].sum()
-    assert list(bleached["ecn"]) == ["dctcp", "dctcp"]  # negotiated: the handshake cannot tell
+    assert list(bleached["ecn_negotiated"]) == ["dctcp", "dctcp"]  # negotiated: the handshake cannot tell
 
 
 def test_bleaching_before_the_aqm_turns_its_marks_into_drops() -> None:
@@ -146,14 +146,14 @@ def test_bleaching_before_the_aqm_turns_its_marks_into_drops() -> None:
 def test_a_retransmitted_syn_drops_the_ecn_request_as_the_profile_says(profile: str, cc: str, mode: str) -> None:
     f = flows(scenario(cc, tcp={"profile": profile}, up=FIRST_LOST, flows=1))
     assert list(f["syn_retransmits"]) == [1]
-    assert list(f["ecn"]) == [mode]
+    assert list(f["ecn_negotiated"]) == [mode]
 
 
 def test_without_a_handshake_the_ends_abilities_decide() -> None:
-    assert list(flows(scenario("prague", tcp={"handshake": False, "peer_ecn": "off"}))["ecn"]) == ["off", "off"]
-    assert list(flows(scenario("prague", tcp={"handshake": False, "peer_ecn": "classic"}))["ecn"]) == ["off", "off"]
-    assert list(flows(scenario("dctcp", tcp={"handshake": False, "peer_ecn": "accecn"}))["ecn"]) == ["dctcp", "dctcp"]
-    assert list(flows(scenario("prague", tcp={"handshake": False}))["ecn"]) == ["accecn", "accecn"]
+    assert list(flows(scenario("prague", tcp={"handshake": False, "peer_ecn": "off"}))["ecn_negotiated"]) == ["off", "off"]
+    assert list(flows(scenario("prague", tcp={"handshake": False, "peer_ecn": "classic"}))["ecn_negotiated"]) == ["off", "off"]
+    assert list(flows(scenario("dctcp", tcp={"handshake": False, "peer_ecn": "accecn"}))["ecn_negotiated"]) == ["dctcp", "dctcp"]
+    assert list(flows(scenario("prague", tcp={"handshake": False}))["ecn_negotiated"]) == ["accecn", "accecn"]
 
 
 def test_a_misspelt_peer_is_refused_by_name() -> None:

@@ -118,7 +118,7 @@ def test_the_report_tables_obey_their_definitions(quick: tuple[Path, dict[str, A
     for _, row in negotiation.iterrows():
         keys = nruns[(nruns.middlebox == row.middlebox) & (nruns.receiver == row.receiver)].key
         f = nf[nf.key.isin(keys) & (nf.src == "L")]
-        assert set(f.ecn) == {row["Prague's ECN"]} and int(f.bottleneck_marks.sum()) == int(row["Prague marked"])
+        assert set(f.ecn_negotiated) == {row["Prague's ECN"]} and int(f.bottleneck_marks.sum()) == int(row["Prague marked"])
         assert int(f.ce_pkts.sum()) == int(row["CE received"]) <= int(row["Prague marked"])
     udp = Store(out / "overload").udp()
     assert (udp.throughput_bps <= udp.offered_bps * 1.0001).all()

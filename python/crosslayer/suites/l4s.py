@@ -681,7 +681,7 @@ def _negotiation(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     flows = store.flows()
     runs = _per_run(flows, ["middlebox", "receiver"])
     scal = flows[flows.src == "L"].groupby("key")
-    runs["ecn"] = runs.key.map(scal.ecn.first())
+    runs["ecn"] = runs.key.map(scal.ecn_negotiated.first())
     runs["marks"] = runs.key.map(scal.bottleneck_marks.sum())
     runs["received"] = runs.key.map(scal.ce_pkts.sum())
     runs["ratio"] = runs.L_mbps / runs.C_mbps

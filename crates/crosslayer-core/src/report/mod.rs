@@ -89,7 +89,7 @@ pub fn flow_columns<'a>() -> Vec<Col<'a, FlowRow<'a>>> {
         Col::f64("start_s", "s", "start time (whole run)", |r: &FlowRow| r.start_s),
         Col::f64("stop_s", "s", "time the sender stopped sending new data; NaN = ran to the end", |r: &FlowRow| r.stop_s),
         Col::str("connection", "the connection at the end: established, closed (a finite flow that completed and closed both ways), never_connected (every SYN timed out), aborted (data_retries timeouts), reset (its application aborted it at its abort time), connecting, not_started", |r: &FlowRow| r.connection),
-        Col::str("ecn", "the ECN feedback its connection uses, as the handshake negotiated it (tcp peer_ecn; a middlebox's clear_ae) and the sender reads it: off, classic (RFC 3168), dctcp (RFC 8257's echo) or accecn (RFC 9768); off for an algorithm that needs ECN means it ran Reno (Linux's dctcp and tcp_prague fall back so)", |r: &FlowRow| r.ecn),
+        Col::str("ecn_negotiated", "the ECN feedback its connection uses, as the handshake negotiated it (tcp peer_ecn; a middlebox's clear_ae) and the sender reads it: off, classic (RFC 3168), dctcp (RFC 8257's echo) or accecn (RFC 9768); off for an algorithm that needs ECN means it ran Reno (Linux's dctcp and tcp_prague fall back so)", |r: &FlowRow| r.ecn),
         Col::f64("connected_s", "s", "when the handshake completed (the start time without a handshake); NaN = never", |r: &FlowRow| r.connected_s),
         Col::f64("ended_s", "s", "when the connection failed or was given up; NaN = it did not", |r: &FlowRow| r.ended_s),
         Col::f64("base_rtt_s", "s", "propagation round-trip time (no queueing, no serialization): the delays of its data path and of its ACKs' path", |r: &FlowRow| r.base_rtt.secs_f64()),
