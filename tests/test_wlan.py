@@ -109,3 +109,19 @@ def test_a_wired_link_to_a_station_is_refused() -> None:
     data["topology"]["links"].append({"between": ["W1", "AP"], "rate": "1Gbps", "delay": "1ms"})
     with pytest.raises(ScenarioError, match="a wired link joins"):
         Scenario.from_dict(data)
+
+
+def test_a_study_keeps_the_wlan_table(tmp_path: Path) -> None:
+    from crosslayer.store import Store
+    from crosslayer.study import Study
+    from crosslayer.sweep import run_study
+
+    data = lan()
+    data.update(duration="6s", warmup="1s")
+    data["flows"] = [{"src": "S", "dst": STATIONS, "cc": "cubic"}]
+    data["study"] = {"seeds": [1, 2]}
+    store = Store(tmp_path / "store")
+    assert run_study(Study.from_dict(data), store, workers=1).ran == 2
+    w = store.wlan()
+    assert len(w) == 2 * 4 and set(w.member) == {"AP", *STATIONS}
+    assert (w.groupby("key").frames.sum() > 0).all()

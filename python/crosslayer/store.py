@@ -15,6 +15,7 @@ Layout::
       cwnd/<key>.parquet      each flow's cwnd trace (when the scenario sets cwnd_trace)
       goodput/<key>.parquet   each flow's goodput series (when the scenario sets goodput_interval)
       milestones/<key>.parquet  byte milestones (when a flow group sets milestones)
+      wlan/<key>.parquet      one row per member of a wireless LAN (when the topology has one)
       .lock                   taken while an invocation edits study.json or cleans up
       .claims/<key>           held (flock) by the invocation running that point
 
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = ["TABLES", "Claim", "DiskFullError", "Store", "StoreError", "differences", "folder_kind", "git_commit"]
 
-TABLES: Final = ("runs", "flows", "queues", "series", "udp", "cwnd", "goodput", "milestones")
+TABLES: Final = ("runs", "flows", "queues", "series", "udp", "cwnd", "goodput", "milestones", "wlan")
 LARGE_TABLE_ROWS: Final = 1_000_000
 """A run's table with more rows than this (a long time series) takes its text labels as
 categoricals when it is stored (memory: a byte a row instead of a pointer)."""
@@ -375,6 +376,10 @@ class Store:
     def goodput(self) -> pd.DataFrame:
         return self.table("goodput")
 
+    def wlan(self) -> pd.DataFrame:
+        """The wireless LANs' members (frames, attempts, collisions, retries, drops, airtime)."""
+        return self.table("wlan")
+
     def find(self, key: str | None = None, where: Mapping[str, str] | None = None) -> str:
         """The one stored run with this key (or key prefix) and these column values (compared
         as text); ``LookupError`` says what matched instead."""
@@ -536,7 +541,7 @@ def frames_for(key: str, labels: Mapping[str, Any], result: Any, config: Mapping
         return out
 
     tables = {"runs": pd.DataFrame([row]), "flows": tag(result.flows), "queues": tag(result.queues)}
-    for name in ("series", "udp", "cwnd", "goodput", "milestones"):
+    for name in ("series", "udp", "cwnd", "goodput", "milestones", "wlan"):
         frame = getattr(result, name)
         if len(frame):
             tables[name] = tag(frame)

@@ -124,7 +124,7 @@ def results_plot(
 
 @results_app.command("query")
 def results_query(
-    sql: Annotated[str, typer.Argument(help="SQL over the views runs, flows, queues, series, udp, cwnd (DuckDB).")],
+    sql: Annotated[str, typer.Argument(help="SQL over the views runs, flows, queues, series, udp, cwnd, goodput, milestones, wlan (DuckDB).")],
     store: Annotated[Path, typer.Option("--store", "-s", help="Result store folder.")] = Path("results"),
     output: Annotated[str, typer.Option("--format", help="table, csv, json or markdown.")] = "table",
     json_output: Annotated[bool, typer.Option("--json", help="Print the rows as one JSON array (as --format json).")] = False,
