@@ -319,7 +319,9 @@ def _fallback(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     def lq(aqm: str) -> list[tuple[float, float]]:
         """(Prague's, CUBIC's) mean queueing delay, ms, per base RTT through ``aqm``."""
         d = runs[runs.aqm == aqm]
-        return [(float(g.L_q_ms.mean()), float(g.C_q_ms.mean())) for _, g in d.groupby("base_rtt", sort=False)]
+        # in base-RTT order, as the table (the stores' row order is the order runs finished)
+        cells = sorted(d.groupby("base_rtt", sort=False), key=lambda kv: _rate_or_label(kv[0]))
+        return [(float(g.L_q_ms.mean()), float(g.C_q_ms.mean())) for _, g in cells]
 
     classic_ecn = ratios("pie_ecn") + ratios("codel_ecn")
     exp = [
