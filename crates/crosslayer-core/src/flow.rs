@@ -193,10 +193,9 @@ impl Flow {
             PeerEcn::AccEcn => Some(EcnFeedback::AccEcn),
         };
         if !spec.tcp.handshake {
-            let server = negotiation::server_mode(negotiation::syn_flags(wanted, 0, false), receiver.able);
+            let (server, client) = negotiation::handshake(wanted, receiver.able, sender.control_ecn(), sender.cc.no_classic_fallback());
             receiver.set_mode(server);
-            let flags = negotiation::synack_flags(server, sender.control_ecn());
-            sender.negotiated(negotiation::client_mode(wanted, flags, sender.cc.no_classic_fallback()));
+            sender.negotiated(client);
         }
         (sender.dscp, sender.port, receiver.dscp, receiver.port) = (spec.dscp, spec.port, spec.dscp, spec.port);
         Endpoints { sender, receiver }

@@ -385,6 +385,13 @@ macro_rules! choice {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
         pub enum $name { $($(#[doc = $doc])* #[serde(rename = $s)] $v),+ }
+        impl $name {
+            /// Its name in study files and result tables.
+            #[allow(dead_code)] // a choice only a test declares, or one no table names
+            pub fn name(self) -> &'static str {
+                match self { $($name::$v => $s),+ }
+            }
+        }
         impl $crate::params::ParamType for $name {
             const KIND: &'static str = "str";
             fn choices() -> &'static [&'static str] {

@@ -106,14 +106,17 @@ pub fn client_mode(wanted: EcnMode, flags: u8, no_classic_fallback: bool) -> Ecn
     }
 }
 
+/// A handshake that nothing on the path changes, from first SYN to SYN-ACK: (the server's
+/// mode, the client's), for a client asking for `wanted` whose SYN goes `syn_ecn`, a server
+/// able to give `able`.
+pub fn handshake(wanted: EcnMode, able: EcnMode, syn_ecn: Ecn, no_classic_fallback: bool) -> (EcnMode, EcnMode) {
+    let server = server_mode(syn_flags(wanted, 0, false), able);
+    (server, client_mode(wanted, synack_flags(server, syn_ecn), no_classic_fallback))
+}
+
 /// A name for a mode, as the flows table reports it.
 pub fn mode_name(mode: EcnMode) -> &'static str {
-    match mode {
-        None => "off",
-        Some(EcnFeedback::Classic) => "classic",
-        Some(EcnFeedback::Dctcp) => "dctcp",
-        Some(EcnFeedback::AccEcn) => "accecn",
-    }
+    mode.map_or("off", EcnFeedback::name)
 }
 
 #[cfg(test)]
@@ -137,9 +140,7 @@ mod tests {
         ];
         for (i, client) in ends.into_iter().enumerate() {
             for (j, server) in ends.into_iter().enumerate() {
-                let at_server = server_mode(syn_flags(client, 0, true), server);
-                let at_client = client_mode(client, synack_flags(at_server, Ecn::NotEct), false);
-                assert_eq!((at_server, at_client), table[i][j], "client {client:?}, server {server:?}");
+                assert_eq!(handshake(client, server, Ecn::NotEct, false), table[i][j], "client {client:?}, server {server:?}");
             }
         }
     }

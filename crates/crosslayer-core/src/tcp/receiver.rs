@@ -146,13 +146,11 @@ pub struct Receiver {
     /// Codepoint of its SYN-ACK and ACKs: the sender's control codepoint (`Sender::control_ecn`:
     /// both ends run the flow's congestion control, so with DCTCP they are ECN-capable too).
     pub ect: Ecn,
-    /// The ECN feedback it can give (`[tcp] peer_ecn`; `None`: no ECN), and whether a SYN
-    /// already settled the connection's (`negotiation.rs`: the first SYN decides, a retransmitted
-    /// one gets the same answer).
+    /// The ECN feedback it can give (`[tcp] peer_ecn`; `None`: no ECN), and the connection's
+    /// once settled (`negotiation.rs`: the first SYN decides, a retransmitted one gets the same
+    /// answer).
     pub able: EcnMode,
-    negotiated: bool,
-    /// The connection uses ECN (`mode`).
-    ecn_on: bool,
+    settled: Option<EcnMode>,
     /// TSval to echo in the next ACK.
     ts_echo: Time,
     /// The cumulative ACK of the last ACK sent (`u64::MAX`: none yet).
@@ -204,8 +202,7 @@ impl Receiver {
             accecn_option: cfg.accecn_option,
             ect: Ecn::NotEct,
             able: None,
-            negotiated: false,
-            ecn_on: true,
+            settled: None,
             ts_echo: Time::ZERO,
             last_ack: u64::MAX,
             fin_seq: None,
@@ -237,7 +234,7 @@ impl Receiver {
     /// answers a retransmitted SYN), echoing its timestamp.
     pub fn on_syn(&mut self, syn: impl Into<Segment>, ctx: &mut TxCtx<'_>) {
         let syn: Segment = syn.into();
-        let mode = if self.negotiated { self.mode() } else { negotiation::server_mode(syn.ace, self.able) };
+        let mode = self.settled.unwrap_or_else(|| negotiation::server_mode(syn.ace, self.able));
         self.set_mode(mode);
         let ace = negotiation::synack_flags(mode, syn.ecn);
         let p = Packet { flow: self.flow, kind: PktKind::SynAck, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: self.syn_bytes, tsval: ctx.now, tsecr: syn.tsval, ecn: self.ect, ace, ..Default::default() };
@@ -245,15 +242,10 @@ impl Receiver {
         self.counters.synacks_sent += 1;
     }
 
-    /// The ECN feedback it gives (`None`: no ECN).
-    pub fn mode(&self) -> EcnMode {
-        self.ecn_on.then_some(self.feedback)
-    }
-
     /// The connection's ECN feedback is `mode` (from the SYN, or without a handshake from both
     /// ends' abilities): without ECN its packets are Not-ECT and it feeds nothing back.
     pub fn set_mode(&mut self, mode: EcnMode) {
-        self.negotiated = true;
+        self.settled = Some(mode);
         match mode {
             Some(f) => self.feedback = f,
             None => {
@@ -261,7 +253,6 @@ impl Receiver {
                 self.ect = Ecn::NotEct;
             }
         }
-        self.ecn_on = mode.is_some();
     }
 
     /// The sender reset the connection (an abort): forget it, acknowledge nothing more.

@@ -852,7 +852,7 @@ impl Sender {
                 self.accecn = None;
                 if self.cc.needs_ecn() {
                     let env = CcEnv { mss: self.mss, initial_cwnd: self.iw_bytes, profile: self.profile, slow_start: self.slow_start, rng_seed: 1, ts_tick: self.ts_granularity };
-                    self.cc = Cc::Reno(<crate::cc::reno::Reno as crate::registry::Algorithm>::new(&Default::default(), &env));
+                    self.cc = Cc::new(&crate::cc::CcConfig::Reno(Default::default()), &env);
                 }
             }
             Some(f) => {
