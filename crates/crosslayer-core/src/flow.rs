@@ -94,7 +94,7 @@ impl Summary {
     /// `hops`: the (rate, delay) of the links of its data path and of its ACKs' path.
     pub fn of(ep: &Endpoints, hops: [&[Hop]; 2]) -> Summary {
         let (s, r) = (&ep.sender, &ep.receiver);
-        let h = &s.rtt_hist;
+        let h = s.rtt_hist.get();
         let ideal_fct = s.size().map(|_| {
             let (hs, full, full_size, last) = s.wire_train();
             let hs = hs.map(|(syn, ack)| (syn, r.synack_bytes(), ack));
@@ -111,15 +111,15 @@ impl Summary {
         });
         Summary {
             conn: s.conn,
-            connected_at: s.connected_at,
-            ended_at: s.ended_at,
+            connected_at: s.connected_at.get(),
+            ended_at: s.ended_at.get(),
             sender: s.counters,
             receiver: r.counters,
             rtt: RttStats { mean_s: h.mean().map(|v| v / 1e9), min_s: h.min().map(|v| v as f64 / 1e9), p99_s: h.quantile(0.99).map(|v| v / 1e9), samples: h.count() },
             cwnd_final_bytes: s.window.cwnd,
             size: s.size(),
             rcv_nxt: r.rcv_nxt,
-            completed_at: r.completed_at,
+            completed_at: r.completed_at.get(),
             ideal_fct,
             ecn: s.ecn_mode(),
         }
@@ -163,14 +163,14 @@ impl Flow {
         let i = self.id;
         let env = CcEnv { rng_seed: Rng::stream(seed, StreamKind::Flow, i as u64 | 1 << 40).next_u64(), ..Sender::cc_env(&spec.tcp) };
         let cc = Cc::new(&spec.cc, &env);
-        let mut sender = Sender::new(i, self.src, self.dst, &spec.tcp, cc, self.start, spec.stop.unwrap_or(Time::NEVER));
-        if let Some(size) = spec.size {
+        let mut sender = Sender::new(i, self.src, self.dst, &spec.tcp, cc, self.start, spec.stop.get().unwrap_or(Time::NEVER));
+        if let Some(size) = spec.size.get() {
             sender.set_size(size.get());
         }
-        if let Some(rate) = spec.app_rate {
+        if let Some(rate) = spec.app_rate.get() {
             sender.set_app_rate(rate);
         }
-        if let Some(at) = spec.abort {
+        if let Some(at) = spec.abort.get() {
             sender.set_abort(at);
         }
         if let Some(o) = &spec.on_off {
@@ -246,4 +246,20 @@ impl Flow {
 #[inline(never)]
 fn outside_life(id: u32) -> ! {
     unreachable!("a packet or timer of flow #{id} outside its life")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a flow holds at least, whatever it does (issue 21: 2 KiB a flow at 90,000 flows,
+    /// `docs/PERFORMANCE.md`); a field that grows them should be shared, boxed when rare, or
+    /// weighed against that figure.
+    #[test]
+    fn a_flow_stays_small() {
+        use std::mem::size_of;
+        assert!(size_of::<Endpoints>() <= 1232, "Endpoints is {} bytes", size_of::<Endpoints>());
+        assert!(size_of::<Flow>() <= 136, "Flow is {} bytes", size_of::<Flow>());
+        assert!(size_of::<FlowSpec>() <= 136, "FlowSpec is {} bytes", size_of::<FlowSpec>());
+    }
 }

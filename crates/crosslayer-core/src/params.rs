@@ -383,7 +383,7 @@ impl<T: ParamType> ParamType for Vec<T> {
 macro_rules! choice {
     ($(#[$m:meta])* pub enum $name:ident { $($(#[doc = $doc:literal])* $v:ident = $s:literal),+ $(,)? }) => {
         $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
         pub enum $name { $($(#[doc = $doc])* #[serde(rename = $s)] $v),+ }
         impl $name {
             /// Its name in study files and result tables.

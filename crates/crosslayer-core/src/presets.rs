@@ -8,7 +8,7 @@ use crate::cc::cubic::CubicConfig;
 use crate::cc::CcConfig;
 use crate::spec::{EdgeSpec, FlowSpec, HostSpec, ScenarioSpec, StartSpec, TopologySpec};
 use crate::tcp::TcpConfig;
-use crate::units::{Dur, Rate, Time};
+use crate::units::{Dur, Opt, Rate, Time};
 
 const MS: u64 = 1_000_000;
 const US: u64 = 1_000;
@@ -46,16 +46,16 @@ fn three_by_three(rate_bps: u64, bottleneck_delay_ns: u64, sender_delays: [u64; 
             let pair = i % 9;
             let (src, dst) = ((pair / 3) as u32, (pair % 3) as u32);
             FlowSpec {
-                name: format!("N{}-N{}.{}", src + 1, dst + 4, i / 9),
+                name: format!("N{}-N{}.{}", src + 1, dst + 4, i / 9).into(),
                 src: src.into(),
                 dst: dst.into(),
                 reverse: false,
                 cc: cc.clone().into(),
                 tcp: TcpConfig::default().into(),
                 start: StartSpec::Uniform { from: Time::ZERO, to: Time::from_secs(3) },
-                stop: None,
-                size: None,
-                app_rate: None, abort: None, on_off: None,
+                stop: Opt::NONE,
+                size: Opt::NONE,
+                app_rate: Opt::NONE, abort: Opt::NONE, on_off: None,
                 dscp: 0,
                 port: 0,
                 milestones: false,
@@ -118,7 +118,7 @@ pub fn single_bottleneck(rate_bps: u64, rtt_ns: u64, buffer_pkts: u32, flows: Ve
         flows: flows
             .into_iter()
             .enumerate()
-            .map(|(i, (cc, tcp))| FlowSpec { name: format!("f{i}"), src: 0.into(), dst: 0.into(), reverse: false, cc: cc.into(), tcp: tcp.into(), size: None, app_rate: None, abort: None, on_off: None, start: StartSpec::Fixed { at: Time::ZERO }, stop: None, dscp: 0, port: 0, milestones: false })
+            .map(|(i, (cc, tcp))| FlowSpec { name: format!("f{i}").into(), src: 0.into(), dst: 0.into(), reverse: false, cc: cc.into(), tcp: tcp.into(), size: Opt::NONE, app_rate: Opt::NONE, abort: Opt::NONE, on_off: None, start: StartSpec::Fixed { at: Time::ZERO }, stop: Opt::NONE, dscp: 0, port: 0, milestones: false })
             .collect(),
         udp: vec![],
         arrivals: vec![],

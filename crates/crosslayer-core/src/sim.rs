@@ -20,6 +20,8 @@ use crate::metrics::LogHistogram;
 use crate::packet::Ecn;
 use crate::traffic::cbr::{CbrRecvCounters, CbrSentCounters, CbrSource};
 use crate::units::{Dur, Time};
+use std::collections::HashSet;
+use std::sync::Arc;
 
 pub use crate::net::link::CoreCounters;
 
@@ -121,6 +123,9 @@ pub struct Sim {
     pub milestones: Vec<(u32, u64, Time)>,
     /// Flows started and not ended, now and at most.
     live: u32,
+    /// One copy of each distinct sender's and receiver's settings, shared by the live flows
+    /// that have them.
+    settings: (HashSet<Arc<crate::tcp::sender::Settings>>, HashSet<Arc<crate::tcp::receiver::Settings>>),
     peak_live: u32,
     end: Time,
     warmup: Time,
@@ -145,7 +150,8 @@ impl Sim {
         };
         let topo = Topology::build(&plan.net.graph, plan.net.dumbbell.clone(), spec.seed);
         let end = Time::ZERO + spec.duration;
-        let mut hop_link = Vec::new();
+        // exactly as long as the paths (a flow's six hops: 24 bytes a flow, not 48 after doubling)
+        let mut hop_link = Vec::with_capacity(plan.flows.iter().map(|(_, _, [data, ack])| data.len() + ack.len()).sum());
         let mut route = |path: &[u32]| {
             let r = Route { base: hop_link.len() as u32, len: path.len() as u32, bottleneck: topo.bottleneck(path) as u32 };
             hop_link.extend_from_slice(path);
@@ -215,6 +221,7 @@ impl Sim {
             next_milestone: Vec::new(),
             milestones: Vec::new(),
             live: 0,
+            settings: Default::default(),
             peak_live: 0,
             hop_link,
             end,
@@ -484,7 +491,10 @@ impl Sim {
                     match fl.state {
                         FlowState::Live(_) => {}
                         FlowState::Pending => {
-                            fl.state = FlowState::Live(Box::new(fl.endpoints(&self.spec.flows[f as usize], self.spec.seed, self.end)));
+                            let mut ep = Box::new(fl.endpoints(&self.spec.flows[f as usize], self.spec.seed, self.end));
+                            ep.sender.share_settings(&mut self.settings.0);
+                            ep.receiver.share_settings(&mut self.settings.1);
+                            fl.state = FlowState::Live(ep);
                             self.live += 1;
                             self.peak_live = self.peak_live.max(self.live);
                         }

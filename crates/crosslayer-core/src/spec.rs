@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::cc::CcConfig;
 use crate::params::{describe_problems, Params, Problem};
 use crate::tcp::TcpConfig;
-use crate::units::{Bytes, Dur, Rate, Time};
+use crate::units::{Bytes, Dur, Opt, Rate, Time};
 use serde::{Deserialize, Serialize};
 
 pub use crate::topo::{EdgeSpec, GraphSpec, HostRef, HostSpec, TopologySpec};
@@ -140,7 +140,7 @@ pub enum StartSpec {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
-    pub name: String,
+    pub name: Box<str>,
     /// The data source: a host's name, or in a dumbbell an index into the senders (into the
     /// receivers when `reverse`).
     pub src: HostRef,
@@ -160,20 +160,20 @@ pub struct FlowSpec {
     pub start: StartSpec,
     /// No new data after this time; `None` = until the end.
     #[serde(default)]
-    pub stop: Option<Time>,
+    pub stop: Opt<Time>,
     /// Payload bytes of a finite flow (it completes when the last is delivered: its flow
     /// completion time); `None` = a bulk transfer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Opt::is_none")]
+    pub size: Opt<Bytes>,
     /// The application writes at this rate (payload) from the start: the sender is
     /// application-limited when it has sent what was written; `None` = always data to send.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub app_rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Opt::is_none")]
+    pub app_rate: Opt<Rate>,
     /// Its application resets the connection at this time (a RST, then nothing more: the flow
     /// stops without closing); `None` = it does not. A flow whose start comes at or after it
     /// never starts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub abort: Option<Time>,
+    #[serde(default, skip_serializing_if = "Opt::is_none")]
+    pub abort: Opt<Time>,
     /// Its application alternates writing and silence (`traffic::onoff`); `None` = it writes
     /// throughout (at `app_rate`, or as fast as TCP takes the data).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -294,16 +294,16 @@ impl ArrivalSpec {
             let [src, dst] = self.pairs[rng.range_inclusive(0, self.pairs.len() as u64 - 1) as usize].clone();
             let size = self.sizes.sample(rng);
             out.push(FlowSpec {
-                name: format!("{}.{}", self.name, out.len()),
+                name: format!("{}.{}", self.name, out.len()).into(),
                 src,
                 dst,
                 reverse: self.reverse,
                 cc: cc.clone(),
                 tcp: tcp.clone(),
                 start: StartSpec::Fixed { at },
-                stop: None,
-                size: Some(Bytes::new(size)),
-                app_rate: None, abort: None, on_off: None,
+                stop: Opt::NONE,
+                size: Opt::some(Bytes::new(size)),
+                app_rate: Opt::NONE, abort: Opt::NONE, on_off: None,
                 dscp: self.dscp,
                 port: self.port,
                 milestones: false,
@@ -543,17 +543,17 @@ impl ScenarioSpec {
                 },
             };
             self.flows.extend(names.map(|name| FlowSpec {
-                name,
+                name: name.into(),
                 src: src.clone(),
                 dst: dst.clone(),
                 reverse,
                 cc: cc.clone(),
                 tcp: tcp.clone(),
                 start: t.start.clone(),
-                stop: t.stop,
-                size: t.size,
-                app_rate: t.app_rate,
-                abort: t.abort,
+                stop: t.stop.into(),
+                size: t.size.into(),
+                app_rate: t.app_rate.into(),
+                abort: t.abort.into(),
                 on_off: t.on_off.clone(),
                 dscp: t.dscp,
                 port: t.port,
@@ -651,10 +651,10 @@ impl ScenarioSpec {
                     }
                 }
             }
-            if f.abort == Some(Time::ZERO) {
+            if f.abort.get() == Some(Time::ZERO) {
                 out.push(Problem::new(format!("{path}.abort"), "must be after 0s (leave it out for a flow that is not aborted)"));
             }
-            if f.size.is_some_and(|b| b.get() == 0 || b.get() > MAX_FLOW_BYTES) {
+            if f.size.get().is_some_and(|b| b.get() == 0 || b.get() > MAX_FLOW_BYTES) {
                 out.push(Problem::new(format!("{path}.size"), format!("a finite flow sends 1 B to {} GB (leave size out for a bulk transfer)", MAX_FLOW_BYTES / 1_000_000_000)));
             }
             let end = Time::ZERO + self.duration;
@@ -749,11 +749,11 @@ impl ScenarioSpec {
                 StartSpec::Fixed { at } => at,
                 StartSpec::Uniform { from, to } => Time::from_ns(crate::rng::Rng::stream(self.seed, crate::rng::StreamKind::Flow, i as u64).range_inclusive(from.ns(), to.ns())),
             };
-            let rate = f.app_rate.expect("validated: new connections need an app_rate");
+            let rate = f.app_rate.get().expect("validated: new connections need an app_rate");
             let mut rng = crate::rng::Rng::stream(self.seed, crate::rng::StreamKind::OnOff, i as u64);
-            for (k, (from, to)) in o.draw(start, f.stop.unwrap_or(end).min(end), &mut rng).into_iter().enumerate() {
+            for (k, (from, to)) in o.draw(start, f.stop.get().unwrap_or(end).min(end), &mut rng).into_iter().enumerate() {
                 let bytes = (rate.bps() as u128 * to.since(from).ns() as u128 / 8_000_000_000).max(1) as u64;
-                out.push(FlowSpec { name: format!("{}.{k}", f.name), start: StartSpec::Fixed { at: from }, size: Some(Bytes::new(bytes.min(MAX_FLOW_BYTES))), on_off: None, stop: None, ..f.clone() });
+                out.push(FlowSpec { name: format!("{}.{k}", f.name).into(), start: StartSpec::Fixed { at: from }, size: Opt::some(Bytes::new(bytes.min(MAX_FLOW_BYTES))), on_off: None, stop: Opt::NONE, ..f.clone() });
                 if out.len() > MAX_FLOWS {
                     return Err(vec![Problem::new(format!("flows[{i}].on_off"), format!("its on-periods would open more than {MAX_FLOWS} connections: lengthen the periods"))]);
                 }

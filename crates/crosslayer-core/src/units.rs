@@ -148,6 +148,113 @@ impl Bytes {
     }
 }
 
+/// A value of 64 bits that may be absent, in 8 bytes instead of `Option`'s 16: `u64::MAX`
+/// stands for "none", so the value itself may never be `u64::MAX` (`some` refuses it). For the
+/// optional times, durations and segment numbers of state kept per flow (issue 21's memory per
+/// flow); read it as an `Option` with `get`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Opt<T: Packed>(u64, std::marker::PhantomData<T>);
+
+/// A type [`Opt`] can hold: a `u64` underneath.
+pub trait Packed: Copy {
+    fn to_bits(self) -> u64;
+    fn from_bits(bits: u64) -> Self;
+}
+
+impl Packed for u64 {
+    #[inline]
+    fn to_bits(self) -> u64 {
+        self
+    }
+    #[inline]
+    fn from_bits(bits: u64) -> u64 {
+        bits
+    }
+}
+
+macro_rules! packed_unit {
+    ($($T:ident),*) => {$(
+        impl Packed for $T {
+            #[inline]
+            fn to_bits(self) -> u64 {
+                self.0
+            }
+            #[inline]
+            fn from_bits(bits: u64) -> $T {
+                $T(bits)
+            }
+        }
+    )*};
+}
+packed_unit!(Time, Dur, Rate, Bytes);
+
+impl<T: Packed> Opt<T> {
+    pub const NONE: Opt<T> = Opt(u64::MAX, std::marker::PhantomData);
+
+    #[inline]
+    pub fn some(v: T) -> Opt<T> {
+        let bits = v.to_bits();
+        assert!(bits != u64::MAX, "Opt cannot hold u64::MAX, its 'none'");
+        Opt(bits, std::marker::PhantomData)
+    }
+
+    #[inline]
+    pub fn get(self) -> Option<T> {
+        (self.0 != u64::MAX).then(|| T::from_bits(self.0))
+    }
+
+    #[inline]
+    pub fn is_some(&self) -> bool {
+        self.0 != u64::MAX
+    }
+
+    #[inline]
+    pub fn is_none(&self) -> bool {
+        self.0 == u64::MAX
+    }
+
+    #[inline]
+    pub fn take(&mut self) -> Option<T> {
+        std::mem::replace(self, Opt::NONE).get()
+    }
+}
+
+impl<T: Packed> Default for Opt<T> {
+    fn default() -> Opt<T> {
+        Opt::NONE
+    }
+}
+
+impl<T: Packed> From<Option<T>> for Opt<T> {
+    #[inline]
+    fn from(o: Option<T>) -> Opt<T> {
+        o.map_or(Opt::NONE, Opt::some)
+    }
+}
+
+/// In JSON as the `Option` it stands for (`null` for none); the one value it cannot hold is
+/// refused as an error, not a panic.
+impl<T: Packed + Serialize> Serialize for Opt<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.get().serialize(s)
+    }
+}
+
+impl<'de, T: Packed + Deserialize<'de>> Deserialize<'de> for Opt<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Opt<T>, D::Error> {
+        match Option::<T>::deserialize(d)? {
+            Some(v) if v.to_bits() == u64::MAX => Err(serde::de::Error::custom(format!("{} is out of range", u64::MAX))),
+            o => Ok(o.into()),
+        }
+    }
+}
+
+impl<T: Packed + fmt::Debug> fmt::Debug for Opt<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
 impl Add<Dur> for Time {
     type Output = Time;
     #[inline]
@@ -223,6 +330,23 @@ impl fmt::Display for Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn opt_holds_what_an_option_holds_in_8_bytes() {
+        assert_eq!(std::mem::size_of::<Opt<Time>>(), 8);
+        let mut t: Opt<Time> = Opt::some(Time::ZERO);
+        assert_eq!(t.get(), Some(Time::ZERO));
+        assert_eq!(format!("{t:?}"), "Some(Time(0))");
+        assert_eq!(t.take(), Some(Time::ZERO));
+        assert!(t.is_none() && t.get().is_none() && t == Opt::NONE && t == Opt::default());
+        assert_eq!(Opt::from(Some(u64::MAX - 1)).get(), Some(u64::MAX - 1));
+        assert_eq!(Opt::<Dur>::from(None).get(), None);
+        assert!(std::panic::catch_unwind(|| Opt::some(u64::MAX)).is_err(), "the sentinel is not a value");
+        assert_eq!(serde_json::to_string(&Opt::some(Time::from_ns(5))).unwrap(), "5");
+        assert_eq!(serde_json::to_string(&Opt::<Time>::NONE).unwrap(), "null");
+        assert_eq!(serde_json::from_str::<Opt<Time>>("7").unwrap().get(), Some(Time::from_ns(7)));
+        assert!(serde_json::from_str::<Opt<Time>>("18446744073709551615").is_err(), "an error, not a panic");
+    }
 
     #[test]
     fn tx_time_rounds_up() {

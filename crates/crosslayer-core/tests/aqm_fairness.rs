@@ -49,16 +49,16 @@ fn seed003_rtt(qdisc: QdiscConfig, seconds: u64, rtt_ms: u64) -> ScenarioSpec {
     let reverse = edge(gig, Dur::from_ms(rtt_ms / 2), presets::droptail(10_000));
     let flows = (0..20)
         .map(|i| FlowSpec {
-            name: format!("{}{}", if i < 10 { "cubic" } else { "compound" }, i % 10),
+            name: format!("{}{}", if i < 10 { "cubic" } else { "compound" }, i % 10).into(),
             src: ((i / 10) as u32).into(),
             dst: 0u32.into(),
             reverse: false,
             cc: if i < 10 { presets::cubic() } else { CcConfig::Compound(Default::default()) }.into(),
             tcp: TcpConfig::default().into(),
             start: StartSpec::Uniform { from: Time::ZERO, to: Time::from_secs(1) },
-            stop: None,
-            size: None,
-            app_rate: None, abort: None, on_off: None,
+            stop: crosslayer_core::units::Opt::NONE,
+            size: crosslayer_core::units::Opt::NONE,
+            app_rate: crosslayer_core::units::Opt::NONE, abort: crosslayer_core::units::Opt::NONE, on_off: None,
             dscp: 0,
             port: 0,
             milestones: false,

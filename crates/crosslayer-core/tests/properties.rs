@@ -119,19 +119,19 @@ prop_compose! {
         let reverse = dir == 0;
         let (n_src, n_dst) = if reverse { (n_r, n_s) } else { (n_s, n_r) };
         FlowSpec {
-            name: String::new(),
+            name: "".into(),
             src: (a % n_src).into(),
             dst: (b % n_dst).into(),
             reverse,
             cc: all[cc % all.len()].clone().into(),
             tcp: tcp.into(),
             start: StartSpec::Uniform { from: Time::ZERO, to: Time::from_ns(start * MS) },
-            stop: stop.map(|s| Time::from_ns(s * MS)),
-            size: size.map(Bytes::new),
+            stop: stop.map(|s| Time::from_ns(s * MS)).into(),
+            size: size.map(Bytes::new).into(),
             // one flow in four with an application writing 1-20 Mb/s
-            app_rate: (a % 4 == 1).then(|| Rate::from_mbps(1 + (b % 20) as u64)),
+            app_rate: (a % 4 == 1).then(|| Rate::from_mbps(1 + (b % 20) as u64)).into(),
             // one flow in five aborted (a RST) between 0.1 s and 3 s
-            abort: (b % 5 == 2).then(|| Time::from_ns((100 + a as u64 % 2900) * MS)),
+            abort: (b % 5 == 2).then(|| Time::from_ns((100 + a as u64 % 2900) * MS)).into(),
             // one flow in six an on-off source: exponential on, Pareto off; a new connection per
             // on-period when it writes at a rate
             on_off: (a % 6 == 3).then(|| Box::new(OnOffSpec {
@@ -184,7 +184,7 @@ fn arb_scenario() -> impl Strategy<Value = ScenarioSpec> {
                     v.into_iter().enumerate().map(|(i, (up, down))| HostSpec { name: format!("{p}{i}"), up, down }).collect()
                 };
                 for (i, f) in flows.iter_mut().enumerate() {
-                    f.name = format!("f{i}");
+                    f.name = format!("f{i}").into();
                 }
                 for (i, u) in udp.iter_mut().enumerate() {
                     u.name = format!("u{i}");

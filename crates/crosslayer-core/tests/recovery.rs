@@ -179,7 +179,7 @@ impl Wire {
                 assert_eq!(p.kind, PktKind::Ack);
                 let (recoveries, outstanding, una) = (self.sender.counters.fast_recoveries, self.sender.sb.packets_out(), self.sender.snd_una());
                 self.sender.on_ack(info, &mut TxCtx { now: t, arena: &mut self.arena, out: &mut out });
-                self.ack_times.push((t, self.sender.rtt.srtt));
+                self.ack_times.push((t, self.sender.rtt.srtt.get()));
                 if self.sender.counters.fast_recoveries > recoveries {
                     self.recovery_entries.push((outstanding, self.sender.window.ssthresh));
                     self.recovery_times.push(t);
@@ -441,7 +441,7 @@ fn syn_timer_backs_off_and_the_flow_fails_after_the_retries() {
         never.run(50, Time::from_secs(2000), &|_, _| false);
         assert_eq!(never.sender.conn, ConnState::Failed, "{profile:?}");
         assert_eq!(secs(&never), syns, "{profile:?}");
-        assert_eq!(never.sender.ended_at, Some(Time::from_secs(fail_at)), "{profile:?}");
+        assert_eq!(never.sender.ended_at.get(), Some(Time::from_secs(fail_at)), "{profile:?}");
     }
 }
 
@@ -454,15 +454,15 @@ fn lost_syns_and_the_initial_window_and_the_handshake_rtt() {
     use crosslayer_core::tcp::Profile;
     let mut clean = handshake_wire(Profile::Linux, 0);
     clean.run(1, Time::from_secs(5), &|_, _| false);
-    assert_eq!(clean.sender.rtt.srtt, Some(Dur::from_ms(20)), "the SYN / SYN-ACK round trip");
+    assert_eq!(clean.sender.rtt.srtt.get(), Some(Dur::from_ms(20)), "the SYN / SYN-ACK round trip");
     // SYNs lost, then data sent; stop before the first data is acknowledged
     let first_window = |profile, lost: u32| {
         let mut w = handshake_wire(profile, lost);
         let connected = [0u64, 1, 2, 3, 4, 5, 7][lost as usize] * 1000 + 20; // Linux SYN schedule, ms
         let connected = if profile == Profile::Ns3 { [0u64, 3, 9][lost as usize] * 1000 + 20 } else { connected };
         w.run(1000, Time::from_ms(connected + 10), &|_, _| false);
-        assert_eq!(w.sender.connected_at, Some(Time::from_ms(connected)), "{profile:?} {lost}");
-        assert_eq!(w.sender.rtt.srtt, Some(Dur::from_ms(20)), "{profile:?}: the echo of the last SYN");
+        assert_eq!(w.sender.connected_at.get(), Some(Time::from_ms(connected)), "{profile:?} {lost}");
+        assert_eq!(w.sender.rtt.srtt.get(), Some(Dur::from_ms(20)), "{profile:?}: the echo of the last SYN");
         w.sender.counters.segments_sent
     };
     assert_eq!(first_window(Profile::Linux, 0), 10, "IW10 after a clean handshake");
@@ -686,7 +686,7 @@ fn echo_rtt_samples_are_whole_milliseconds() {
         let mut w = Wire::with_config(cfg, presets::reno());
         w.one_way = Dur::from_us(10_250);
         w.run(100, Time::from_secs(5), &|_, _| false);
-        let min = w.sender.rtt.min_rtt.unwrap();
+        let min = w.sender.rtt.min_rtt.get().unwrap();
         match profile {
             Profile::Linux => assert_eq!(min, Dur::from_us(20_500), "Karn samples in microseconds"),
             Profile::Ns3 => assert!(min.ns() % 1_000_000 == 0 && (20..=21).contains(&(min.ns() / 1_000_000)), "{min}"),
@@ -821,7 +821,7 @@ fn timed_samples_keep_the_backoff_until_a_timed_segment_is_acknowledged() {
     assert!(after.iter().take_while(|&&b| b == 1).count() > 1, "{after:?}");
     assert_eq!(*after.last().unwrap(), 0, "a timed segment's sample clears it: {after:?}");
     // whole 10 ms ticks: 2 x one_way
-    let srtt = w.sender.rtt.srtt.unwrap();
+    let srtt = w.sender.rtt.srtt.get().unwrap();
     assert_eq!(srtt.ns() % 10_000_000, 0, "{srtt}");
 }
 

@@ -55,7 +55,7 @@ use super::law::{slow_start};
 use super::{AckEvent, CcEnv, CongestionControl, CongestionEvent, CongestionKind, SsRule, Window};
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::stack::Profile;
-use crate::units::{Dur, Time};
+use crate::units::{Dur, Opt, Time};
 
 crate::choice! {
     /// The RTT added to t in W_cubic(t + RTT).
@@ -106,15 +106,27 @@ crate::params! {
     }
 }
 
+/// What CUBIC reads of its configuration once built (the HyStart fields went to `hystart`):
+/// 24 bytes where the configuration takes 40, in every flow.
+#[derive(Clone, Copy, Debug)]
+struct Params {
+    c: f64,
+    beta: f64,
+    fast_convergence: bool,
+    tcp_friendliness: bool,
+    rtt: CubicRtt,
+    increase: CubicIncrease,
+}
+
 #[derive(Clone, Debug)]
 pub struct Cubic {
-    cfg: CubicConfig,
+    cfg: Params,
     /// W_max, segments: window just before the last reduction (after fast convergence).
     w_max: f64,
     /// K, seconds: time the cubic curve takes to climb back to W_max.
     k: f64,
     /// Start of the current congestion-avoidance epoch; `None` until the first CA ACK.
-    epoch_start: Option<Time>,
+    epoch_start: Opt<Time>,
     /// Origin of the cubic curve for this epoch, segments (W_max, or cwnd when above it).
     origin: f64,
     /// W_est, segments: the Reno-friendly estimate.
@@ -136,7 +148,7 @@ pub struct Cubic {
     /// 1/20 segment per segment acknowledged.
     no_w_max: bool,
     /// Smallest RTT seen (Linux `delay_min`).
-    delay_min: Option<Dur>,
+    delay_min: Opt<Dur>,
     pub hystart: Hystart,
     ss: SsRule,
     /// ns-3's TcpCubic details: delay samples are SRTT and ignored for 10 ms (not 1 s) after an
@@ -185,7 +197,7 @@ impl Cubic {
         Cubic {
             w_max: 0.0,
             k: 0.0,
-            epoch_start: None,
+            epoch_start: Opt::NONE,
             origin: 0.0,
             w_est: 0.0,
             cwnd_prior: 0.0,
@@ -195,11 +207,11 @@ impl Cubic {
             cwnd_cnt: 0.0,
             beta_scale: (8.0 * (1.0 + cfg.beta) / (3.0 * (1.0 - cfg.beta))).floor().max(1.0),
             no_w_max: true,
-            delay_min: None,
+            delay_min: Opt::NONE,
             hystart: Hystart::new(cfg.hystart.unwrap_or(HystartMode::Linux), cfg.hystart_low_window, cfg.hystart_ack_delta),
             ss: SsRule::Linux,
             ns3: false,
-            cfg,
+            cfg: Params { c: cfg.c, beta: cfg.beta, fast_convergence: cfg.fast_convergence, tcp_friendliness: cfg.tcp_friendliness, rtt: cfg.rtt, increase: cfg.increase },
         }
     }
 
@@ -217,11 +229,11 @@ impl Cubic {
     }
 
     pub fn epoch_start(&self) -> Option<Time> {
-        self.epoch_start
+        self.epoch_start.get()
     }
 
     fn start_epoch(&mut self, now: Time, cwnd: f64) {
-        self.epoch_start = Some(now);
+        self.epoch_start = Opt::some(now);
         if self.after_rto {
             self.w_max = cwnd;
             self.after_rto = false;
@@ -240,7 +252,7 @@ impl Cubic {
 
     /// Shared by congestion events and timeouts: update W_max and return ssthresh in segments.
     fn reduce(&mut self, cwnd: f64) -> f64 {
-        self.epoch_start = None;
+        self.epoch_start = Opt::NONE;
         self.no_w_max = false;
         if self.ns3 {
             // ns-3 TcpCubic::GetSsThresh works in whole segments: segCwnd = cwnd / MSS
@@ -274,9 +286,9 @@ impl CongestionControl for Cubic {
         // (ns-3: its samples are SRTT, skipped for CubicDelta = 10 ms).
         let sample = if self.ns3 { a.rtt.map(|_| a.srtt) } else { a.rtt };
         let settle = if self.ns3 { Dur::from_ms(10) } else { Dur::from_secs(1) };
-        let mut sample = sample.filter(|_| !self.epoch_start.is_some_and(|e| a.now.since(e) < settle));
+        let mut sample = sample.filter(|_| !self.epoch_start.get().is_some_and(|e| a.now.since(e) < settle));
         if let Some(r) = sample {
-            self.delay_min = Some(self.delay_min.map_or(r, |m| m.min(r)));
+            self.delay_min = Opt::some(self.delay_min.get().map_or(r, |m| m.min(r)));
         }
         let mut conservative = false;
         let mut rule = self.ss;
@@ -296,7 +308,7 @@ impl CongestionControl for Cubic {
                     srtt: a.srtt,
                     mss: s.mss,
                 };
-                match self.hystart.on_ack(&sample, self.delay_min) {
+                match self.hystart.on_ack(&sample, self.delay_min.get()) {
                     Verdict::Exit => s.ssthresh = s.cwnd,
                     Verdict::Conservative => conservative = true,
                     Verdict::SlowStart => {}
@@ -320,9 +332,9 @@ impl CongestionControl for Cubic {
         if self.epoch_start.is_none() {
             self.start_epoch(a.now, cwnd);
         }
-        let t = a.now.since(self.epoch_start.unwrap_or(a.now)).secs_f64();
+        let t = a.now.since(self.epoch_start.get().unwrap_or(a.now)).secs_f64();
         let rtt = match self.cfg.rtt {
-            CubicRtt::MinRtt => self.delay_min.unwrap_or(a.min_rtt),
+            CubicRtt::MinRtt => self.delay_min.get().unwrap_or(a.min_rtt),
             CubicRtt::Srtt => a.srtt,
         }
         .secs_f64();
@@ -402,8 +414,8 @@ impl CongestionControl for Cubic {
         if self.ns3 || idle == Dur::ZERO {
             return;
         }
-        if let Some(e) = self.epoch_start {
-            self.epoch_start = Some((e + idle).min(now));
+        if let Some(e) = self.epoch_start.get() {
+            self.epoch_start = Opt::some((e + idle).min(now));
         }
     }
 
@@ -412,12 +424,12 @@ impl CongestionControl for Cubic {
             self.after_rto = !self.ns3; // ns-3's CubicReset keeps m_lastMaxCwnd
             // Linux bictcp_reset on entering Loss: HyStart starts over, delay_min is forgotten.
             self.hystart.reset();
-            self.delay_min = None;
+            self.delay_min = Opt::NONE;
         }
         if !e.new_episode {
             // A timeout within the episode already reduced for: keep W_max and cwnd_prior, the
             // window before the loss (the sender keeps ssthresh).
-            self.epoch_start = None;
+            self.epoch_start = Opt::NONE;
             self.no_w_max |= self.after_rto;
             return s.ssthresh;
         }
@@ -526,12 +538,12 @@ mod tests {
         s.ssthresh = c.on_congestion(&mut s, &event(CongestionKind::Loss, t0));
         s.cwnd = s.ssthresh;
         ack_clock(&mut c, &mut s, rtt, 20, t0);
-        let epoch = c.epoch_start.expect("an epoch");
+        let epoch = c.epoch_start.get().expect("an epoch");
         let now = t0 + Dur::from_secs(3);
         c.on_tx_start(Dur::from_secs(1), now);
-        assert_eq!(c.epoch_start, Some(epoch + Dur::from_secs(1)));
+        assert_eq!(c.epoch_start.get(), Some(epoch + Dur::from_secs(1)));
         c.on_tx_start(Dur::from_secs(100), now);
-        assert_eq!(c.epoch_start, Some(now), "never later than now");
+        assert_eq!(c.epoch_start.get(), Some(now), "never later than now");
 
         let mut n = Cubic::new(&CubicConfig::default(), &CcEnv { mss: MSS, initial_cwnd: 10 * MSS as u64, profile: Profile::Ns3, slow_start: crate::stack::SlowStart::Ns3, rng_seed: 1, ts_tick: Dur::from_ms(1) });
         let mut s = Window { cwnd: 87 * MSS as u64 + 460, ssthresh: u64::MAX, mss: MSS };
@@ -540,9 +552,9 @@ mod tests {
         s.cwnd = 80 * MSS as u64 + 999;
         assert_eq!(n.on_congestion(&mut s, &event(CongestionKind::Loss, t0)), 56 * MSS as u64);
         assert_eq!(n.w_max(), 68.0, "floor(80 x 1.7 / 2)");
-        let e = n.epoch_start;
+        let e = n.epoch_start.get();
         n.on_tx_start(Dur::from_secs(1), now);
-        assert_eq!(n.epoch_start, e);
+        assert_eq!(n.epoch_start.get(), e);
     }
 
     #[test]

@@ -439,7 +439,7 @@ crate::registry! {
         Yeah => yeah::Yeah,
         Hybla => hybla::Hybla,
         Prague => prague::Prague,
-        Ledbat => ledbat::Ledbat,
+        Ledbat => Box<ledbat::Ledbat>,
         Lp => lp::Lp,
         #[cfg(test)]
         FixedWindow => fixed_window::FixedWindow,

@@ -515,7 +515,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
                 reverse: topo.links[data[fl.route[0].bottleneck as usize] as usize].role == LinkRole::Reverse,
                 cc: fs.cc.name(),
                 start_s: fl.start.secs_f64(),
-                stop_s: fs.stop.map_or(f64::NAN, |t| t.secs_f64()),
+                stop_s: fs.stop.get().map_or(f64::NAN, |t| t.secs_f64()),
                 connection: s.conn.name(),
                 ecn: crate::tcp::negotiation::mode_name(s.ecn),
                 connected_s: s.connected_at.map_or(f64::NAN, Time::secs_f64),
@@ -575,8 +575,8 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
     let host_rows = host_rows(sim, &flow_rows, span);
 
     // One row per flow and link of its paths, built as the table fills (540,000 at 90,000 flows).
-    let tcp = sim.flows.iter().zip(&sim.spec().flows).map(|(f, s)| (&s.name, false, &f.route[..]));
-    let udp = sim.udp.iter().map(|u| (&u.name, true, std::slice::from_ref(&u.route)));
+    let tcp = sim.flows.iter().zip(&sim.spec().flows).map(|(f, s)| (&*s.name, false, &f.route[..]));
+    let udp = sim.udp.iter().map(|u| (u.name.as_str(), true, std::slice::from_ref(&u.route)));
     let flows = tcp.chain(udp);
     let hop_count = flows.clone().map(|(_, _, routes)| routes.iter().map(|r| r.slots().len()).sum::<usize>()).sum();
     let hop_rows = flows.flat_map(|(name, udp, routes)| {
@@ -628,7 +628,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
         }
     }
 
-    let flow_names: Vec<String> = sim.spec().flows.iter().map(|f| f.name.clone()).collect();
+    let flow_names: Vec<String> = sim.spec().flows.iter().map(|f| f.name.to_string()).collect();
     let empty = |cols: Vec<ColumnSpec>| {
         let mut t = Table::default();
         for c in cols {

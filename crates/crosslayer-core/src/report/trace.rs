@@ -263,7 +263,7 @@ impl CwndTrace {
         self.ssthresh.push(if w.ssthresh == u64::MAX { f64::NAN } else { w.ssthresh as f64 });
         self.in_flight.push(sender.pipe_bytes());
         self.acked.push(sender.snd_una());
-        self.srtt_s.push(sender.rtt.srtt.map_or(f64::NAN, |d| d.secs_f64()));
+        self.srtt_s.push(sender.rtt.srtt.get().map_or(f64::NAN, |d| d.secs_f64()));
         self.pacing_bps.push(cc.pacing_rate(w).map_or(f64::NAN, |r| r.bps() as f64));
         if self.values.is_empty() {
             return;

@@ -29,7 +29,7 @@
 //! not switch to Recovery.
 
 use super::scoreboard::{RackLoss, Scoreboard};
-use crate::units::{Dur, Time};
+use crate::units::{Dur, Opt, Time};
 
 /// Linux adds TCP_TIMEOUT_MIN (2 jiffies, 2 ms at HZ = 1000) to the reordering timer and to the
 /// probe timeout when more than one segment is outstanding.
@@ -40,8 +40,10 @@ const DUPTHRESH: u64 = 3;
 /// RACK state (RFC 8985 section 6.1).
 #[derive(Clone, Copy, Debug)]
 pub struct Rack {
-    /// RACK.xmit_ts and RACK.end_seq (as a segment number): the newest delivered segment.
-    segment: Option<(Time, u64)>,
+    /// RACK.xmit_ts and RACK.end_seq (as a segment number): the newest delivered segment
+    /// (`segment()`; no segment while `xmit_ts` is none).
+    xmit_ts: Opt<Time>,
+    end_seq: u64,
     /// RACK.rtt: the RTT of that segment's delivery.
     rtt: Dur,
     /// A newer segment was delivered since the last detection (Linux `rack.advanced`).
@@ -52,17 +54,23 @@ pub struct Rack {
 
 impl Default for Rack {
     fn default() -> Rack {
-        Rack { segment: None, rtt: Dur::ZERO, advanced: false, deadline: Time::NEVER }
+        Rack { xmit_ts: Opt::NONE, end_seq: 0, rtt: Dur::ZERO, advanced: false, deadline: Time::NEVER }
     }
 }
 
 impl Rack {
+    /// RACK.xmit_ts and RACK.end_seq, once a segment was delivered.
+    #[inline]
+    fn segment(&self) -> Option<(Time, u64)> {
+        self.xmit_ts.get().map(|t| (t, self.end_seq))
+    }
+
     /// An ACK delivered `newest` (the newest eligible segment it delivered), at `now` (RFC 8985
     /// section 6.2 step 2).
     pub fn on_delivered(&mut self, newest: Option<(Time, u64)>, now: Time) {
         let Some(d) = newest else { return };
-        if self.segment.is_none_or(|r| d > r) {
-            self.segment = Some(d);
+        if self.segment().is_none_or(|r| d > r) {
+            (self.xmit_ts, self.end_seq) = (Opt::some(d.0), d.1);
             self.rtt = now - d.0;
             self.advanced = true;
         }
@@ -80,7 +88,7 @@ impl Rack {
     /// Run the detection if the RACK segment advanced (`force`: the reordering timer fired) and
     /// re-arm the reordering timer.
     pub fn detect(&mut self, sb: &mut Scoreboard, reo_wnd: Dur, now: Time, force: bool) -> RackLoss {
-        let Some(seg) = self.segment else { return RackLoss::default() };
+        let Some(seg) = self.segment() else { return RackLoss::default() };
         if !(self.advanced || force) {
             return RackLoss::default();
         }
@@ -95,7 +103,7 @@ impl Rack {
 #[derive(Clone, Copy, Debug)]
 pub struct Tlp {
     /// TLP.end_seq: snd_nxt (segment number) when the outstanding probe was sent.
-    pub high_seq: Option<u64>,
+    pub high_seq: Opt<u64>,
     /// The outstanding probe was a retransmission.
     pub retrans: bool,
     /// Probe timer (`Time::NEVER` when not armed).
@@ -104,7 +112,7 @@ pub struct Tlp {
 
 impl Default for Tlp {
     fn default() -> Tlp {
-        Tlp { high_seq: None, retrans: false, deadline: Time::NEVER }
+        Tlp { high_seq: Opt::NONE, retrans: false, deadline: Time::NEVER }
     }
 }
 
@@ -133,21 +141,21 @@ impl Tlp {
     /// An ACK up to segment `ack` arrived (Linux `tcp_process_tlp_ack`): `dup` = it neither
     /// advanced snd_una nor SACKed anything.
     pub fn on_ack(&mut self, ack: u64, dup: bool) -> ProbeOutcome {
-        let Some(high) = self.high_seq else { return ProbeOutcome::Pending };
+        let Some(high) = self.high_seq.get() else { return ProbeOutcome::Pending };
         if ack < high {
             return ProbeOutcome::Pending;
         }
         if !self.retrans {
-            self.high_seq = None;
+            self.high_seq = Opt::NONE;
             return ProbeOutcome::Done;
         }
         if ack > high {
-            self.high_seq = None;
+            self.high_seq = Opt::NONE;
             return ProbeOutcome::RepairedLoss;
         }
         if dup {
             // Both the original and the probe arrived: there was no loss.
-            self.high_seq = None;
+            self.high_seq = Opt::NONE;
             return ProbeOutcome::Done;
         }
         ProbeOutcome::Pending
@@ -180,14 +188,14 @@ mod tests {
 
     #[test]
     fn probe_outcomes() {
-        let mut t = Tlp { high_seq: Some(10), retrans: false, deadline: Time::NEVER };
+        let mut t = Tlp { high_seq: Opt::some(10), retrans: false, deadline: Time::NEVER };
         assert_eq!(t.on_ack(9, false), ProbeOutcome::Pending);
         assert_eq!(t.on_ack(10, false), ProbeOutcome::Done);
-        assert_eq!(t.high_seq, None);
-        let mut t = Tlp { high_seq: Some(10), retrans: true, deadline: Time::NEVER };
+        assert_eq!(t.high_seq.get(), None);
+        let mut t = Tlp { high_seq: Opt::some(10), retrans: true, deadline: Time::NEVER };
         assert_eq!(t.on_ack(10, false), ProbeOutcome::Pending);
         assert_eq!(t.on_ack(11, false), ProbeOutcome::RepairedLoss);
-        let mut t = Tlp { high_seq: Some(10), retrans: true, deadline: Time::NEVER };
+        let mut t = Tlp { high_seq: Opt::some(10), retrans: true, deadline: Time::NEVER };
         assert_eq!(t.on_ack(10, true), ProbeOutcome::Done, "original and probe both arrived");
     }
 }

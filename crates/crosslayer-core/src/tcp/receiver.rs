@@ -36,11 +36,13 @@
 //! retransmitted last segment), and a segment arriving after a RST is dropped silently; no window updates (the advertised window is the sender-side
 //! `rwnd_bytes` setting); Linux's quick-ACK count is min(16, rcv_wnd / (2 MSS)), taken as 16.
 
+use std::sync::Arc;
+
 use super::accecn::{fit_option, AccEcnReceiver};
 use super::negotiation::{self, EcnMode};
 use super::{EcnFeedback, TcpConfig, TxCtx};
 use crate::packet::{Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
-use crate::units::{Dur, Time};
+use crate::units::{Dur, Opt, Time};
 
 /// SACK blocks sent per ACK (RFC 2018 with the 10-byte timestamp option).
 const SACK_BLOCKS: usize = 3;
@@ -79,6 +81,28 @@ struct OooBlock {
     end: u64,
 }
 
+/// A receiver's out-of-order data: made at the first hole and freed when the last one fills,
+/// so a receiver without holes holds 8 bytes for it, not 48 (issue 21's memory per flow).
+/// Freeing forgets `recent`, which is exact: once every hole is filled, the sequence numbers it
+/// held lie below `rcv_nxt`, where no later block can hold them.
+#[derive(Debug, Default)]
+struct Holes {
+    /// Out-of-order blocks above rcv_nxt, sorted by start, disjoint and non-adjacent (never
+    /// empty).
+    ooo: Vec<OooBlock>,
+    /// Sequence numbers inside the three most recently changed blocks, newest first (0 = none);
+    /// resolved to blocks when an ACK is built (a block may have merged or been delivered since).
+    recent: [u64; SACK_BLOCKS],
+}
+
+impl Holes {
+    /// The out-of-order block containing byte `seq`, if any.
+    fn block_of(&self, seq: u64) -> Option<usize> {
+        let i = self.ooo.partition_point(|b| b.end <= seq);
+        (i < self.ooo.len() && self.ooo[i].start <= seq).then_some(i)
+    }
+}
+
 crate::counters! {
     /// Monotonic receiver counters.
     pub struct ReceiverCounters {
@@ -103,6 +127,28 @@ crate::counters! {
     }
 }
 
+/// What a receiver's settings derive from its TCP configuration, fixed for the connection's
+/// life: one copy shared by every receiver configured alike (issue 21's memory per flow).
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Settings {
+    sack: bool,
+    delayed_ack: bool,
+    delack_timeout: Dur,
+    ack_bytes: u32,
+    option_padding: super::OptionPadding,
+    timestamps: bool,
+    syn_bytes: u32,
+    /// Segments acknowledged at once after a duplicate or a new CE mark (Linux profile:
+    /// `quickack`; ns-3 has no quick-ACK mode: 0).
+    quickack: u32,
+    /// AccECN: the option goes on every ACK it fits on (`[tcp] accecn_option`).
+    accecn_option: bool,
+    /// Its application closes once everything is read: every ACK from then on carries its FIN.
+    teardown: bool,
+    /// The FIN goes in its own packet after a pure ACK of the sender's FIN (ns-3).
+    fin_separate: bool,
+}
+
 #[derive(Debug)]
 pub struct Receiver {
     pub flow: u32,
@@ -113,36 +159,23 @@ pub struct Receiver {
     pub dscp: u8,
     /// The flow's service port, carried by every packet.
     pub port: u16,
-    sack: bool,
-    delayed_ack: bool,
-    delack_timeout: Dur,
-    ack_bytes: u32,
-    option_padding: super::OptionPadding,
-    timestamps: bool,
-    syn_bytes: u32,
+    /// Its group's settings (one copy for all its flows: `share_settings`).
+    cfg: Arc<Settings>,
     /// Next byte expected.
     pub rcv_nxt: u64,
-    /// Out-of-order blocks above rcv_nxt, sorted by start, disjoint and non-adjacent.
-    ooo: Vec<OooBlock>,
-    /// Sequence numbers inside the three most recently changed blocks, newest first (0 = none);
-    /// resolved to blocks when an ACK is built (a block may have merged or been delivered since).
-    recent: [u64; SACK_BLOCKS],
+    /// The out-of-order data while there is any (`None`: no hole).
+    holes: Option<Box<Holes>>,
     /// Full segments received and not yet acknowledged.
     unacked_segs: u32,
     delack_deadline: Time,
     /// Quick-ACK mode: this many more segments are acknowledged at once (Linux `icsk_ack.quick`).
     quick: u32,
-    /// Segments acknowledged at once after a duplicate or a new CE mark (Linux profile:
-    /// `quickack`; ns-3 has no quick-ACK mode: 0).
-    quickack: u32,
     ece_pending: bool,
     /// How CE marks are fed back: RFC 3168's ECE until CWR, DCTCP's echo (ECE = the CE mark
     /// of the last segment received, RFC 8257 section 3.2) or AccECN (RFC 9768).
     pub feedback: EcnFeedback,
     /// AccECN's counters (with `feedback` AccEcn; made at their first use).
     accecn: Option<Box<AccEcnReceiver>>,
-    /// AccECN: the option goes on every ACK it fits on (`[tcp] accecn_option`).
-    accecn_option: bool,
     /// Codepoint of its SYN-ACK and ACKs: the sender's control codepoint (`Sender::control_ecn`:
     /// both ends run the flow's congestion control, so with DCTCP they are ECN-capable too).
     pub ect: Ecn,
@@ -156,13 +189,9 @@ pub struct Receiver {
     /// The cumulative ACK of the last ACK sent (`u64::MAX`: none yet).
     last_ack: u64,
     /// A finite flow's end (the byte after its last), known from the segment with the FIN.
-    fin_seq: Option<u64>,
+    fin_seq: Opt<u64>,
     /// When every byte up to the FIN was delivered in order: the flow completed.
-    pub completed_at: Option<Time>,
-    /// Its application closes once everything is read: every ACK from then on carries its FIN.
-    teardown: bool,
-    /// The FIN goes in its own packet after a pure ACK of the sender's FIN (ns-3).
-    fin_separate: bool,
+    pub completed_at: Opt<Time>,
     /// The sender reset the connection: nothing more is acknowledged.
     reset: bool,
     pub counters: ReceiverCounters,
@@ -175,6 +204,17 @@ impl Receiver {
         self.accecn.get_or_insert_with(Box::default)
     }
 
+    /// Share its settings with the receivers configured alike before it: `pool` holds one copy
+    /// of each distinct [`Settings`].
+    pub fn share_settings(&mut self, pool: &mut std::collections::HashSet<Arc<Settings>>) {
+        match pool.get(&*self.cfg) {
+            Some(same) => self.cfg = same.clone(),
+            None => {
+                pool.insert(self.cfg.clone());
+            }
+        }
+    }
+
     pub fn new(flow: u32, node: u32, peer: u32, cfg: &TcpConfig) -> Receiver {
         Receiver {
             flow,
@@ -182,33 +222,34 @@ impl Receiver {
             peer,
             dscp: 0,
             port: 0,
-            sack: cfg.sack,
-            delayed_ack: cfg.delayed_ack(),
-            delack_timeout: cfg.delack_timeout(),
-            ack_bytes: cfg.ack_size().get() as u32,
-            option_padding: cfg.option_padding(),
-            timestamps: cfg.timestamps(),
-            syn_bytes: cfg.syn_size().get() as u32,
+            cfg: Arc::new(Settings {
+                sack: cfg.sack,
+                delayed_ack: cfg.delayed_ack(),
+                delack_timeout: cfg.delack_timeout(),
+                ack_bytes: cfg.ack_size().get() as u32,
+                option_padding: cfg.option_padding(),
+                timestamps: cfg.timestamps(),
+                syn_bytes: cfg.syn_size().get() as u32,
+                quickack: if cfg.profile == crate::tcp::Profile::Linux { cfg.quickack() } else { 0 },
+                accecn_option: cfg.accecn_option,
+                teardown: cfg.teardown,
+                fin_separate: cfg.fin_ack() == super::FinAck::Separate,
+            }),
             rcv_nxt: 0,
-            ooo: Vec::new(),
-            recent: [0; SACK_BLOCKS],
+            holes: None,
             unacked_segs: 0,
             delack_deadline: Time::NEVER,
             quick: cfg.quickack(),
-            quickack: if cfg.profile == crate::tcp::Profile::Linux { cfg.quickack() } else { 0 },
             ece_pending: false,
             feedback: EcnFeedback::Classic,
             accecn: None,
-            accecn_option: cfg.accecn_option,
             ect: Ecn::NotEct,
             able: None,
             settled: None,
             ts_echo: Time::ZERO,
             last_ack: u64::MAX,
-            fin_seq: None,
-            completed_at: None,
-            teardown: cfg.teardown,
-            fin_separate: cfg.fin_ack() == super::FinAck::Separate,
+            fin_seq: Opt::NONE,
+            completed_at: Opt::NONE,
             reset: false,
             counters: ReceiverCounters::default(),
         }
@@ -220,7 +261,7 @@ impl Receiver {
 
     /// Wire size of its SYN-ACK.
     pub fn synack_bytes(&self) -> u32 {
-        self.syn_bytes
+        self.cfg.syn_bytes
     }
 
     /// Delayed-ACK timer.
@@ -237,7 +278,7 @@ impl Receiver {
         let mode = self.settled.unwrap_or_else(|| negotiation::server_mode(syn.ace, self.able));
         self.set_mode(mode);
         let ace = negotiation::synack_flags(mode, syn.ecn);
-        let p = Packet { flow: self.flow, kind: PktKind::SynAck, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: self.syn_bytes, tsval: ctx.now, tsecr: syn.tsval, ecn: self.ect, ace, ..Default::default() };
+        let p = Packet { flow: self.flow, kind: PktKind::SynAck, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: self.cfg.syn_bytes, tsval: ctx.now, tsecr: syn.tsval, ecn: self.ect, ace, ..Default::default() };
         ctx.out.push(ctx.arena.alloc(p));
         self.counters.synacks_sent += 1;
     }
@@ -287,7 +328,7 @@ impl Receiver {
                     self.ece_pending = false;
                 }
                 if p.ecn == Ecn::Ce {
-                    if !self.ece_pending && self.quickack > 0 {
+                    if !self.ece_pending && self.cfg.quickack > 0 {
                         self.quick = self.quick.max(2); // Linux tcp_ecn_check_ce: don't delay this echo
                     }
                     self.ece_pending = true;
@@ -299,13 +340,13 @@ impl Receiver {
                 triggered = self.accecn().on_segment(p.ecn, p.len_bytes, beyond);
             }
         }
-        let had_holes = !self.ooo.is_empty();
+        let had_holes = self.holes.is_some();
         if self.unacked_segs == 0 {
             self.ts_echo = p.tsval;
         }
         let immediate = if end <= self.rcv_nxt {
             self.counters.dup_pkts += 1;
-            self.quick = self.quick.max(self.quickack); // Linux: a retransmission, quick-ACK mode
+            self.quick = self.quick.max(self.cfg.quickack); // Linux: a retransmission, quick-ACK mode
             true
         } else if start <= self.rcv_nxt {
             self.counters.received_bytes += end - self.rcv_nxt;
@@ -313,7 +354,7 @@ impl Receiver {
             had_holes
         } else {
             // Bulk flows send whole aligned segments: one either is already held or is new.
-            if self.block_of(start).is_some() {
+            if self.holes.as_ref().is_some_and(|h| h.block_of(start).is_some()) {
                 self.counters.dup_pkts += 1;
             } else {
                 self.counters.received_bytes += end - start;
@@ -322,25 +363,25 @@ impl Receiver {
             true
         };
         if p.fin {
-            self.fin_seq = Some(end);
+            self.fin_seq = Opt::some(end);
         }
-        let done = self.fin_seq.is_some_and(|f| self.rcv_nxt >= f);
+        let done = self.fin_seq.get().is_some_and(|f| self.rcv_nxt >= f);
         if done && self.completed_at.is_none() {
-            self.completed_at = Some(ctx.now);
+            self.completed_at = Opt::some(ctx.now);
         }
         self.unacked_segs += 1;
         // RFC 9293 section 3.10.7.4: the FIN is acknowledged at once (no delayed ACK)
-        if immediate || triggered || done || self.quick > 0 || !self.delayed_ack || self.unacked_segs >= 2 {
-            if self.teardown && self.fin_separate && p.fin && done && !immediate {
+        if immediate || triggered || done || self.quick > 0 || !self.cfg.delayed_ack || self.unacked_segs >= 2 {
+            if self.cfg.teardown && self.cfg.fin_separate && p.fin && done && !immediate {
                 // ns-3: ReceivedData acknowledges the in-order FIN, then DoPeerClose -> Close
                 // sends FIN|ACK
                 let closed = self.completed_at.take();
                 self.send_ack(ctx);
-                self.completed_at = closed;
+                self.completed_at = closed.into();
             }
             self.send_ack(ctx);
         } else if self.delack_deadline.is_never() {
-            self.delack_deadline = ctx.now + self.delack_timeout;
+            self.delack_deadline = ctx.now + self.cfg.delack_timeout;
         }
     }
 
@@ -349,41 +390,40 @@ impl Receiver {
     fn advance(&mut self, end: u64) {
         let old = self.rcv_nxt;
         self.rcv_nxt = self.rcv_nxt.max(end);
-        let mut k = 0;
-        while k < self.ooo.len() && self.ooo[k].start <= self.rcv_nxt {
-            self.rcv_nxt = self.rcv_nxt.max(self.ooo[k].end);
-            k += 1;
-        }
-        if k > 0 {
-            self.ooo.drain(..k);
+        if let Some(h) = &mut self.holes {
+            let mut k = 0;
+            while k < h.ooo.len() && h.ooo[k].start <= self.rcv_nxt {
+                self.rcv_nxt = self.rcv_nxt.max(h.ooo[k].end);
+                k += 1;
+            }
+            if k == h.ooo.len() {
+                self.holes = None;
+            } else if k > 0 {
+                h.ooo.drain(..k);
+            }
         }
         self.counters.delivered_bytes += self.rcv_nxt - old;
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {
+        let h = self.holes.get_or_insert_with(Box::default);
         // first block that ends at or after `start` (could merge)
-        let i = self.ooo.partition_point(|b| b.end < start);
+        let i = h.ooo.partition_point(|b| b.end < start);
         let mut j = i;
         let (mut s, mut e) = (start, end);
-        while j < self.ooo.len() && self.ooo[j].start <= e {
-            s = s.min(self.ooo[j].start);
-            e = e.max(self.ooo[j].end);
+        while j < h.ooo.len() && h.ooo[j].start <= e {
+            s = s.min(h.ooo[j].start);
+            e = e.max(h.ooo[j].end);
             j += 1;
         }
         if i == j {
-            self.ooo.insert(i, OooBlock { start: s, end: e });
+            h.ooo.insert(i, OooBlock { start: s, end: e });
         } else {
-            self.ooo[i] = OooBlock { start: s, end: e };
-            self.ooo.drain(i + 1..j);
+            h.ooo[i] = OooBlock { start: s, end: e };
+            h.ooo.drain(i + 1..j);
         }
         // most recent first; `start` lies inside the (possibly merged) block
-        self.recent = [start, self.recent[0], self.recent[1]];
-    }
-
-    /// The out-of-order block containing byte `seq`, if any.
-    fn block_of(&self, seq: u64) -> Option<usize> {
-        let i = self.ooo.partition_point(|b| b.end <= seq);
-        (i < self.ooo.len() && self.ooo[i].start <= seq).then_some(i)
+        h.recent = [start, h.recent[0], h.recent[1]];
     }
 
     fn send_ack(&mut self, ctx: &mut TxCtx<'_>) {
@@ -400,20 +440,20 @@ impl Receiver {
             tsecr: self.ts_echo,
             tsval: ctx.now,
             // the application closed at end of file: its FIN (RFC 9293 CLOSE-WAIT -> LAST-ACK)
-            fin: self.teardown && self.completed_at.is_some(),
+            fin: self.cfg.teardown && self.completed_at.is_some(),
             ..Default::default()
         };
-        if self.sack && !self.ooo.is_empty() {
+        if let Some(h) = self.holes.as_deref().filter(|_| self.cfg.sack) {
             // RFC 2018: the block holding the most recent segment first, then the most recently
             // reported others; fill any remaining slots with the highest blocks.
             let mut picked = [usize::MAX; SACK_BLOCKS];
             let mut n = 0;
-            let highest = (0..self.ooo.len()).rev().map(|i| self.ooo[i].start);
-            for seq in self.recent.into_iter().filter(|&q| q != 0).chain(highest) {
+            let highest = (0..h.ooo.len()).rev().map(|i| h.ooo[i].start);
+            for seq in h.recent.into_iter().filter(|&q| q != 0).chain(highest) {
                 if n == SACK_BLOCKS {
                     break;
                 }
-                if let Some(i) = self.block_of(seq) {
+                if let Some(i) = h.block_of(seq) {
                     if !picked[..n].contains(&i) {
                         picked[n] = i;
                         n += 1;
@@ -421,7 +461,7 @@ impl Receiver {
                 }
             }
             for &k in &picked[..n] {
-                let b = self.ooo[k];
+                let b = h.ooo[k];
                 blocks[n_sack] = SackBlock { start: b.start, end: b.end };
                 n_sack += 1;
             }
@@ -430,8 +470,8 @@ impl Receiver {
         let mut option = None;
         let mut option_bytes = 0;
         if self.feedback == EcnFeedback::AccEcn {
-            if self.accecn_option {
-                if let Some((fields, bytes, blocks)) = fit_option(self.accecn().min_fields(), n_sack as u32, self.timestamps, self.option_padding) {
+            if self.cfg.accecn_option {
+                if let Some((fields, bytes, blocks)) = fit_option(self.accecn().min_fields(), n_sack as u32, self.cfg.timestamps, self.cfg.option_padding) {
                     n_sack = blocks as usize;
                     option = Some(self.accecn().option(fields));
                     option_bytes = bytes;
@@ -440,7 +480,7 @@ impl Receiver {
             self.accecn().on_ack_sent();
         }
         // SACK option: 8 per block plus kind and length, aligned as the profile does.
-        p.size_bytes = self.ack_bytes + if n_sack > 0 { self.option_padding.sack_bytes(n_sack as u32, self.timestamps) } else { 0 } + option_bytes;
+        p.size_bytes = self.cfg.ack_bytes + if n_sack > 0 { self.cfg.option_padding.sack_bytes(n_sack as u32, self.cfg.timestamps) } else { 0 } + option_bytes;
         self.counters.dup_acks += (p.ack == self.last_ack) as u64;
         self.counters.sack_blocks += n_sack as u64;
         self.last_ack = p.ack;
@@ -632,5 +672,27 @@ mod tests {
         deliver(&mut r, &mut a, 0, 2); // fills the hole: 200 bytes delivered, 100 newly received
         let w = r.counters.minus(&window_start);
         assert_eq!((w.received_bytes, w.delivered_bytes), (100, 200));
+    }
+
+    /// Receivers configured alike share one copy of their settings; the holes' state exists only
+    /// while there are holes.
+    #[test]
+    fn receivers_share_settings_and_hold_holes_only_while_there_are_some() {
+        let (a, b) = (TcpConfig::default(), TcpConfig { sack: false, ..TcpConfig::default() });
+        let mut rs: Vec<Receiver> = [&a, &b, &a].into_iter().map(|c| Receiver::new(0, 1, 0, c)).collect();
+        let mut pool = std::collections::HashSet::new();
+        for r in &mut rs {
+            r.share_settings(&mut pool);
+        }
+        assert_eq!(pool.len(), 2);
+        assert!(Arc::ptr_eq(&rs[0].cfg, &rs[2].cfg) && !Arc::ptr_eq(&rs[0].cfg, &rs[1].cfg));
+        let r = &mut rs[0];
+        r.insert_ooo(300, 400);
+        r.insert_ooo(100, 200);
+        assert_eq!(r.holes.as_ref().map(|h| (h.ooo.len(), h.recent)), Some((2, [100, 300, 0])));
+        r.advance(100); // 100-200 joins, 300-400 still waits
+        assert_eq!(r.holes.as_ref().map(|h| h.ooo.len()), Some(1));
+        r.advance(300);
+        assert!(r.holes.is_none() && r.rcv_nxt == 400, "freed when the last hole fills");
     }
 }

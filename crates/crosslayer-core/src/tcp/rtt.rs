@@ -20,13 +20,13 @@
 //! timestamp echo. Times are ns (Linux keeps us; the algebra is the same).
 
 use super::RtoRule;
-use crate::units::Dur;
+use crate::units::{Dur, Opt};
 
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
     rule: RtoRule,
     /// Smoothed RTT; `None` before the first sample.
-    pub srtt: Option<Dur>,
+    pub srtt: Opt<Dur>,
     /// RFC 6298 RTTVAR; with the Linux rule, `rttvar_us`: max(4 mdev over the round trip, min_rto).
     pub rttvar: Dur,
     /// Linux: 4 x the mean deviation (`mdev_us`).
@@ -36,7 +36,7 @@ pub struct RttEstimator {
     /// Linux: the round trip ends when snd_una passes this segment (`rtt_seq`).
     rtt_seq: u64,
     /// Minimum sample seen.
-    pub min_rtt: Option<Dur>,
+    pub min_rtt: Opt<Dur>,
     /// RTO before backoff.
     rto: Dur,
     /// Number of consecutive expiries (exponential backoff exponent).
@@ -51,12 +51,12 @@ impl RttEstimator {
     pub fn new(rule: RtoRule, initial_rto: Dur, min_rto: Dur, max_rto: Dur, granularity: Dur) -> RttEstimator {
         RttEstimator {
             rule,
-            srtt: None,
+            srtt: Opt::NONE,
             rttvar: Dur::ZERO,
             mdev4: 0,
             mdev_max: 0,
             rtt_seq: 0,
-            min_rtt: None,
+            min_rtt: Opt::NONE,
             rto: initial_rto.min(max_rto),
             backoff: 0,
             min_rto,
@@ -68,7 +68,7 @@ impl RttEstimator {
     /// Feed a valid RTT sample `r`, taken on an ACK that left snd_una at segment `snd_una`
     /// with snd_nxt at `snd_nxt` (the Linux rule tracks round trips by them).
     pub fn on_sample(&mut self, r: Dur, snd_una: u64, snd_nxt: u64) {
-        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.min_rtt = Opt::some(self.min_rtt.get().map_or(r, |m| m.min(r)));
         match self.rule {
             RtoRule::Rfc6298 => self.rfc6298(r),
             RtoRule::Linux => self.linux(r, snd_una, snd_nxt),
@@ -77,19 +77,19 @@ impl RttEstimator {
     }
 
     fn rfc6298(&mut self, r: Dur) {
-        match self.srtt {
+        match self.srtt.get() {
             None => {
-                self.srtt = Some(r);
+                self.srtt = Opt::some(r);
                 self.rttvar = r.div(2);
             }
             Some(s) => {
                 let diff = s.ns().abs_diff(r.ns());
                 let var = self.rttvar.ns();
                 self.rttvar = Dur::from_ns(var - var / 4 + diff / 4);
-                self.srtt = Some(Dur::from_ns(s.ns() - s.ns() / 8 + r.ns() / 8));
+                self.srtt = Opt::some(Dur::from_ns(s.ns() - s.ns() / 8 + r.ns() / 8));
             }
         }
-        let s = self.srtt.unwrap_or(r);
+        let s = self.srtt.get().unwrap_or(r);
         let var = self.rttvar.mul(4).max(self.granularity).max(Dur::from_ns(1));
         self.rto = (s + var).max(self.min_rto).min(self.max_rto);
     }
@@ -97,7 +97,7 @@ impl RttEstimator {
     fn linux(&mut self, r: Dur, snd_una: u64, snd_nxt: u64) {
         let min_rto = self.min_rto.ns() as i64;
         let mut m = r.ns() as i64;
-        match self.srtt {
+        match self.srtt.get() {
             Some(s) => {
                 let mut srtt8 = s.ns() as i64 * 8;
                 m -= srtt8 >> 3; // the error of the estimate
@@ -126,17 +126,17 @@ impl RttEstimator {
                     self.rtt_seq = snd_nxt;
                     self.mdev_max = min_rto;
                 }
-                self.srtt = Some(Dur::from_ns((srtt8 >> 3).max(1) as u64));
+                self.srtt = Opt::some(Dur::from_ns((srtt8 >> 3).max(1) as u64));
             }
             None => {
-                self.srtt = Some(Dur::from_ns(m.max(1) as u64));
+                self.srtt = Opt::some(Dur::from_ns(m.max(1) as u64));
                 self.mdev4 = m << 1; // so that the first RTO is 3 x the sample
                 self.rttvar = Dur::from_ns(self.mdev4.max(min_rto) as u64);
                 self.mdev_max = self.rttvar.ns() as i64;
                 self.rtt_seq = snd_nxt;
             }
         }
-        let s = self.srtt.unwrap_or(r);
+        let s = self.srtt.get().unwrap_or(r);
         self.rto = (s + self.rttvar).min(self.max_rto);
     }
 
@@ -178,7 +178,7 @@ impl RttEstimator {
 
     /// SRTT, or `fallback` before the first sample.
     pub fn srtt_or(&self, fallback: Dur) -> Dur {
-        self.srtt.unwrap_or(fallback)
+        self.srtt.get().unwrap_or(fallback)
     }
 }
 
@@ -199,13 +199,13 @@ mod tests {
         let mut e = rfc();
         assert_eq!(e.rto(), Dur::from_secs(1));
         e.on_sample(Dur::from_ms(100), 0, 10);
-        assert_eq!(e.srtt, Some(Dur::from_ms(100)));
+        assert_eq!(e.srtt.get(), Some(Dur::from_ms(100)));
         assert_eq!(e.rttvar, Dur::from_ms(50));
         assert_eq!(e.rto(), Dur::from_ms(300)); // 100 + 4*50
         e.on_sample(Dur::from_ms(200), 1, 11);
         // rttvar = 3/4*50 + 1/4*100 = 62.5; srtt = 7/8*100 + 1/8*200 = 112.5
         assert_eq!(e.rttvar, Dur::from_ns(62_500_000));
-        assert_eq!(e.srtt, Some(Dur::from_ns(112_500_000)));
+        assert_eq!(e.srtt.get(), Some(Dur::from_ns(112_500_000)));
         assert_eq!(e.rto(), Dur::from_ns(362_500_000));
     }
 
@@ -260,7 +260,7 @@ mod tests {
         // a much smaller sample moves mdev by 1/32 of the excess error, not 1/4
         l.on_sample(Dur::from_ms(20), 0, 10);
         // srtt = 100 - 80/8 = 90; error 80 > mdev 50: mdev4 += (80 - 50) / 8 = 3.75 ms
-        assert_eq!(l.srtt, Some(Dur::from_ms(90)));
+        assert_eq!(l.srtt.get(), Some(Dur::from_ms(90)));
         assert_eq!(l.mdev4, 203_750_000);
         assert_eq!(l.rto(), Dur::from_ns(90_000_000 + 203_750_000));
     }

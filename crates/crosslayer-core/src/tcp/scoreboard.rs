@@ -164,9 +164,10 @@ pub struct Scoreboard {
     /// excepted).
     high_rxt: u64,
     /// SACK blocks (segment numbers) of the previous ACK, sorted by start: already processed,
-    /// so a growing block costs only its new part (as Linux's `recv_sack_cache`).
-    sack_cache: [(u64, u64); 4],
-    sack_cache_len: usize,
+    /// so a growing block costs only its new part (as Linux's `recv_sack_cache`). Made at the
+    /// first SACK block: 8 bytes in a flow that never sees one.
+    sack_cache: Option<Box<[(u64, u64); 4]>>,
+    sack_cache_len: u8,
     /// Report the newest delivered segment (for delivery-rate samples).
     rate_sampling: bool,
     /// RACK (RFC 8985) bookkeeping: the newest delivered segment, reordering, the list of
@@ -398,8 +399,8 @@ impl Scoreboard {
     /// Process the SACK blocks of one ACK (segment numbers, `[first, end)` each). Parts already
     /// reported by the previous ACK are skipped.
     pub fn sack_blocks(&mut self, blocks: &[(u64, u64)]) -> Sacked {
-        let mut cache = self.sack_cache;
-        let cached = self.sack_cache_len;
+        let mut cache = self.sack_cache.as_deref().copied().unwrap_or_default();
+        let cached = self.sack_cache_len as usize;
         self.fack_before = self.top3[0];
         cache[..cached].sort_unstable();
         let mut out = Sacked::default();
@@ -421,9 +422,11 @@ impl Scoreboard {
                 out.merge(self.sack(cur, hi));
             }
         }
-        let k = blocks.len().min(self.sack_cache.len());
-        self.sack_cache[..k].copy_from_slice(&blocks[..k]);
-        self.sack_cache_len = k;
+        let k = blocks.len().min(cache.len());
+        if k > 0 {
+            self.sack_cache.get_or_insert_with(Default::default)[..k].copy_from_slice(&blocks[..k]);
+        }
+        self.sack_cache_len = k as u8;
         out
     }
 

@@ -101,6 +101,7 @@
 //! * The application's writes go out in whole segments (a partial one waits for the rest:
 //!   no Nagle timing).
 
+use std::sync::Arc;
 use super::accecn::AccEcnSender;
 use super::negotiation;
 use super::rack::{ProbeOutcome, Rack, Tlp};
@@ -109,10 +110,10 @@ use super::tsq::SmallQueues;
 use super::scoreboard::{later, CumAck, Delivered, RackLoss, Sacked, Scoreboard, TxStamp};
 use super::{AckCounting, EcnFeedback, Profile, Recovery, RttSamples, TcpConfig, Tsq, TxCtx};
 use crate::cc::{AckEvent, CaState, Cc, CcEnv, CongestionEvent, CongestionKind, RateSample, Window};
-use crate::metrics::LogHistogram;
+use crate::metrics::histogram::LazyHistogram;
 use crate::packet::{AccEcnOption, Ecn, Packet, PktKind, SackBlock, MAX_SACK_BLOCKS};
 use super::app::OnOffSchedule;
-use crate::units::{Dur, Time};
+use crate::units::{Dur, Opt, Time};
 
 crate::counters! {
     /// Monotonic sender counters; measurement windows are differences of snapshots.
@@ -177,15 +178,20 @@ impl ConnState {
     }
 }
 
-/// The handshake's settings and progress (RFC 793/9293; timer as RFC 6298 and Linux).
-#[derive(Clone, Copy, Debug)]
-struct Handshake {
+/// The handshake's settings (RFC 793/9293; timer as RFC 6298 and Linux).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct HandshakeSettings {
     enabled: bool,
     syn_bytes: u32,
     ack_bytes: u32,
     syn_timeout: Dur,
     syn_retries: u32,
     syn_linear: u32,
+}
+
+/// The handshake's progress.
+#[derive(Clone, Copy, Debug)]
+struct Handshake {
     /// SYN retransmissions so far.
     retries: u32,
     /// When the SYN timer expires.
@@ -310,17 +316,13 @@ struct RateState {
     app_limited: u64,
 }
 
-#[derive(Debug)]
-pub struct Sender {
-    pub flow: u32,
-    /// Node the sender sits on.
-    pub node: u32,
-    /// Node of the receiver (destination of data).
-    pub peer: u32,
-    /// DiffServ codepoint of every packet it sends.
-    pub dscp: u8,
-    /// The flow's service port, carried by every packet.
-    pub port: u16,
+/// What a sender's settings derive from its TCP configuration and its congestion control's
+/// kind, fixed for the connection's life: one copy shared by every flow configured alike
+/// (`Sender::share_settings`), not one a flow (issue 21's memory per flow).
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Settings {
+    handshake: HandshakeSettings,
+    /// Payload bytes of a full segment, and the headers each packet adds.
     mss: u32,
     header_bytes: u32,
     /// SACK blocks are used for loss detection and NextSeg (SACK on, and a recovery that uses it).
@@ -328,58 +330,23 @@ pub struct Sender {
     /// The window rule in fast recovery (prr and rfc6675 need SACK; without it, newreno).
     recovery: Recovery,
     profile: Profile,
-    pub prr: Prr,
     ack_counting: AckCounting,
     /// Clock tick of the timestamps option: RTT samples from the echo are whole ticks.
     ts_granularity: Dur,
-    /// ns-3 (`rtt_samples = "timestamps"`): no RTT sample after a timeout until the ACKs pass the
-    /// data outstanding at it (TcpSocketBase::ReTxTimeout clears its RTT history).
-    rtt_blackout: Option<u64>,
     /// The timestamps option is on: RTT samples may come from the echo.
     timestamps: bool,
     /// The congestion control reads one-way delays (`AckEvent::owd`) and timestamps are on.
     owd_samples: bool,
     rtt_samples: RttSamples,
-    /// `rtt_samples = "timed"`: the segment being timed and when it was sent.
-    timed: Option<(u64, Time)>,
-    ecn: bool,
-    /// How the receiver feeds back CE marks (`[tcp] ecn_feedback`, else the algorithm's).
-    feedback: EcnFeedback,
-    /// AccECN's counters and safety rule (with `feedback` AccEcn).
-    accecn: Option<Box<AccEcnSender>>,
-    /// The ECN-capable codepoint of data: ECT(0), or ECT(1) for L4S algorithms.
-    ect: Ecn,
-    /// Every packet is ECN-capable, not only new data (the congestion control needs ECN).
-    ect_all: bool,
     /// Stamp transmissions and form delivery-rate samples (the algorithm asked for them).
     rate_sampling: bool,
     rwnd_bytes: u64,
-    pub cc: Cc,
-    /// cwnd and ssthresh.
-    pub window: Window,
-    pub sb: Scoreboard,
-    pub rtt: RttEstimator,
-    pub state: CaState,
-    /// RFC 6675 RecoveryPoint / end of the Loss episode, as a segment number (one past HighData).
-    recovery_point: u64,
-    /// RFC 6582 `recover` as a segment number (one past the highest segment sent at the last
-    /// congestion event); without SACK, duplicate ACKs that do not go beyond it do not start a
-    /// new recovery.
-    recover: Option<u64>,
-    dupacks: u32,
-    /// Timeouts since snd_una last advanced (Linux `icsk_retransmits`): a timeout is a new loss
-    /// episode only when it is 0.
-    timeouts_since_progress: u32,
-    /// Segments sent by limited transmit (RFC 3042) since the duplicate ACKs began; they are not
-    /// part of the FlightSize that sets ssthresh (RFC 5681 section 3.2 step 2).
-    limited_transmit_segs: u64,
     /// ns-3's accounting (profile options `disorder_growth`, `exit_ack_growth`,
     /// `lost_head_kept`): no growth on a duplicate ACK with new SACK information; growth on the
     /// ACK that ends recovery (`exited_on_growth`: it did, in `react`); a lost retransmission at
     /// the head kept as retransmitted when recovery starts, and sent again.
     disorder_growth: bool,
     exit_ack_growth: bool,
-    exited_on_growth: bool,
     lost_head_kept: bool,
     /// The highest RFC 6675 NextSeg rule used (2, 3 or 4), and the bound of rule 3.
     nextseg_rules: u32,
@@ -391,8 +358,78 @@ pub struct Sender {
     rto_every_ssthresh: bool,
     /// SYN retransmissions after which the initial window is one segment (0: never).
     syn_loss_iw_retries: u32,
+    /// Linux's pacing rules: the first 10 data segments unpaced, late segments credited.
+    pacing_credit: bool,
+    /// A retransmitted SYN drops its ECN request (`TcpConfig::syn_ecn_fallback`).
+    syn_ecn_fallback: bool,
+    /// The slow-start rule, for the Reno an ECN-only algorithm falls back to (`negotiated`).
+    slow_start: crate::stack::SlowStart,
+    /// An idle connection restarts its window (`TcpConfig::slow_start_after_idle`), from the
+    /// initial window `iw_bytes`.
+    idle_restart: bool,
+    iw_bytes: u64,
+    /// Timeouts of the same data after which the connection is given up.
+    data_retries: u32,
+    /// Acknowledge the receiver's FIN (`TcpConfig::teardown`).
+    teardown: bool,
+    /// RACK loss detection (RFC 8985) replaces the duplicate-ACK threshold.
+    rack_on: bool,
+    /// Tail loss probes (RFC 8985 section 7).
+    tlp_on: bool,
+}
+
+#[derive(Debug)]
+pub struct Sender {
+    pub flow: u32,
+    /// Node the sender sits on.
+    pub node: u32,
+    /// Node of the receiver (destination of data).
+    pub peer: u32,
+    /// DiffServ codepoint of every packet it sends.
+    pub dscp: u8,
+    /// The flow's service port, carried by every packet.
+    pub port: u16,
+    pub prr: Prr,
+    /// ns-3 (`rtt_samples = "timestamps"`): no RTT sample after a timeout until the ACKs pass the
+    /// data outstanding at it (TcpSocketBase::ReTxTimeout clears its RTT history).
+    rtt_blackout: Opt<u64>,
+    /// `rtt_samples = "timed"`: the segment being timed and when it was sent.
+    /// (A segment number and a time in 16 bytes: `timed()`; none while `timed_seg` is none.)
+    timed_seg: Opt<u64>,
+    timed_at: Time,
+    ecn: bool,
+    /// How the receiver feeds back CE marks (`[tcp] ecn_feedback`, else the algorithm's).
+    feedback: EcnFeedback,
+    /// AccECN's counters and safety rule (with `feedback` AccEcn).
+    accecn: Option<Box<AccEcnSender>>,
+    /// The ECN-capable codepoint of data: ECT(0), or ECT(1) for L4S algorithms.
+    ect: Ecn,
+    /// Every packet is ECN-capable, not only new data (the congestion control needs ECN).
+    ect_all: bool,
+    /// Its group's settings, fixed for the connection's life (one copy for all its flows).
+    cfg: Arc<Settings>,
+    pub cc: Cc,
+    /// cwnd and ssthresh.
+    pub window: Window,
+    pub sb: Scoreboard,
+    pub rtt: RttEstimator,
+    pub state: CaState,
+    /// RFC 6675 RecoveryPoint / end of the Loss episode, as a segment number (one past HighData).
+    recovery_point: u64,
+    /// RFC 6582 `recover` as a segment number (one past the highest segment sent at the last
+    /// congestion event); without SACK, duplicate ACKs that do not go beyond it do not start a
+    /// new recovery.
+    recover: Opt<u64>,
+    dupacks: u32,
+    /// Timeouts since snd_una last advanced (Linux `icsk_retransmits`): a timeout is a new loss
+    /// episode only when it is 0.
+    timeouts_since_progress: u32,
+    /// Segments sent by limited transmit (RFC 3042) since the duplicate ACKs began; they are not
+    /// part of the FlightSize that sets ssthresh (RFC 5681 section 3.2 step 2).
+    limited_transmit_segs: u64,
+    exited_on_growth: bool,
     /// RFC 6675 RescueRxt (a segment number): no further rescue until snd_una passes it.
-    rescue_rxt: Option<u64>,
+    rescue_rxt: Opt<u64>,
     /// NewReno: a partial ACK already reset the RTO in this recovery.
     partial_acked: bool,
     /// ECN: no new reduction until the ACK passes this segment number.
@@ -411,12 +448,6 @@ pub struct Sender {
     pace_next: Time,
     /// try_send stopped at `pace_next` (the sender's timer must release it).
     pace_blocked: bool,
-    /// Linux's pacing rules: the first 10 data segments unpaced, late segments credited.
-    pacing_credit: bool,
-    /// A retransmitted SYN drops its ECN request (`TcpConfig::syn_ecn_fallback`).
-    syn_ecn_fallback: bool,
-    /// The slow-start rule, for the Reno an ECN-only algorithm falls back to (`negotiated`).
-    slow_start: crate::stack::SlowStart,
     /// Data segments sent, counted up to 255 (the first-10 rule reads it; `counters` restart
     /// at the measurement window).
     segs_sent: u8,
@@ -427,7 +458,7 @@ pub struct Sender {
     /// goes out only as it is written, in whole segments (the last of a finite flow whole or
     /// not); `app_blocked`: try_send found nothing written to send (the timer wakes it when
     /// the next segment is).
-    app_rate: Option<crate::units::Rate>,
+    app_rate: Opt<crate::units::Rate>,
     app_blocked: bool,
     /// When the application next writes what the sender needs, while `app_blocked`.
     app_wake: Time,
@@ -436,36 +467,32 @@ pub struct Sender {
     /// When data last went out (Linux `lsndtime`), and whether an idle connection restarts
     /// its window (`TcpConfig::slow_start_after_idle`), from the initial window `iw_bytes`.
     last_send: Time,
-    idle_restart: bool,
-    iw_bytes: u64,
     rate: RateState,
     pub conn: ConnState,
     hs: Handshake,
-    /// Timeouts of the same data after which the connection is given up.
-    data_retries: u32,
     /// When the handshake completed (or the flow started, without a handshake).
-    pub connected_at: Option<Time>,
+    pub connected_at: Opt<Time>,
     /// When the connection failed or was given up.
-    pub ended_at: Option<Time>,
+    pub ended_at: Opt<Time>,
     /// When the application resets the connection (`Time::NEVER`: it does not).
     abort_at: Time,
-    /// Acknowledge the receiver's FIN (`TcpConfig::teardown`).
-    teardown: bool,
-    /// RACK loss detection (RFC 8985) replaces the duplicate-ACK threshold.
-    rack_on: bool,
     rack: Rack,
-    /// Tail loss probes (RFC 8985 section 7).
-    tlp_on: bool,
     tlp: Tlp,
     pub counters: SenderCounters,
     /// RTT samples (ns) in the measurement window.
-    pub rtt_hist: LogHistogram,
+    pub rtt_hist: LazyHistogram,
     /// Tests: every ACK through the general phases (`in_order_ack` off), to compare the two.
     #[cfg(test)]
     general_only: bool,
 }
 
 impl Sender {
+    /// `rtt_samples = "timed"`: the segment being timed and when it was sent.
+    #[inline]
+    fn timed(&self) -> Option<(u64, Time)> {
+        self.timed_seg.get().map(|n| (n, self.timed_at))
+    }
+
     pub fn new(flow: u32, node: u32, peer: u32, cfg: &TcpConfig, cc: Cc, start_at: Time, stop_at: Time) -> Sender {
         // An algorithm may imply its recovery (Tahoe) where the flow does not set one.
         let implied;
@@ -492,29 +519,58 @@ impl Sender {
             peer,
             dscp: 0,
             port: 0,
-            mss,
-            header_bytes: cfg.header_size().get() as u32,
-            sack,
-            recovery: match (cfg.recovery(), cfg.sack) {
-                (Recovery::Prr | Recovery::Rfc6675, false) => Recovery::NewReno,
-                (r, _) => r,
-            },
-            profile: cfg.profile,
-            ack_counting: cfg.ack_counting(),
-            ts_granularity: cfg.ts_granularity(),
-            rtt_blackout: None,
+            rtt_blackout: Opt::NONE,
             prr: Prr::default(),
-            timestamps: cfg.timestamps(),
-            owd_samples: cfg.timestamps() && cc.wants_one_way_delay(),
-            rtt_samples: cfg.rtt_samples(),
-            timed: None,
+            timed_seg: Opt::NONE,
+            timed_at: Time::ZERO,
             ecn: cfg.ecn || cc.needs_ecn(),
             feedback: cfg.ecn_feedback.unwrap_or(cc.ecn_feedback()),
             accecn: (cfg.ecn_feedback.unwrap_or(cc.ecn_feedback()) == EcnFeedback::AccEcn).then(|| Box::new(AccEcnSender::new(cfg.accecn_safety))),
             ect: if cc.ect1() { Ecn::Ect1 } else { Ecn::Ect0 },
             ect_all: cc.needs_ecn(),
-            rate_sampling,
-            rwnd_bytes: cfg.rwnd.map_or(u64::MAX, |r| r.get()),
+            cfg: Arc::new(Settings {
+                handshake: HandshakeSettings {
+                    enabled: cfg.handshake,
+                    syn_bytes: cfg.syn_size().get() as u32,
+                    ack_bytes: cfg.ack_size().get() as u32,
+                    syn_timeout: cfg.syn_timeout(),
+                    syn_retries: cfg.syn_retries(),
+                    syn_linear: cfg.syn_linear_timeouts(),
+                },
+                mss,
+                header_bytes: cfg.header_size().get() as u32,
+                sack,
+                recovery: match (cfg.recovery(), cfg.sack) {
+                    (Recovery::Prr | Recovery::Rfc6675, false) => Recovery::NewReno,
+                    (r, _) => r,
+                },
+                profile: cfg.profile,
+                ack_counting: cfg.ack_counting(),
+                ts_granularity: cfg.ts_granularity(),
+                timestamps: cfg.timestamps(),
+                owd_samples: cfg.timestamps() && cc.wants_one_way_delay(),
+                rtt_samples: cfg.rtt_samples(),
+                rate_sampling,
+                rwnd_bytes: cfg.rwnd.map_or(u64::MAX, |r| r.get()),
+                disorder_growth: cfg.disorder_growth(),
+                exit_ack_growth: cfg.exit_ack_growth(),
+                lost_head_kept: cfg.lost_head_kept(),
+                nextseg_rules: cfg.nextseg_rules(),
+                rule3_bound: cfg.nextseg_rule3_bound(),
+                partial_ack_retransmit: cfg.partial_ack_retransmit(),
+                prr_dupack_credit: cfg.prr_dupack_credit(),
+                rto_every_ssthresh: cfg.rto_every_ssthresh(),
+                syn_loss_iw_retries: cfg.syn_loss_iw_retries(),
+                pacing_credit: cfg.pacing_credit(),
+                syn_ecn_fallback: cfg.syn_ecn_fallback(),
+                slow_start: cfg.slow_start(),
+                idle_restart: cfg.slow_start_after_idle(),
+                iw_bytes: cfg.initial_cwnd as u64 * mss as u64,
+                data_retries: cfg.data_retries(),
+                teardown: cfg.teardown,
+                rack_on,
+                tlp_on: sack && cfg.tlp(),
+            }),
             cc,
             window: Window { cwnd: cfg.initial_cwnd as u64 * mss as u64, ssthresh: cfg.initial_ssthresh.map_or(u64::MAX, |s| s as u64 * mss as u64), mss },
             sb: match (rack_on, cfg.sacked_retransmission_in_flight()) {
@@ -525,22 +581,13 @@ impl Sender {
             rtt: RttEstimator::new(cfg.rto_rule(), cfg.initial_rto(), cfg.min_rto(), cfg.max_rto(), cfg.rto_granularity()),
             state: CaState::Open,
             recovery_point: 0,
-            recover: None,
+            recover: Opt::NONE,
             dupacks: 0,
             timeouts_since_progress: 0,
             limited_transmit_segs: 0,
             partial_acked: false,
-            disorder_growth: cfg.disorder_growth(),
-            exit_ack_growth: cfg.exit_ack_growth(),
             exited_on_growth: false,
-            lost_head_kept: cfg.lost_head_kept(),
-            nextseg_rules: cfg.nextseg_rules(),
-            rule3_bound: cfg.nextseg_rule3_bound(),
-            partial_ack_retransmit: cfg.partial_ack_retransmit(),
-            prr_dupack_credit: cfg.prr_dupack_credit(),
-            rto_every_ssthresh: cfg.rto_every_ssthresh(),
-            syn_loss_iw_retries: cfg.syn_loss_iw_retries(),
-            rescue_rxt: None,
+            rescue_rxt: Opt::NONE,
             ecn_recover: 0,
             cwr_pending: false,
             rto_deadline: Time::NEVER,
@@ -551,47 +598,43 @@ impl Sender {
             started: false,
             pace_next: Time::ZERO,
             pace_blocked: false,
-            pacing_credit: cfg.pacing_credit(),
-            syn_ecn_fallback: cfg.syn_ecn_fallback(),
-            slow_start: cfg.slow_start(),
             segs_sent: 0,
             tsq: tsq.then(|| Box::new(SmallQueues::new(paced, mss))),
-            app_rate: None,
+            app_rate: Opt::NONE,
             app_blocked: false,
             app_wake: Time::NEVER,
             onoff: None,
             last_send: Time::ZERO,
-            idle_restart: cfg.slow_start_after_idle(),
-            iw_bytes: cfg.initial_cwnd as u64 * mss as u64,
             rate: RateState::default(),
             conn: ConnState::Closed,
             hs: Handshake {
-                enabled: cfg.handshake,
-                syn_bytes: cfg.syn_size().get() as u32,
-                ack_bytes: cfg.ack_size().get() as u32,
-                syn_timeout: cfg.syn_timeout(),
-                syn_retries: cfg.syn_retries(),
-                syn_linear: cfg.syn_linear_timeouts(),
                 retries: 0,
                 deadline: Time::NEVER,
                 sent_at: Time::ZERO,
             },
-            data_retries: cfg.data_retries(),
-            connected_at: None,
-            ended_at: None,
+            connected_at: Opt::NONE,
+            ended_at: Opt::NONE,
             abort_at: Time::NEVER,
-            teardown: cfg.teardown,
-            rack_on,
             rack: Rack::default(),
-            tlp_on: sack && cfg.tlp(),
             tlp: Tlp::default(),
             counters: SenderCounters::default(),
-            rtt_hist: LogHistogram::new(),
+            rtt_hist: LazyHistogram::default(),
             #[cfg(test)]
             general_only: false,
         };
         s.tsq_update_pacing_rate(); // a paced algorithm's initial rate
         s
+    }
+
+    /// Share its settings with the senders configured alike before it: `pool` holds one copy
+    /// of each distinct [`Settings`].
+    pub fn share_settings(&mut self, pool: &mut std::collections::HashSet<Arc<Settings>>) {
+        match pool.get(&*self.cfg) {
+            Some(same) => self.cfg = same.clone(),
+            None => {
+                pool.insert(self.cfg.clone());
+            }
+        }
     }
 
     /// What a congestion control of this flow is built with.
@@ -605,7 +648,7 @@ impl Sender {
 
     /// Make this a finite flow of `bytes` (> 0) of payload.
     pub fn set_size(&mut self, bytes: u64) {
-        let mss = self.mss as u64;
+        let mss = self.cfg.mss as u64;
         self.total_segs = bytes.div_ceil(mss);
         self.last_len = (bytes - (self.total_segs - 1) * mss) as u32;
     }
@@ -619,7 +662,7 @@ impl Sender {
     /// Make this an application-limited flow: its application writes `rate` (payload) from the
     /// start.
     pub fn set_app_rate(&mut self, rate: crate::units::Rate) {
-        self.app_rate = Some(rate);
+        self.app_rate = Opt::some(rate);
     }
 
     /// Make its application an on-off source writing only in these on-periods
@@ -637,7 +680,7 @@ impl Sender {
 
     /// Segments the application has written by `now` (`u64::MAX`: as many as the sender takes).
     fn written_segs(&self, now: Time) -> u64 {
-        match self.app_rate {
+        match self.app_rate.get() {
             // an on-off source without a rate writes while on, as fast as the sender takes it
             None => match &self.onoff {
                 Some(s) if !s.is_on(now) => 0,
@@ -646,7 +689,7 @@ impl Sender {
             Some(r) => {
                 let active = self.onoff.as_ref().map_or_else(|| now.since(self.start_at), |s| s.on_time(now));
                 let bytes = r.bps() as u128 * active.ns() as u128 / 8_000_000_000;
-                let segs = (bytes / self.mss as u128) as u64;
+                let segs = (bytes / self.cfg.mss as u128) as u64;
                 // the last segment of a finite flow once all its bytes are written
                 if self.total_segs != u64::MAX && bytes >= self.size().unwrap_or(0) as u128 { self.total_segs } else { segs }
             }
@@ -656,10 +699,10 @@ impl Sender {
     /// When the application next writes what the sender needs (`Time::NEVER`: it never does):
     /// the next segment at its rate, or the next on-period.
     fn next_write(&self, now: Time) -> Time {
-        match self.app_rate {
+        match self.app_rate.get() {
             None => self.onoff.as_ref().map_or(Time::NEVER, |s| s.next_on(now)),
             Some(r) => {
-                let bytes = ((self.sb.nxt() + 1) * self.mss as u64).min(self.size().unwrap_or(u64::MAX));
+                let bytes = ((self.sb.nxt() + 1) * self.cfg.mss as u64).min(self.size().unwrap_or(u64::MAX));
                 let active = Dur::from_ns((bytes as u128 * 8_000_000_000).div_ceil(r.bps() as u128).min(u64::MAX as u128) as u64);
                 match &self.onoff {
                     None => self.start_at + active,
@@ -672,7 +715,7 @@ impl Sender {
     /// When the application of a finite flow that writes at a rate has written its last byte
     /// (`None`: it writes everything at once).
     pub fn all_written_at(&self) -> Option<Time> {
-        let (r, size) = (self.app_rate?, self.size()?);
+        let (r, size) = (self.app_rate.get()?, self.size()?);
         let active = Dur::from_ns((size as u128 * 8_000_000_000).div_ceil(r.bps() as u128).min(u64::MAX as u128) as u64);
         Some(match &self.onoff {
             None => self.start_at + active,
@@ -684,13 +727,13 @@ impl Sender {
     fn nxt_bytes(&self) -> u64 {
         match self.size() {
             Some(size) if self.sb.nxt() >= self.total_segs => size,
-            _ => self.sb.nxt() * self.mss as u64,
+            _ => self.sb.nxt() * self.cfg.mss as u64,
         }
     }
 
     /// Payload bytes of a finite flow (`None`: a bulk transfer).
     pub fn size(&self) -> Option<u64> {
-        (self.total_segs != u64::MAX).then(|| (self.total_segs - 1) * self.mss as u64 + self.last_len as u64)
+        (self.total_segs != u64::MAX).then(|| (self.total_segs - 1) * self.cfg.mss as u64 + self.last_len as u64)
     }
 
     /// Every byte of a finite flow is cumulatively acknowledged.
@@ -702,19 +745,19 @@ impl Sender {
     /// (`report::ideal_fct`): the SYN and the handshake's ACK (`None` without a handshake), then
     /// the data as (full segments, wire size of each, wire size of the last).
     pub fn wire_train(&self) -> (Option<(u32, u32)>, u64, u32, u32) {
-        let hs = self.hs.enabled.then_some((self.hs.syn_bytes, self.hs.ack_bytes));
+        let hs = self.cfg.handshake.enabled.then_some((self.cfg.handshake.syn_bytes, self.cfg.handshake.ack_bytes));
         let full = self.total_segs.saturating_sub(1);
-        (hs, full, self.mss + self.header_bytes, self.last_len + self.header_bytes)
+        (hs, full, self.cfg.mss + self.cfg.header_bytes, self.last_len + self.cfg.header_bytes)
     }
 
     /// Bytes acknowledged cumulatively so far (snd_una).
     pub fn snd_una(&self) -> u64 {
-        self.sb.una() * self.mss as u64
+        self.sb.una() * self.cfg.mss as u64
     }
 
     /// RFC 6675 pipe, bytes.
     pub fn pipe_bytes(&self) -> u64 {
-        self.sb.pipe() * self.mss as u64
+        self.sb.pipe() * self.cfg.mss as u64
     }
 
     /// Bytes delivered (acked or SACKed) so far.
@@ -760,11 +803,11 @@ impl Sender {
                     return;
                 }
                 self.started = true;
-                if self.hs.enabled {
+                if self.cfg.handshake.enabled {
                     self.send_syn(ctx);
                 } else {
                     self.conn = ConnState::Established;
-                    self.connected_at = Some(now);
+                    self.connected_at = Opt::some(now);
                     self.last_send = now; // Linux tcp_finish_connect sets lsndtime
                     self.try_send(ctx);
                 }
@@ -773,9 +816,9 @@ impl Sender {
                 if now < self.hs.deadline {
                     return;
                 }
-                if self.hs.retries >= self.hs.syn_retries + self.hs.syn_linear {
+                if self.hs.retries >= self.cfg.handshake.syn_retries + self.cfg.handshake.syn_linear {
                     self.conn = ConnState::Failed; // every SYN timed out: the flow never connects
-                    self.ended_at = Some(now);
+                    self.ended_at = Opt::some(now);
                     return;
                 }
                 self.hs.retries += 1;
@@ -804,12 +847,12 @@ impl Sender {
     /// byte, RFC 9293 section 3.10.7.x: the RST of ABORT), then nothing more.
     fn reset(&mut self, ctx: &mut TxCtx<'_>) {
         if self.conn != ConnState::Closed {
-            let p = Packet { flow: self.flow, kind: PktKind::Rst, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: self.hs.ack_bytes, seq: self.nxt_bytes(), tsval: ctx.now, ecn: self.control_ecn(), ..Default::default() };
+            let p = Packet { flow: self.flow, kind: PktKind::Rst, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: self.cfg.handshake.ack_bytes, seq: self.nxt_bytes(), tsval: ctx.now, ecn: self.control_ecn(), ..Default::default() };
             ctx.out.push(ctx.arena.alloc(p));
             self.counters.control_pkts += 1;
         }
         self.conn = ConnState::Reset;
-        self.ended_at = Some(ctx.now);
+        self.ended_at = Opt::some(ctx.now);
         self.rto_deadline = Time::NEVER;
         self.rack.deadline = Time::NEVER;
         self.tlp.deadline = Time::NEVER;
@@ -823,11 +866,11 @@ impl Sender {
         let now = ctx.now;
         self.conn = ConnState::SynSent;
         self.hs.sent_at = now;
-        let doublings = self.hs.retries.saturating_sub(self.hs.syn_linear);
-        self.hs.deadline = now + self.hs.syn_timeout.mul(1u64.checked_shl(doublings).unwrap_or(u64::MAX));
-        self.send_control(PktKind::Syn, self.hs.syn_bytes, Time::ZERO, ctx);
+        let doublings = self.hs.retries.saturating_sub(self.cfg.handshake.syn_linear);
+        self.hs.deadline = now + self.cfg.handshake.syn_timeout.mul(1u64.checked_shl(doublings).unwrap_or(u64::MAX));
+        self.send_control(PktKind::Syn, self.cfg.handshake.syn_bytes, Time::ZERO, ctx);
         // its ECN request (AE, CWR, ECE), dropped from retransmissions where the profile says
-        let flags = negotiation::syn_flags(self.ecn_mode(), self.hs.retries, self.syn_ecn_fallback);
+        let flags = negotiation::syn_flags(self.ecn_mode(), self.hs.retries, self.cfg.syn_ecn_fallback);
         ctx.arena.get_mut(*ctx.out.last().expect("the SYN")).ace = flags;
     }
 
@@ -851,7 +894,7 @@ impl Sender {
                 self.ect_all = false;
                 self.accecn = None;
                 if self.cc.needs_ecn() {
-                    let env = CcEnv { mss: self.mss, initial_cwnd: self.iw_bytes, profile: self.profile, slow_start: self.slow_start, rng_seed: 1, ts_tick: self.ts_granularity };
+                    let env = CcEnv { mss: self.cfg.mss, initial_cwnd: self.cfg.iw_bytes, profile: self.cfg.profile, slow_start: self.cfg.slow_start, rng_seed: 1, ts_tick: self.cfg.ts_granularity };
                     self.cc = Cc::new(&crate::cc::CcConfig::Reno(Default::default()), &env);
                 }
             }
@@ -895,10 +938,10 @@ impl Sender {
         self.negotiated(negotiation::client_mode(self.ecn_mode(), a.ace, self.cc.no_classic_fallback()));
         let now = ctx.now;
         self.conn = ConnState::Established;
-        self.connected_at = Some(now);
+        self.connected_at = Opt::some(now);
         self.last_send = now; // Linux tcp_finish_connect sets lsndtime
         // The handshake's RTT: the timestamp echo, or Karn's rule on the SYN.
-        let sample = match (self.timestamps, self.hs.retries) {
+        let sample = match (self.cfg.timestamps, self.hs.retries) {
             (true, _) if a.tsecr <= now => Some(self.echo_sample(now, a.tsecr)),
             (_, 0) => Some(now - self.hs.sent_at),
             _ => None,
@@ -911,15 +954,15 @@ impl Sender {
             // RFC 6298 section 5.7: after a SYN timeout and with no sample, RTO = 3 s.
             None => self.rtt.set_rto(Dur::from_secs(3)),
         }
-        if self.syn_loss_iw_retries > 0 && self.hs.retries >= self.syn_loss_iw_retries {
+        if self.cfg.syn_loss_iw_retries > 0 && self.hs.retries >= self.cfg.syn_loss_iw_retries {
             // RFC 5681 section 3.1 (and RFC 6928): a lost SYN leaves an initial window of one
             // segment (Linux: only after more than one retransmission; ns-3: never).
-            self.window.cwnd = self.mss as u64;
+            self.window.cwnd = self.cfg.mss as u64;
         }
-        self.cc.on_established(&self.window, self.rtt.srtt);
+        self.cc.on_established(&self.window, self.rtt.srtt.get());
         // Linux: the SYN-ACK's tcp_ack ends in tcp_cong_control; BBR sets its rate at init
         self.tsq_update_pacing_rate();
-        self.send_control(PktKind::HandshakeAck, self.hs.ack_bytes, a.tsval, ctx);
+        self.send_control(PktKind::HandshakeAck, self.cfg.handshake.ack_bytes, a.tsval, ctx);
         self.try_send(ctx);
     }
 
@@ -927,13 +970,13 @@ impl Sender {
     /// `tcp_rtt_tsopt_us` counts a zero difference as one tick; ns-3 `ElapsedTimeFromTsValue`
     /// as 1 us).
     fn echo_sample(&self, now: Time, tsecr: Time) -> Dur {
-        let g = self.ts_granularity.ns();
+        let g = self.cfg.ts_granularity.ns();
         if g <= 1 {
             return now - tsecr;
         }
         match now.ns() / g - tsecr.ns() / g {
-            0 if self.profile == Profile::Ns3 => Dur::from_us(1),
-            0 => self.ts_granularity,
+            0 if self.cfg.profile == Profile::Ns3 => Dur::from_us(1),
+            0 => self.cfg.ts_granularity,
             ticks => Dur::from_ns(ticks * g),
         }
     }
@@ -942,7 +985,7 @@ impl Sender {
     /// timestamp clock (TSval - TSecr), in time. Out of line: only TCP-LP and LEDBAT ask.
     #[inline(never)]
     fn ts_difference(&self, earlier: Time, later: Time) -> Dur {
-        let g = self.ts_granularity.ns();
+        let g = self.cfg.ts_granularity.ns();
         if g <= 1 {
             return later - earlier;
         }
@@ -953,7 +996,7 @@ impl Sender {
     /// acknowledged, less limited-transmit segments (RFC 5681); ns-3 passes its pipe
     /// (BytesInFlight).
     fn flight_for_ssthresh(&self) -> u64 {
-        match self.profile {
+        match self.cfg.profile {
             Profile::Ns3 => self.sb.pipe(),
             Profile::Linux | Profile::Ns2 => self.sb.packets_out() - self.limited_transmit_segs.min(self.sb.packets_out()),
         }
@@ -965,7 +1008,7 @@ impl Sender {
 
     fn congestion_event(&mut self, now: Time, kind: CongestionKind, new_episode: bool) -> u64 {
         let flight = self.flight_for_ssthresh();
-        let ev = CongestionEvent { now, kind, flight_size: flight * self.mss as u64, new_episode };
+        let ev = CongestionEvent { now, kind, flight_size: flight * self.cfg.mss as u64, new_episode };
         self.cc.on_congestion(&mut self.window, &ev)
     }
 
@@ -982,44 +1025,44 @@ impl Sender {
         // recomputes it only when `icsk_retransmits`, reset when snd_una advances, is 0), and
         // not when the timeout interrupts a fast recovery that already reduced it - there
         // FlightSize counts the SACKed data and would *raise* ssthresh (Linux keeps it likewise).
-        if self.timeouts_since_progress >= self.data_retries {
+        if self.timeouts_since_progress >= self.cfg.data_retries {
             // data_retries retransmissions of the same data timed out: give up the connection
             // (Linux tcp_retries2, ns-3 DataRetries).
             self.conn = ConnState::Aborted;
-            self.ended_at = Some(now);
+            self.ended_at = Opt::some(now);
             self.rto_deadline = Time::NEVER;
             return;
         }
-        let new_episode = self.rto_every_ssthresh
+        let new_episode = self.cfg.rto_every_ssthresh
             || match self.state {
                 CaState::Open | CaState::Disorder => true,
                 CaState::Recovery => false,
                 CaState::Loss => self.timeouts_since_progress == 0,
             };
         self.timeouts_since_progress += 1;
-        if self.state == CaState::Recovery && matches!(self.recovery, Recovery::NewReno | Recovery::Reno) {
+        if self.state == CaState::Recovery && matches!(self.cfg.recovery, Recovery::NewReno | Recovery::Reno) {
             // Reno's and NewReno's window inflation (one MSS per duplicate ACK) stands for
             // segments that left the network, not for a window: a rule that halves cwnd
             // halves the window without it (ns-2 RenoTcpAgent::timeout zeroes dupwnd_ before
             // TcpAgent::timeout halves cwnd_; RFC 5681 halves FlightSize). Without this, a
             // timeout late in a long recovery set ssthresh to half the inflated window - on a
             // 150-packet path, 250 segments - and the slow start after it overflowed the buffer.
-            self.window.cwnd = self.window.cwnd.min(self.window.ssthresh.max(self.mss as u64));
+            self.window.cwnd = self.window.cwnd.min(self.window.ssthresh.max(self.cfg.mss as u64));
         }
         let ssthresh = self.congestion_event(now, CongestionKind::Timeout, new_episode);
         if new_episode {
             self.window.ssthresh = ssthresh;
         }
         if !self.cc.full_control() {
-            self.window.cwnd = self.mss as u64;
+            self.window.cwnd = self.cfg.mss as u64;
         }
         self.state = CaState::Loss;
         self.recovery_point = self.sb.nxt();
-        self.recover = Some(self.sb.nxt());
+        self.recover = Opt::some(self.sb.nxt());
         self.dupacks = 0;
         self.sb.mark_all_lost();
-        if self.rtt_samples == RttSamples::Timestamps {
-            self.rtt_blackout = Some(self.sb.nxt());
+        if self.cfg.rtt_samples == RttSamples::Timestamps {
+            self.rtt_blackout = Opt::some(self.sb.nxt());
         }
         self.rack.deadline = Time::NEVER;
         self.tlp = Tlp::default();
@@ -1034,8 +1077,8 @@ impl Sender {
     /// the newest segment it delivered.
     fn rate_sample(&mut self, now: Time, delivered_segs: u64, newest: Option<Delivered>) -> RateSample {
         let r = &mut self.rate;
-        r.delivered += delivered_segs * self.mss as u64;
-        if !self.rate_sampling {
+        r.delivered += delivered_segs * self.cfg.mss as u64;
+        if !self.cfg.rate_sampling {
             return RateSample::default();
         }
         if delivered_segs > 0 {
@@ -1056,7 +1099,7 @@ impl Sender {
             prior_delivered: d.tx.delivered,
         };
         // Shorter than the minimum RTT: ACK compression, not the path rate (Linux drops it).
-        match self.rtt.min_rtt {
+        match self.rtt.min_rtt.get() {
             Some(min) if interval < min => RateSample { delivered: 0, interval: Dur::ZERO, ..sample },
             _ => sample,
         }
@@ -1074,7 +1117,7 @@ impl Sender {
             }
             return; // ACKs of data sent before the connection was given up
         }
-        let mss = self.mss as u64;
+        let mss = self.cfg.mss as u64;
         // whole segments, but for a finite flow's last, whose end rounds up to the segment
         let ack_seg = a.ack.div_ceil(mss);
         if ack_seg > self.sb.nxt() || ack_seg < self.sb.una() {
@@ -1093,16 +1136,16 @@ impl Sender {
         let now = ctx.now;
         if self.sb.packets_out() == 0 {
             self.rto_deadline = Time::NEVER;
-        } else if new_una && !(self.recovery == Recovery::NewReno && self.state == CaState::Recovery) {
+        } else if new_una && !(self.cfg.recovery == Recovery::NewReno && self.state == CaState::Recovery) {
             self.arm_rto(now);
         }
-        if self.tlp_on && (new_una || self.state != CaState::Open) {
+        if self.cfg.tlp_on && (new_una || self.state != CaState::Open) {
             self.schedule_probe(now, true); // Linux tcp_set_xmit_timer
         }
         if self.tsq.is_some() {
             self.tsq_update_pacing_rate(); // Linux tcp_cong_control
         }
-        if a.fin && self.teardown && self.all_acked() {
+        if a.fin && self.cfg.teardown && self.all_acked() {
             self.conn = ConnState::Finished;
             self.close_ack(a.tsval, ctx);
             return;
@@ -1125,34 +1168,34 @@ impl Sender {
             && ack_seg > self.sb.una()
             && !(self.ecn && a.ece)
             && (self.feedback != EcnFeedback::AccEcn || (ack_seg - self.sb.una() < 8 && self.accecn.as_ref().is_some_and(|e| e.quiet(a.ace, a.accecn))))
-            && (self.rack_on || !self.sack)
-            && self.rtt_samples != RttSamples::Timed
+            && (self.cfg.rack_on || !self.cfg.sack)
+            && self.cfg.rtt_samples != RttSamples::Timed
             && self.rtt_blackout.is_none()
             && !self.exited_on_growth
-            && (!self.tlp_on || self.tlp.high_seq.is_none());
+            && (!self.cfg.tlp_on || self.tlp.high_seq.is_none());
         #[cfg(test)]
         let eligible = eligible && !self.general_only;
         if !eligible {
             return false;
         }
-        let (now, mss) = (ctx.now, self.mss as u64);
+        let (now, mss) = (ctx.now, self.cfg.mss as u64);
         // sample: what the ACK acknowledges and measures (as `sample`)
         let prior_pipe = self.pipe_bytes();
         let (una, nxt) = (self.sb.una(), self.sb.nxt());
         let Some(cum) = self.sb.ack_in_order(ack_seg) else { return false };
         let disorder = una < self.ecn_recover;
-        if self.rack_on {
-            let mut limit = self.rtt.min_rtt.map_or(Time::ZERO, |m| now.earlier_by(m));
-            if self.timestamps {
+        if self.cfg.rack_on {
+            let mut limit = self.rtt.min_rtt.get().map_or(Time::ZERO, |m| now.earlier_by(m));
+            if self.cfg.timestamps {
                 limit = limit.min(a.tsecr);
             }
             self.sb.set_rack_ambiguity(limit);
         }
         self.timeouts_since_progress = 0;
         self.rtt.on_new_ack();
-        let echo = (self.timestamps && a.tsecr <= now).then(|| self.echo_sample(now, a.tsecr));
-        let rtt = match self.rtt_samples {
-            RttSamples::Timestamps if self.timestamps => echo,
+        let echo = (self.cfg.timestamps && a.tsecr <= now).then(|| self.echo_sample(now, a.tsecr));
+        let rtt = match self.cfg.rtt_samples {
+            RttSamples::Timestamps if self.cfg.timestamps => echo,
             _ => Some(now - cum.first_sent),
         };
         if let Some(r) = rtt {
@@ -1164,7 +1207,7 @@ impl Sender {
         let (ece, ce_bytes) = self.ecn_echo(a, cum.segs);
         debug_assert!(!(self.ecn && ece), "an in-order ACK reports no CE mark");
         // detect (RACK, or no SACK: none)
-        let lost_segs = if self.rack_on {
+        let lost_segs = if self.cfg.rack_on {
             self.rack.on_delivered(cum.rack, now);
             self.rack_detect(now, false).newly_lost
         } else {
@@ -1185,9 +1228,9 @@ impl Sender {
             ece,
             ce_bytes,
             rtt,
-            owd: (self.owd_samples && a.tsval >= a.tsecr).then(|| self.ts_difference(a.tsecr, a.tsval)),
+            owd: (self.cfg.owd_samples && a.tsval >= a.tsecr).then(|| self.ts_difference(a.tsecr, a.tsval)),
             srtt: self.rtt.srtt_or(Dur::from_ms(100)),
-            min_rtt: self.rtt.min_rtt.unwrap_or(Dur::from_ms(100)),
+            min_rtt: self.rtt.min_rtt.get().unwrap_or(Dur::from_ms(100)),
             delivered_total: self.rate.delivered,
             snd_una: ack_seg * mss,
             snd_nxt: nxt * mss,
@@ -1195,7 +1238,7 @@ impl Sender {
         };
         self.cc.on_ack(&mut self.window, &ev);
         // recover: in Open, a new ACK; recovery starts only if RACK marked a segment lost
-        if self.rack_on && self.sb.lost_out() > 0 {
+        if self.cfg.rack_on && self.sb.lost_out() > 0 {
             let s = AckSample {
                 ack_seg,
                 new_una: true,
@@ -1220,7 +1263,7 @@ impl Sender {
 
     /// FIN-WAIT-2 / TIME-WAIT: acknowledge the receiver's FIN (each time it comes).
     fn close_ack(&mut self, tsecr: Time, ctx: &mut TxCtx<'_>) {
-        let p = Packet { flow: self.flow, kind: PktKind::CloseAck, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: self.hs.ack_bytes, seq: self.size().unwrap_or(0), tsval: ctx.now, tsecr, ecn: self.control_ecn(), ..Default::default() };
+        let p = Packet { flow: self.flow, kind: PktKind::CloseAck, dst: self.peer, src: self.node, dscp: self.dscp, port: self.port, size_bytes: self.cfg.handshake.ack_bytes, seq: self.size().unwrap_or(0), tsval: ctx.now, tsecr, ecn: self.control_ecn(), ..Default::default() };
         ctx.out.push(ctx.arena.alloc(p));
         self.counters.control_pkts += 1;
     }
@@ -1229,23 +1272,23 @@ impl Sender {
     /// the cumulative ACK applied to the scoreboard, the RTT sample, what was newly delivered and
     /// the delivery-rate sample.
     fn sample(&mut self, a: &AckInfo<'_>, ack_seg: u64, now: Time) -> AckSample {
-        let mss = self.mss as u64;
+        let mss = self.cfg.mss as u64;
         let prior_pipe = self.pipe_bytes();
         let new_una = ack_seg > self.sb.una();
         let ca_state = self.state;
         let disorder = ca_state == CaState::Open
             && (self.sb.sacked_out() > 0 || self.sb.lost_out() > 0 || self.sb.retrans_out() > 0 || self.sb.una() < self.ecn_recover);
 
-        if self.rack_on {
+        if self.cfg.rack_on {
             // RACK ignores a retransmission the ACK may not be for (see set_rack_ambiguity).
-            let mut limit = self.rtt.min_rtt.map_or(Time::ZERO, |m| now.earlier_by(m));
-            if self.timestamps {
+            let mut limit = self.rtt.min_rtt.get().map_or(Time::ZERO, |m| now.earlier_by(m));
+            if self.cfg.timestamps {
                 limit = limit.min(a.tsecr);
             }
             self.sb.set_rack_ambiguity(limit);
         }
         let mut sacked = Sacked::default();
-        if self.sack && !a.sack.is_empty() {
+        if self.cfg.sack && !a.sack.is_empty() {
             let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
             for (dst, b) in blocks.iter_mut().zip(a.sack) {
                 *dst = (b.start / mss, b.end.div_ceil(mss));
@@ -1258,32 +1301,32 @@ impl Sender {
             self.timeouts_since_progress = 0;
             cum = self.sb.ack_cumulative(ack_seg);
             newest = Delivered::newest(newest, cum.newest);
-            if self.rtt_samples != RttSamples::Timed {
+            if self.cfg.rtt_samples != RttSamples::Timed {
                 self.rtt.on_new_ack();
             } // timed (ns-2): the backoff stays until the timed segment's sample (Karn, t_backoff_)
         }
         // RTT sample: Karn's rule on the oldest newly acknowledged segment, else the oldest newly
         // SACKed one, else the timestamp echo of an ACK of new data (Linux `tcp_ack_update_rtt`);
         // or, as ns-3, the echo of every ACK of new data.
-        let echo = (self.timestamps && new_una && a.tsecr <= now).then(|| self.echo_sample(now, a.tsecr));
-        if self.rtt_blackout.is_some_and(|end| self.sb.una() > end) {
-            self.rtt_blackout = None;
+        let echo = (self.cfg.timestamps && new_una && a.tsecr <= now).then(|| self.echo_sample(now, a.tsecr));
+        if self.rtt_blackout.get().is_some_and(|end| self.sb.una() > end) {
+            self.rtt_blackout = Opt::NONE;
         }
-        let rtt = match self.rtt_samples {
+        let rtt = match self.cfg.rtt_samples {
             RttSamples::Timestamps if self.rtt_blackout.is_some() => None,
-            RttSamples::Timestamps if self.timestamps => echo,
+            RttSamples::Timestamps if self.cfg.timestamps => echo,
             _ => cum.rtt_from.or(sacked.rtt_from.map(|(_, t)| t)).map(|t| now - t).or(echo),
         };
         if let Some(r) = rtt {
-            if self.rtt_samples != RttSamples::Timed {
+            if self.cfg.rtt_samples != RttSamples::Timed {
                 self.rtt.on_sample(r, self.sb.una(), self.sb.nxt());
             }
             self.rtt_hist.record(r.ns());
         }
-        if self.rtt_samples == RttSamples::Timed && new_una {
-            if let Some((_, sent)) = self.timed.filter(|&(n, _)| self.sb.una() > n) {
-                self.timed = None;
-                let g = self.ts_granularity.ns();
+        if self.cfg.rtt_samples == RttSamples::Timed && new_una {
+            if let Some((_, sent)) = self.timed().filter(|&(n, _)| self.sb.una() > n) {
+                self.timed_seg = Opt::NONE;
+                let g = self.cfg.ts_granularity.ns();
                 let ticks = if g == 0 { now - sent } else { Dur::from_ns(((now - sent).ns() + g / 2) / g * g).max(Dur::from_ns(g)) };
                 self.rtt.on_sample(ticks, self.sb.una(), self.sb.nxt());
             }
@@ -1299,7 +1342,7 @@ impl Sender {
     /// flag (RFC 3168, DCTCP), or AccECN's decoding of its ACE field and option into the
     /// segments newly marked CE (RFC 9768; `accecn.rs`), as `(ece, bytes newly marked)`.
     fn ecn_echo(&mut self, a: &AckInfo<'_>, delivered_segs: u64) -> (bool, Option<u64>) {
-        let mss = self.mss as u64;
+        let mss = self.cfg.mss as u64;
         // the AccECN state exists exactly when the feedback is AccECN (`new`)
         let Some(accecn) = self.accecn.as_deref_mut() else {
             if self.ecn && a.ece {
@@ -1307,8 +1350,8 @@ impl Sender {
             }
             return (a.ece, None);
         };
-        let tsval = self.timestamps.then_some(a.tsval);
-        let sack_or_open = self.sack || self.state == CaState::Open;
+        let tsval = self.cfg.timestamps.then_some(a.tsval);
+        let sack_or_open = self.cfg.sack || self.state == CaState::Open;
         let marked = accecn.on_ack(a.ace, a.accecn, delivered_segs, delivered_segs * mss, tsval, sack_or_open, mss);
         self.counters.ce_echoed_segs += marked;
         (marked > 0, Some(marked * mss))
@@ -1317,10 +1360,10 @@ impl Sender {
     /// Losses the ACK reveals: RACK's (RFC 8985) or RFC 6675's `IsLost`; the segments newly
     /// marked lost.
     fn detect(&mut self, s: &AckSample, now: Time) -> u64 {
-        if self.rack_on {
+        if self.cfg.rack_on {
             self.rack.on_delivered(later(s.sacked.rack, s.cum.rack), now);
             self.rack_detect(now, false).newly_lost
-        } else if self.sack {
+        } else if self.cfg.sack {
             self.sb.mark_lost_by_sack()
         } else {
             0
@@ -1331,8 +1374,8 @@ impl Sender {
     /// repaired a loss, an ECN echo (RFC 3168 section 6.1.2), and the congestion control's own
     /// growth (`on_ack`, every ACK, with the cwnd-limited flag it gates growth by).
     fn react(&mut self, a: &AckInfo<'_>, s: &AckSample, lost_segs: u64, now: Time) {
-        let mss = self.mss as u64;
-        if self.tlp_on && self.tlp.on_ack(s.ack_seg, !s.new_una && s.sacked.newly == 0) == ProbeOutcome::RepairedLoss && self.state == CaState::Open {
+        let mss = self.cfg.mss as u64;
+        if self.cfg.tlp_on && self.tlp.on_ack(s.ack_seg, !s.new_una && s.sacked.newly == 0) == ProbeOutcome::RepairedLoss && self.state == CaState::Open {
             // The probe retransmission repaired a loss: reduce as for one (RFC 8985 section
             // 7.4.2; Linux tcp_process_tlp_ack: CWR, cwnd = ssthresh).
             self.window.ssthresh = self.congestion_event(now, CongestionKind::Loss, true);
@@ -1359,16 +1402,16 @@ impl Sender {
             s.prior_pipe + mss > self.window.cwnd
         };
         let mut ca_state = s.ca_state;
-        let mut growth_bytes = match self.ack_counting {
+        let mut growth_bytes = match self.cfg.ack_counting {
             AckCounting::Delivered => s.delivered_bytes,
             AckCounting::Cumulative => s.cum.segs * mss,
         };
-        if ca_state == CaState::Open && s.sacked.newly > 0 && !self.disorder_growth {
+        if ca_state == CaState::Open && s.sacked.newly > 0 && !self.cfg.disorder_growth {
             ca_state = CaState::Disorder; // ns-3: a duplicate ACK, no growth on it
         }
-        if self.exit_ack_growth
+        if self.cfg.exit_ack_growth
             && self.state == CaState::Recovery
-            && matches!(self.recovery, Recovery::Prr | Recovery::Rfc6675)
+            && matches!(self.cfg.recovery, Recovery::Prr | Recovery::Rfc6675)
             && !self.cc.full_control()
             && self.sb.una() >= self.recovery_point
         {
@@ -1392,16 +1435,16 @@ impl Sender {
             ece: s.ece,
             ce_bytes: s.ce_bytes,
             rtt: s.rtt,
-            owd: (self.owd_samples && a.tsval >= a.tsecr).then(|| self.ts_difference(a.tsecr, a.tsval)),
+            owd: (self.cfg.owd_samples && a.tsval >= a.tsecr).then(|| self.ts_difference(a.tsecr, a.tsval)),
             srtt: self.rtt.srtt_or(Dur::from_ms(100)),
-            min_rtt: self.rtt.min_rtt.unwrap_or(Dur::from_ms(100)),
+            min_rtt: self.rtt.min_rtt.get().unwrap_or(Dur::from_ms(100)),
             delivered_total: self.rate.delivered,
             snd_una: self.sb.una() * mss,
             snd_nxt: self.sb.nxt() * mss,
             rate: s.rate,
         };
         self.cc.on_ack(&mut self.window, &ev);
-        if self.rate_sampling && self.cc.take_app_limited() {
+        if self.cfg.rate_sampling && self.cc.take_app_limited() {
             // Linux tcp_bbr.c in PROBE_RTT: tp->app_limited = delivered + in flight
             self.rate.app_limited = (self.rate.delivered + self.pipe_bytes()).max(1);
         }
@@ -1413,7 +1456,7 @@ impl Sender {
     /// acknowledged.
     fn recover(&mut self, s: &AckSample, lost_segs: u64, ctx: &mut TxCtx<'_>) {
         let now = ctx.now;
-        let mss = self.mss as u64;
+        let mss = self.cfg.mss as u64;
         let (new_una, sacked, cum, delivered_bytes) = (s.new_una, &s.sacked, &s.cum, s.delivered_bytes);
         let full = self.cc.full_control();
         if self.exited_on_growth {
@@ -1429,26 +1472,26 @@ impl Sender {
                 if new_una {
                     self.dupacks = 0;
                     self.limited_transmit_segs = 0;
-                } else if self.sb.packets_out() > 0 && (!self.sack || sacked.newly > 0) {
+                } else if self.sb.packets_out() > 0 && (!self.cfg.sack || sacked.newly > 0) {
                     self.dupacks += 1;
                 }
                 // RACK: recovery starts when it marked a segment lost (Linux tcp_time_to_recover);
                 // otherwise the third duplicate ACK or RFC 6675's IsLost(HighACK + 1).
-                let time_to_recover = if self.rack_on {
+                let time_to_recover = if self.cfg.rack_on {
                     self.sb.lost_out() > 0
                 } else {
-                    self.dupacks >= DUPTHRESH || (self.sack && self.sb.packets_out() > 0 && self.sb.is_lost(self.sb.una()))
+                    self.dupacks >= DUPTHRESH || (self.cfg.sack && self.sb.packets_out() > 0 && self.sb.is_lost(self.sb.una()))
                 };
                 // Without SACK, RFC 6582 `recover` (and ns-2's bugFix_): no new fast retransmit
                 // for duplicate ACKs that do not cover more than the highest segment sent at the
                 // last episode (they may come from segments retransmitted needlessly after a
                 // timeout). With SACK such duplicates SACK nothing and are not counted.
-                let guard = self.sack || self.recover.is_none_or(|r| self.sb.una() > r);
+                let guard = self.cfg.sack || self.recover.get().is_none_or(|r| self.sb.una() > r);
                 if time_to_recover && guard {
                     let head_again = self.lost_head_again();
                     self.enter_recovery(ctx);
-                    if self.recovery == Recovery::Prr && !full {
-                        match self.profile {
+                    if self.cfg.recovery == Recovery::Prr && !full {
+                        match self.cfg.profile {
                             Profile::Linux | Profile::Ns2 => self.prr_step(delivered_bytes, new_una, lost_segs > 0),
                             // ns-3: TcpPrrRecovery::EnterRecovery calls DoRecovery as for a dupack
                             Profile::Ns3 => self.prr_step_ns3(delivered_bytes, false, true),
@@ -1464,8 +1507,8 @@ impl Sender {
                 if self.sb.una() >= self.recovery_point {
                     self.exit_recovery(now);
                 } else {
-                    match self.recovery {
-                        Recovery::Prr if !full && self.profile == Profile::Ns3 => {
+                    match self.cfg.recovery {
+                        Recovery::Prr if !full && self.cfg.profile == Profile::Ns3 => {
                             // ns-3 runs DoRecovery for an ACK that SACKs new data (as a dupack)
                             // and again for a partial ACK of at least a segment: an ACK that
                             // does both counts its delivery twice (TcpSocketBase::ProcessAck).
@@ -1475,7 +1518,7 @@ impl Sender {
                             if new_una && delivered_bytes >= mss {
                                 self.prr_step_ns3(delivered_bytes, cum.retransmitted, false);
                             }
-                            if new_una && self.partial_ack_retransmit {
+                            if new_una && self.cfg.partial_ack_retransmit {
                                 self.partial_ack_retransmission(ctx);
                             }
                         }
@@ -1504,7 +1547,7 @@ impl Sender {
 
     /// RACK's loss detection with the current reordering window.
     fn rack_detect(&mut self, now: Time, force: bool) -> RackLoss {
-        let reo_wnd = Rack::reo_wnd(self.sb.reordering_seen, self.state != CaState::Open, self.sb.sacked_out(), self.rtt.min_rtt, self.rtt.srtt);
+        let reo_wnd = Rack::reo_wnd(self.sb.reordering_seen, self.state != CaState::Open, self.sb.sacked_out(), self.rtt.min_rtt.get(), self.rtt.srtt.get());
         let found = self.rack.detect(&mut self.sb, reo_wnd, now, force);
         self.counters.lost_retransmits += found.lost_retransmits;
         found
@@ -1519,8 +1562,8 @@ impl Sender {
         }
         if self.state == CaState::Open {
             self.enter_recovery(ctx);
-            if self.recovery == Recovery::Prr && !self.cc.full_control() {
-                self.prr_step(self.mss as u64, false, true);
+            if self.cfg.recovery == Recovery::Prr && !self.cc.full_control() {
+                self.prr_step(self.cfg.mss as u64, false, true);
             }
         }
         self.try_send(ctx);
@@ -1535,7 +1578,7 @@ impl Sender {
             return;
         }
         let rto_left = if advancing_rto || self.rto_deadline.is_never() { self.rtt.rto() } else { self.rto_deadline.since(now) };
-        self.tlp.deadline = now + Tlp::pto(self.rtt.srtt, self.sb.packets_out(), self.rtt.min_rto(), rto_left);
+        self.tlp.deadline = now + Tlp::pto(self.rtt.srtt.get(), self.sb.packets_out(), self.rtt.min_rto(), rto_left);
     }
 
     /// The probe timer fired (RFC 8985 section 7.3; Linux `tcp_send_loss_probe`): one new
@@ -1557,7 +1600,7 @@ impl Sender {
             self.retransmit(n, ctx);
             self.tlp.retrans = true;
         }
-        self.tlp.high_seq = Some(self.sb.nxt());
+        self.tlp.high_seq = Opt::some(self.sb.nxt());
         self.counters.loss_probes += 1;
         self.arm_rto(ctx.now);
     }
@@ -1566,7 +1609,7 @@ impl Sender {
     /// what it acknowledged (adding back one MSS if that was at least one); a duplicate ACK
     /// inflates it by one MSS.
     fn newreno_ack(&mut self, new_una: bool, acked_bytes: u64, full: bool, ctx: &mut TxCtx<'_>) {
-        let mss = self.mss as u64;
+        let mss = self.cfg.mss as u64;
         if new_una {
             self.sb.mark_head_lost();
             if !full {
@@ -1593,9 +1636,9 @@ impl Sender {
         if delivered == 0 {
             return; // nothing delivered: the window stays (Linux tcp_cwnd_reduction)
         }
-        let mss = self.mss as u64;
+        let mss = self.cfg.mss as u64;
         self.prr.delivered += delivered;
-        let bonus = match self.profile {
+        let bonus = match self.cfg.profile {
             Profile::Linux | Profile::Ns2 if !snd_una_advanced || newly_lost => 0,
             _ => mss,
         };
@@ -1614,8 +1657,8 @@ impl Sender {
     /// on in the ns3 profile), although its DeliveredData already counts the SACKed bytes (the
     /// addition is meant for ACKs without SACK; ns-3 after 3.44 changed RecoverFS too).
     fn prr_step_ns3(&mut self, mut delivered: u64, safe: bool, dupack: bool) {
-        let mss = self.mss as u64;
-        if dupack && self.prr_dupack_credit && self.prr.delivered < self.prr.recover_fs {
+        let mss = self.cfg.mss as u64;
+        if dupack && self.cfg.prr_dupack_credit && self.prr.delivered < self.prr.recover_fs {
             delivered += mss;
         }
         if delivered == 0 {
@@ -1646,28 +1689,28 @@ impl Sender {
     /// `lost_head_kept`: recovery starts while the head is a retransmission already marked lost
     /// (ns-3's EnterRecovery leaves it retransmitted, in flight, and sends it again).
     fn lost_head_again(&self) -> bool {
-        self.lost_head_kept && !self.rack_on && self.sb.packets_out() > 0 && self.sb.is_lost(self.sb.una()) && self.sb.is_retransmitted(self.sb.una())
+        self.cfg.lost_head_kept && !self.cfg.rack_on && self.sb.packets_out() > 0 && self.sb.is_lost(self.sb.una()) && self.sb.is_retransmitted(self.sb.una())
     }
 
     fn enter_recovery(&mut self, ctx: &mut TxCtx<'_>) {
-        let mss = self.mss as u64;
+        let mss = self.cfg.mss as u64;
         self.counters.fast_recoveries += 1;
         let prior_cwnd = self.window.cwnd;
-        if !self.rack_on && self.recovery != Recovery::Tahoe && !self.lost_head_again() {
+        if !self.cfg.rack_on && self.cfg.recovery != Recovery::Tahoe && !self.lost_head_again() {
             self.sb.mark_head_lost(); // (with RACK, RACK marked what is lost)
         }
         // RecoverFS: Linux the window before the reduction; ns-3 its pipe, the head marked lost.
-        let recover_fs = match self.profile {
+        let recover_fs = match self.cfg.profile {
             Profile::Linux | Profile::Ns2 => prior_cwnd,
             Profile::Ns3 => self.pipe_bytes(),
         };
         self.window.ssthresh = self.congestion_event(ctx.now, CongestionKind::Loss, true);
         self.recovery_point = self.sb.nxt();
-        self.recover = Some(self.sb.nxt());
+        self.recover = Opt::some(self.sb.nxt());
         self.partial_acked = false;
         self.limited_transmit_segs = 0;
         let full = self.cc.full_control();
-        if self.recovery == Recovery::Tahoe {
+        if self.cfg.recovery == Recovery::Tahoe {
             // Tahoe: no fast recovery. Retransmit the loss and go back N under slow start, as
             // after a timeout (ns-2 TCP agent: slowdown to cwnd 1, t_seqno_ = highest_ack_ + 1).
             self.state = CaState::Loss;
@@ -1684,7 +1727,7 @@ impl Sender {
         self.tlp.deadline = Time::NEVER;
         self.prr = Prr { delivered: 0, out: 0, recover_fs };
         if !full {
-            self.window.cwnd = match self.recovery {
+            self.window.cwnd = match self.cfg.recovery {
                 Recovery::NewReno | Recovery::Reno => self.window.ssthresh + 3 * mss,
                 _ => self.window.ssthresh,
             };
@@ -1692,7 +1735,7 @@ impl Sender {
         // Fast retransmit regardless of cwnd (RFC 6675 section 5 step 4.3, RFC 6582 step 2).
         // With PRR the window set on this ACK (at least one segment while nothing was sent in
         // the recovery) lets it out, after the reduction is computed, as Linux and ns-3 do.
-        if self.recovery == Recovery::Prr && !full {
+        if self.cfg.recovery == Recovery::Prr && !full {
             return;
         }
         if let Some(n) = self.sb.next_lost() {
@@ -1701,11 +1744,11 @@ impl Sender {
     }
 
     fn exit_recovery(&mut self, now: Time) {
-        let mss = self.mss as u64;
+        let mss = self.cfg.mss as u64;
         self.state = CaState::Open;
         self.dupacks = 0;
         if !self.cc.full_control() {
-            self.window.cwnd = if self.recovery == Recovery::NewReno {
+            self.window.cwnd = if self.cfg.recovery == Recovery::NewReno {
                 // RFC 6582 section 3.2 step 5, option 1
                 self.window.ssthresh.min((self.sb.packets_out() * mss).max(mss) + mss)
             } else {
@@ -1720,7 +1763,7 @@ impl Sender {
         if self.conn != ConnState::Established {
             return;
         }
-        let mss = self.mss as u64;
+        let mss = self.cfg.mss as u64;
         let mut sent_new = false;
         self.pace_blocked = false;
         self.app_blocked = false;
@@ -1728,7 +1771,7 @@ impl Sender {
             self.tsq_unthrottle();
         }
         loop {
-            let allowance = if !self.sack && self.state == CaState::Open {
+            let allowance = if !self.cfg.sack && self.state == CaState::Open {
                 self.dupacks.min(2) as u64 * mss // RFC 3042 limited transmit
             } else {
                 0
@@ -1765,7 +1808,7 @@ impl Sender {
                 if self.app_blocked {
                     self.app_wake = self.next_write(ctx.now);
                 }
-                if self.rate_sampling && (ctx.now >= self.stop_at || self.sb.nxt() >= self.total_segs || unwritten) {
+                if self.cfg.rate_sampling && (ctx.now >= self.stop_at || self.sb.nxt() >= self.total_segs || unwritten) {
                     // Nothing left to send with room in cwnd: application-limited (Linux
                     // tcp_rate_check_app_limited) until what is in flight is delivered.
                     self.rate.app_limited = (self.rate.delivered + self.pipe_bytes()).max(1);
@@ -1773,7 +1816,7 @@ impl Sender {
                 break;
             }
         }
-        if sent_new && self.tlp_on {
+        if sent_new && self.cfg.tlp_on {
             self.schedule_probe(ctx.now, false);
         }
     }
@@ -1787,7 +1830,7 @@ impl Sender {
 
     #[inline(never)]
     fn tsq_check(&mut self, n: u64, factor: u32, now: Time) -> bool {
-        let len = if n + 1 == self.total_segs { self.last_len } else { self.mss };
+        let len = if n + 1 == self.total_segs { self.last_len } else { self.cfg.mss };
         let rtx_skbs = self.sb.packets_out();
         self.tsq.as_deref_mut().expect("tsq").holds(now, len, factor, rtx_skbs)
     }
@@ -1810,13 +1853,13 @@ impl Sender {
     #[inline(never)]
     fn tsq_update_pacing_rate(&mut self) {
         let Some(q) = self.tsq.as_deref_mut() else { return };
-        let mss = self.mss as u64;
+        let mss = self.cfg.mss as u64;
         let rate = if q.paced() {
             self.cc.pacing_rate(&self.window).map_or(u64::MAX, |r| r.bps() / 8)
         } else {
-            super::tsq::linux_pacing_rate(self.mss, self.window.cwnd / mss, self.window.ssthresh / mss, self.sb.packets_out(), self.rtt.srtt)
+            super::tsq::linux_pacing_rate(self.cfg.mss, self.window.cwnd / mss, self.window.ssthresh / mss, self.sb.packets_out(), self.rtt.srtt.get())
         };
-        q.set_pacing_rate(rate, self.rtt.min_rtt, self.mss);
+        q.set_pacing_rate(rate, self.rtt.min_rtt.get(), self.cfg.mss);
     }
 
     /// The engine: a data segment this sender sent, charged `size` (its payload and
@@ -1847,13 +1890,13 @@ impl Sender {
     /// below the highest SACK; else (4) once per recovery, the highest outstanding unSACKed
     /// segment. Returns (segment, is_rule_4).
     fn rescue_candidate(&self) -> Option<(u64, bool)> {
-        if self.nextseg_rules < 3 || self.state != CaState::Recovery || !self.sack {
+        if self.cfg.nextseg_rules < 3 || self.state != CaState::Recovery || !self.cfg.sack {
             return None;
         }
-        if let Some(n) = self.sb.next_seg_rule3(self.rule3_bound) {
+        if let Some(n) = self.sb.next_seg_rule3(self.cfg.rule3_bound) {
             return Some((n, false));
         }
-        if self.nextseg_rules >= 4 && self.rescue_rxt.is_none_or(|r| self.sb.una() > r) {
+        if self.cfg.nextseg_rules >= 4 && self.rescue_rxt.get().is_none_or(|r| self.sb.una() > r) {
             return self.sb.highest_unsacked().map(|n| (n, true));
         }
         None
@@ -1863,7 +1906,7 @@ impl Sender {
         let tx = self.tx_stamp(ctx.now);
         if rule4 {
             self.sb.on_rescue_retransmit(n, ctx.now, tx);
-            self.rescue_rxt = Some(self.recovery_point);
+            self.rescue_rxt = Opt::some(self.recovery_point);
         } else {
             self.sb.on_retransmit(n, ctx.now, tx);
         }
@@ -1877,7 +1920,7 @@ impl Sender {
     fn can_send_new(&self, now: Time) -> bool {
         now < self.stop_at
             && self.sb.nxt() < self.total_segs
-            && (self.sb.nxt() + 1 - self.sb.una()) * self.mss as u64 <= self.rwnd_bytes
+            && (self.sb.nxt() + 1 - self.sb.una()) * self.cfg.mss as u64 <= self.cfg.rwnd_bytes
             && (!self.paced_writer() || self.sb.nxt() < self.written_segs(now))
     }
 
@@ -1900,7 +1943,7 @@ impl Sender {
     #[inline(never)]
     fn tx_start(&mut self, now: Time) {
         let idle = now.since(self.last_send);
-        if self.sb.packets_out() == 0 && self.idle_restart && !self.cc.full_control() && idle > self.rtt.rto() {
+        if self.sb.packets_out() == 0 && self.cfg.idle_restart && !self.cc.full_control() && idle > self.rtt.rto() {
             self.restart_window(idle);
         }
         self.cc.on_tx_start(idle, now);
@@ -1911,12 +1954,12 @@ impl Sender {
     /// idle time but not below the restart window min(initial window, cwnd), in whole segments.
     #[cold]
     fn restart_window(&mut self, idle: Dur) {
-        let mss = self.mss as u64;
+        let mss = self.cfg.mss as u64;
         let cwnd = self.window.cwnd / mss;
         if self.state == CaState::Open {
             self.window.ssthresh = self.window.ssthresh.max((cwnd / 2 + cwnd / 4) * mss);
         }
-        let restart = (self.iw_bytes / mss).min(cwnd);
+        let restart = (self.cfg.iw_bytes / mss).min(cwnd);
         let (mut w, mut left, rto) = (cwnd, idle.ns() as i128, self.rtt.rto().ns() as i128);
         loop {
             left -= rto;
@@ -1932,7 +1975,7 @@ impl Sender {
     /// Linux `tcp_rate_skb_sent`: the stamp of a segment sent now (empty unless sampling).
     #[inline]
     fn tx_stamp(&mut self, now: Time) -> TxStamp {
-        if !self.rate_sampling {
+        if !self.cfg.rate_sampling {
             return TxStamp::default();
         }
         if self.sb.packets_out() == 0 {
@@ -1960,10 +2003,10 @@ impl Sender {
     }
 
     fn transmit(&mut self, n: u64, retx: bool, ctx: &mut TxCtx<'_>) {
-        let mss = self.mss;
+        let mss = self.cfg.mss;
         let fin = n + 1 == self.total_segs;
         let len = if fin { self.last_len } else { mss };
-        let size = len + self.header_bytes;
+        let size = len + self.cfg.header_bytes;
         let cwr = !retx && std::mem::take(&mut self.cwr_pending);
         // TCP Small Queues: charged to the host's queue (`__tcp_transmit_skb`), the packet
         // carrying its share of its skb's overhead
@@ -1989,12 +2032,12 @@ impl Sender {
         let id = ctx.arena.alloc(p);
         ctx.out.push(id);
         self.last_send = ctx.now;
-        if self.rtt_samples == RttSamples::Timed {
+        if self.cfg.rtt_samples == RttSamples::Timed {
             // ns-2: a retransmission cancels the timing (Karn); new data starts one if none runs
             if retx {
-                self.timed = None;
-            } else if self.timed.is_none() {
-                self.timed = Some((n, ctx.now));
+                self.timed_seg = Opt::NONE;
+            } else if self.timed_seg.is_none() {
+                (self.timed_seg, self.timed_at) = (Opt::some(n), ctx.now);
             }
         }
         if self.state == CaState::Recovery {
@@ -2020,7 +2063,7 @@ impl Sender {
         let prior = self.pace_next;
         let start = prior.max(now);
         let mut gap = rate.tx_time(len);
-        if self.pacing_credit {
+        if self.cfg.pacing_credit {
             if self.segs_sent < 10 {
                 self.pace_next = start;
                 return;
@@ -2075,7 +2118,7 @@ mod tests {
                 if p.kind.from_sender() {
                     let k = sent.entry(p.seq).or_insert(0);
                     *k += 1;
-                    if p.kind == PktKind::Data && lose(p.seq / s.mss as u64, *k) {
+                    if p.kind == PktKind::Data && lose(p.seq / s.cfg.mss as u64, *k) {
                         continue;
                     }
                     last_rx = (now + one_way).max(last_rx + spacing);
@@ -2400,5 +2443,24 @@ mod tests {
         let p = Prr { delivered: 0, out: 0, recover_fs: 20_000 };
         // pipe far above ssthresh, nothing delivered: the proportional rule gives 0, PRR 1 MSS
         assert_eq!(prr_sndcnt(&p, 0, 19_000, 10_000, 1000, 1000), 1000);
+    }
+
+    /// Senders configured alike share one copy of their settings (issue 21's memory per flow);
+    /// one configured otherwise keeps its own.
+    #[test]
+    fn senders_configured_alike_share_their_settings() {
+        let cubic = crate::cc::CcConfig::Cubic(Default::default());
+        let make = |cfg: &TcpConfig| Sender::new(0, 0, 1, cfg, Cc::new(&cubic, &Sender::cc_env(cfg)), Time::ZERO, Time::NEVER);
+        let linux = TcpConfig::default();
+        let ns3 = TcpConfig { profile: Profile::Ns3, ..TcpConfig::default() };
+        let mut senders: Vec<Sender> = [&linux, &linux, &ns3, &linux].into_iter().map(make).collect();
+        let mut pool = std::collections::HashSet::new();
+        for s in &mut senders {
+            s.share_settings(&mut pool);
+        }
+        assert_eq!(pool.len(), 2);
+        assert!(Arc::ptr_eq(&senders[0].cfg, &senders[1].cfg) && Arc::ptr_eq(&senders[0].cfg, &senders[3].cfg));
+        assert!(!Arc::ptr_eq(&senders[0].cfg, &senders[2].cfg));
+        assert_eq!((senders[0].cfg.profile, senders[2].cfg.profile), (Profile::Linux, Profile::Ns3));
     }
 }

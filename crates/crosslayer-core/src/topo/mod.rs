@@ -338,7 +338,7 @@ impl GraphSpec {
 #[serde(untagged)]
 pub enum HostRef {
     Index(u32),
-    Name(String),
+    Name(Box<str>),
 }
 
 impl From<u32> for HostRef {
@@ -384,7 +384,7 @@ impl Expanded {
     pub fn endpoints(&self, src: &HostRef, dst: &HostRef, reverse: bool) -> Result<(u32, u32), Problem> {
         let one = |field: &str, r: &HostRef, sink: bool| -> Result<u32, Problem> {
             match r {
-                HostRef::Name(name) => match self.index.get(name) {
+                HostRef::Name(name) => match self.index.get(&**name) {
                     Some(&i) if self.graph.nodes[i as usize].host => Ok(i),
                     Some(_) => Err(Problem::new(field, format!("{name:?} is a router: a flow runs between two hosts"))),
                     None => {

@@ -27,7 +27,7 @@
 //! amount; a round whose minimum falls below the CSS baseline returns to slow start; after
 //! CSS_ROUNDS (5) rounds in CSS, ssthresh = cwnd. L = 8 segments per ACK (no pacing).
 
-use crate::units::{Dur, Time};
+use crate::units::{Dur, Opt, Time};
 
 crate::choice! {
     /// How slow start ends before the first loss.
@@ -89,7 +89,7 @@ pub struct Hystart {
     /// Slow start was ended by a detector (Linux `found`); reset by a timeout.
     pub found: bool,
     /// The round ends when snd_una passes this (Linux `end_seq`, RFC 9406 windowEnd).
-    end_seq: Option<u64>,
+    end_seq: Opt<u64>,
     round_start: Time,
     last_ack: Time,
     /// Smallest RTT of the current round (Linux `curr_rtt`, RFC currentRoundMinRTT).
@@ -97,7 +97,7 @@ pub struct Hystart {
     samples: u32,
     /// HyStart++: lastRoundMinRTT, cssBaselineMinRtt, rounds spent in CSS.
     last_round_min: Dur,
-    css_baseline: Option<Dur>,
+    css_baseline: Opt<Dur>,
     css_rounds: u32,
 }
 
@@ -108,13 +108,13 @@ impl Hystart {
             low_window: low_window as u64,
             ack_delta,
             found: false,
-            end_seq: None,
+            end_seq: Opt::NONE,
             round_start: Time::ZERO,
             last_ack: Time::ZERO,
             curr_rtt: Dur::MAX,
             samples: 0,
             last_round_min: Dur::MAX,
-            css_baseline: None,
+            css_baseline: Opt::NONE,
             css_rounds: 0,
         }
     }
@@ -137,7 +137,7 @@ impl Hystart {
     fn new_round(&mut self, s: &Sample) {
         self.round_start = s.now;
         self.last_ack = s.now;
-        self.end_seq = Some(s.snd_nxt);
+        self.end_seq = Opt::some(s.snd_nxt);
         if self.mode == HystartMode::HystartPp {
             self.last_round_min = self.curr_rtt;
             if self.in_css() {
@@ -192,7 +192,7 @@ impl Hystart {
                 }
             }
         }
-        if self.end_seq.is_some_and(|e| s.snd_una > e) {
+        if self.end_seq.get().is_some_and(|e| s.snd_una > e) {
             self.new_round(s);
         }
         Verdict::SlowStart
@@ -211,7 +211,7 @@ impl Hystart {
     fn rfc9406(&mut self, s: &Sample) -> Verdict {
         if self.end_seq.is_none() {
             self.new_round(s);
-        } else if self.end_seq.is_some_and(|e| s.snd_una >= e) {
+        } else if self.end_seq.get().is_some_and(|e| s.snd_una >= e) {
             // RFC 9406 section 4.2: the round ends when the ACK reaches windowEnd.
             self.new_round(s);
             if self.in_css() && self.css_rounds >= CSS_ROUNDS {
@@ -223,10 +223,10 @@ impl Hystart {
             self.samples += 1;
         }
         let enough = self.samples >= MIN_SAMPLES && self.curr_rtt != Dur::MAX;
-        match self.css_baseline {
+        match self.css_baseline.get() {
             None => {
                 if enough && self.last_round_min != Dur::MAX && self.curr_rtt >= self.last_round_min + delay_thresh(self.last_round_min) {
-                    self.css_baseline = Some(self.curr_rtt);
+                    self.css_baseline = Opt::some(self.curr_rtt);
                     self.css_rounds = 0;
                     return Verdict::Conservative;
                 }
@@ -234,7 +234,7 @@ impl Hystart {
             }
             Some(base) => {
                 if enough && self.curr_rtt < base {
-                    self.css_baseline = None; // the increase was spurious: back to slow start
+                    self.css_baseline = Opt::NONE; // the increase was spurious: back to slow start
                     return Verdict::SlowStart;
                 }
                 Verdict::Conservative
