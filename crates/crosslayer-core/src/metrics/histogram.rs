@@ -29,7 +29,18 @@ pub struct LazyHistogram(Option<Box<LogHistogram>>);
 impl LazyHistogram {
     #[inline]
     pub fn record(&mut self, v: u64) {
-        self.0.get_or_insert_with(|| Box::new(LogHistogram::new())).record(v)
+        match &mut self.0 {
+            Some(h) => h.record(v),
+            None => self.first(v),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn first(&mut self, v: u64) {
+        let mut h = Box::new(LogHistogram::new());
+        h.record(v);
+        self.0 = Some(h);
     }
 
     pub fn clear(&mut self) {

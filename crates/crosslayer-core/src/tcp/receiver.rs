@@ -36,6 +36,7 @@
 //! retransmitted last segment), and a segment arriving after a RST is dropped silently; no window updates (the advertised window is the sender-side
 //! `rwnd_bytes` setting); Linux's quick-ACK count is min(16, rcv_wnd / (2 MSS)), taken as 16.
 
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 use super::accecn::{fit_option, AccEcnReceiver};
@@ -75,21 +76,22 @@ impl From<&Packet> for Segment {
 }
 
 /// An out-of-order block of received bytes `[start, end)`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct OooBlock {
     start: u64,
     end: u64,
 }
 
 /// A receiver's out-of-order data: made at the first hole and freed when the last one fills,
-/// so a receiver without holes holds 8 bytes for it, not 48 (issue 21's memory per flow).
-/// Freeing forgets `recent`, which is exact: once every hole is filled, the sequence numbers it
-/// held lie below `rcv_nxt`, where no later block can hold them.
+/// so a receiver without holes holds 8 bytes for it, not 48 (issue 21's memory per flow), and
+/// one allocation a loss episode (the first four blocks inline). Freeing forgets `recent`,
+/// which is exact: once every hole is filled, the sequence numbers it held lie below
+/// `rcv_nxt`, where no later block can hold them.
 #[derive(Debug, Default)]
 struct Holes {
     /// Out-of-order blocks above rcv_nxt, sorted by start, disjoint and non-adjacent (never
     /// empty).
-    ooo: Vec<OooBlock>,
+    ooo: SmallVec<[OooBlock; 4]>,
     /// Sequence numbers inside the three most recently changed blocks, newest first (0 = none);
     /// resolved to blocks when an ACK is built (a block may have merged or been delivered since).
     recent: [u64; SACK_BLOCKS],
