@@ -35,7 +35,6 @@ import itertools
 import json
 import math
 import re
-import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +44,7 @@ from crosslayer.catalog import catalog
 from crosslayer.metrics import RESERVED as METRIC_RESERVED
 from crosslayer.paths import StudyError, _tokens, parse_cli_value, set_path, split_paths
 from crosslayer.scenario import Scenario
+from crosslayer.scenario.model import read_toml
 from crosslayer.scenario.fields import _SCENARIO_NAME, MAX_NAME
 from crosslayer.units import show
 from crosslayer.version import engine_version
@@ -296,16 +296,10 @@ class Study:
     @classmethod
     def from_toml(cls, source: str | Path, overrides: Mapping[str, Any] | None = None) -> Study:
         """Load a study file (a path or TOML text); ``overrides`` (path -> value, or a list of
-        values to sweep) are applied to the base or added as axes."""
-        if isinstance(source, Path) or ("\n" not in source and str(source).endswith(".toml")):
-            label = str(source)
-            text = Path(source).read_text(encoding="utf-8")
-        else:
-            label, text = "<study>", str(source)
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise StudyError(f"{label}: not valid TOML: {exc}") from None
+        values to sweep) are applied to the base or added as axes. A file that cannot be read as
+        a study file (not UTF-8, not TOML) raises ScenarioError, as ``Scenario.from_toml`` does;
+        OSError if it cannot be read at all."""
+        label, text, data = read_toml(source, "<study>")
         return cls.from_dict(data, label=label, overrides=overrides, text=text)
 
     @classmethod
