@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 from crosslayer.cli.common import (
     Quiet,
     TableFormat,
+    _column_notes,
     _console,
     _engine_guard,
     _fail,
@@ -247,6 +248,7 @@ def validate(
         points = study.points()
         if quiet:
             return
+        _column_notes(study)
         if json_output:
             extra = {"point_labels": [{"key": p.key, **p.labels} for p in points]} if verbose else {}
             typer.echo(dumps_json({"file": str(file), "valid": True, "study": study.name, "points": len(points), "columns": list(study.columns.values()), **extra}))

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from crosslayer.cli.common import _console, _create_store, _dask_client, _engine_guard, _fail, _parse_sets, _print_table, app
+from crosslayer.cli.common import _column_notes, _console, _create_store, _dask_client, _engine_guard, _fail, _parse_sets, _print_table, app
 from crosslayer.output import dumps_json
 
 suite_app = typer.Typer(help="Standard evaluation suites (L4S, ...): their study files run into stores, and their reports.", no_args_is_help=True)
@@ -34,12 +34,14 @@ def _suite_study(s: Any, st: Any, overrides: dict[str, Any] | None = None) -> An
 
     path = s.path(st)
     try:
-        return Study.from_toml(path, overrides=overrides)
+        study = Study.from_toml(path, overrides=overrides)
     except (StudyError, ScenarioError) as exc:
         message = str(exc)
         _fail(f"suite {s.name}: {message}" if str(path) in message else f"suite {s.name}: {path}: {message}", 2)
     except OSError as exc:
         _fail(f"suite {s.name}: cannot read {path}: {exc.strerror or exc}", 2)
+    _column_notes(study)
+    return study
 
 
 @suite_app.command("list")
