@@ -87,6 +87,7 @@ def _summary_table(agg: dict[str, Any], out: Path) -> Table:
         ("sojourn, ms", f"mean {_num(q['sojourn_mean_s'], 3, 1e3)}, p99 {_num(q['sojourn_p99_s'], 3, 1e3)}"),
         ("drop ratio", f"{_num(q['drop_ratio'], 3, 100)} %  ({q['drops']:,} of {q['arrivals']:,} arrivals)"),
         ("utilization", f"{_num(q['utilization'], 2, 100)} %"),
+        *([("wireless medium", f"{m['wlan']}: {_num(m['airtime'], 2, 100)} % busy (every member's airtime)")] if (m := q.get("medium")) else []),
         ("busiest links", "\n".join(f"{b['link']}: {_num(b['utilization'], 1, 100)} % busy, {_num(b['drop_ratio'], 3, 100)} % dropped" for b in agg["busiest_links"])),
         *_lockout_rows(agg),
         *_fct_rows(agg),
