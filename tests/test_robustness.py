@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 from crosslayer import EngineError, Scenario, ScenarioError
 from crosslayer.cli import app
+from crosslayer.study import Study
 from helpers import ACCESS_LINK, MINIMAL, ROOT
 from typer.testing import CliRunner
 
@@ -123,11 +124,20 @@ def _nest(depth: int) -> Any:
 
 
 def test_text_that_is_not_a_study_is_a_scenario_error(tmp_path: Path) -> None:
-    for text in (b"\xff\xfe\x00", b"name = \xc3", b"[[[", b"a = 1\na = 2", b"x = " + b"[" * 5000 + b"]" * 5000):
+    for text in (b"\xff\xfe\x00", b"name = \xc3", b"[[[", b"a = 1\na = 2", b"x = " + b"[" * 5000 + b"]" * 5000, b"x = " + b"1" * 4301):
         path = tmp_path / "bad.toml"
         path.write_bytes(text)
         with pytest.raises(ScenarioError):
             Scenario.from_toml(path)
+        with pytest.raises(ScenarioError):  # the study reader is the same reader
+            Study.from_toml(path)
+
+
+@pytest.mark.parametrize("name", ["non-utf8.toml", "bigint-4301-digits.toml", "deep-nesting-600-tomllib.toml"])
+def test_a_study_file_that_is_not_toml_is_a_clear_error_in_the_study_commands(name: str) -> None:
+    done = CliRunner().invoke(app, ["study", "points", str(REPROS / name)], catch_exceptions=False)
+    assert done.exit_code == 2
+    assert EXPECTED[name][1] in done.stderr and str(REPROS / name) in done.stderr
 
 
 # -- limits -----------------------------------------------------------------------------------

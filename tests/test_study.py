@@ -207,6 +207,75 @@ def test_column_names_are_short_and_unique() -> None:
     }
 
 
+CLASHING = SMALL.split("[study]")[0].replace('duration = "3s"\nwarmup = "1s"', 'duration = "1s"\nwarmup = "0.2s"') + """
+[study]
+[study.columns]
+"flows[*].cc" = "cc"
+[study.axes]
+"flows" = { one = [{ src = ["S1"], dst = ["R1"], cc = "reno" }], two = [{ src = ["S1", "S2"], dst = ["R1"], cc = "reno" }] }
+"flows[*].cc" = ["cubic", "reno"]
+"flows[*].per_pair" = [1, 3]
+"""
+
+
+def test_an_axis_whose_column_name_is_a_result_column_runs_under_a_suffixed_name(tmp_path: Path) -> None:
+    """A result column never refuses an axis: an engine that adds one keeps valid studies valid.
+    The axis's column takes ``_axis`` (the whole `flows` list: `flows` is the runs table's
+    count of flows; `cc`, named in [study.columns], is the flows table's congestion control);
+    the result column keeps its name and meaning, and the user is told."""
+    study = Study.from_toml(CLASHING)
+    assert study.columns == {"flows": "flows_axis", "flows[*].cc": "cc_axis", "flows[*].per_pair": "per_pair", "seed": "seed"}
+    assert study.column_notes == [
+        "the axis 'flows': 'flows' is a result column's name, so its column is 'flows_axis'",
+        "the axis 'flows[*].cc': 'cc' is a result column's name, so its column is 'cc_axis'",
+    ]
+    store = Store(tmp_path / "s")
+    assert run_study(study, store, workers=1).ran == 8
+    runs = store.runs().set_index(["flows_axis", "cc_axis", "per_pair"])
+    assert runs["flows"].to_dict() == {(f, cc, n): (1 if f == "one" else 2) * n for f in ("one", "two") for cc in ("cubic", "reno") for n in (1, 3)}
+    flows = store.table("flows")
+    assert len(flows) == runs["flows"].sum()
+    assert (flows["cc"] == flows["cc_axis"]).all() and set(flows["cc"]) == {"cubic", "reno"}
+    assert set(flows["flows_axis"]) == {"one", "two"} and "flows" not in flows.columns
+    assert set(store.query("select distinct cc_axis, cc from flows")["cc"]) == {"cubic", "reno"}
+    from crosslayer.cli import app
+    from typer.testing import CliRunner
+
+    (tmp_path / "clash.toml").write_text(CLASHING)
+    listed = CliRunner().invoke(app, ["study", "points", str(tmp_path / "clash.toml"), "-q"], catch_exceptions=False)
+    assert listed.exit_code == 0 and len(listed.stdout.split()) == 8
+    assert listed.stderr == "".join(f"note: {n}\n" for n in study.column_notes)
+
+
+def test_a_result_column_the_engine_adds_later_never_refuses_a_study(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What an engine with new result columns does to the same study file: a column the last
+    field names (`duration`, a whole path) or [study.columns] names (`aqm`) takes ``_axis``;
+    a column a longer path names lengthens first, as before (`bottleneck_rate`)."""
+    import crosslayer.study as study_module
+
+    text = SMALL.split("[study]")[0] + """
+[study]
+[study.columns]
+"topology.bottleneck.qdisc" = "aqm"
+[study.axes]
+duration = ["2s", "3s"]
+"topology.bottleneck.qdisc" = { droptail = { kind = "droptail", limit_pkts = 100 }, codel = { kind = "codel" } }
+"topology.bottleneck.rate" = ["10Mbps", "20Mbps"]
+"""
+    assert Study.from_toml(text).columns == {"duration": "duration", "topology.bottleneck.qdisc": "aqm", "topology.bottleneck.rate": "rate", "seed": "seed"}
+    taken = study_module._taken()
+    monkeypatch.setattr(study_module, "_taken", lambda: taken | {"duration", "aqm", "rate"})
+    later = Study.from_toml(text)
+    assert later.columns == {"duration": "duration_axis", "topology.bottleneck.qdisc": "aqm_axis", "topology.bottleneck.rate": "bottleneck_rate", "seed": "seed"}
+    assert len(later.points()) == 8 and [n.split(":")[0] for n in later.column_notes] == ["the axis 'duration'", "the axis 'topology.bottleneck.qdisc'"]
+
+
+def test_two_axes_with_one_column_name_are_refused_naming_both() -> None:
+    text = SMALL.replace('"flows[*].per_pair" = [1, 3]', '"flows[*].per_pair" = [1, 3]\n"flows[0].start" = ["0s", "1s"]\n[study.columns]\n"flows[*].per_pair" = "n"\n"flows[0].start" = "n"')
+    with pytest.raises(StudyError, match="study 'small': the axes 'flows\\[\\*\\].per_pair' and 'flows\\[0\\].start' both get the column name 'n'; name one"):
+        Study.from_toml(text)
+
+
 def test_study_table_errors_name_the_field() -> None:
     with pytest.raises(StudyError, match="has no field 'axis'"):
         Study.from_toml(SMALL.replace("[study.axes]", "[study.axis]"))

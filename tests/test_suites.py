@@ -280,3 +280,37 @@ def test_aqm_and_cc_replace_what_each_study_tests(tmp_path: Path) -> None:
             assert sorted(scalable) == sorted(["dctcp"] if st.cc_value is None else st.cc_value("dctcp")), st.file
         qdiscs = {json.loads(j)["topology"]["bottleneck"]["qdisc"]["kind"] for j in store.runs().scenario_json}
         assert qdiscs == ({"fq_codel"} if st.aqm_path else {"dualpi2", "pie", "codel", "fq_codel", "droptail"}), st.file
+
+
+BROKEN = {
+    "a value": (lambda text: 'sample_interval = "soon"\n' + text, 'sample_interval: must be a duration like "100ms"'),
+    "the TOML": (lambda text: text + "\n[[[\n", "invalid TOML"),
+    "the [study] table": (lambda text: text.replace("[study.axes]\n", '[study.axes]\n"flows[0].nonesuch" = [1, 2]\n', 1), "flows[0].nonesuch"),
+    "the file itself": (None, "cannot read"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(BROKEN))
+@pytest.mark.parametrize("command", [["list"], ["list", "-v"], ["run", "l4s", "--quick"]])
+def test_a_broken_suite_study_file_is_named_with_its_problem(what: str, command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    import crosslayer.suites
+    from crosslayer.cli import app
+    from typer.testing import CliRunner
+
+    data = tmp_path / "suites"
+    shutil.copytree(crosslayer.suites.DATA, data)
+    monkeypatch.setattr(crosslayer.suites, "DATA", data)
+    path = data / "l4s" / "coupling.toml"
+    edit, problem = BROKEN[what]
+    if edit is None:
+        path.unlink()
+    else:
+        path.write_text(edit(path.read_text()))
+    out = tmp_path / "out"
+    done = CliRunner().invoke(app, ["suite", *command, *(["-o", str(out)] if command[0] == "run" else [])], catch_exceptions=False)
+    assert done.exit_code == 2, done.output
+    assert done.stdout == ""
+    assert done.stderr.startswith("suite l4s: ") and str(path) in done.stderr and problem in done.stderr, done.stderr
+    assert not out.exists(), "nothing runs"

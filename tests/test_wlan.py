@@ -125,3 +125,60 @@ def test_a_study_keeps_the_wlan_table(tmp_path: Path) -> None:
     w = store.wlan()
     assert len(w) == 2 * 4 and set(w.member) == {"AP", *STATIONS}
     assert (w.groupby("key").frames.sum() > 0).all()
+
+
+def routed(wired: str, **wlan: Any) -> dict[str, Any]:
+    """Server S -- router R -- access point AP (the wired link between the routers at ``wired``)
+    and three downlink flows to the stations, 6 s."""
+    return {
+        "name": "wlan-routed",
+        "duration": "6s",
+        "warmup": "2s",
+        "seed": 1,
+        "topology": {
+            "kind": "graph",
+            "hosts": [*STATIONS, "S"],
+            "routers": ["R", "AP"],
+            "links": [{"between": ["S", "R"], "rate": "1Gbps", "delay": "1ms"}, {"between": ["R", "AP"], "rate": wired, "delay": "5ms"}],
+            "wlans": [{"ap": "AP", "stations": STATIONS, "qdisc": {"kind": "droptail", "limit_pkts": 100}, **wlan}],
+        },
+        "flows": [{"src": "S", "dst": STATIONS, "cc": "cubic"}],
+    }
+
+
+def test_a_saturated_medium_is_the_headline_bottleneck_behind_a_faster_wired_link(tmp_path: Path) -> None:
+    """The slowest-link rule names the 100 Mb/s link between the routers (the engine's per-flow
+    bottleneck: between routers first), 5 % busy; the 6 Mb/s medium is saturated and the
+    access point's queues hold the backlog: the headline describes the medium's queue."""
+    r = run(routed("100Mbps", dcf={"rate": "6Mbps"}))
+    q = r.queues.set_index("link")
+    assert r.scenario.bottleneck_link() == "R->AP" and set(r.flows.bottleneck) == {"R->AP"}
+    assert q.loc["R->AP", "utilization"] < 0.1 and q.loc["R->AP", "qlen_mean_pkts"] < 1
+    ap, busy = r.medium
+    assert ap == "AP" and busy == pytest.approx(r.wlan.airtime.sum()) and busy > 0.9
+    b = r.bottleneck
+    wireless = q[q.role.isin(["wlan_up", "wlan_down"])]
+    assert b.link == max(wireless.index, key=lambda link: (wireless.drops[link], wireless.qlen_mean_pkts[link]))
+    assert b.role == "wlan_down" and b.qlen_mean_pkts > 20
+    agg = r.aggregates()["bottleneck"]
+    assert agg["link"] == b.link and agg["qlen_mean_pkts"] == b.qlen_mean_pkts and agg["medium"] == {"wlan": "AP", "airtime": busy}
+    assert r._headline()["wireless medium"] == f"AP {100 * busy:.1f} % busy"
+    import tomli_w
+    from crosslayer.cli import app
+    from typer.testing import CliRunner
+
+    (tmp_path / "routed.toml").write_text(tomli_w.dumps(routed("100Mbps", dcf={"rate": "6Mbps"})))
+    done = CliRunner().invoke(app, ["run", str(tmp_path / "routed.toml"), "-o", str(tmp_path / "out")], catch_exceptions=False)
+    assert done.exit_code == 0 and f"bottleneck queue ({b.link})" in done.stdout and f"AP: {100 * busy:.2f} % busy" in done.stdout, done.stdout
+
+
+def test_a_busier_wired_link_or_a_named_bottleneck_keeps_the_headline() -> None:
+    # 20 Mb/s between the routers, the 54 Mb/s medium about half busy: the wired link is the constraint
+    r = run(routed("20Mbps"))
+    assert r.queues.set_index("link").loc["R->AP", "utilization"] > r.wlan.airtime.sum()
+    assert r.medium is None and r.bottleneck.link == "R->AP" and r.aggregates()["bottleneck"]["medium"] is None
+    # the topology's own `bottleneck` is never second-guessed
+    named = routed("100Mbps", dcf={"rate": "6Mbps"})
+    named["topology"]["bottleneck"] = "R->AP"
+    r = run(named)
+    assert r.medium is None and r.bottleneck.link == "R->AP"

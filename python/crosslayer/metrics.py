@@ -11,7 +11,7 @@ its range (for bounded metrics such as Jain's index), and how it is computed:
   ``cc`` column).
 
 Everything else derives from this one list: the store's ``runs`` schema (:func:`run_row`), the
-column names a swept field may not take (:data:`RESERVED`), the report's tables, the metric
+column names an axis's column yields to (:data:`RESERVED`), the report's tables, the metric
 choices of ``crosslayer results table`` and ``results plot`` (and their help), and the test that
 tabulates and plots every declared metric. All run metrics are about the bottleneck (the A -> B
 queue) and the flows, over the measurement window [warmup, duration].
@@ -117,7 +117,8 @@ FIXED_RUN_COLUMNS: Final = ("key", "scenario", "engine_version", "git_commit", "
 its engine spec (``config``) and its scenario as a study file writes it (``scenario_json``)."""
 
 RESERVED: Final = frozenset({*FIXED_RUN_COLUMNS, *BY_NAME, GROUP_COLUMN, "kind", "seed"})
-"""Column names a swept field may not take (the ``runs`` table's own, and every metric's)."""
+"""Column names an axis's column yields to, taking ``_axis`` (the ``runs`` table's own, and every
+metric's; :func:`crosslayer.study.column_names`)."""
 
 
 def lookup(name: str) -> Metric:

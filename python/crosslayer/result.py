@@ -27,7 +27,7 @@ import numpy as np
 
 from crosslayer.catalog import catalog
 from crosslayer.output import dumps_json, plain
-from crosslayer.scenario import Scenario
+from crosslayer.scenario import Graph, Scenario
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -57,6 +57,9 @@ set ``milestones``), ``wlan`` (per member of a wireless LAN). ``series`` and
 
 BOTTLENECK_ROLE: Final = "forward"
 """``queues.role`` of the A -> B link."""
+
+WLAN_ROLES: Final = ("wlan_up", "wlan_down")
+"""``queues.role`` of a wireless LAN's links (from a station, from its access point)."""
 
 
 def state_columns(scenario: Scenario) -> dict[str, tuple[str, ...]]:
@@ -277,6 +280,7 @@ class Result:
             "drop ratio": f"{100 * (agg['bottleneck']['drop_ratio'] or 0.0):.3f} %",
             "Jain's index": f"{agg['jain']:.3f}" if agg.get("jain") is not None else "-",
             "busiest links": ", ".join(f"{b['link']} {100 * b['utilization']:.1f} %" for b in agg["busiest_links"]),
+            **({"wireless medium": f"{m['wlan']} {100 * m['airtime']:.1f} % busy"} if (m := agg["bottleneck"]["medium"]) else {}),
         }
 
     def __repr__(self) -> str:
@@ -298,15 +302,49 @@ class Result:
     def bottleneck(self) -> pd.Series:
         """The ``queues`` row of the bottleneck: a dumbbell's A -> B (role "forward"); in a
         graph the topology's ``bottleneck`` link, or the link most flows have as their
-        bottleneck (:meth:`Scenario.bottleneck_link`)."""
+        bottleneck (:meth:`Scenario.bottleneck_link`), unless a wireless LAN's medium was
+        busier (:attr:`medium`): then the queue of that LAN that dropped the most."""
         if "role" in self.queues and (self.queues["role"] == BOTTLENECK_ROLE).any():
             rows = self.queues[self.queues["role"] == BOTTLENECK_ROLE]
+        elif (medium := self.medium) is not None:
+            return self._medium_queue(medium[0])
         else:
-            link = self.scenario.bottleneck_link()
-            rows = self.queues[self.queues["link"] == link] if "link" in self.queues else self.queues.iloc[:0]
+            rows = self._link_rows(self.scenario.bottleneck_link())
         if len(rows) != 1:
             raise LookupError(f"expected one bottleneck queue, found {len(rows)}")
         return rows.iloc[0]
+
+    @property
+    def medium(self) -> tuple[str, float] | None:
+        """The wireless LAN the headline bottleneck is in, as (its access point, the fraction of
+        the measured window its medium was busy); None if the headline is a wired link.
+
+        A topology that names its ``bottleneck`` keeps it. Otherwise the busiest LAN's medium
+        (busy: the ``wlan`` table's ``airtime`` summed over its members, successes and
+        collisions, at most 1) takes the headline when it was busier than the link chosen
+        without it (that link's ``utilization``): a wired link is never its flows' constraint
+        behind a saturated medium, which the slowest-link rule (by nominal rates, and between
+        routers first) cannot see."""
+        topology = self.scenario.topology
+        if not isinstance(topology, Graph) or topology.bottleneck is not None or not len(self.wlan):
+            return None
+        busy = self.wlan.groupby("wlan", sort=False)["airtime"].sum().clip(upper=1.0)
+        ap = str(busy.idxmax())  # the first of equals, in the LANs' order
+        wired = self._link_rows(self.scenario.bottleneck_link())
+        if len(wired) == 1 and not float(busy[ap]) > float(wired.iloc[0]["utilization"]):
+            return None
+        return ap, float(busy[ap])
+
+    def _link_rows(self, link: str) -> pd.DataFrame:
+        return self.queues[self.queues["link"] == link] if "link" in self.queues else self.queues.iloc[:0]
+
+    def _medium_queue(self, ap: str) -> pd.Series:
+        """The queue of the LAN of access point ``ap`` that shows its congestion: of its links (to
+        and from ``ap``), the one that dropped the most, then held the longest mean queue, the
+        first of equals in link order."""
+        q = self.queues
+        own = q[q["role"].isin(WLAN_ROLES) & (q["link"].str.startswith(f"{ap}->") | q["link"].str.endswith(f"->{ap}"))]
+        return own.sort_values(["drops", "qlen_mean_pkts"], ascending=False, kind="stable").iloc[0]
 
     @property
     def fct(self) -> pd.DataFrame:
@@ -338,6 +376,7 @@ class Result:
         wall_s, sim_s = float(s["wall_s"]), float(s["sim_s"])
         events, segments = int(s["events"]), int(s["delivered_segments"])
         b = self.bottleneck
+        medium = self.medium
         drops = int(b["drops"])
         aggregates: dict[str, Any] = plain(
             {
@@ -373,6 +412,7 @@ class Result:
                     "drops": drops,
                     "drop_ratio": _ratio(drops, int(b["arrivals"])),
                     "utilization": b["utilization"],
+                    "medium": None if medium is None else {"wlan": medium[0], "airtime": medium[1]},
                 },
             }
         )

@@ -35,7 +35,6 @@ import itertools
 import json
 import math
 import re
-import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +44,7 @@ from crosslayer.catalog import catalog
 from crosslayer.metrics import RESERVED as METRIC_RESERVED
 from crosslayer.paths import StudyError, _tokens, parse_cli_value, set_path, split_paths
 from crosslayer.scenario import Scenario
+from crosslayer.scenario.model import read_toml
 from crosslayer.scenario.fields import _SCENARIO_NAME, MAX_NAME
 from crosslayer.units import show
 from crosslayer.version import engine_version
@@ -65,35 +65,60 @@ def _label(value: Any) -> Any:
 
 
 RESERVED: Final = METRIC_RESERVED
-"""Column names of the ``runs`` table that a swept value may not take (its fixed columns and
-every metric's name, :mod:`crosslayer.metrics`)."""
+"""Column names of the ``runs`` table an axis column yields to (its fixed columns and every
+metric's name, :mod:`crosslayer.metrics`)."""
+
+AXIS_SUFFIX: Final = "_axis"
+"""What an axis column's name takes when a result column has that name (``cc`` -> ``cc_axis``)."""
 
 
 def _taken() -> set[str]:
-    """Names a swept column may not take: the runs table's and every result table's columns."""
+    """Names an axis column yields to: the runs table's and every result table's columns."""
     return set(RESERVED) | {c.name for t in catalog().tables.values() for c in t.columns}
 
 
-def column_names(paths: Sequence[str]) -> dict[str, str]:
-    """A short, SQL-friendly column name for each path: its last field name, lengthened with
-    the fields before it (joined by ``_``) while it collides with another path's or with a
-    result table's column (``flows[*].cc`` -> ``flows_cc``, since ``flows`` has a ``cc``)."""
+def column_names(paths: Sequence[str], named: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The column of each path in the result tables: its name in ``named`` (``[study.columns]``),
+    else a short, SQL-friendly one: its last field name, lengthened with the fields before it
+    (joined by ``_``) while it collides with another path's, a named column or a result table's
+    column (``flows[*].cc`` -> ``flows_cc``, since ``flows`` has a ``cc``). A name that is still a
+    result table's column (a named one, a path used up, or a column the engine added since)
+    takes ``_axis`` (``flows`` -> ``flows_axis``): result columns keep their names in every
+    store, so an axis never refuses a study the engine's new columns would clash with. Raises
+    StudyError if two axes get one name (name them in ``[study.columns]``)."""
+    return _column_names(paths, named)[0]
+
+
+def _column_names(paths: Sequence[str], named: Mapping[str, str] | None = None) -> tuple[dict[str, str], dict[str, str]]:
+    """:func:`column_names`, and path -> the name it wanted, for each column that took ``_axis``."""
     taken = _taken()
+    chosen = {p: named[p] for p in paths if named and p in named}
     names = {p: [t for t in _tokens(split_paths(p)[0]) if isinstance(t, str)] for p in paths}
     out: dict[str, str] = {}
     for p, parts in names.items():
-        if p == "seed":
-            out[p] = "seed"
+        if p in chosen or p == "seed":
+            out[p] = chosen.get(p, "seed")
             continue
         n = 1
         while True:
             cand = "_".join(parts[-n:])
             others = {"_".join(q[-n:]) for o, q in names.items() if o != p}
-            if (cand not in taken and cand not in others) or n >= len(parts):
+            if (cand not in taken and cand not in others and cand not in chosen.values()) or n >= len(parts):
                 break
             n += 1
         out[p] = cand
-    return out
+    twice = next((c for c in out.values() if list(out.values()).count(c) > 1), None)
+    if twice is not None:
+        which = [p for p, c in out.items() if c == twice]
+        raise StudyError(f"the axes {which[0]!r} and {which[1]!r} both get the column name {twice!r}; name one in [study.columns], e.g. {which[-1]!r} = \"{twice}_2\"")
+    wanted: dict[str, str] = {}
+    for p, name in out.items():
+        if name in taken and p != "seed":
+            alt, i = name + AXIS_SUFFIX, 2
+            while alt in taken or alt in out.values():
+                alt, i = f"{name}{AXIS_SUFFIX}{i}", i + 1
+            wanted[p], out[p] = name, alt
+    return out, wanted
 
 
 DEFAULT_MAX_POINTS: Final = 10_000
@@ -296,16 +321,10 @@ class Study:
     @classmethod
     def from_toml(cls, source: str | Path, overrides: Mapping[str, Any] | None = None) -> Study:
         """Load a study file (a path or TOML text); ``overrides`` (path -> value, or a list of
-        values to sweep) are applied to the base or added as axes."""
-        if isinstance(source, Path) or ("\n" not in source and str(source).endswith(".toml")):
-            label = str(source)
-            text = Path(source).read_text(encoding="utf-8")
-        else:
-            label, text = "<study>", str(source)
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise StudyError(f"{label}: not valid TOML: {exc}") from None
+        values to sweep) are applied to the base or added as axes. A file that cannot be read as
+        a study file (not UTF-8, not TOML) raises ScenarioError, as ``Scenario.from_toml`` does;
+        OSError if it cannot be read at all."""
+        label, text, data = read_toml(source, "<study>")
         return cls.from_dict(data, label=label, overrides=overrides, text=text)
 
     @classmethod
@@ -400,6 +419,7 @@ class Study:
     def _expand(self) -> list[Point]:
         out: list[Point] = []
         seeds: Sequence[int | None] = self.seeds or (None,)
+        names = self.columns
         for assignment in self._assignments():
             for seed in seeds:
                 overrides = {path: value for path, (_, value) in assignment.items()}
@@ -409,7 +429,6 @@ class Study:
                     scenario = apply_overrides(self.base, overrides, source=f"{self.name} point {', '.join(f'{k}={_label(v)}' for k, v in overrides.items())}")
                 except StudyError as exc:
                     raise StudyError(f"study {self.name!r}: {exc}") from None
-                names = self.columns
                 labels = {names[path]: label for path, (label, _) in assignment.items()}
                 labels["seed"] = scenario.seed
                 out.append(Point(labels, scenario, Point.key_of(scenario)))
@@ -439,11 +458,17 @@ class Study:
 
     @property
     def columns(self) -> dict[str, str]:
-        """Path -> column name of each swept field in result tables, then ``seed``."""
-        auto = column_names(self.paths)
-        cols = {p: self.names.get(p, auto[p]) for p in self.paths}
-        taken = _taken()
-        clash = [c for c in cols.values() if c in taken or list(cols.values()).count(c) > 1]
-        if clash:
-            raise StudyError(f"study {self.name!r}: the column name {clash[0]!r} is taken; name the axis in [study.columns], e.g. {next(p for p, c in cols.items() if c == clash[0])!r} = \"{clash[0]}_axis\"")
+        """Path -> column name of each swept field in result tables (:func:`column_names`), then
+        ``seed``."""
+        try:
+            cols = column_names(self.paths, self.names)
+        except StudyError as exc:
+            raise StudyError(f"study {self.name!r}: {exc}") from None
         return {**cols, "seed": "seed"}
+
+    @property
+    def column_notes(self) -> list[str]:
+        """A sentence for each axis column whose name a result column has, saying what it is
+        called instead (the CLI prints them)."""
+        cols, wanted = _column_names(self.paths, self.names)
+        return [f"the axis {p!r}: {name!r} is a result column's name, so its column is {cols[p]!r}" for p, name in wanted.items()]

@@ -244,11 +244,20 @@ def _load_study(file: Path, sets: list[str] | None) -> Any:
     from crosslayer.study import Study, StudyError
 
     try:
-        return Study.from_toml(file, overrides=_parse_sets(sets))
+        study = Study.from_toml(file, overrides=_parse_sets(sets))
     except (StudyError, ScenarioError) as exc:
         _fail(str(exc), 2)
     except OSError as exc:
         _fail(f"cannot read {file}: {exc.strerror or exc}", 2)
+    _column_notes(study)
+    return study
+
+
+def _column_notes(study: Any) -> None:
+    """Tell, on stderr, of each axis column that took ``_axis`` because a result column has the
+    name it would have had (``Study.column_notes``)."""
+    for note in study.column_notes:
+        typer.echo(f"note: {note}", err=True)
 
 
 def _metric_help() -> str:

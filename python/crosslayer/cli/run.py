@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 from crosslayer.cli.common import (
     Quiet,
     TableFormat,
+    _column_notes,
     _console,
     _engine_guard,
     _fail,
@@ -86,6 +87,7 @@ def _summary_table(agg: dict[str, Any], out: Path) -> Table:
         ("sojourn, ms", f"mean {_num(q['sojourn_mean_s'], 3, 1e3)}, p99 {_num(q['sojourn_p99_s'], 3, 1e3)}"),
         ("drop ratio", f"{_num(q['drop_ratio'], 3, 100)} %  ({q['drops']:,} of {q['arrivals']:,} arrivals)"),
         ("utilization", f"{_num(q['utilization'], 2, 100)} %"),
+        *([("wireless medium", f"{m['wlan']}: {_num(m['airtime'], 2, 100)} % busy (every member's airtime)")] if (m := q.get("medium")) else []),
         ("busiest links", "\n".join(f"{b['link']}: {_num(b['utilization'], 1, 100)} % busy, {_num(b['drop_ratio'], 3, 100)} % dropped" for b in agg["busiest_links"])),
         *_lockout_rows(agg),
         *_fct_rows(agg),
@@ -247,6 +249,7 @@ def validate(
         points = study.points()
         if quiet:
             return
+        _column_notes(study)
         if json_output:
             extra = {"point_labels": [{"key": p.key, **p.labels} for p in points]} if verbose else {}
             typer.echo(dumps_json({"file": str(file), "valid": True, "study": study.name, "points": len(points), "columns": list(study.columns.values()), **extra}))

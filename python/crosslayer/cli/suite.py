@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from crosslayer.cli.common import _console, _create_store, _dask_client, _engine_guard, _fail, _parse_sets, _print_table, app
+from crosslayer.cli.common import _column_notes, _console, _create_store, _dask_client, _engine_guard, _fail, _parse_sets, _print_table, app
 from crosslayer.output import dumps_json
 
 suite_app = typer.Typer(help="Standard evaluation suites (L4S, ...): their study files run into stores, and their reports.", no_args_is_help=True)
@@ -26,6 +26,24 @@ def _suite(name: str) -> Any:
         _fail(str(exc), 2)
 
 
+def _suite_study(s: Any, st: Any, overrides: dict[str, Any] | None = None) -> Any:
+    """One study file of suite ``s`` with ``overrides``; exit 2 naming the suite, the file and
+    its problem if it is invalid or cannot be read (a shipped file edited or damaged in place)."""
+    from crosslayer.scenario import ScenarioError
+    from crosslayer.study import Study, StudyError
+
+    path = s.path(st)
+    try:
+        study = Study.from_toml(path, overrides=overrides)
+    except (StudyError, ScenarioError) as exc:
+        message = str(exc)
+        _fail(f"suite {s.name}: {message}" if str(path) in message else f"suite {s.name}: {path}: {message}", 2)
+    except OSError as exc:
+        _fail(f"suite {s.name}: cannot read {path}: {exc.strerror or exc}", 2)
+    _column_notes(study)
+    return study
+
+
 @suite_app.command("list")
 def suite_list(
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False,
@@ -35,7 +53,6 @@ def suite_list(
     """The suites, their source documents, and how many runs each study file holds."""
     from rich.table import Table
 
-    from crosslayer.study import Study
     from crosslayer.suites import SUITES
 
     if quiet:
@@ -43,9 +60,11 @@ def suite_list(
             typer.echo(name)
         return
     rows = []
+    descriptions: dict[str, dict[str, str]] = {}
     for s in SUITES.values():
-        loaded = {st.file: Study.from_toml(s.path(st)) for st in s.studies}
+        loaded = {st.file: _suite_study(s, st) for st in s.studies}
         studies = {f: len(study.points()) for f, study in loaded.items()}
+        descriptions[s.name] = {f: study.base.description for f, study in loaded.items()}
         rows.append({"name": s.name, "title": s.title, "source": s.source, "studies": studies, "runs": sum(studies.values())})
     if json_output:
         for r in rows:
@@ -57,8 +76,7 @@ def suite_list(
     for r in rows:
         what = r["title"] + "\n" + ", ".join(f"{f} ({n})" for f, n in r["studies"].items())
         if verbose:
-            s = SUITES[r["name"]]
-            what += "".join(f"\n  {st.file}: {Study.from_toml(s.path(st)).base.description}" for st in s.studies)
+            what += "".join(f"\n  {f}: {d}" for f, d in descriptions[r["name"]].items())
         table.add_row(r["name"], r["source"], str(r["runs"]), what)
     _print_table(_console(), table)
 
@@ -83,9 +101,8 @@ def suite_run(
     expectations.json) in the output folder."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from crosslayer.scenario import ScenarioError
     from crosslayer.store import StoreError
-    from crosslayer.study import Study, StudyError, parse_cli_value
+    from crosslayer.study import parse_cli_value
     from crosslayer.suites import overrides, store_name
     from crosslayer.sweep import run_study
 
@@ -98,12 +115,7 @@ def suite_run(
     user = _parse_sets(sets)
     studies = []
     for st in s.studies:
-        try:
-            study = Study.from_toml(
-                s.path(st), overrides=overrides(s, st, aqm=None if aqm is None else parse_cli_value(aqm), cc=None if cc is None else parse_cli_value(cc), sets=user, quick=quick)
-            )
-        except (StudyError, ScenarioError) as exc:
-            _fail(f"suite {s.name}, {st.file}: {exc}", 2)
+        study = _suite_study(s, st, overrides(s, st, aqm=None if aqm is None else parse_cli_value(aqm), cc=None if cc is None else parse_cli_value(cc), sets=user, quick=quick))
         studies.append((st, study, _create_store(folder / store_name(st), study)))
     err = _console(stderr=True)
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"), TimeElapsedColumn(), console=err, disable=quiet or json_output)

@@ -498,27 +498,7 @@ class Scenario(_Model):
         invalid TOML, nesting deeper than the TOML reader follows, integers too long to read)
         and OSError if the file cannot be read.
         """
-        if isinstance(source, Path) or ("\n" not in source and source.strip().endswith(".toml")):
-            label = str(source)
-            raw = Path(source).read_bytes()
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                line = raw.count(b"\n", 0, exc.start) + 1
-                column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-                problem = f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at line {line}, column {column}; save the file as UTF-8"
-                raise ScenarioError([("", problem)], label) from None
-        else:
-            label, text = "<string>", source
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ScenarioError([("", f"invalid TOML: {exc}")], label) from None
-        except RecursionError:
-            raise ScenarioError([("", "invalid TOML: arrays or tables nested too deeply")], label) from None
-        except ValueError as exc:  # an integer of more than 4300 digits
-            reason = "an integer has more than 4300 digits" if "digits" in str(exc) else str(exc)
-            raise ScenarioError([("", f"invalid TOML: {reason}")], label) from None
+        label, _, data = read_toml(source, "<string>")
         return cls.from_dict(data, label)
 
     @classmethod
@@ -786,3 +766,32 @@ class Scenario(_Model):
         if self.pcap is not None:
             spec["pcap"] = {"links": self.pcap.links, "hosts": self.pcap.hosts, "snaplen": self.pcap.snaplen, "max_bytes": self.pcap.max_bytes}
         return spec
+
+
+def read_toml(source: str | Path, text_label: str) -> tuple[str, str, dict[str, Any]]:
+    """A study file's (label, text, data): ``source`` is a ``Path``, a ``str`` ending in
+    ``.toml`` (a path) or TOML text (labelled ``text_label``). The one reader of study files
+    (scenarios and studies alike): ScenarioError for bytes that are not UTF-8, invalid TOML,
+    nesting deeper than the TOML reader follows and integers too long to read; OSError if the
+    file cannot be read."""
+    if isinstance(source, Path) or ("\n" not in source and source.strip().endswith(".toml")):
+        label = str(source)
+        raw = Path(source).read_bytes()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw.count(b"\n", 0, exc.start) + 1
+            column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+            problem = f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at line {line}, column {column}; save the file as UTF-8"
+            raise ScenarioError([("", problem)], label) from None
+    else:
+        label, text = text_label, source
+    try:
+        return label, text, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError([("", f"invalid TOML: {exc}")], label) from None
+    except RecursionError:
+        raise ScenarioError([("", "invalid TOML: arrays or tables nested too deeply")], label) from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        reason = "an integer has more than 4300 digits" if "digits" in str(exc) else str(exc)
+        raise ScenarioError([("", f"invalid TOML: {reason}")], label) from None

@@ -509,7 +509,8 @@ class Graph(_Model):
     bottleneck: str | None = None
     """The link the headline metrics (utilization, queue, drop ratio) describe, e.g. "R1->R2";
     default: the link most flows have as their bottleneck (the slowest link between routers
-    on their path)."""
+    on their path), or a wireless LAN's queue when its medium was busier
+    (docs/models/wlan.md)."""
 
     @model_validator(mode="after")
     def _check_graph(self) -> Graph:
