@@ -140,6 +140,27 @@ def test_a_study_file_that_is_not_toml_is_a_clear_error_in_the_study_commands(na
     assert EXPECTED[name][1] in done.stderr and str(REPROS / name) in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["run", "studies/seed000-access-link.toml", "--set", "seed=" + "9" * 4301], "--set seed: value '9999"),
+        (["study", "points", "studies/seed000-matrix.toml", "--set", "seed=" + "[" * 2000], "nested too deeply"),
+        (["suite", "run", "l4s", "--quick", "--cc", "[" * 2000], "--aqm / --cc"),
+    ],
+    ids=["run-set-4301-digits", "study-set-deep-nesting", "suite-cc-deep-nesting"],
+)
+def test_a_command_line_value_toml_cannot_hold_is_a_clear_error(args: list[str], says: str, tmp_path: Path) -> None:
+    """A ``--set`` (or ``--aqm`` / ``--cc``) value that TOML refuses beyond its syntax (an
+    integer of more than 4300 digits, nesting deeper than the reader follows) names the option,
+    exit 2, nothing run; not an internal error."""
+    root = Path(__file__).resolve().parents[1]
+    extra = ["--out", str(tmp_path / "out")] if args[0] in ("run", "suite") else []
+    done = CliRunner().invoke(app, [a if not a.startswith("studies/") else str(root / a) for a in args] + extra, catch_exceptions=False)
+    assert done.exit_code == 2, done.output
+    assert says in done.stderr and "internal error" not in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
 # -- limits -----------------------------------------------------------------------------------
 
 

@@ -149,5 +149,10 @@ def parse_cli_value(text: str) -> Any:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         return text
+    except RecursionError:
+        raise StudyError(f"value {text[:40]!r}...: arrays or tables nested too deeply") from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        reason = "an integer of more than 4300 digits" if "digits" in str(exc) else str(exc)
+        raise StudyError(f"value {text[:40]!r}...: {reason}") from None
 
 

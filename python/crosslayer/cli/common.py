@@ -228,9 +228,12 @@ def _parse_sets(sets: list[str] | None) -> dict[str, Any]:
         path, eq, text = item.partition("=")
         if not eq or not path.strip():
             _fail(f"--set {item!r}: write --set path=value, e.g. --set flows[*].cc=reno or --set tcp.min_rto=1s", 2)
-        value = parse_cli_value(text.strip())
-        if isinstance(value, str) and "," in value and not text.strip().startswith(('"', "'")):
-            value = [parse_cli_value(v.strip()) for v in value.split(",")]
+        try:
+            value = parse_cli_value(text.strip())
+            if isinstance(value, str) and "," in value and not text.strip().startswith(('"', "'")):
+                value = [parse_cli_value(v.strip()) for v in value.split(",")]
+        except ValueError as exc:  # StudyError: a value TOML cannot hold
+            _fail(f"--set {path.strip()}: {exc}", 2)
         out[path.strip()] = value
     return out
 

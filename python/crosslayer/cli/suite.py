@@ -113,9 +113,14 @@ def suite_run(
         _fail(f"suite {s.name} has no congestion control under test: --cc does not apply", 2)
     folder = out or Path("results") / "suites" / s.name
     user = _parse_sets(sets)
+    try:
+        aqm_value = None if aqm is None else parse_cli_value(aqm)
+        cc_value = None if cc is None else parse_cli_value(cc)
+    except ValueError as exc:  # StudyError: a value TOML cannot hold
+        _fail(f"--aqm / --cc: {exc}", 2)
     studies = []
     for st in s.studies:
-        study = _suite_study(s, st, overrides(s, st, aqm=None if aqm is None else parse_cli_value(aqm), cc=None if cc is None else parse_cli_value(cc), sets=user, quick=quick))
+        study = _suite_study(s, st, overrides(s, st, aqm=aqm_value, cc=cc_value, sets=user, quick=quick))
         studies.append((st, study, _create_store(folder / store_name(st), study)))
     err = _console(stderr=True)
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"), TimeElapsedColumn(), console=err, disable=quiet or json_output)
