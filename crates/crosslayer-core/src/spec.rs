@@ -902,17 +902,14 @@ impl ScenarioSpec {
         let speeds: Vec<u64> = g.links.iter().map(|l| l.edge.rate.bps()).collect();
         let host = |i: usize| g.nodes[i].host;
         let bottleneck = |path: &[u32]| -> String {
-            // as net::Topology::bottleneck
             let ends = |l: u32| (plan.net.index[&g.links[l as usize].from] as usize, plan.net.index[&g.links[l as usize].to] as usize);
-            let core = |l: u32| !host(ends(l).0) && !host(ends(l).1);
-            let any_core = path.iter().any(|&l| core(l));
-            let mut best: Option<u32> = None;
-            for &l in path {
-                if (!any_core || core(l)) && best.is_none_or(|b| speeds[l as usize] < speeds[b as usize]) {
-                    best = Some(l);
-                }
-            }
-            best.map_or(String::new(), |b| names[b as usize].clone())
+            // a wireless LAN's links: from its access point to a station, and back
+            let wireless = |l: u32| {
+                let link = &g.links[l as usize];
+                g.wlans.iter().any(|w| w.stations.iter().any(|st| (link.from == w.ap && &link.to == st) || (&link.from == st && link.to == w.ap)))
+            };
+            let core = |l: u32| wireless(l) || (!host(ends(l).0) && !host(ends(l).1));
+            path.get(crate::net::topology::bottleneck_of(path, core, |l| speeds[l as usize])).map_or(String::new(), |&b| names[b as usize].clone())
         };
         let route = |p: &[u32]| p.iter().map(|&l| names[l as usize].clone()).collect::<Vec<_>>();
         let flow = |name: &str, (a, b, [data, ack]): &(u32, u32, [Vec<u32>; 2])| {

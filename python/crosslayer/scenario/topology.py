@@ -508,8 +508,9 @@ class Graph(_Model):
     to and from its access point are the LAN's)."""
     bottleneck: str | None = None
     """The link the headline metrics (utilization, queue, drop ratio) describe, e.g. "R1->R2";
-    default: the link most flows have as their bottleneck (the slowest link between routers
-    on their path), or a wireless LAN's queue when its medium was busier
+    default: the link most flows have as their bottleneck (the slowest link on their path
+    between routers or into or out of a wireless LAN's medium), or a wireless LAN's queue when
+    its medium was busier
     (docs/models/wlan.md)."""
 
     @model_validator(mode="after")

@@ -129,7 +129,7 @@ pub fn flow_columns<'a>() -> Vec<Col<'a, FlowRow<'a>>> {
 const IDEAL_DOC: &str = "a finite flow's completion time alone on its path with an unlimited window: the handshake, then its packets back to back through every link (serialization at each link's rate, store and forward, propagation delays); NaN for a bulk transfer";
 
 const ROUTE_DOC: &str = "the links its data crosses, in order, joined by commas (e.g. S0->R1,R1->R2,R2->D0; split on ',' for a list); the hops table has its counts at each";
-const BOTTLENECK_DOC: &str = "the link its bottleneck_* columns count at: the slowest link between two routers on its data path (the first of equals), or the slowest link if it crosses none";
+const BOTTLENECK_DOC: &str = "the link its bottleneck_* columns count at: the slowest link on its data path between two routers or into or out of a wireless LAN's medium (the first of equals), or the slowest link if it crosses none";
 
 /// One unresponsive (CBR) flow, measured over the window.
 pub struct UdpRow<'a> {
