@@ -27,6 +27,9 @@ pub mod tsq;
 
 pub use crate::stack::{EcnFeedback, Profile, Recovery, SlowStart};
 use crate::params::{ParamType, Problem, Value};
+use std::collections::HashSet;
+use std::hash::Hash;
+use std::sync::Arc;
 use crate::units::{Bytes, Dur, MAX_SPAN};
 
 
@@ -357,3 +360,15 @@ impl TcpConfig {
 
 pub use crate::packet::TxCtx;
 
+
+/// Share `settings` with the endpoints configured alike before it: replaced by `pool`'s copy
+/// of an equal value, or added to the pool (one copy of each distinct value: a sender's and a
+/// receiver's `Settings`, issue 21's memory per flow).
+pub fn intern<T: Hash + Eq>(pool: &mut HashSet<Arc<T>>, settings: &mut Arc<T>) {
+    match pool.get(&**settings) {
+        Some(same) => *settings = same.clone(),
+        None => {
+            pool.insert(settings.clone());
+        }
+    }
+}

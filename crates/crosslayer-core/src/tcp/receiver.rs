@@ -209,12 +209,7 @@ impl Receiver {
     /// Share its settings with the receivers configured alike before it: `pool` holds one copy
     /// of each distinct [`Settings`].
     pub fn share_settings(&mut self, pool: &mut std::collections::HashSet<Arc<Settings>>) {
-        match pool.get(&*self.cfg) {
-            Some(same) => self.cfg = same.clone(),
-            None => {
-                pool.insert(self.cfg.clone());
-            }
-        }
+        super::intern(pool, &mut self.cfg)
     }
 
     pub fn new(flow: u32, node: u32, peer: u32, cfg: &TcpConfig) -> Receiver {

@@ -629,12 +629,7 @@ impl Sender {
     /// Share its settings with the senders configured alike before it: `pool` holds one copy
     /// of each distinct [`Settings`].
     pub fn share_settings(&mut self, pool: &mut std::collections::HashSet<Arc<Settings>>) {
-        match pool.get(&*self.cfg) {
-            Some(same) => self.cfg = same.clone(),
-            None => {
-                pool.insert(self.cfg.clone());
-            }
-        }
+        super::intern(pool, &mut self.cfg)
     }
 
     /// What a congestion control of this flow is built with.
