@@ -909,7 +909,7 @@ impl ScenarioSpec {
                 g.wlans.iter().any(|w| w.stations.iter().any(|st| (link.from == w.ap && &link.to == st) || (&link.from == st && link.to == w.ap)))
             };
             let core = |l: u32| wireless(l) || (!host(ends(l).0) && !host(ends(l).1));
-            path.get(crate::net::topology::bottleneck_of(path, core, |l| speeds[l as usize])).map_or(String::new(), |&b| names[b as usize].clone())
+            path.get(crate::topo::bottleneck_of(path, core, |l| speeds[l as usize])).map_or(String::new(), |&b| names[b as usize].clone())
         };
         let route = |p: &[u32]| p.iter().map(|&l| names[l as usize].clone()).collect::<Vec<_>>();
         let flow = |name: &str, (a, b, [data, ack]): &(u32, u32, [Vec<u32>; 2])| {

@@ -535,3 +535,41 @@ impl<'de> Deserialize<'de> for TopologySpec {
         }
     }
 }
+
+/// The bottleneck rule: the position in `path` of its slowest link between two routers or into
+/// or out of a wireless LAN's medium (`core`; a medium's nominal rate is already above what it
+/// carries: `net::wlan`), the first of equals; without one, of its slowest link. The engine
+/// counts a flow there (`net::Topology::bottleneck`) and the plan names it (`ScenarioSpec::plan_json`).
+pub fn bottleneck_of(path: &[u32], core: impl Fn(u32) -> bool, bps: impl Fn(u32) -> u64) -> usize {
+    let any_core = path.iter().any(|&l| core(l));
+    let mut best: Option<usize> = None;
+    for (i, &l) in path.iter().enumerate() {
+        if any_core && !core(l) {
+            continue;
+        }
+        if best.is_none_or(|b| bps(l) < bps(path[b])) {
+            best = Some(i);
+        }
+    }
+    best.unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bottleneck_of;
+
+    /// Links 0-3 of a path: host -> router 1 Gb/s, router -> router 100 Mb/s, router -> access
+    /// point 100 Mb/s, access point -> station (a medium's link) 54 Mb/s.
+    #[test]
+    fn the_bottleneck_is_the_slowest_core_or_wireless_link_the_first_of_equals() {
+        let bps = [1_000_000_000, 100_000_000, 100_000_000, 54_000_000];
+        let rate = |l: u32| bps[l as usize];
+        let wired_core = |l: u32| l == 1 || l == 2;
+        let with_medium = |l: u32| wired_core(l) || l == 3;
+        assert_eq!(bottleneck_of(&[0, 1, 2, 3], wired_core, rate), 1, "between routers, the first of equals");
+        assert_eq!(bottleneck_of(&[0, 1, 2, 3], with_medium, rate), 3, "the medium's slower link");
+        assert_eq!(bottleneck_of(&[3, 0], |_| false, rate), 0, "no core link: the slowest of all");
+        let slow_wire = |l: u32| if l == 1 { 20_000_000 } else { bps[l as usize] };
+        assert_eq!(bottleneck_of(&[0, 1, 2, 3], with_medium, slow_wire), 1, "a wired link slower than the medium's rate");
+    }
+}
