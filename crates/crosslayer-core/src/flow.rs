@@ -258,7 +258,7 @@ mod tests {
     #[test]
     fn a_flow_stays_small() {
         use std::mem::size_of;
-        assert!(size_of::<Endpoints>() <= 1232, "Endpoints is {} bytes", size_of::<Endpoints>());
+        assert!(size_of::<Endpoints>() <= 1184, "Endpoints is {} bytes", size_of::<Endpoints>());
         assert!(size_of::<Flow>() <= 136, "Flow is {} bytes", size_of::<Flow>());
         assert!(size_of::<FlowSpec>() <= 136, "FlowSpec is {} bytes", size_of::<FlowSpec>());
     }
