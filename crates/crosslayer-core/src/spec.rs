@@ -901,14 +901,12 @@ impl ScenarioSpec {
         let names = g.link_names();
         let speeds: Vec<u64> = g.links.iter().map(|l| l.edge.rate.bps()).collect();
         let host = |i: usize| g.nodes[i].host;
+        // a wireless LAN's links: from its access point to a station, and back (once, not per flow)
+        let wireless: Vec<bool> =
+            g.links.iter().map(|link| g.wlans.iter().any(|w| w.stations.iter().any(|st| (link.from == w.ap && &link.to == st) || (&link.from == st && link.to == w.ap)))).collect();
         let bottleneck = |path: &[u32]| -> String {
             let ends = |l: u32| (plan.net.index[&g.links[l as usize].from] as usize, plan.net.index[&g.links[l as usize].to] as usize);
-            // a wireless LAN's links: from its access point to a station, and back
-            let wireless = |l: u32| {
-                let link = &g.links[l as usize];
-                g.wlans.iter().any(|w| w.stations.iter().any(|st| (link.from == w.ap && &link.to == st) || (&link.from == st && link.to == w.ap)))
-            };
-            let core = |l: u32| wireless(l) || (!host(ends(l).0) && !host(ends(l).1));
+            let core = |l: u32| wireless[l as usize] || (!host(ends(l).0) && !host(ends(l).1));
             path.get(crate::topo::bottleneck_of(path, core, |l| speeds[l as usize])).map_or(String::new(), |&b| names[b as usize].clone())
         };
         let route = |p: &[u32]| p.iter().map(|&l| names[l as usize].clone()).collect::<Vec<_>>();
