@@ -143,7 +143,7 @@ impl Sacked {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
     /// Segment number of `snd_una`.
     una: u64,
@@ -580,6 +580,27 @@ impl Scoreboard {
         None
     }
 
+    /// Whether `rack_detect` with RACK segment `rack` can find nothing, whatever its wait: no
+    /// retransmission is listed, and the first original it would look at is not outstanding or
+    /// was sent at or after the RACK segment (so every later one was too). Then it does what
+    /// `rack_detect` does in that case (the scan starts at snd_una from now on) and returns
+    /// true; else it changes nothing.
+    #[inline]
+    pub fn rack_finds_nothing(&mut self, rack: (Time, u64)) -> bool {
+        if !self.retx_list.is_empty() {
+            return false;
+        }
+        let n = self.rack_scan.max(self.una);
+        if n < self.nxt() {
+            let s = self.segs[(n - self.una) as usize];
+            if s.flags & (SACKED | LOST | RETRANS) != 0 || (s.sent, n) < rack {
+                return false;
+            }
+        }
+        self.rack_scan = n;
+        true
+    }
+
     /// RACK's loss detection (RFC 8985 section 6.2 step 5, `RACK_detect_loss`): every
     /// segment not yet delivered that was sent before the RACK segment (`rack` = its send time
     /// and number) and has been outstanding for `wait` = RACK.rtt + RACK.reo_wnd is lost; an
@@ -846,6 +867,72 @@ mod rack_tests {
         assert_eq!(r.lost_retransmits, 1);
         assert_eq!((b.retrans_out(), b.next_lost()), (0, Some(0)), "sent again by NextSeg");
         b.check().unwrap();
+    }
+
+    /// `rack_finds_nothing` says so only when the scan finds nothing, and leaves the board as
+    /// the scan would: on random boards (sends, SACKs, cumulative ACKs, retransmissions of
+    /// segments marked lost) and RACK segments among the delivered ones, at random times.
+    #[test]
+    fn rack_finds_nothing_only_when_the_scan_finds_nothing() {
+        let mut x = 11u64;
+        let mut draw = |n: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        let (mut said, mut scanned) = (0, 0);
+        for _ in 0..200 {
+            let mut b = Scoreboard { rack: true, ..Scoreboard::new(false) };
+            let mut now = 0u64;
+            let mut delivered: Vec<(Time, u64)> = Vec::new();
+            for _ in 0..300 {
+                now += draw(3);
+                match draw(10) {
+                    0..=3 => b.on_send_new(Time::from_ms(now), TxStamp::default()),
+                    4 | 5 if b.nxt() > b.una() => {
+                        let lo = b.una() + draw(b.nxt() - b.una());
+                        let hi = (lo + 1 + draw(3)).min(b.nxt());
+                        for n in lo..hi {
+                            delivered.push((b.segs[(n - b.una) as usize].sent, n));
+                        }
+                        b.sack(lo, hi);
+                        if draw(2) == 0 {
+                            b.mark_lost_by_sack();
+                        }
+                    }
+                    6 if b.nxt() > b.una() => {
+                        let to = b.una() + 1 + draw(b.nxt() - b.una());
+                        for n in b.una()..to {
+                            delivered.push((b.segs[(n - b.una) as usize].sent, n));
+                        }
+                        b.ack_cumulative(to);
+                    }
+                    7 => {
+                        if let Some(n) = b.next_lost() {
+                            b.on_retransmit(n, Time::from_ms(now), TxStamp::default());
+                        }
+                    }
+                    _ if !delivered.is_empty() => {
+                        let rack = delivered[draw(delivered.len() as u64) as usize];
+                        let wait = Dur::from_ms(draw(20));
+                        let mut full = b.clone();
+                        let found = full.rack_detect(rack, wait, Time::from_ms(now));
+                        let mut quick = b.clone();
+                        if quick.rack_finds_nothing(rack) {
+                            said += 1;
+                            assert_eq!((found.newly_lost, found.lost_retransmits, found.deadline), (0, 0, Time::ZERO));
+                            assert_eq!(format!("{quick:?}"), format!("{full:?}"), "the board as the scan leaves it");
+                        } else {
+                            scanned += 1;
+                            assert_eq!(format!("{quick:?}"), format!("{b:?}"), "unchanged when it cannot tell");
+                        }
+                        b = full;
+                    }
+                    _ => {}
+                }
+                b.check().unwrap();
+            }
+        }
+        assert!(said > 1000 && scanned > 1000, "both cases seen: {said} and {scanned}");
     }
 }
 

@@ -1542,6 +1542,9 @@ impl Sender {
 
     /// RACK's loss detection with the current reordering window.
     fn rack_detect(&mut self, now: Time, force: bool) -> RackLoss {
+        if let Some(nothing) = self.rack.detect_trivial(&mut self.sb, force) {
+            return nothing;
+        }
         let reo_wnd = Rack::reo_wnd(self.sb.reordering_seen, self.state != CaState::Open, self.sb.sacked_out(), self.rtt.min_rtt.get(), self.rtt.srtt.get());
         let found = self.rack.detect(&mut self.sb, reo_wnd, now, force);
         self.counters.lost_retransmits += found.lost_retransmits;
