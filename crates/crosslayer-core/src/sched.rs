@@ -68,7 +68,7 @@ const SEQ_BITS: u32 = 64 - EVENT_BITS;
 pub const MAX_SCHEDULES: u64 = 1u64 << (SEQ_BITS - 2);
 
 impl Event {
-    #[inline]
+    #[inline(always)]
     fn encode(self) -> u64 {
         let (kind, index) = match self {
             Event::TxDone(i) => (0, i),
@@ -202,8 +202,9 @@ impl Scheduler {
         self.executed
     }
 
-    /// Schedule `event` at `time` (never in the past).
-    #[inline]
+    /// Schedule `event` at `time` (never in the past). Its key is made where it is called (the
+    /// event's code is then a constant), the heap's work is not.
+    #[inline(always)]
     pub fn schedule(&mut self, time: Time, event: Event) {
         let e = self.entry(time, event);
         self.insert(e);
@@ -211,7 +212,7 @@ impl Scheduler {
 
     /// Put `e` in the heap: in the place of the event executed last if it is still there
     /// (`top_done`), else pushed.
-    #[inline(always)]
+    #[inline(never)]
     fn insert(&mut self, e: Entry) {
         if self.top_done {
             self.top_done = false;
@@ -261,7 +262,7 @@ impl Scheduler {
 
     /// The key of `event` at `time`: its tie-break is drawn now, so where it waits does not
     /// change the order.
-    #[inline]
+    #[inline(always)]
     fn entry(&mut self, time: Time, event: Event) -> Entry {
         debug_assert!(time >= self.now, "scheduling into the past: {time} < {}", self.now);
         self.seq += 1;
