@@ -232,7 +232,7 @@ impl Scheduler {
 
     /// A flow's timer (`Event::SenderTimer`, `Event::ReceiverTimer`) should fire no later than
     /// `deadline` (NEVER: not at all): as `TimerSlot::arm`, remembering the deadline.
-    #[inline]
+    #[inline(always)]
     pub fn arm_flow(&mut self, ev: Event, deadline: Time) {
         let k = flow_timer(ev).expect("a flow's timer");
         let t = &mut self.flow_timers[k];
@@ -249,10 +249,16 @@ impl Scheduler {
     }
 
     /// Schedule a timer: as `schedule`, parked in the wheel if it is due after the horizon.
-    #[inline]
+    #[inline(always)]
     pub fn schedule_timer(&mut self, time: Time, event: Event) {
         let e = self.entry(time, event);
-        let slot = time.ns() >> SLOT_BITS;
+        self.place_timer(e);
+    }
+
+    /// `schedule_timer` once its key is made.
+    #[inline(never)]
+    fn place_timer(&mut self, e: Entry) {
+        let slot = e.time().ns() >> SLOT_BITS;
         if slot < self.horizon {
             self.insert(e);
         } else {
