@@ -650,3 +650,25 @@ def test_long_tables_store_their_labels_compactly_and_read_back_the_same(tmp_pat
         a, b = plain.table(name), compact.table(name)
         assert len(a) > 5
         pd.testing.assert_frame_equal(a.astype(str), b.astype(str), obj=name)
+
+
+def test_a_runs_tables_take_the_points_labels_first_and_refuse_a_clash() -> None:
+    """Each of a run's tables gets the key and the point's swept values as its first columns,
+    every row the same, the table's own columns after them unchanged; a label with a result
+    column's name is refused (the study's column names never give one: `column_names`)."""
+    import crosslayer
+    from crosslayer.store import frames_for
+
+    study = Study.from_toml(SMALL)
+    p = study.points()[0]
+    r = crosslayer.run(p.scenario)
+    frames = frames_for(p.key, p.labels, r, {}, {})
+    labels = {"key": p.key, **p.labels}
+    for name, own in (("flows", r.flows), ("queues", r.queues), ("series", r.series)):
+        f = frames[name]
+        assert list(f.columns) == [*labels, *own.columns], name
+        for col, value in labels.items():
+            assert (f[col] == value).all(), (name, col)
+        pd.testing.assert_frame_equal(f[list(own.columns)], own, obj=name)
+    with pytest.raises(ValueError, match="already has the column"):
+        frames_for(p.key, {**p.labels, "goodput_bps": 1}, r, {}, {})
