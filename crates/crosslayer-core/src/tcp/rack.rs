@@ -85,33 +85,24 @@ impl Rack {
         srtt.map_or(quarter, |s| quarter.min(s))
     }
 
-    /// `detect` when it needs no scan of the scoreboard and no reordering window: the RACK
-    /// segment did not advance (and the timer did not fire), or nothing sent before it is
-    /// outstanding (`Scoreboard::rack_finds_nothing`). Then it does what `detect` would and
-    /// returns what it would find (nothing); `None` if the scan is needed.
-    #[inline]
-    pub fn detect_trivial(&mut self, sb: &mut Scoreboard, force: bool) -> Option<RackLoss> {
-        let Some(seg) = self.segment() else { return Some(RackLoss::default()) };
-        if !(self.advanced || force) {
-            return Some(RackLoss::default());
-        }
-        if !sb.rack_finds_nothing(seg) {
-            return None;
-        }
-        self.advanced = false;
-        self.deadline = Time::NEVER;
-        Some(RackLoss::default())
-    }
-
     /// Run the detection if the RACK segment advanced (`force`: the reordering timer fired) and
-    /// re-arm the reordering timer.
-    pub fn detect(&mut self, sb: &mut Scoreboard, reo_wnd: Dur, now: Time, force: bool) -> RackLoss {
+    /// re-arm the reordering timer. `reo_wnd` gives the reordering window of the board; it is
+    /// asked only when the scoreboard must be scanned: when nothing sent before the RACK segment
+    /// is outstanding (`Scoreboard::rack_finds_nothing`, most ACKs) nothing can be lost or
+    /// pending, whatever the window.
+    #[inline]
+    pub fn detect(&mut self, sb: &mut Scoreboard, reo_wnd: impl FnOnce(&Scoreboard) -> Dur, now: Time, force: bool) -> RackLoss {
         let Some(seg) = self.segment() else { return RackLoss::default() };
         if !(self.advanced || force) {
             return RackLoss::default();
         }
         self.advanced = false;
-        let found = sb.rack_detect(seg, self.rtt + reo_wnd, now);
+        if sb.rack_finds_nothing(seg) {
+            self.deadline = Time::NEVER;
+            return RackLoss::default();
+        }
+        let wait = self.rtt + reo_wnd(sb);
+        let found = sb.rack_detect(seg, wait, now);
         self.deadline = if found.deadline > Time::ZERO { found.deadline + TIMEOUT_MIN } else { Time::NEVER };
         found
     }

@@ -1542,10 +1542,8 @@ impl Sender {
 
     /// RACK's loss detection with the current reordering window.
     fn rack_detect(&mut self, now: Time, force: bool) -> RackLoss {
-        if let Some(nothing) = self.rack.detect_trivial(&mut self.sb, force) {
-            return nothing;
-        }
-        let reo_wnd = Rack::reo_wnd(self.sb.reordering_seen, self.state != CaState::Open, self.sb.sacked_out(), self.rtt.min_rtt.get(), self.rtt.srtt.get());
+        let (state, rtt) = (self.state, &self.rtt);
+        let reo_wnd = |sb: &Scoreboard| Rack::reo_wnd(sb.reordering_seen, state != CaState::Open, sb.sacked_out(), rtt.min_rtt.get(), rtt.srtt.get());
         let found = self.rack.detect(&mut self.sb, reo_wnd, now, force);
         self.counters.lost_retransmits += found.lost_retransmits;
         found
