@@ -149,10 +149,16 @@ def parse_cli_value(text: str) -> Any:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         return text
-    except RecursionError:
-        raise StudyError(f"value {text[:40]!r}...: arrays or tables nested too deeply") from None
-    except ValueError as exc:  # an integer of more than 4300 digits
-        reason = "an integer of more than 4300 digits" if "digits" in str(exc) else str(exc)
-        raise StudyError(f"value {text[:40]!r}...: {reason}") from None
+    except (RecursionError, ValueError) as exc:
+        raise StudyError(f"value {text[:40]!r}...: {toml_refusal(exc)}") from None
+
+
+def toml_refusal(exc: RecursionError | ValueError) -> str:
+    """Why the TOML reader refused text it could parse (``tomllib.loads`` raising other than
+    ``TOMLDecodeError``): arrays or tables nested deeper than it follows, or an integer longer
+    than Python converts. The one wording for study files and command-line values."""
+    if isinstance(exc, RecursionError):
+        return "arrays or tables nested too deeply"
+    return "an integer has more than 4300 digits" if "digits" in str(exc) else str(exc)
 
 

@@ -17,7 +17,7 @@ from pydantic import (
 )
 
 from crosslayer.catalog import engine
-from crosslayer.paths import set_path
+from crosslayer.paths import set_path, toml_refusal
 from crosslayer.scenario.algorithms import RunLimits, TcpConfig
 from crosslayer.scenario.errors import (
     MS,
@@ -790,8 +790,5 @@ def read_toml(source: str | Path, text_label: str) -> tuple[str, str, dict[str, 
         return label, text, tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError([("", f"invalid TOML: {exc}")], label) from None
-    except RecursionError:
-        raise ScenarioError([("", "invalid TOML: arrays or tables nested too deeply")], label) from None
-    except ValueError as exc:  # an integer of more than 4300 digits
-        reason = "an integer has more than 4300 digits" if "digits" in str(exc) else str(exc)
-        raise ScenarioError([("", f"invalid TOML: {reason}")], label) from None
+    except (RecursionError, ValueError) as exc:
+        raise ScenarioError([("", f"invalid TOML: {toml_refusal(exc)}")], label) from None
