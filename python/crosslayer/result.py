@@ -304,9 +304,13 @@ class Result:
         graph the topology's ``bottleneck`` link, or the link most flows have as their
         bottleneck (:meth:`Scenario.bottleneck_link`), unless a wireless LAN's medium was
         busier (:attr:`medium`): then the queue of that LAN that dropped the most."""
+        return self._bottleneck(self.medium)
+
+    def _bottleneck(self, medium: tuple[str, float] | None) -> pd.Series:
+        """:attr:`bottleneck`, given :attr:`medium` (computed once by a caller that needs both)."""
         if "role" in self.queues and (self.queues["role"] == BOTTLENECK_ROLE).any():
             rows = self.queues[self.queues["role"] == BOTTLENECK_ROLE]
-        elif (medium := self.medium) is not None:
+        elif medium is not None:
             return self._medium_queue(medium[0])
         else:
             rows = self._link_rows(self.scenario.bottleneck_link())
@@ -375,8 +379,8 @@ class Result:
         s = self.summary
         wall_s, sim_s = float(s["wall_s"]), float(s["sim_s"])
         events, segments = int(s["events"]), int(s["delivered_segments"])
-        b = self.bottleneck
         medium = self.medium
+        b = self._bottleneck(medium)
         drops = int(b["drops"])
         aggregates: dict[str, Any] = plain(
             {
