@@ -28,8 +28,6 @@
 //! restores the wake-ups).
 
 use crate::units::Time;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// What an event is about. Small and `Copy`: the heap stores it inline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -126,6 +124,88 @@ impl Entry {
     }
 }
 
+/// The scheduler's min-heap of entries (module docs, "the heap"): a binary heap in an array
+/// whose length is a power of two, the slots from its `n` entries on holding `u128::MAX`.
+#[derive(Debug)]
+struct FlatHeap {
+    v: Vec<Entry>,
+    n: usize,
+}
+
+impl Default for FlatHeap {
+    fn default() -> Self {
+        FlatHeap { v: vec![Entry(u128::MAX); 16], n: 0 }
+    }
+}
+
+impl FlatHeap {
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+    #[inline(always)]
+    fn peek(&self) -> Option<Entry> {
+        (self.n > 0).then(|| self.v[0])
+    }
+    /// Add `x`, raised from the end (the last slot stays free: a child index of the deepest
+    /// entries' parents never reaches past it).
+    #[inline(always)]
+    fn push(&mut self, x: Entry) {
+        if self.n == self.v.len() - 1 {
+            self.grow();
+        }
+        let v = &mut self.v[..];
+        let mut i = self.n;
+        self.n += 1;
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if v[p] < x {
+                break;
+            }
+            v[i] = v[p];
+            i = p;
+        }
+        v[i] = x;
+    }
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        self.v.resize(2 * self.v.len(), Entry(u128::MAX));
+    }
+    /// Remove the top (the heap is not empty).
+    #[inline(always)]
+    fn pop(&mut self) {
+        self.n -= 1;
+        let x = std::mem::replace(&mut self.v[self.n], Entry(u128::MAX));
+        if self.n > 0 {
+            self.replace_top(x);
+        }
+    }
+    /// The top replaced by `x` (the heap is not empty), sunk through every level down to the
+    /// deepest entry's with selects instead of branches: at each level the smaller child
+    /// moves up if it is smaller than `x`; once it is not, `x` is written where it is, and
+    /// every later level finds the same children and writes the same. Slots past the entries
+    /// hold the greatest key, so they never move up.
+    #[inline(always)]
+    fn replace_top(&mut self, x: Entry) {
+        let v = &mut self.v[..];
+        // a power of two: every index masked with it is in bounds (no checks in the loop)
+        let mask = v.len() - 1;
+        let mut i = 0usize;
+        // the deepest entry, `n - 1`, is this many levels below the root; below it all is MAX
+        for _ in 0..self.n.ilog2() {
+            let c = 2 * i + 1;
+            let (a, b) = (v[c & mask], v[(c + 1) & mask]);
+            let right = b < a;
+            let m = if right { b } else { a };
+            let up = m < x;
+            v[i & mask] = if up { m } else { x };
+            i = if up { c + right as usize } else { i };
+        }
+        v[i & mask] = x;
+    }
+}
+
 /// A flow's timer as the scheduler keeps it: its live entry (a `TimerSlot`) and the deadline
 /// its owner last asked for.
 #[derive(Clone, Copy, Debug)]
@@ -154,7 +234,7 @@ pub const SLOTS: u64 = 1024;
 /// same instant; timers wait in a wheel until their slot comes (module docs).
 #[derive(Debug, Default)]
 pub struct Scheduler {
-    heap: BinaryHeap<Reverse<Entry>>,
+    heap: FlatHeap,
     /// Parked timers by slot (`time >> SLOT_BITS`, modulo `SLOTS`): the slots from the
     /// horizon's on.
     wheel: Vec<Vec<Entry>>,
@@ -216,12 +296,12 @@ impl Scheduler {
     fn insert(&mut self, e: Entry) {
         if self.top_done {
             self.top_done = false;
-            if let Some(mut top) = self.heap.peek_mut() {
-                *top = Reverse(e);
+            if !self.heap.is_empty() {
+                self.heap.replace_top(e);
                 return;
             }
         }
-        self.heap.push(Reverse(e));
+        self.heap.push(e);
     }
 
     /// Keep the timers of `flows` flows (`arm_flow`); `move_idle_wakes` as the field says.
@@ -295,7 +375,7 @@ impl Scheduler {
     /// Move parked timers into the heap until its top is the earliest event (module docs).
     #[inline]
     fn unpark(&mut self) {
-        while self.parked > 0 && self.heap.peek().is_none_or(|Reverse(e)| e.time().ns() >> SLOT_BITS >= self.horizon) {
+        while self.parked > 0 && self.heap.peek().is_none_or(|e| e.time().ns() >> SLOT_BITS >= self.horizon) {
             self.next_slot();
         }
     }
@@ -329,7 +409,7 @@ impl Scheduler {
         self.horizon += 1;
         for e in bucket.drain(..) {
             let Some(k) = flow_timer(e.event()).filter(|_| !self.flow_timers.is_empty()) else {
-                self.heap.push(Reverse(e));
+                self.heap.push(e);
                 continue;
             };
             let t = self.flow_timers[k];
@@ -344,7 +424,7 @@ impl Scheduler {
                 }
                 continue;
             }
-            self.heap.push(Reverse(e));
+            self.heap.push(e);
         }
         // timers parked in this slot's place meanwhile (a turn of the wheel later) stay
         let meanwhile = std::mem::replace(&mut self.wheel[at], bucket);
@@ -359,7 +439,7 @@ impl Scheduler {
         }
         self.unpark();
         match self.heap.peek() {
-            Some(&Reverse(e)) if e.time() <= until => {
+            Some(e) if e.time() <= until => {
                 // left in place until the next entry scheduled replaces it (`top_done`)
                 self.top_done = true;
                 let t = e.time();
@@ -425,6 +505,44 @@ impl TimerSlot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The heap against the standard library's over long random runs of pushes, pops and
+    /// replacements of the top, growing to 300 entries and back to empty many times (small
+    /// times, so many keys share their high half).
+    #[test]
+    fn the_heap_keeps_the_order_of_a_binary_heap() {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let (mut h, mut reference) = (FlatHeap::default(), BinaryHeap::new());
+        let mut x = 0x9e3779b97f4a7c15u64;
+        let mut seq = 0u64;
+        for step in 0..400_000u64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let r = x >> 33;
+            // phases of growth and shrinking
+            let grow = (step / 3_000) % 2 == 0;
+            seq += 1;
+            let e = Entry::new(Time::from_ns(r % 50), seq, Event::Deliver((r % 7) as u32));
+            match (r % 10, grow) {
+                (0..=5, true) | (0..=2, false) if reference.len() < 300 => {
+                    h.push(e);
+                    reference.push(Reverse(e));
+                }
+                (6..=7, _) if !reference.is_empty() => {
+                    h.replace_top(e);
+                    *reference.peek_mut().unwrap() = Reverse(e);
+                }
+                _ if !reference.is_empty() => {
+                    h.pop();
+                    reference.pop();
+                }
+                _ => {}
+            }
+            assert_eq!(h.peek(), reference.peek().map(|r| r.0));
+            assert_eq!(h.n, reference.len());
+        }
+        assert!(h.v[h.n..].iter().all(|e| e.0 == u128::MAX));
+    }
 
     #[test]
     fn orders_by_time_then_fifo() {
