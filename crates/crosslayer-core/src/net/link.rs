@@ -234,6 +234,9 @@ pub struct Link {
     /// Eager links: the serialization time of the packets that passed through since the last
     /// `settle_all` (their counts wait in the queue: `Queue::pass_fifo`).
     passed_busy_ns: u64,
+    /// The serialization time last computed: (rate, size, time), so a run of packets of one
+    /// size at one rate divides once (`tx_time`).
+    tx_last: (Rate, u32, Dur),
     /// A wireless LAN's link (`net::wlan`): (medium, member). Its member sends its packets when
     /// the medium lets it, never its own transmitter (the engine keeps `tx_done_pending` set).
     pub wlan: Option<(u32, u32)>,
@@ -302,8 +305,21 @@ impl Link {
             view: Ring::default(),
             view_bytes: 0,
             passed_busy_ns: 0,
+            tx_last: (Rate::from_bps(1), 0, Dur::ZERO),
             wlan: None,
         }
+    }
+
+    /// `rate.tx_time(size)`, remembered for the next packet of the same size at the same rate.
+    #[inline(always)]
+    fn tx_time(&mut self, size: u32) -> Dur {
+        let (rate, last, tx) = self.tx_last;
+        if size == last && rate == self.rate {
+            return tx;
+        }
+        let tx = self.rate.tx_time(size);
+        self.tx_last = (self.rate, size, tx);
+        tx
     }
 
     /// Whether this link can know each packet's departure at its arrival (module docs): its
@@ -355,7 +371,7 @@ impl Link {
         let (limit_pkts, limit_bytes) = self.limits;
         if now >= self.busy_until && limit_pkts > 0 && size as u64 <= limit_bytes {
             debug_assert!(self.starts.is_empty());
-            let tx = self.rate.tx_time(size);
+            let tx = self.tx_time(size);
             self.pass(now, size, tx);
             self.busy_until = now + tx;
             return Some(self.busy_until);
@@ -366,7 +382,7 @@ impl Link {
         // it fits: the queue is not empty, or the transmitter would be free (the case above)
         let start = self.busy_until;
         debug_assert!(start > now);
-        let tx = self.rate.tx_time(size);
+        let tx = self.tx_time(size);
         let end = start + tx;
         self.busy_until = end;
         self.starts.push_back(Start { at: start, enq: now, size, tx });
@@ -396,7 +412,7 @@ impl Link {
             // every packet before it starts before `at`: none waits then
             self.view.clear();
             self.view_bytes = 0;
-            let tx = self.rate.tx_time(size);
+            let tx = self.tx_time(size);
             self.ahead.push_back(Ahead { at, slot, size, accepted: true, passes: true, tx });
             let end = at + tx;
             self.busy_until = end;
@@ -410,7 +426,7 @@ impl Link {
             self.view_bytes -= bytes as u64;
         }
         let accepted = (self.view.len() as u64) < limit_pkts as u64 && self.view_bytes + size as u64 <= limit_bytes;
-        let tx = self.rate.tx_time(size);
+        let tx = self.tx_time(size);
         self.ahead.push_back(Ahead { at, slot, size, accepted, passes: false, tx });
         if !accepted {
             return None;
@@ -555,7 +571,7 @@ impl Link {
         }
         let Some(id) = self.queue.dequeue(now, arena, dropped) else { return TxStart::Idle };
         let size = arena.get(id).size_bytes;
-        let tx = self.rate.tx_time(size);
+        let tx = self.tx_time(size);
         let end = now + tx;
         self.busy_until = end;
         self.counters.tx_pkts += 1;
