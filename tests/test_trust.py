@@ -271,6 +271,36 @@ def test_an_unreadable_run_is_not_stored_and_runs_again(tmp_path: Path) -> None:
     assert Store(store).unreadable() == {} and len(Store(store).runs()) == 12
 
 
+def test_a_file_that_does_not_read_back_is_never_stored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the write is checked by reading the file's footer back: a file cut short on its way to
+    # the disk (the footer is written last) is refused, and nothing of the run counts as stored
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    real = pq.write_table
+
+    def cut_short(table: Any, where: Any, *args: Any, **kwargs: Any) -> None:
+        whole = pa.BufferOutputStream()
+        real(table, whole, *args, **kwargs)
+        data = whole.getvalue().to_pybytes()
+        half = data[: len(data) // 2]
+        if isinstance(where, (str, os.PathLike)):
+            Path(where).write_bytes(half)
+        else:
+            where.write(half)
+
+    store = Store(tmp_path / "store").create()
+    key = "0123456789abcdef0123"
+    frames = {"runs": pd.DataFrame({"key": [key], "flows": [1]}), "flows": pd.DataFrame({"key": [key], "goodput_bps": [1.0]})}
+    monkeypatch.setattr(pq, "write_table", cut_short)
+    with pytest.raises(Exception, match="(?i)parquet|read back"):
+        store.write(key, frames)
+    assert not store.has(key) and not list((tmp_path / "store").rglob("*.tmp"))
+    monkeypatch.setattr(pq, "write_table", real)
+    store.write(key, frames)
+    assert store.has(key) and store.unreadable() == {}
+
+
 def test_two_study_runs_on_one_store_never_run_a_point_twice(tmp_path: Path) -> None:
     # points of about half a second each; the second invocation starts once the first has
     # stored a point (not after a fixed sleep: on a fast or a loaded machine the first could

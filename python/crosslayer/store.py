@@ -19,11 +19,11 @@ Layout::
       .lock                   taken while an invocation edits study.json or cleans up
       .claims/<key>           held (flock) by the invocation running that point
 
-Each file is written to a temporary name, read back, and renamed into place;
-``runs/<key>.parquet`` is written last and is what marks a run as stored, so a run interrupted
-at any moment is either complete or absent. A run whose files do not read back (a disk error,
-a file edited by hand) is not stored: :meth:`Store.unreadable` finds it and ``study run`` runs
-it again. Temporary files of a killed invocation are removed by the next one. Files are created
+Each file is written to a temporary name, read back (its footer, written last, with the row
+count), and renamed into place; ``runs/<key>.parquet`` is written last and is what marks a run
+as stored, so a run interrupted at any moment is either complete or absent. A run whose files
+do not read back (a disk error, a file edited by hand) is not stored: :meth:`Store.unreadable`
+finds it and ``study run`` runs it again. Temporary files of a killed invocation are removed by the next one. Files are created
 with the user's umask (0644 by default), so lab-mates can read a store on a shared server.
 
 Several invocations may work on one store at once: each point is claimed (an exclusive
@@ -303,9 +303,9 @@ class Store:
             path.unlink(missing_ok=True)
 
     def write(self, key: str, tables: Mapping[str, pd.DataFrame]) -> None:
-        """Store one run's tables (``runs`` last, which commits it). Each file is read back
-        before it is renamed into place. ``DiskFullError`` if the disk is full (nothing of the
-        run is left behind); other ``OSError``s as they come."""
+        """Store one run's tables (``runs`` last, which commits it). Each file's footer is read
+        back before it is renamed into place. ``DiskFullError`` if the disk is full (nothing of
+        the run is left behind); other ``OSError``s as they come."""
         written: list[Path] = []
         try:
             for name in [t for t in TABLES if t != "runs"] + ["runs"]:
@@ -467,7 +467,9 @@ class Store:
         os.close(fd)
         try:
             frame.to_parquet(tmp, index=False)
-            if pq.read_table(tmp).num_rows != len(frame):  # read back before it counts
+            # read back before it counts: the footer, which is written last and holds the row
+            # count, proves the file complete without decoding it again
+            if pq.read_metadata(tmp).num_rows != len(frame):
                 raise StoreError(f"{tmp} did not read back with {len(frame)} rows")
             os.chmod(tmp, FILE_MODE)
             os.replace(tmp, path)
