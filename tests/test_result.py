@@ -127,6 +127,51 @@ def test_aggregates(result: Result) -> None:
     json.loads(dumps_json(agg))  # plain JSON
 
 
+columns = st.lists(st.one_of(st.floats(min_value=-1e12, max_value=1e12), st.sampled_from([0.0, -0.0, 1.5, math.nan])), max_size=40)
+
+
+@given(columns)
+def test_aggregates_quantiles_and_means_are_pandas_to_the_bit(values: list[float]) -> None:
+    # aggregates() computes from the columns' arrays what it once asked pandas for: the very
+    # same floats (NaN skipped, empty or all-NaN gives NaN)
+    import numpy as np
+
+    from crosslayer.result import QUARTILES, _nanmean, _nanquantile
+
+    x, series = np.array(values, dtype=float), pd.Series(values, dtype=float)
+    for qs in (QUARTILES, np.array([0.5]), np.array([0.99])):
+        want = series.quantile(list(qs)).to_numpy(dtype=float)
+        assert np.array_equal(_nanquantile(x, qs), want, equal_nan=True)
+        assert np.array_equal(np.signbit(_nanquantile(x, qs)), np.signbit(want))
+    mean, want_mean = _nanmean(x), float(series.mean())
+    assert (math.isnan(mean) and math.isnan(want_mean)) or (mean == want_mean and math.copysign(1, mean) == math.copysign(1, want_mean))
+
+
+def test_aggregates_of_finite_flows_and_links_are_those_of_the_tables(result: Result) -> None:
+    flows = result.flows.copy()
+    flows["size_bytes"] = [0, 20_000, 3_000][: len(flows)]
+    flows["fct_s"] = [math.nan, 0.5, math.nan][: len(flows)]
+    flows["slowdown"] = [math.nan, 3.25, math.nan][: len(flows)]
+    queues = result.queues.copy()
+    queues["utilization"] = [0.5, math.nan, 0.9, 0.5, 0.9, 0.1][: len(queues)] + [0.0] * max(0, len(queues) - 6)
+    r = dataclasses.replace(result, flows=flows, queues=queues)
+    agg = r.aggregates()
+    f = r.fct
+    s = f.loc[f["completed"], "slowdown"]
+    assert agg["fct"] == {
+        "flows": len(f),
+        "completed": int(f["completed"].sum()),
+        "slowdown_mean": float(s.mean()),
+        "slowdown_p50": float(s.quantile(0.5)),
+        "slowdown_p99": float(s.quantile(0.99)),
+        "fct_mean_s": float(f.loc[f["completed"], "fct_s"].mean()),
+    }
+    busiest = r.busiest_links()
+    assert agg["busiest_links"] == [{"link": b.link, "utilization": b.utilization, "drop_ratio": b.drop_ratio} for b in busiest.itertuples()]
+    none = dataclasses.replace(result, flows=flows.assign(size_bytes=0)).aggregates()
+    assert none["fct"] is None
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "json"])
 def test_save_and_load_round_trip(result: Result, tmp_path: Path, fmt: Format) -> None:
     folder = result.save(tmp_path / "out", format=fmt)

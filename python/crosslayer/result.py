@@ -98,10 +98,38 @@ def _ratio(numerator: float, denominator: float) -> float | None:
     return numerator / denominator if denominator else None
 
 
-def _spread(values: pd.Series) -> dict[str, float]:
-    """min, quartiles, max and mean of a column."""
-    q = values.quantile([0.0, 0.25, 0.5, 0.75, 1.0]).to_numpy(dtype=float)
-    return {"min": q[0], "q1": q[1], "median": q[2], "q3": q[3], "max": q[4], "mean": float(values.mean())}
+QUARTILES: Final = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
+"""The quantiles of a spread in :meth:`Result.aggregates`: min, q1, median, q3, max."""
+
+
+def _nanquantile(values: np.ndarray, qs: np.ndarray) -> np.ndarray:
+    """The ``qs`` quantiles of a float column, NaN skipped: pandas' ``Series.quantile`` (linear
+    interpolation) to the last bit, as pandas computes it (one ``np.quantile`` over the values,
+    taken as a row of a 2-D block when none is missing), without a Series per call."""
+    missing = np.isnan(values)
+    if missing.any():
+        kept = values[~missing]
+        return np.quantile(kept, qs) if len(kept) else np.full(len(qs), np.nan)
+    if not len(values):
+        return np.full(len(qs), np.nan)
+    return np.quantile(values[np.newaxis], qs, axis=1)[:, 0]
+
+
+def _nanmean(values: np.ndarray) -> float:
+    """The mean of a float column, NaN skipped: pandas' ``Series.mean`` to the last bit (the sum
+    with missing values as 0, over the count of the others)."""
+    missing = np.isnan(values)
+    count = np.float64(len(values) - int(missing.sum()))
+    if not count:
+        return math.nan
+    total = (np.where(missing, 0.0, values) if missing.any() else values).sum(dtype=np.float64)
+    return float(total / count)
+
+
+def _spread(values: np.ndarray) -> dict[str, float]:
+    """min, quartiles, max and mean of a float column (NaN skipped)."""
+    q = _nanquantile(values, QUARTILES)
+    return {"min": q[0], "q1": q[1], "median": q[2], "q3": q[3], "max": q[4], "mean": _nanmean(values)}
 
 
 def _column(values: Any) -> Any:
@@ -308,12 +336,14 @@ class Result:
 
     def _bottleneck(self, medium: tuple[str, float] | None) -> pd.Series:
         """:attr:`bottleneck`, given :attr:`medium` (computed once by a caller that needs both)."""
-        if "role" in self.queues and (self.queues["role"] == BOTTLENECK_ROLE).any():
-            rows = self.queues[self.queues["role"] == BOTTLENECK_ROLE]
-        elif medium is not None:
+        forward = np.flatnonzero((self.queues["role"] == BOTTLENECK_ROLE).to_numpy(dtype=bool)) if "role" in self.queues else ()
+        if len(forward):
+            if len(forward) != 1:
+                raise LookupError(f"expected one bottleneck queue, found {len(forward)}")
+            return self.queues.iloc[forward[0]]
+        if medium is not None:
             return self._medium_queue(medium[0])
-        else:
-            rows = self._link_rows(self.scenario.bottleneck_link())
+        rows = self._link_rows(self.scenario.bottleneck_link())
         if len(rows) != 1:
             raise LookupError(f"expected one bottleneck queue, found {len(rows)}")
         return rows.iloc[0]
@@ -382,6 +412,7 @@ class Result:
         medium = self.medium
         b = self._bottleneck(medium)
         drops = int(b["drops"])
+        goodput_bps = self.flows["goodput_bps"].to_numpy(dtype=float)
         aggregates: dict[str, Any] = plain(
             {
                 "scenario": self.scenario.name,
@@ -396,16 +427,16 @@ class Result:
                 "delivered_segments_per_wall_s": _ratio(segments, wall_s),
                 "sim_s_per_wall_s": _ratio(sim_s, wall_s),
                 "wall_s_per_sim_s": _ratio(wall_s, sim_s),
-                "goodput_mbps": _spread(self.flows["goodput_bps"] / 1e6),
-                "throughput_mbps": _spread(self.flows["throughput_bps"] / 1e6),
-                "jain": jain_index(self.flows["goodput_bps"]) if len(self.flows) else None,  # UDP flows only: no TCP flow to share
+                "goodput_mbps": _spread(goodput_bps / 1e6),
+                "throughput_mbps": _spread(self.flows["throughput_bps"].to_numpy(dtype=float) / 1e6),
+                "jain": jain_index(goodput_bps) if len(goodput_bps) else None,  # UDP flows only: no TCP flow to share
                 "lockout": {
                     "max_host_goodput_share": float(self.hosts["goodput_share"].max()) if len(self.hosts) else None,
-                    "zero_goodput_flows": int((self.flows["goodput_bps"] == 0).sum()),
+                    "zero_goodput_flows": int((goodput_bps == 0).sum()),
                     "max_host_bottleneck_drop_share": float(self.hosts["bottleneck_drop_share"].max()) if len(self.hosts) else None,
                 },
                 "fct": self._fct_aggregates(),
-                "busiest_links": [{"link": r.link, "utilization": r.utilization, "drop_ratio": r.drop_ratio} for r in self.busiest_links().itertuples()],
+                "busiest_links": self._busiest_links(),
                 "bottleneck": {
                     "link": b["link"],
                     "qlen_mean_pkts": b["qlen_mean_pkts"],
@@ -422,20 +453,39 @@ class Result:
         )
         return aggregates
 
+    def _busiest_links(self, n: int = 3) -> list[dict[str, Any]]:
+        """:meth:`busiest_links` as ``{link, utilization, drop_ratio}`` dicts, from the columns
+        (no frame): the same stable descending sort, NaN last."""
+        q = self.queues
+        if not len(q) or "utilization" not in q:
+            return []
+        top = np.argsort(-q["utilization"].to_numpy(dtype=float), kind="stable")[:n]
+        link, utilization, drop_ratio = (q[c].to_numpy()[top].tolist() for c in ("link", "utilization", "drop_ratio"))
+        return [{"link": k, "utilization": u, "drop_ratio": d} for k, u, d in zip(link, utilization, drop_ratio)]
+
     def _fct_aggregates(self) -> dict[str, Any] | None:
         """Finite flows: how many, how many completed, their slowdown (mean, p50, p99); None
-        without finite flows."""
-        f = self.fct
-        if not len(f):
+        without finite flows. The values of :attr:`fct`'s rows, from the columns (no frame)."""
+        from crosslayer.fct import FCT_COLUMNS
+
+        flows = self.flows
+        if "size_bytes" not in flows:
             return None
-        s = f.loc[f["completed"], "slowdown"]
+        if missing := [c for c in FCT_COLUMNS if c not in flows]:
+            raise KeyError(f"the flows table has no column(s) {missing}")
+        finite = (flows["size_bytes"] > 0).to_numpy(dtype=bool)
+        if not finite.any():
+            return None
+        fct_s = flows["fct_s"].to_numpy(dtype=float)[finite]
+        completed = ~np.isnan(fct_s)
+        s = flows["slowdown"].to_numpy(dtype=float)[finite][completed]
         return {
-            "flows": len(f),
-            "completed": int(f["completed"].sum()),
-            "slowdown_mean": float(s.mean()) if len(s) else None,
-            "slowdown_p50": float(s.quantile(0.5)) if len(s) else None,
-            "slowdown_p99": float(s.quantile(0.99)) if len(s) else None,
-            "fct_mean_s": float(f.loc[f["completed"], "fct_s"].mean()) if len(s) else None,
+            "flows": int(finite.sum()),
+            "completed": int(completed.sum()),
+            "slowdown_mean": _nanmean(s) if len(s) else None,
+            "slowdown_p50": float(_nanquantile(s, np.array([0.5]))[0]) if len(s) else None,
+            "slowdown_p99": float(_nanquantile(s, np.array([0.99]))[0]) if len(s) else None,
+            "fct_mean_s": _nanmean(fct_s[completed]) if len(s) else None,
         }
 
     def to_dict(self) -> dict[str, Any]:
