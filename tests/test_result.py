@@ -84,6 +84,20 @@ def test_tables_become_dataframes_when_first_read(result: Result) -> None:
     assert {f.name for f in dataclasses.fields(Result)} == {"summary", *TABLES, "scenario", "captures"}
 
 
+def test_rows_counts_a_table_without_building_it(result: Result, minimal: dict[str, Any]) -> None:
+    counts = {name: result.rows(name) for name in TABLES}
+    assert not any(isinstance(result.__dict__[name], pd.DataFrame) for name in TABLES)  # none built
+    assert counts == {name: len(getattr(result, name)) for name in TABLES}
+    assert counts["flows"] == 3 and {result.rows(name) for name in TABLES} != {0}
+    assert {name: result.rows(name) for name in TABLES} == counts  # and once built
+    scenario = Scenario.from_dict(minimal)
+    raw = fake_engine_result(scenario.to_engine_spec())
+    del raw["cwnd"]
+    assert Result.from_engine(raw, scenario).rows("cwnd") == 0
+    with pytest.raises(KeyError, match="no table 'flow'"):
+        result.rows("flow")
+
+
 def test_a_table_too_large_for_memory_is_a_limit_error(result: Result, monkeypatch: pytest.MonkeyPatch) -> None:
     import crosslayer
     import crosslayer.result

@@ -132,31 +132,48 @@ def _spread(values: np.ndarray) -> dict[str, float]:
     return {"min": q[0], "q1": q[1], "median": q[2], "q3": q[3], "max": q[4], "mean": _nanmean(values)}
 
 
-def _column(values: Any) -> Any:
+def _column(values: Any, string_dtype: Any = None) -> Any:
     """An engine column: a NumPy array, a list, ``{"codes", "labels"}`` for a categorical, or
     ``{"codes", "labels", "strings": True}`` for strings (each distinct one once): a column of
-    pandas' default string type, built without a Python object per row."""
+    pandas' default string type (``string_dtype``, found if not given), built without a Python
+    object per row."""
     import pandas as pd
 
     if isinstance(values, Mapping):
         codes = np.asarray(values["codes"], dtype=np.int64)
         if values.get("strings"):
-            return _strings(codes, list(values["labels"]))
+            return _strings(codes, list(values["labels"]), string_dtype)
         return pd.Categorical.from_codes(codes, categories=list(values["labels"]))
     return values
 
 
-def _strings(codes: np.ndarray, labels: list[str]) -> Any:
+def _string_dtype() -> Any:
+    """pandas' default string dtype: the one it gives a column of ``str`` (Arrow-backed where
+    pandas is). Asked once per table (it builds a Series)."""
+    import pandas as pd
+
+    return pd.Series(["x"]).dtype
+
+
+def _strings(codes: np.ndarray, labels: list[str], dtype: Any = None) -> Any:
     """``labels[codes]`` as pandas' default string column (Arrow-backed where pandas is)."""
     import pandas as pd
 
-    dtype = pd.Series(["x"]).dtype
+    if dtype is None:
+        dtype = _string_dtype()
     if getattr(dtype, "storage", None) == "pyarrow":
         import pyarrow as pa
 
         decoded = pa.DictionaryArray.from_arrays(pa.array(codes, pa.int64()), pa.array(labels, pa.large_string())).dictionary_decode()
-        return decoded.to_pandas(types_mapper=lambda _: dtype).array
+        return dtype.__from_arrow__(decoded)  # what to_pandas(types_mapper=...) makes of it, without the table round
     return pd.array(np.asarray(labels, dtype=object)[codes], dtype=dtype)
+
+
+def _rows(columns: Mapping[str, Any] | None) -> int:
+    """The number of rows of an engine column dict (0 if absent or empty)."""
+    for values in (columns or {}).values():
+        return len(values["codes"] if isinstance(values, Mapping) else values)
+    return 0
 
 
 def _table(columns: Mapping[str, Any] | None, names: tuple[str, ...]) -> pd.DataFrame:
@@ -165,7 +182,9 @@ def _table(columns: Mapping[str, Any] | None, names: tuple[str, ...]) -> pd.Data
 
     if not columns:
         return pd.DataFrame(columns=list(names))
-    return pd.DataFrame({name: _column(values) for name, values in columns.items()}, copy=False)
+    strings = any(isinstance(v, Mapping) and v.get("strings") for v in columns.values())
+    string_dtype = _string_dtype() if strings else None
+    return pd.DataFrame({name: _column(values, string_dtype) for name, values in columns.items()}, copy=False)
 
 
 class _Columns:
@@ -179,6 +198,9 @@ class _Columns:
             return _table(self.columns, self.names)
         except MemoryError:
             raise out_of_memory() from None
+
+    def __len__(self) -> int:
+        return _rows(self.columns)
 
 
 def out_of_memory() -> Exception:
@@ -292,6 +314,13 @@ class Result:
             summary["pcap_packets"] = summary.get("pcap_packets", 0) + int(f["packets"])
             summary["pcap_missed"] = summary.get("pcap_missed", 0) + int(f["missed"])
         return cls(summary=summary, scenario=scenario, captures=captures, **tables)
+
+    def rows(self, name: str) -> int:
+        """The number of rows of table ``name``, without building its DataFrame if it is not
+        built yet (a run's empty tables are never built by a caller that skips them)."""
+        if name not in TABLES:
+            raise KeyError(f"no table {name!r}; a result has {', '.join(TABLES)}")
+        return len(self.__dict__[name])
 
     def _headline(self) -> dict[str, str]:
         try:

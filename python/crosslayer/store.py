@@ -550,7 +550,6 @@ def frames_for(key: str, labels: Mapping[str, Any], result: Any, config: Mapping
 
     tables = {"runs": pd.DataFrame([row]), "flows": tag(result.flows), "queues": tag(result.queues)}
     for name in ("series", "udp", "cwnd", "goodput", "milestones", "wlan"):
-        frame = getattr(result, name)
-        if len(frame):
-            tables[name] = tag(frame)
+        if result.rows(name):  # an empty table is not stored, nor built
+            tables[name] = tag(getattr(result, name))
     return tables
