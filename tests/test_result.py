@@ -131,6 +131,9 @@ def test_missing_cwnd_table_is_empty_with_columns(minimal: dict[str, Any]) -> No
 
 def test_aggregates(result: Result) -> None:
     agg = result.aggregates()
+    assert not isinstance(result.__dict__["hosts"], pd.DataFrame)  # only aggregated: never built
+    for key, column in (("max_host_goodput_share", "goodput_share"), ("max_host_bottleneck_drop_share", "bottleneck_drop_share")):
+        assert agg["lockout"][key] == float(result.hosts[column].max())
     assert agg["flows"] == 3
     assert agg["bottleneck"]["drop_ratio"] == pytest.approx(100 / 10_000)
     assert agg["bottleneck"]["drops"] == 100
@@ -145,20 +148,20 @@ columns = st.lists(st.one_of(st.floats(min_value=-1e12, max_value=1e12), st.samp
 
 
 @given(columns)
-def test_aggregates_quantiles_and_means_are_pandas_to_the_bit(values: list[float]) -> None:
+def test_aggregates_quantiles_means_and_maxima_are_pandas_to_the_bit(values: list[float]) -> None:
     # aggregates() computes from the columns' arrays what it once asked pandas for: the very
     # same floats (NaN skipped, empty or all-NaN gives NaN)
     import numpy as np
 
-    from crosslayer.result import QUARTILES, _nanmean, _nanquantile
+    from crosslayer.result import QUARTILES, _nanmax, _nanmean, _nanquantile
 
     x, series = np.array(values, dtype=float), pd.Series(values, dtype=float)
     for qs in (QUARTILES, np.array([0.5]), np.array([0.99])):
         want = series.quantile(list(qs)).to_numpy(dtype=float)
         assert np.array_equal(_nanquantile(x, qs), want, equal_nan=True)
         assert np.array_equal(np.signbit(_nanquantile(x, qs)), np.signbit(want))
-    mean, want_mean = _nanmean(x), float(series.mean())
-    assert (math.isnan(mean) and math.isnan(want_mean)) or (mean == want_mean and math.copysign(1, mean) == math.copysign(1, want_mean))
+    for got, want_value in ((_nanmean(x), float(series.mean())), (_nanmax(x), float(series.max()))):
+        assert (math.isnan(got) and math.isnan(want_value)) or (got == want_value and math.copysign(1, got) == math.copysign(1, want_value))
 
 
 def test_aggregates_of_finite_flows_and_links_are_those_of_the_tables(result: Result) -> None:

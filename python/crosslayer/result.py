@@ -126,6 +126,15 @@ def _nanmean(values: np.ndarray) -> float:
     return float(total / count)
 
 
+def _nanmax(values: np.ndarray) -> float:
+    """The largest value of a float column, NaN skipped (NaN if none): pandas' ``Series.max``
+    (missing values as -inf)."""
+    missing = np.isnan(values)
+    if missing.all():
+        return math.nan
+    return float((np.where(missing, -np.inf, values) if missing.any() else values).max())
+
+
 def _spread(values: np.ndarray) -> dict[str, float]:
     """min, quartiles, max and mean of a float column (NaN skipped)."""
     q = _nanquantile(values, QUARTILES)
@@ -322,6 +331,13 @@ class Result:
             raise KeyError(f"no table {name!r}; a result has {', '.join(TABLES)}")
         return len(self.__dict__[name])
 
+    def _numbers(self, name: str, column: str) -> np.ndarray:
+        """Column ``column`` of table ``name`` as floats: from the engine's array if the table is
+        not built yet (a table only aggregated, as ``hosts`` in :meth:`aggregates`, is never
+        built), else from its DataFrame."""
+        value = self.__dict__[name]
+        return np.asarray(value.columns[column] if isinstance(value, _Columns) else value[column].to_numpy(), dtype=float)
+
     def _headline(self) -> dict[str, str]:
         try:
             b = self.bottleneck
@@ -460,9 +476,9 @@ class Result:
                 "throughput_mbps": _spread(self.flows["throughput_bps"].to_numpy(dtype=float) / 1e6),
                 "jain": jain_index(goodput_bps) if len(goodput_bps) else None,  # UDP flows only: no TCP flow to share
                 "lockout": {
-                    "max_host_goodput_share": float(self.hosts["goodput_share"].max()) if len(self.hosts) else None,
+                    "max_host_goodput_share": _nanmax(self._numbers("hosts", "goodput_share")) if self.rows("hosts") else None,
                     "zero_goodput_flows": int((goodput_bps == 0).sum()),
-                    "max_host_bottleneck_drop_share": float(self.hosts["bottleneck_drop_share"].max()) if len(self.hosts) else None,
+                    "max_host_bottleneck_drop_share": _nanmax(self._numbers("hosts", "bottleneck_drop_share")) if self.rows("hosts") else None,
                 },
                 "fct": self._fct_aggregates(),
                 "busiest_links": self._busiest_links(),
