@@ -181,30 +181,62 @@ impl FlatHeap {
             self.replace_top(x);
         }
     }
-    /// The top replaced by `x` (the heap is not empty), sunk through every level down to the
-    /// deepest entry's with selects instead of branches: at each level the smaller child
-    /// moves up if it is smaller than `x`; once it is not, `x` is written where it is, and
-    /// every later level finds the same children and writes the same. Slots past the entries
-    /// hold the greatest key, so they never move up.
+    /// The top replaced by `x` (the heap is not empty). In a heap of a few levels (seed 000's
+    /// runs: 2 or 3) it sinks through every level down to the deepest entry's with selects
+    /// instead of branches: at each level the smaller child moves up if it is smaller than `x`;
+    /// once it is not, `x` is written where it is, and every later level finds the same
+    /// children and writes the same. Slots past the entries hold the greatest key, so they never
+    /// move up. In a deeper heap (timers of thousands of flows due in one slot of the wheel) it
+    /// stops where it belongs, as most entries then stay near the top.
     #[inline(always)]
     fn replace_top(&mut self, x: Entry) {
         let v = &mut self.v[..];
         // a power of two: every index masked with it is in bounds (no checks in the loop)
         let mask = v.len() - 1;
+        let levels = self.n.ilog2();
         let mut i = 0usize;
-        // the deepest entry, `n - 1`, is this many levels below the root; below it all is MAX
-        for _ in 0..self.n.ilog2() {
-            let c = 2 * i + 1;
-            let (a, b) = (v[c & mask], v[(c + 1) & mask]);
-            let right = b < a;
-            let m = if right { b } else { a };
-            let up = m < x;
-            v[i & mask] = if up { m } else { x };
-            i = if up { c + right as usize } else { i };
+        if levels <= BRANCH_FREE_LEVELS {
+            for _ in 0..levels {
+                let c = 2 * i + 1;
+                let (a, b) = (v[c & mask], v[(c + 1) & mask]);
+                let right = b < a;
+                let m = if right { b } else { a };
+                let up = m < x;
+                v[i & mask] = if up { m } else { x };
+                i = if up { c + right as usize } else { i };
+            }
+        } else {
+            self.sink(x);
+            return;
         }
         v[i & mask] = x;
     }
+
+    /// `replace_top` in a deep heap: sunk with a branch at each level.
+    #[cold]
+    #[inline(never)]
+    fn sink(&mut self, x: Entry) {
+        let v = &mut self.v[..];
+        let n = self.n;
+        let mut i = 0usize;
+        loop {
+            let c = 2 * i + 1;
+            if c >= n {
+                break;
+            }
+            let j = c + (c + 1 < n && v[c + 1] < v[c]) as usize;
+            if x < v[j] {
+                break;
+            }
+            v[i] = v[j];
+            i = j;
+        }
+        v[i] = x;
+    }
 }
+
+/// The deepest heap whose entries sink without branches (`FlatHeap::replace_top`): 31 entries.
+const BRANCH_FREE_LEVELS: u32 = 4;
 
 /// A flow's timer as the scheduler keeps it: its live entry (a `TimerSlot`) and the deadline
 /// its owner last asked for.
