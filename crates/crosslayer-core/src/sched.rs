@@ -182,7 +182,7 @@ impl FlatHeap {
         }
     }
     /// The top replaced by `x` (the heap is not empty). In a heap of a few levels (seed 000's
-    /// runs: 2 or 3) it sinks through every level down to the deepest entry's with selects
+    /// runs: 2 to 4) it sinks through every level down to the deepest entry's with selects
     /// instead of branches: at each level the smaller child moves up if it is smaller than `x`;
     /// once it is not, `x` is written where it is, and every later level finds the same
     /// children and writes the same. Slots past the entries hold the greatest key, so they never
@@ -190,41 +190,38 @@ impl FlatHeap {
     /// stops where it belongs, as most entries then stay near the top.
     #[inline(always)]
     fn replace_top(&mut self, x: Entry) {
+        let levels = self.n.ilog2();
+        if levels > BRANCH_FREE_LEVELS {
+            return self.sink(x);
+        }
         let v = &mut self.v[..];
         // a power of two: every index masked with it is in bounds (no checks in the loop)
         let mask = v.len() - 1;
-        let levels = self.n.ilog2();
         let mut i = 0usize;
-        if levels <= BRANCH_FREE_LEVELS {
-            for _ in 0..levels {
-                let c = 2 * i + 1;
-                let (a, b) = (v[c & mask], v[(c + 1) & mask]);
-                let right = b < a;
-                let m = if right { b } else { a };
-                let up = m < x;
-                v[i & mask] = if up { m } else { x };
-                i = if up { c + right as usize } else { i };
-            }
-        } else {
-            self.sink(x);
-            return;
+        for _ in 0..levels {
+            let c = 2 * i + 1;
+            let (a, b) = (v[c & mask], v[(c + 1) & mask]);
+            let right = b < a;
+            let m = if right { b } else { a };
+            let up = m < x;
+            v[i & mask] = if up { m } else { x };
+            i = if up { c + right as usize } else { i };
         }
         v[i & mask] = x;
     }
 
-    /// `replace_top` in a deep heap: sunk with a branch at each level.
-    #[cold]
+    /// `replace_top` in a deep heap: sunk with a branch at each level (a right child past the
+    /// entries holds the greatest key, so it is never taken).
     #[inline(never)]
     fn sink(&mut self, x: Entry) {
         let v = &mut self.v[..];
-        let n = self.n;
         let mut i = 0usize;
         loop {
             let c = 2 * i + 1;
-            if c >= n {
+            if c >= self.n {
                 break;
             }
-            let j = c + (c + 1 < n && v[c + 1] < v[c]) as usize;
+            let j = c + (v[c + 1] < v[c]) as usize;
             if x < v[j] {
                 break;
             }
