@@ -36,9 +36,17 @@ def fct(flows: pd.DataFrame, point: Sequence[str] = ()) -> pd.DataFrame:
     keep = [c for c in ("key", *point) if c in flows]
     if "size_bytes" not in flows:
         return pd.DataFrame(columns=[*keep, *FCT_COLUMNS, "completed"])
-    out = flows.loc[flows["size_bytes"] > 0, [*keep, *FCT_COLUMNS]].copy()
+    out = flows.loc[finite_flows(flows), [*keep, *FCT_COLUMNS]].copy()
     out["completed"] = out["fct_s"].notna()
     return out.reset_index(drop=True)
+
+
+def finite_flows(flows: pd.DataFrame) -> np.ndarray:
+    """Which rows of a flows table are finite flows (``size_bytes`` > 0; none without the
+    column, a table from before finite flows)."""
+    if "size_bytes" not in flows:
+        return np.zeros(len(flows), dtype=bool)
+    return (flows["size_bytes"] > 0).to_numpy(dtype=bool)
 
 
 def slowdown_by_size(table: pd.DataFrame, point: Sequence[str] = (), bins: Sequence[float] = SIZE_BINS) -> pd.DataFrame:

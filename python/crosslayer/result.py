@@ -439,9 +439,18 @@ class Result:
         import pandas as pd
 
         cols = ["link", "role", "utilization", "drop_ratio", "qlen_mean_pkts"]
-        if not len(self.queues) or "utilization" not in self.queues:
+        top = self._busiest_rows(n)
+        if top is None:
             return pd.DataFrame(columns=cols)
-        return self.queues.sort_values("utilization", ascending=False, kind="stable").head(n)[cols].reset_index(drop=True)
+        return self.queues.iloc[top][cols].reset_index(drop=True)
+
+    def _busiest_rows(self, n: int) -> np.ndarray | None:
+        """The positions in :attr:`queues` of the ``n`` busiest links, busiest first (a stable
+        descending sort, NaN last); None without queues or utilization."""
+        q = self.queues
+        if not len(q) or "utilization" not in q:
+            return None
+        return np.argsort(-q["utilization"].to_numpy(dtype=float), kind="stable")[:n]
 
     def aggregates(self) -> dict[str, Any]:
         """Headline numbers as plain JSON-ready Python (NaN -> None): speed, fairness, queue.
@@ -500,37 +509,32 @@ class Result:
 
     def _busiest_links(self, n: int = 3) -> list[dict[str, Any]]:
         """:meth:`busiest_links` as ``{link, utilization, drop_ratio}`` dicts, from the columns
-        (no frame): the same stable descending sort, NaN last."""
-        q = self.queues
-        if not len(q) or "utilization" not in q:
+        (no frame)."""
+        top = self._busiest_rows(n)
+        if top is None:
             return []
-        top = np.argsort(-q["utilization"].to_numpy(dtype=float), kind="stable")[:n]
+        q = self.queues
         link, utilization, drop_ratio = (q[c].to_numpy()[top].tolist() for c in ("link", "utilization", "drop_ratio"))
         return [{"link": k, "utilization": u, "drop_ratio": d} for k, u, d in zip(link, utilization, drop_ratio)]
 
     def _fct_aggregates(self) -> dict[str, Any] | None:
         """Finite flows: how many, how many completed, their slowdown (mean, p50, p99); None
-        without finite flows. The values of :attr:`fct`'s rows, from the columns (no frame)."""
-        from crosslayer.fct import FCT_COLUMNS
+        without finite flows. From :attr:`fct`'s columns, and without building it for a run
+        with no finite flow."""
+        from crosslayer.fct import finite_flows
 
-        flows = self.flows
-        if "size_bytes" not in flows:
+        if not finite_flows(self.flows).any():
             return None
-        if missing := [c for c in FCT_COLUMNS if c not in flows]:
-            raise KeyError(f"the flows table has no column(s) {missing}")
-        finite = (flows["size_bytes"] > 0).to_numpy(dtype=bool)
-        if not finite.any():
-            return None
-        fct_s = flows["fct_s"].to_numpy(dtype=float)[finite]
-        completed = ~np.isnan(fct_s)
-        s = flows["slowdown"].to_numpy(dtype=float)[finite][completed]
+        f = self.fct
+        completed = f["completed"].to_numpy(dtype=bool)
+        s = f["slowdown"].to_numpy(dtype=float)[completed]
         return {
-            "flows": int(finite.sum()),
+            "flows": len(f),
             "completed": int(completed.sum()),
             "slowdown_mean": _nanmean(s) if len(s) else None,
             "slowdown_p50": float(_nanquantile(s, np.array([0.5]))[0]) if len(s) else None,
             "slowdown_p99": float(_nanquantile(s, np.array([0.99]))[0]) if len(s) else None,
-            "fct_mean_s": _nanmean(fct_s[completed]) if len(s) else None,
+            "fct_mean_s": _nanmean(f["fct_s"].to_numpy(dtype=float)[completed]) if len(s) else None,
         }
 
     def to_dict(self) -> dict[str, Any]:

@@ -23,8 +23,9 @@ Each file is written to a temporary name, read back (its footer, written last, w
 count), and renamed into place; ``runs/<key>.parquet`` is written last and is what marks a run
 as stored, so a run interrupted at any moment is either complete or absent. A run whose files
 do not read back (a disk error, a file edited by hand) is not stored: :meth:`Store.unreadable`
-finds it and ``study run`` runs it again. Temporary files of a killed invocation are removed by the next one. Files are created
-with the user's umask (0644 by default), so lab-mates can read a store on a shared server.
+finds it and ``study run`` runs it again. Temporary files of a killed invocation are removed by
+the next one. Files are created with the user's umask (0644 by default), so lab-mates can read a
+store on a shared server.
 
 Several invocations may work on one store at once: each point is claimed (an exclusive
 ``flock`` on ``.claims/<key>``, released by the kernel if the process dies) before it runs, so
