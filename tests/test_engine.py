@@ -14,6 +14,7 @@ import crosslayer
 import numpy as np
 import pandas as pd
 import pytest
+from crosslayer.catalog import catalog
 from crosslayer.cli import app
 from crosslayer.result import TABLES, Result, state_columns
 from crosslayer.scenario import Scenario
@@ -297,6 +298,24 @@ def test_class_scheduling_from_a_study_file(minimal: dict[str, Any]) -> None:
     result = crosslayer.run(scenario)
     g = result.flows.groupby(result.flows["name"].str[:2])["goodput_bps"].sum()
     assert 2.0 < g["S1"] / g["S2"] < 4.0  # DRR 3:1 (both classes always backlogged)
+
+
+def test_a_discipline_with_default_classes_survives_an_override(minimal: dict[str, Any]) -> None:
+    # `qdisc = { kind = "classes" }` takes the catalog's default classes. They used to stay bare
+    # dicts in engine units: dumping the scenario warned (pydantic), and an override, which
+    # re-validates the dumped scenario, refused their `quantum = 1514` ("give a unit").
+    import warnings
+
+    minimal["topology"]["bottleneck"]["qdisc"] = {"kind": "classes"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scenario = Scenario.from_dict(minimal)
+        dumped = scenario.model_dump(mode="json")
+        moved = scenario.with_overrides(seed=2)
+    spec = scenario.to_engine_spec()["topology"]["forward"]["qdisc"]
+    assert [c["quantum"] for c in spec["classes"]] == [c["quantum"] for c in catalog().lookup("aqm", "classes").defaults()["classes"]]
+    assert moved.to_engine_spec()["topology"] == scenario.to_engine_spec()["topology"]
+    assert all(isinstance(c["quantum"], str) for c in dumped["topology"]["bottleneck"]["qdisc"]["classes"])
 
 
 @pytest.mark.parametrize(

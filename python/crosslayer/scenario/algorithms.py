@@ -13,6 +13,7 @@ from typing import Annotated, Any, ClassVar, Final, Literal
 from pydantic import (
     BaseModel,
     BeforeValidator,
+    Field,
     PlainValidator,
     SerializeAsAny,
     Strict,
@@ -116,21 +117,35 @@ def _nested_qdisc(value: Any) -> Any:
     return _QDISC.validate_python(value)
 
 
+def _field(p: Param) -> tuple[Any, Any]:
+    """A catalog parameter as a pydantic field: its type and its default. A list of parameter
+    tables (the classes of ``classes``) defaults to entries of its table's model, holding the
+    catalog's values (engine units, as every default), so that the default serializes, and so
+    re-validates, as a value a user writes (``quantum = "1514B"``) instead of a bare dict."""
+    items = p.items or {}
+    if p.type == "list" and items.get("type") == "table" and "params" in items:
+        table = _table_model(p.name, tuple(Param.from_json(q) for q in items["params"]))
+        annotation = list[table] | None if p.optional else list[table]
+        if not isinstance(p.default, list):
+            return annotation, p.default
+        default = tuple(p.default)
+        return annotation, Field(default_factory=lambda: [table.model_construct(**d) for d in default])
+    return _param_type(p), p.default
+
+
 def _param_type(p: Param) -> Any:
     """The pydantic type of a catalog parameter: its unit's parser, and the engine type's bound.
 
-    Structured parameters: ``list`` (each element a scalar of the parameter's unit, or a table
-    of parameters, e.g. the classes of ``classes``) and a nested queue discipline (unit
-    ``qdisc``).
+    Structured parameters: ``list`` (each element a scalar of the parameter's unit or a queue
+    discipline; a list of parameter tables, e.g. the classes of ``classes``, is ``_field``'s)
+    and a nested queue discipline (unit ``qdisc``).
     """
     if p.unit == "qdisc":
         base: Any = Annotated[Any, BeforeValidator(_nested_qdisc)]
     elif p.type == "list":
         items = p.items or {}
-        if items.get("type") == "table" and "params" in items:
-            element: Any = _table_model(p.name, tuple(Param.from_json(q) for q in items["params"]))
-        elif items.get("type") == "table":
-            element = Annotated[Any, BeforeValidator(_nested_qdisc)]
+        if items.get("type") == "table":  # disciplines (a list of parameter tables: `_field`)
+            element: Any = Annotated[Any, BeforeValidator(_nested_qdisc)]
         else:
             scalar = Literal[tuple(p.choices)] if p.unit == "choice" else _UNIT_TYPES[p.unit]
             element = _bounded(scalar, p, items.get("int_max"))
@@ -161,7 +176,7 @@ class ParamTable(_Model):
 
 
 def _table_model(name: str, params: tuple[Param, ...]) -> type[ParamTable]:
-    fields = {q.name: (_param_type(q), q.default) for q in params}
+    fields = {q.name: _field(q) for q in params}
     model = create_model(_class_name(name.rstrip("s")) + "Entry", __base__=ParamTable, **fields)
     model._params = params
     return model
@@ -216,7 +231,7 @@ def _algorithm_model(a: Algorithm, base: type[AlgorithmConfig] = AlgorithmConfig
     """The model of algorithm ``a`` (or topology preset), built on ``base``."""
     fields: dict[str, Any] = {"kind": (Literal[a.names], a.name)}
     for p in a.params:
-        fields[p.name] = (_param_type(p), p.default)
+        fields[p.name] = _field(p)
     model = create_model(_class_name(a.name), __base__=base, __doc__=f"{a.summary}.", **fields)
     model._algorithm = a
     return model
@@ -307,7 +322,7 @@ class _ParamSection(_Model):
 
 
 def _section_model(name: str, section: str, params: tuple[Param, ...], doc: str) -> Any:
-    model = create_model(name, __base__=_ParamSection, __doc__=doc, **{p.name: (_param_type(p), p.default) for p in params})
+    model = create_model(name, __base__=_ParamSection, __doc__=doc, **{p.name: _field(p) for p in params})
     model._section, model._params = section, params
     return model
 
