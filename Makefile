@@ -4,7 +4,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install demo test test-deps linux-ref bench fmt docs fuzz startup
+.PHONY: install demo test test-deps linux-ref bench fmt docs fuzz startup pgo
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -54,6 +54,12 @@ linux-ref: install
 test: install test-deps linux-ref
 	cargo test --release -p crosslayer-core
 	$(PY) -m pytest -q
+
+# The engine rebuilt profile-guided (tools/pgo.py, about 3 minutes): the same results, about 10 %
+# faster (docs/PERFORMANCE.md). Needs llvm-profdata of rustc's LLVM (Debian llvm-<major>, or
+# rustup's llvm-tools); `make install` puts the standard build back.
+pgo: install
+	$(PY) tools/pgo.py
 
 bench: install
 	cargo bench -p crosslayer-core --bench throughput

@@ -263,7 +263,9 @@ def cmd_bench(a: argparse.Namespace) -> None:
     import platform
 
     sim_s = 100.0
-    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}")
+    from crosslayer.version import version_line
+
+    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, {version_line()}")
     print(f"scenario: {a.scenario}, {9 * a.per_pair} CUBIC flows, {sim_s:.0f} simulated s, seed {a.seed}", flush=True)
     xls: list[dict[str, Any]] = []
     nss: list[dict[str, Any]] = []

@@ -58,5 +58,8 @@ def engine_fingerprint() -> str:
 def version() -> str:
     """Version of the bindings crate (the package version)."""
 
+def build() -> str:
+    """How the extension was compiled: "pgo" (profile-guided, ``make pgo``) or "standard"."""
+
 def _trigger_panic() -> NoReturn:
     """Panic inside Rust on purpose (raises SimulatorBug); for tests of the error path."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["engine_version"]
+__all__ = ["engine_version", "version_line"]
 
 
 def engine_version() -> str:
@@ -12,3 +12,11 @@ def engine_version() -> str:
     from crosslayer import __version__, _core
 
     return f"{__version__}+{_core.engine_fingerprint()}"
+
+
+def version_line() -> str:
+    """What ``crosslayer --version`` prints: the engine version, and the build when it is the
+    profile-guided one (``make pgo``; the same results, compiled differently)."""
+    from crosslayer import _core
+
+    return f"crosslayer {engine_version()}" + (" (profile-guided build)" if _core.build() == "pgo" else "")

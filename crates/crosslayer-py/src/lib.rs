@@ -240,6 +240,13 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// How the extension was compiled: "pgo" for the profile-guided build (`tools/pgo.py`, which
+/// sets `CROSSLAYER_BUILD`), else "standard". The same source gives the same results either way.
+#[pyfunction]
+fn build() -> &'static str {
+    option_env!("CROSSLAYER_BUILD").unwrap_or("standard")
+}
+
 /// The engine's source fingerprint (`crosslayer_core::ENGINE_FINGERPRINT`, 16 hex digits).
 #[pyfunction]
 fn engine_fingerprint() -> &'static str {
@@ -277,6 +284,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(expand_topology, m)?)?;
     m.add_function(wrap_pyfunction!(check_config, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_function(wrap_pyfunction!(engine_fingerprint, m)?)?;
     m.add_function(wrap_pyfunction!(_trigger_panic, m)?)?;
     Ok(())

@@ -46,9 +46,9 @@ def main() -> None:
 
     if sys.argv[1:] in (["--version"], ["-V"]):
         # what the app's --version prints, without loading the app (typer, rich)
-        from crosslayer.version import engine_version
+        from crosslayer.version import version_line
 
-        print(f"crosslayer {engine_version()}")
+        print(version_line())
         return
     import typer
 

@@ -64,7 +64,10 @@ def bench(
 
     console = _console()
     err = _console(stderr=True)
-    table = Table(title="crosslayer speed" + (" (--quick)" if quick else ""))
+    from crosslayer import _core
+
+    notes = ["--quick"] * quick + ["profile-guided build"] * (_core.build() == "pgo")
+    table = Table(title="crosslayer speed" + (f" ({', '.join(notes)})" if notes else ""))
     for header in BENCH_COLUMNS:
         table.add_column(header, justify="left" if header == "scenario" else "right")
     studies_dir = studies or default_studies_dir()
@@ -102,6 +105,7 @@ def _bench_start(err: Console) -> Callable[[Any, Scenario], None]:
 
 
 def _bench_json(row: BenchRow) -> dict[str, Any]:
+    from crosslayer import _core
     from crosslayer.bench import NS3_REFERENCE
 
     ref = NS3_REFERENCE.get(row.case.key)
@@ -111,6 +115,7 @@ def _bench_json(row: BenchRow) -> dict[str, Any]:
         "delivered_segments": row.delivered_segments, "delivered_segments_per_wall_s": row.delivered_segments_per_wall_s,
         "events_per_wall_s": row.events_per_wall_s, "speedup_vs_ns3": row.speedup_vs_ns3,
         "segments_rate_vs_ns3": row.segments_rate_vs_ns3, "ns3_reference": None if ref is None else asdict(ref),
+        "build": _core.build(),
     }  # fmt: skip
 
 

@@ -44,9 +44,9 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from crosslayer.version import engine_version
+        from crosslayer.version import version_line
 
-        typer.echo(f"crosslayer {engine_version()}")
+        typer.echo(version_line())
         raise typer.Exit()
 
 
