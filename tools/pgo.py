@@ -56,8 +56,8 @@ def llvm_major() -> str:
 
 
 def find_profdata(major: str) -> Path:
-    """`llvm-profdata` of LLVM `major`: the profiles rustc writes are read only by its own
-    LLVM's tools (or a newer one)."""
+    """`llvm-profdata` of LLVM `major`: the raw profiles rustc's LLVM writes and the merged
+    profile it reads are versioned formats, so the tool must be of the same LLVM."""
     sysroot = subprocess.run(["rustc", "--print", "sysroot"], capture_output=True, text=True, check=True).stdout.strip()
     host = re.search(r"^host: (\S+)", subprocess.run(["rustc", "-vV"], capture_output=True, text=True, check=True).stdout, re.M)
     candidates = [
@@ -67,10 +67,10 @@ def find_profdata(major: str) -> Path:
         shutil.which("llvm-profdata"),
     ]
     for c in candidates:
-        if c and Path(c).is_file() and _major_of(Path(c)) is not None and int(_major_of(Path(c)) or 0) >= int(major):
+        if c and Path(c).is_file() and _major_of(Path(c)) == major:
             return Path(c)
     raise PgoError(
-        f"no llvm-profdata of LLVM {major} or newer (rustc's LLVM) was found. Install one: "
+        f"no llvm-profdata of LLVM {major} (rustc's LLVM) was found. Install one: "
         f"`apt-get install llvm-{major}` (Debian) or `rustup component add llvm-tools`; the standard build stays installed"
     )
 
