@@ -62,6 +62,28 @@ def test_defaults_come_from_the_engine() -> None:
     assert catalog().lookup("cc", "NewReno") is catalog().cc["reno"]
 
 
+@pytest.mark.parametrize(("family", "name"), ALGORITHMS)
+def test_every_algorithms_defaults_survive_a_dump_and_an_override(family: str, name: str) -> None:
+    # An algorithm named with its defaults only: the scenario dumps without a warning (a default
+    # held as a bare dict used to warn: the classes of `classes`) and an override, which
+    # re-validates the dumped scenario, keeps the same engine configuration.
+    import warnings
+
+    data = copy.deepcopy(MINIMAL)
+    if family == "cc":
+        data["flows"][0]["cc"] = {"kind": name}
+    else:
+        data["topology"]["bottleneck"]["qdisc"] = {"kind": name}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scenario = Scenario.from_dict(data)
+        again = Scenario.from_dict(scenario.model_dump(mode="json"))
+        moved = scenario.with_overrides(seed=7)
+    spec = scenario.to_engine_spec()
+    assert again.to_engine_spec() == spec
+    assert {**moved.to_engine_spec(), "seed": spec["seed"]} == spec
+
+
 # -- what validate accepts, run accepts -------------------------------------------------------
 
 
