@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -67,8 +68,6 @@ def test_every_algorithms_defaults_survive_a_dump_and_an_override(family: str, n
     # An algorithm named with its defaults only: the scenario dumps without a warning (a default
     # held as a bare dict used to warn: the classes of `classes`) and an override, which
     # re-validates the dumped scenario, keeps the same engine configuration.
-    import warnings
-
     data = copy.deepcopy(MINIMAL)
     if family == "cc":
         data["flows"][0]["cc"] = {"kind": name}

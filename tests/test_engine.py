@@ -7,6 +7,7 @@ contract in docs/design.md ("Engine interface"), not the models.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -304,8 +305,6 @@ def test_a_discipline_with_default_classes_survives_an_override(minimal: dict[st
     # `qdisc = { kind = "classes" }` takes the catalog's default classes. They used to stay bare
     # dicts in engine units: dumping the scenario warned (pydantic), and an override, which
     # re-validates the dumped scenario, refused their `quantum = 1514` ("give a unit").
-    import warnings
-
     minimal["topology"]["bottleneck"]["qdisc"] = {"kind": "classes"}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -315,7 +314,16 @@ def test_a_discipline_with_default_classes_survives_an_override(minimal: dict[st
     spec = scenario.to_engine_spec()["topology"]["forward"]["qdisc"]
     assert [c["quantum"] for c in spec["classes"]] == [c["quantum"] for c in catalog().lookup("aqm", "classes").defaults()["classes"]]
     assert moved.to_engine_spec()["topology"] == scenario.to_engine_spec()["topology"]
-    assert all(isinstance(c["quantum"], str) for c in dumped["topology"]["bottleneck"]["qdisc"]["classes"])
+    classes = dumped["topology"]["bottleneck"]["qdisc"]["classes"]
+    assert all(isinstance(c["quantum"], str) for c in classes)
+    # the same entries as those classes written out (a class's discipline a model, not a dict)
+    minimal["topology"]["bottleneck"]["qdisc"] = {"kind": "classes", "classes": classes}
+    assert Scenario.from_dict(minimal).topology == scenario.topology
+    # and each scenario has its own: changing one changes neither another nor the catalog
+    scenario.topology.bottleneck.qdisc.classes[0].dscp.append(99)
+    minimal["topology"]["bottleneck"]["qdisc"] = {"kind": "classes"}
+    assert 99 not in Scenario.from_dict(minimal).topology.bottleneck.qdisc.classes[0].dscp
+    assert 99 not in catalog().lookup("aqm", "classes").defaults()["classes"][0]["dscp"]
 
 
 @pytest.mark.parametrize(

@@ -119,18 +119,27 @@ def _nested_qdisc(value: Any) -> Any:
 
 def _field(p: Param) -> tuple[Any, Any]:
     """A catalog parameter as a pydantic field: its type and its default. A list of parameter
-    tables (the classes of ``classes``) defaults to entries of its table's model, holding the
-    catalog's values (engine units, as every default), so that the default serializes, and so
-    re-validates, as a value a user writes (``quantum = "1514B"``) instead of a bare dict."""
+    tables (the classes of ``classes``) defaults to its catalog value validated as a user would
+    write it (``quantum = "1514B"``, a class's discipline by table), a fresh list per scenario:
+    the same entries as the same classes written out, which serialize and re-validate as such
+    (held as the catalog's bare dicts, they warned when dumped and failed an override)."""
     items = p.items or {}
     if p.type == "list" and items.get("type") == "table" and "params" in items:
-        table = _table_model(p.name, tuple(Param.from_json(q) for q in items["params"]))
+        params = tuple(Param.from_json(q) for q in items["params"])
+        table = _table_model(p.name, params)
         annotation = list[table] | None if p.optional else list[table]
         if not isinstance(p.default, list):
             return annotation, p.default
-        default = tuple(p.default)
-        return annotation, Field(default_factory=lambda: [table.model_construct(**d) for d in default])
+        written = [{q.name: _as_written(q, entry[q.name]) for q in params if q.name in entry} for entry in p.default]
+        adapter = TypeAdapter(list[table])
+        return annotation, Field(default_factory=lambda: adapter.validate_python(written))
     return _param_type(p), p.default
+
+
+def _as_written(p: Param, value: Any) -> Any:
+    """A catalog value (engine units) as a study file writes it: times, rates and sizes as
+    text with their unit; anything else as it is."""
+    return format_value(p, value) if p.unit in ("time", "rate", "size") and isinstance(value, int) and not isinstance(value, bool) else value
 
 
 def _param_type(p: Param) -> Any:
