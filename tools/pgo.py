@@ -2,6 +2,7 @@
 
     python tools/pgo.py            # rebuild the installed extension with PGO (about 3 minutes)
     python tools/pgo.py --train    # only the training workload, on whatever engine is installed
+    python tools/pgo.py --train --strict   # the same, a warning failing it (the tests run this)
 
 The compiler lays out and inlines the engine's code by how often each branch ran in a training
 workload instead of by its heuristics (hot paths together, rare ones moved out of the way). The
@@ -26,7 +27,6 @@ A later `pip install -e .` (`make install`, `make test`) puts the standard build
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shutil
@@ -47,8 +47,15 @@ class PgoError(RuntimeError):
     """A step failed; the message says which and how to fix it."""
 
 
+def _rustc(*args: str) -> str:
+    try:
+        return subprocess.run(["rustc", *args], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise PgoError(f"`rustc {' '.join(args)}` failed ({e}): is Rust installed and on PATH?") from None
+
+
 def llvm_major() -> str:
-    out = subprocess.run(["rustc", "-vV"], capture_output=True, text=True, check=True).stdout
+    out = _rustc("-vV")
     found = re.search(r"^LLVM version: (\d+)", out, re.M)
     if found is None:
         raise PgoError(f"`rustc -vV` names no LLVM version:\n{out}")
@@ -58,8 +65,8 @@ def llvm_major() -> str:
 def find_profdata(major: str) -> Path:
     """`llvm-profdata` of LLVM `major`: the raw profiles rustc's LLVM writes and the merged
     profile it reads are versioned formats, so the tool must be of the same LLVM."""
-    sysroot = subprocess.run(["rustc", "--print", "sysroot"], capture_output=True, text=True, check=True).stdout.strip()
-    host = re.search(r"^host: (\S+)", subprocess.run(["rustc", "-vV"], capture_output=True, text=True, check=True).stdout, re.M)
+    sysroot = _rustc("--print", "sysroot").strip()
+    host = re.search(r"^host: (\S+)", _rustc("-vV"), re.M)
     candidates = [
         shutil.which(f"llvm-profdata-{major}"),
         f"/usr/lib/llvm-{major}/bin/llvm-profdata",
@@ -67,7 +74,7 @@ def find_profdata(major: str) -> Path:
         shutil.which("llvm-profdata"),
     ]
     for c in candidates:
-        if c and Path(c).is_file() and _major_of(Path(c)) == major:
+        if c and _major_of(Path(c)) == major:
             return Path(c)
     raise PgoError(
         f"no llvm-profdata of LLVM {major} (rustc's LLVM) was found. Install one: "
@@ -76,25 +83,32 @@ def find_profdata(major: str) -> Path:
 
 
 def _major_of(tool: Path) -> str | None:
-    out = subprocess.run([str(tool), "--version"], capture_output=True, text=True).stdout
+    """The LLVM major version of an `llvm-profdata` (`merge --version`: LLVM 14's tool has no
+    `--version` of its own); None if it is not such a program."""
+    try:
+        out = subprocess.run([str(tool), "merge", "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
     found = re.search(r"LLVM version (\d+)", out)
     return found.group(1) if found else None
 
 
-def install(rustflags: str | None, target_dir: Path | None, build: str | None) -> None:
-    """`pip install -e . --no-deps` with these compiler flags (None: the standard build)."""
+def install(rustflag: str | None, target_dir: Path | None, build: str | None) -> None:
+    """`pip install -e . --no-deps` with this compiler flag (None: the standard build), in an
+    environment without the caller's flags, target folder or profile file (each would change
+    or misplace the build)."""
     env = dict(os.environ)
-    for name in ("RUSTFLAGS", "CARGO_TARGET_DIR", "CROSSLAYER_BUILD"):
+    for name in ("RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_TARGET_DIR", "CROSSLAYER_BUILD", "LLVM_PROFILE_FILE"):
         env.pop(name, None)
-    if rustflags is not None:
-        env["RUSTFLAGS"] = rustflags
+    if rustflag is not None:
+        env["CARGO_ENCODED_RUSTFLAGS"] = rustflag  # one flag, a path with spaces kept whole
     if target_dir is not None:
         env["CARGO_TARGET_DIR"] = str(target_dir)
     if build is not None:
         env["CROSSLAYER_BUILD"] = build
     done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", str(ROOT), "--no-deps"], env=env, cwd=ROOT)
     if done.returncode != 0:
-        raise PgoError(f"building the extension failed (pip exit {done.returncode}; RUSTFLAGS={rustflags!r})")
+        raise PgoError(f"building the extension failed (pip exit {done.returncode}; flag {rustflag!r})")
 
 
 def reference_tables() -> str:
@@ -102,7 +116,7 @@ def reference_tables() -> str:
     code = (
         "import json, crosslayer\n"
         "from crosslayer.study import Study\n"
-        f"p = Study.from_toml({str(ROOT / REFERENCE[0])!r}, overrides={json.dumps(REFERENCE[1])}).points()[0]\n"
+        f"p = Study.from_toml({str(ROOT / REFERENCE[0])!r}, overrides={REFERENCE[1]!r}).points()[0]\n"
         "r = crosslayer.run(p.scenario)\n"
         "from crosslayer.result import TABLES\n"
         "for name in TABLES: print(name, getattr(r, name).to_csv(index=False))\n"
@@ -130,13 +144,17 @@ def build_pgo() -> None:
     before = reference_tables()
     try:
         print("pgo: 1/4 building the instrumented extension", flush=True)
-        install(f"-Cprofile-generate={raw}", WORK / "generate", None)
+        install(f"-Cprofile-generate={raw}", WORK / "generate", "instrumented")
         print("pgo: 2/4 the training workload", flush=True)
         done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--train"], cwd=ROOT)
         if done.returncode != 0:
             raise PgoError("the training workload failed (above)")
+        if not any(raw.glob("*.profraw")):
+            raise PgoError(f"the training wrote no profile into {raw}")
         print("pgo: 3/4 merging the profiles", flush=True)
-        subprocess.run([str(profdata_tool), "merge", "-o", str(profile), str(raw)], check=True)
+        merged = subprocess.run([str(profdata_tool), "merge", "-o", str(profile), str(raw)], capture_output=True, text=True)
+        if merged.returncode != 0:
+            raise PgoError(f"{profdata_tool} merge failed:\n{merged.stderr[-2000:]}")
         print("pgo: 4/4 building the extension with the profiles", flush=True)
         install(f"-Cprofile-use={profile}", WORK / "use", "pgo")
         if engine_build() != "pgo":
@@ -145,16 +163,20 @@ def build_pgo() -> None:
             raise PgoError("the profile-guided build gave other results on the reference run: a compiler defect? Report it")
     except BaseException:
         print("pgo: putting the standard build back", file=sys.stderr, flush=True)
-        install(None, None, None)
+        try:
+            install(None, None, None)
+        except PgoError as e:
+            print(f"pgo: that failed too ({e}): run `make install`", file=sys.stderr, flush=True)
         raise
     print(f"pgo: done in {time.monotonic() - t0:.0f} s; the reference run's tables are identical; "
           "`pip install -e .` (make install) puts the standard build back", flush=True)  # fmt: skip
 
 
-def train() -> None:
+def train(strict: bool = False) -> None:
     """The training workload: what the compiler learns the branches' frequencies from. Each run is
     short; together they cover the seed papers' scenarios at every load, the registry and the TCP
-    profiles (a branch no run takes is laid out as rare)."""
+    profiles (a branch no run takes is laid out as rare). `strict`: a warning fails it (a test
+    runs it so: a run that warns is a defect; the build itself only shows them)."""
     import warnings
 
     import crosslayer
@@ -162,7 +184,8 @@ def train() -> None:
     from crosslayer.scenario import ScenarioError
     from crosslayer.study import Study
 
-    warnings.simplefilter("error")  # a warning in a run is a defect to see, not to train on
+    if strict:
+        warnings.simplefilter("error")
     t0, runs = time.monotonic(), 0
     failures: list[str] = []
 
@@ -220,9 +243,10 @@ def train() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--train", action="store_true", help="only run the training workload")
+    parser.add_argument("--strict", action="store_true", help="with --train: a warning fails the workload")
     args = parser.parse_args()
     if args.train:
-        train()
+        train(args.strict)
         return
     try:
         build_pgo()

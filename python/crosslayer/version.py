@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["engine_version", "version_line"]
+__all__ = ["BUILDS", "engine_version", "version_line"]
 
 
 def engine_version() -> str:
@@ -14,9 +14,14 @@ def engine_version() -> str:
     return f"{__version__}+{_core.engine_fingerprint()}"
 
 
+# How a build other than the standard one is named (``_core.build()``; tools/pgo.py makes them).
+BUILDS = {"pgo": "profile-guided build", "instrumented": "instrumented build for profile training: `make install` puts the standard one back"}
+
+
 def version_line() -> str:
-    """What ``crosslayer --version`` prints: the engine version, and the build when it is the
-    profile-guided one (``make pgo``; the same results, compiled differently)."""
+    """What ``crosslayer --version`` prints: the engine version, and the build when it is not the
+    standard one (``make pgo``'s: the same results, compiled differently)."""
     from crosslayer import _core
 
-    return f"crosslayer {engine_version()}" + (" (profile-guided build)" if _core.build() == "pgo" else "")
+    build = _core.build()
+    return f"crosslayer {engine_version()}" + (f" ({BUILDS.get(build, build)})" if build != "standard" else "")

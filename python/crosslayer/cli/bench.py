@@ -49,7 +49,9 @@ def bench(
     startup: Annotated[bool, typer.Option("--startup", help="Instead: the CPU time of `crosslayer --version` and `crosslayer -h` (15 runs each: min, median, max).")] = False,
 ) -> None:
     """Speed on the seed-paper scenarios, compared with ns-3 (or, with --startup, the start-up cost)."""
+    from crosslayer import _core
     from crosslayer.bench import CASES, NS3_REFERENCE, default_studies_dir, run_bench
+    from crosslayer.version import BUILDS
 
     if startup:
         from crosslayer.bench import startup_cpu
@@ -64,9 +66,11 @@ def bench(
 
     console = _console()
     err = _console(stderr=True)
-    from crosslayer import _core
-
-    notes = ["--quick"] * quick + ["profile-guided build"] * (_core.build() == "pgo")
+    notes = []
+    if quick:
+        notes.append("--quick")
+    if _core.build() != "standard":
+        notes.append(BUILDS.get(_core.build(), _core.build()))
     table = Table(title="crosslayer speed" + (f" ({', '.join(notes)})" if notes else ""))
     for header in BENCH_COLUMNS:
         table.add_column(header, justify="left" if header == "scenario" else "right")
