@@ -47,6 +47,7 @@ def fake_core(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     module.run_json = run_json  # type: ignore[attr-defined]
     module.version = lambda: "0.0.0-fake"  # type: ignore[attr-defined]
     module.engine_fingerprint = lambda: "0000000000000000"  # type: ignore[attr-defined]
+    module.build = lambda: "standard"  # type: ignore[attr-defined]
     module.EngineError = FakeEngineError  # type: ignore[attr-defined]
     module._trigger_panic = trigger_panic  # type: ignore[attr-defined]
     module.specs = specs  # type: ignore[attr-defined]
