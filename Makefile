@@ -56,8 +56,8 @@ test: install test-deps linux-ref
 	$(PY) -m pytest -q
 
 # The engine rebuilt profile-guided (tools/pgo.py, about 3 minutes): the same results, 5-7 %
-# faster, about 10 % fewer instructions (docs/PERFORMANCE.md). Needs llvm-profdata of rustc's LLVM (Debian llvm-<major>, or
-# rustup's llvm-tools); `make install` puts the standard build back.
+# faster, about 10 % fewer instructions (docs/PERFORMANCE.md). Needs llvm-profdata of rustc's
+# LLVM (Debian llvm-<major>, or rustup's llvm-tools); `make install` puts the standard build back.
 pgo: install
 	$(PY) tools/pgo.py
 

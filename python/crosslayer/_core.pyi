@@ -59,7 +59,8 @@ def version() -> str:
     """Version of the bindings crate (the package version)."""
 
 def build() -> str:
-    """How the extension was compiled: "pgo" (profile-guided, ``make pgo``) or "standard"."""
+    """How the extension was compiled: "standard", "pgo" (profile-guided, ``make pgo``) or
+    "instrumented" (that build's training step)."""
 
 def _trigger_panic() -> NoReturn:
     """Panic inside Rust on purpose (raises SimulatorBug); for tests of the error path."""

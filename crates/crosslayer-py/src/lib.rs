@@ -240,8 +240,9 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
-/// How the extension was compiled: "pgo" for the profile-guided build (`tools/pgo.py`, which
-/// sets `CROSSLAYER_BUILD`), else "standard". The same source gives the same results either way.
+/// How the extension was compiled: "standard", or what `tools/pgo.py` set in `CROSSLAYER_BUILD`:
+/// "pgo" (the profile-guided build) or "instrumented" (its training build). The same source
+/// gives the same results either way.
 #[pyfunction]
 fn build() -> &'static str {
     option_env!("CROSSLAYER_BUILD").unwrap_or("standard")
