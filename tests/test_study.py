@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -672,3 +673,35 @@ def test_a_runs_tables_take_the_points_labels_first_and_refuse_a_clash() -> None
         pd.testing.assert_frame_equal(f[list(own.columns)], own, obj=name)
     with pytest.raises(ValueError, match="already has the column"):
         frames_for(p.key, {**p.labels, "goodput_bps": 1}, r, {}, {})
+
+
+def test_a_sweep_starts_its_costliest_runs_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # On several workers the points start in the order of their estimated cost, so the last to
+    # start are short runs: seed 000's matrix puts the Data Center (1 Gb/s) before the Access
+    # Link (100 Mb/s) and, within each, 900 flows before 90 before 9, as its run times do
+    # (equal costs keep the study's order).
+    from crosslayer import sweep
+
+    points = Study.from_toml(ROOT / "studies" / "seed000-matrix.toml").points()
+    ranked = sorted(points, key=sweep._work, reverse=True)
+    blocks = [(p.labels["topology"], p.labels["load"]) for p in ranked][::12]
+    assert blocks == [(t, load) for t in ("data_center", "access_link") for load in ("heavy", "mild", "uncongested")]
+    same = [p for p in ranked if (p.labels["topology"], p.labels["load"]) == ("access_link", "mild")]
+    assert same == [p for p in points if (p.labels["topology"], p.labels["load"]) == ("access_link", "mild")]
+    # and a sweep on several workers submits them in that order (a runner that records the
+    # order and fails each point, so nothing runs)
+    submitted: list[str] = []
+
+    class Recorder(sweep._Serial):
+        capacity = 3
+
+        def submit(self, p: Any) -> Any:
+            submitted.append(p.key)
+            fut: Any = sweep.Future()
+            fut.set_exception(RuntimeError("not run"))
+            return fut
+
+    monkeypatch.setattr(sweep, "_Local", lambda workers, event: Recorder(event))
+    report = run_study(Study.from_toml(ROOT / "studies" / "seed000-matrix.toml"), Store(tmp_path / "store"), workers=3)
+    assert len(report.failed) == 72
+    assert submitted == [p.key for p in ranked]
