@@ -7,9 +7,9 @@ runs what the first has not claimed and waits for the rest), sends the claimed p
 processes (``concurrent.futures`` locally, ``dask.distributed`` on a cluster) a few at a time,
 and writes each result into the store in this process as it arrives: a worker that dies, or
 Ctrl-C, loses only the runs in flight. On several workers the points start costliest first (an
-estimate from the simulated time, the slowest link's rate and the flows: ``_work``), so that the
-last to start are short runs and no worker waits on a long one at the end. The engine is deterministic, so a point gives the same
-tables wherever it runs.
+estimate from the simulated time, the bottleneck's rate and the flows: ``_work``), so that the
+last to start are short runs and no worker waits on a long one at the end. The engine is
+deterministic, so a point gives the same tables wherever it runs.
 
 Before it runs anything, the runner removes what a killed invocation left (temporary files),
 runs again the stored runs of this study whose files do not read back, and compares the
@@ -206,24 +206,13 @@ def execute(
 
 def _work(p: Point) -> float:
     """A point's run's cost, roughly and relative to the others, for the order a sweep starts
-    its runs in: simulated seconds x the slowest link's rate (what its bottleneck can carry
-    bounds the packets, the events) x (1 + log10 of its flows). On seed 000's matrix it orders
-    the runs as their run times do: the Data Center (1 Gb/s) before the Access Link, 900 flows
-    before 90 and 9."""
-    rates: list[int] = []
-
-    def collect(value: Any, name: str) -> None:
-        if isinstance(value, dict):
-            for k, v in value.items():
-                collect(v, k)
-        elif isinstance(value, list):
-            for v in value:
-                collect(v, name)
-        elif name.endswith("rate") and isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            rates.append(value)
-
-    collect(p.scenario.to_engine_spec(compact=True)["topology"], "")
-    return p.scenario.duration / 1e9 * (min(rates) if rates else 1.0) * (1.0 + math.log10(max(1, p.scenario.flow_count())))
+    its runs in: simulated seconds x the rate of its bottleneck (`Scenario.bottleneck_link`, the
+    link its headline metrics describe: what it carries bounds the packets, the events) x (1 +
+    log10 of its flows). On seed 000's matrix it orders the runs as their run times do: the Data
+    Center (1 Gb/s) before the Access Link, 900 flows before 90 and 9."""
+    sc = p.scenario
+    rate = sc.link_rate(sc.bottleneck_link()) or 1
+    return sc.duration / 1e9 * rate * (1.0 + math.log10(max(1, sc.flow_count())))
 
 
 def _payload(p: Point) -> tuple[str, dict[str, Any], dict[str, Any]]:
