@@ -4,6 +4,7 @@ engine's declarations, checked by the engine's own functions."""
 
 from __future__ import annotations
 
+import copy
 import difflib
 import functools
 import re
@@ -130,16 +131,11 @@ def _field(p: Param) -> tuple[Any, Any]:
         annotation = list[table] | None if p.optional else list[table]
         if not isinstance(p.default, list):
             return annotation, p.default
-        written = [{q.name: _as_written(q, entry[q.name]) for q in params if q.name in entry} for entry in p.default]
+        # as written: each entry dumped by its fields' serializers (engine units to text)
+        written = [table.model_construct(**copy.deepcopy(entry)).model_dump(mode="json") for entry in p.default]
         adapter = TypeAdapter(list[table])
         return annotation, Field(default_factory=lambda: adapter.validate_python(written))
     return _param_type(p), p.default
-
-
-def _as_written(p: Param, value: Any) -> Any:
-    """A catalog value (engine units) as a study file writes it: times, rates and sizes as
-    text with their unit; anything else as it is."""
-    return format_value(p, value) if p.unit in ("time", "rate", "size") and isinstance(value, int) and not isinstance(value, bool) else value
 
 
 def _param_type(p: Param) -> Any:
