@@ -52,6 +52,8 @@ pub enum Event {
     SourceTimer(u32),
     /// The next decision of wireless medium `0` (`net::wlan`): a backoff expires.
     Medium(u32),
+    /// Router `0` of those that take their arrivals late (`Sim::late`) takes the ones due.
+    Router(u32),
 }
 
 /// Bits of a heap key that hold the event: a 3-bit kind and a 21-bit index.
@@ -78,6 +80,7 @@ impl Event {
             Event::Medium(i) => (5, i + 1),
             Event::Warmup => (6, 0),
             Event::Goodput => (6, 1),
+            Event::Router(i) => (6, i + 2),
             Event::SourceTimer(i) => (7, i),
         };
         debug_assert!(index < MAX_INDEX);
@@ -96,7 +99,8 @@ impl Event {
             5 if index == 0 => Event::Sample,
             5 => Event::Medium(index - 1),
             6 if index == 0 => Event::Warmup,
-            6 => Event::Goodput,
+            6 if index == 1 => Event::Goodput,
+            6 => Event::Router(index - 2),
             _ => Event::SourceTimer(index),
         }
     }
@@ -590,7 +594,7 @@ mod tests {
 
     #[test]
     fn events_round_trip_through_the_key() {
-        for e in [Event::TxDone(0), Event::Deliver(MAX_INDEX - 1), Event::SenderTimer(77), Event::ReceiverTimer(5), Event::QdiscTimer(3), Event::Sample, Event::Warmup, Event::Goodput] {
+        for e in [Event::TxDone(0), Event::Deliver(MAX_INDEX - 1), Event::SenderTimer(77), Event::ReceiverTimer(5), Event::QdiscTimer(3), Event::Sample, Event::Warmup, Event::Goodput, Event::Router(0), Event::Router(MAX_INDEX - 3), Event::Medium(4)] {
             let k = Entry::new(Time::from_ns(123), (1 << SEQ_BITS) - 1, e);
             assert_eq!((k.event(), k.time()), (e, Time::from_ns(123)));
         }

@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 pub use crate::net::link::CoreCounters;
 
+mod late;
 mod medium;
 
 crate::counters! {
@@ -110,6 +111,11 @@ pub struct Sim {
     /// before (hops decided ahead, `net::link`). A route's first slot never is, so a packet on
     /// the last link of its route (the next slot is another route's first) never goes ahead.
     fused: Vec<bool>,
+    /// The routers that take their arrivals late (`sim::late`).
+    late: Vec<late::LateRouter>,
+    /// Their pipes, router by router, and the arrival of each one's head (NEVER: empty).
+    late_feeders: Vec<u32>,
+    late_heads: Vec<Time>,
     /// Per link: the sum of its slots' counts before the measurement window (what zeroing
     /// `hops` took away; the invariants add it back). One entry per link, not per slot: at
     /// 90,000 flows a copy of `hops` was 13 MB.
@@ -216,6 +222,9 @@ impl Sim {
             dropped: Vec::with_capacity(64),
             hops: vec![CoreCounters::default(); hop_link.len()],
             fused: Vec::new(),
+            late: Vec::new(),
+            late_feeders: Vec::new(),
+            late_heads: Vec::new(),
             hops_before: Vec::new(),
             tap: None,
             next_milestone: Vec::new(),
@@ -274,6 +283,7 @@ impl Sim {
                 let feeder = &mut sim.topo.links[sim.hop_link[k - 1] as usize];
                 feeder.feeds_ahead = !feeder.eager;
             }
+            sim.find_late_routers();
         }
         if sim.spec.warmup > Dur::ZERO {
             sim.sched.schedule(sim.warmup, Event::Warmup);
@@ -307,7 +317,7 @@ impl Sim {
         if lost {
             self.discard(id);
         } else if let Some(t) = first_in_pipe {
-            self.sched.schedule(t, Event::Deliver(l as u32));
+            self.deliver_at(l, t);
         }
     }
 
@@ -317,7 +327,7 @@ impl Sim {
     #[inline(never)]
     fn copied(&mut self, l: usize, first_in_pipe: Option<Time>, copy: PacketId) {
         if let Some(t) = first_in_pipe {
-            self.sched.schedule(t, Event::Deliver(l as u32));
+            self.deliver_at(l, t);
         }
         let p = self.arena.get(copy);
         let f = p.flow as usize;
@@ -470,7 +480,7 @@ impl Sim {
             }
             Event::Deliver(l) => {
                 let link = &mut self.topo.links[l as usize];
-                if link.eager {
+                if link.eager && !link.late_from {
                     // the accounting due by now (for a link fed ahead, the one place it is
                     // settled between samples: its rings stay short)
                     link.settle(now, &mut self.hops);
@@ -541,6 +551,7 @@ impl Sim {
                 }
             }
             Event::Medium(w) => self.on_medium(now, w as usize),
+            Event::Router(r) => self.on_router(now, r as usize),
             Event::Sample => self.on_sample(now, rec),
             Event::Warmup => self.start_measurement(now),
             Event::Goodput => {
@@ -582,7 +593,7 @@ impl Sim {
                     self.hand_ahead(l)
                 };
                 if let (false, Some(t)) = (ahead, first_in_pipe) {
-                    self.sched.schedule(t, Event::Deliver(l as u32));
+                    self.deliver_at(l, t);
                 }
             }
             TxStart::Lost(id) => self.discard(id),
@@ -700,7 +711,7 @@ impl Sim {
             if ahead {
                 self.arrive_ahead(at, id, h + 1);
             } else if let Some(t) = link.into_pipe(at, id) {
-                self.sched.schedule(t, Event::Deliver(l as u32));
+                self.deliver_at(l, t);
             }
             return;
         }
@@ -983,15 +994,19 @@ impl Sim {
                 continue;
             }
             if let Some(t) = self.topo.links[l].into_pipe(arrival, id) {
-                self.sched.schedule(t, Event::Deliver(l as u32));
+                self.deliver_at(l, t);
             }
             return;
         }
     }
 
     /// Bring every eager link's accounting up to `t` (`net::link`), the packets that passed
-    /// through counted: before anything reads it.
+    /// through counted, after the arrivals due by `t` at the routers that take them late
+    /// (`sim::late`): before anything reads the links.
     fn settle_links(&mut self, t: Time) {
+        if !self.late.is_empty() {
+            self.take_all_late(t);
+        }
         for l in self.topo.links.iter_mut().filter(|l| l.eager) {
             l.settle_all(t, &mut self.hops);
         }

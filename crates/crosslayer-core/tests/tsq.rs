@@ -45,29 +45,30 @@ fn drops(r: &RunResult) -> (u64, f64) {
 
 /// Without TCP Small Queues, BBR's STARTUP and 5/4 probes (up to 2.89 times its estimate) fill
 /// host N1's 1000-packet queue, which its three flows share at the bottleneck's rate, and drop
-/// there (2.6 % of what the nine flows sent, seed 1); with them (the linux profile's "paced"),
-/// a flow keeps a few segments in its host and nothing is lost there, so what the flows send
-/// too fast meets the bottleneck instead, which drops more. Seeds 1-3, DropTail hosts.
+/// there (seeds 1-3: 15,597, 0 and 12,409 packets); with them (the linux profile's "paced"), a
+/// flow keeps a few segments in its host and nothing is lost there. Where those packets go
+/// instead is not a property this scenario shows: over 30 seeds the bottleneck's drop ratio is
+/// the same with and without them (7.4 % both; before routers took their arrivals late, 6.6 %
+/// and 6.8 %), and the means of three consecutive seeds swing from 0.3 to 2.3 times
+/// (`docs/models/tcp.md`), so it is not asserted. Seeds 1-3, DropTail hosts.
 #[test]
 fn paced_flows_lose_nothing_at_their_own_host_under_small_queues() {
-    let (mut off_host, mut off_ratio, mut on_ratio) = (0, 0.0, 0.0);
+    let mut off_host = 0;
     for seed in 1..=3 {
         let (off, on) = (drops(&access_bbr(seed, Tsq::Off, false)), drops(&access_bbr(seed, Tsq::Paced, false)));
         eprintln!("seed {seed}: host drops {} -> {}, bottleneck drop ratio {:.2} % -> {:.2} %", off.0, on.0, off.1 * 100.0, on.1 * 100.0);
         assert_eq!(on.0, 0, "seed {seed}: nothing lost at the hosts");
         off_host += off.0;
-        off_ratio += off.1 / 3.0;
-        on_ratio += on.1 / 3.0;
     }
     assert!(off_host > 1000, "without them the hosts drop: {off_host}");
-    assert!(on_ratio > 1.3 * off_ratio, "the bottleneck drops more: {:.2} % -> {:.2} %", off_ratio * 100.0, on_ratio * 100.0);
 }
 
 /// The same with CoDel at the hosts: the first link is event-driven, and the engine reports
 /// each TX completion when the serialization starts. Without TCP Small Queues CoDel drops at
-/// the hosts as their standing queues exceed 5 ms (15,039 packets, seed 1); with them the
+/// the hosts as their standing queues exceed 5 ms (22,632 packets, seed 1); with them the
 /// hosts' queues stay short, a few segments per flow or a millisecond of its pacing rate, and
-/// CoDel drops only where three flows pace at several times the link's rate at once (11).
+/// CoDel drops only where three flows pace at several times the link's rate at once (none in
+/// this run; 11 before routers took their arrivals late).
 #[test]
 fn small_queues_work_over_an_event_driven_first_link() {
     let (off, on) = (access_bbr(1, Tsq::Off, true), access_bbr(1, Tsq::Paced, true));

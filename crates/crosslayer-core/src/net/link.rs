@@ -217,6 +217,15 @@ pub struct Link {
     /// The first link of a flow under TCP Small Queues (`tcp::tsq`): the engine reports the
     /// end of each such packet's serialization to its sender (`started`). Set by the engine.
     pub tsq_first: bool,
+    /// Its far node is a router whose arrivals are taken late (`sim::late`): that router's
+    /// index in the engine's list (`Sim::late`), or [`NOT_LATE`]; and this link's place among
+    /// the pipes such routers take from (`Sim::late_feeders`). Its pipe then asks for no
+    /// `Deliver`: the router's wake-up takes its packets. Set by the engine.
+    pub late_to: (u32, u32),
+    /// Its near node is such a router: the router's arrivals settle it (in their time order),
+    /// never its own deliveries, which may come before arrivals the router has not taken yet.
+    /// Set by the engine.
+    pub late_from: bool,
     /// Eager links: the FIFO's limits (packets, bytes: `QueueDisc::fifo_limits`), applied by the
     /// link.
     limits: (u32, u64),
@@ -241,6 +250,9 @@ pub struct Link {
     /// the medium lets it, never its own transmitter (the engine keeps `tx_done_pending` set).
     pub wlan: Option<(u32, u32)>,
 }
+
+/// `Link::late_to` of a link whose far node takes its arrivals as they come.
+pub const NOT_LATE: u32 = u32::MAX;
 
 /// An arrival decided ahead: when, the flow's slot on this link (`Sim::hops`), the packet's
 /// size, whether it fits.
@@ -298,6 +310,8 @@ impl Link {
             eager: false,
             feeds_ahead: false,
             tsq_first: false,
+            late_to: (NOT_LATE, 0),
+            late_from: false,
             limits: (u32::MAX, u64::MAX),
             starts: Ring::default(),
             ahead: Ring::default(),
@@ -335,6 +349,20 @@ impl Link {
     /// start too.
     pub fn may_feed_ahead(&self) -> bool {
         self.capture_rx == 0 && self.wlan.is_none() && (self.eager || (self.impair.is_none() && !self.reorders && self.capture_tx == 0))
+    }
+
+    /// The arrival at the far node of the packet at the head of the pipe.
+    #[inline(always)]
+    pub fn pipe_head(&self) -> Option<Time> {
+        self.pipe.front_ref().map(|&(t, _)| t)
+    }
+
+    /// A router taking its arrivals late takes the packet at the head of the pipe (at the time
+    /// `pipe_head` gave).
+    #[inline(always)]
+    pub fn take_head(&mut self) -> PacketId {
+        debug_assert!(self.late_to.0 != NOT_LATE && !self.reorders);
+        self.pipe.pop_front().expect("a head to take").1
     }
 
     /// The packet last put in the pipe, with its arrival at the far node.

@@ -69,7 +69,7 @@ impl Sim {
                 link.counters.busy_ns += (end - now).ns();
                 let capture = link.capture_tx;
                 if let Some(t) = link.into_pipe(data_end + link.delay, frame.id) {
-                    self.sched.schedule(t, Event::Deliver(l as u32));
+                    self.deliver_at(l, t);
                 }
                 if capture != 0 {
                     self.capture(now, capture, frame.id);
