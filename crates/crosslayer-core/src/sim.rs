@@ -118,8 +118,6 @@ pub struct Sim {
     late_heads: Vec<late::Head>,
     /// Counts the pipes' heads as they become heads (`late::Head`).
     late_order: u64,
-    /// While a router takes an arrival late: that arrival's time, the time of what it does.
-    late_clock: Option<Time>,
     /// Per link: the sum of its slots' counts before the measurement window (what zeroing
     /// `hops` took away; the invariants add it back). One entry per link, not per slot: at
     /// 90,000 flows a copy of `hops` was 13 MB.
@@ -230,7 +228,6 @@ impl Sim {
             late_feeders: Vec::new(),
             late_heads: Vec::new(),
             late_order: 0,
-            late_clock: None,
             hops_before: Vec::new(),
             tap: None,
             next_milestone: Vec::new(),

@@ -28,7 +28,9 @@
 //!
 //! Arrivals at the same instant from different pipes are taken in the order their `Deliver`
 //! events would have run: the order in which the packets became the heads of their pipes (a
-//! `Head` keeps when, and a count), as each head's `Deliver` was scheduled then. So a run
+//! `Head` keeps a count), as each head's `Deliver` was scheduled then (a head that became one
+//! when its packet entered an empty pipe counts then, not at the time a router taking
+//! arrivals late might have made it one: only a tie between two such heads tells). So a run
 //! whose only ties are between a router's pipes is the run of the events, table for table
 //! (seed 002's Reno flows against ns-2, whose hosts send in step, and whose order of ties taken
 //! by link gave 466 timeouts against 285, seed 1). What a wake-up schedules follows the events
@@ -58,11 +60,22 @@ pub(super) struct LateRouter {
     wake: TimerSlot,
 }
 
-/// A late router's pipe's head (`Sim::late_heads`): its arrival (NEVER: the pipe is empty),
-/// and when it became the head, as a time and an order (what orders arrivals at the same
-/// instant: the `Deliver` the head would have had was scheduled then, in that order).
-pub(super) type Head = (Time, Time, u64);
-const NO_HEAD: Head = (Time::NEVER, Time::NEVER, u64::MAX);
+/// A late router's pipe's head (`Sim::late_heads`): its arrival (NEVER: the pipe is empty) in
+/// the high 64 bits, and in the low ones the count of heads when it became the head (what
+/// orders arrivals at the same instant: the `Deliver` the head would have had was scheduled
+/// then), so heads compare in one comparison.
+pub(super) type Head = u128;
+const NO_HEAD: Head = u128::MAX;
+
+#[inline(always)]
+fn head(at: Time, order: u64) -> Head {
+    (at.ns() as u128) << 64 | order as u128
+}
+
+#[inline(always)]
+fn head_time(h: Head) -> Time {
+    Time::from_ns((h >> 64) as u64)
+}
 
 /// A router takes its arrivals late if its slack holds this many full-size packets
 /// (`FULL_SIZE` bytes) from its fastest pipe.
@@ -132,7 +145,7 @@ impl Sim {
             (NOT_LATE, _) => self.sched.schedule(t, Event::Deliver(l as u32)),
             (r, k) => {
                 self.late_order += 1;
-                self.late_heads[k as usize] = (t, self.late_clock.unwrap_or(self.sched.now()), self.late_order);
+                self.late_heads[k as usize] = head(t, self.late_order);
                 self.arm_router(r as usize, t);
             }
         }
@@ -165,7 +178,7 @@ impl Sim {
                 let (a, b) = self.late[r].feeders;
                 self.take_late(t, a as usize..b as usize);
             }
-            if self.late_heads.iter().all(|&(h, ..)| h > t) {
+            if self.late_heads.iter().all(|&h| head_time(h) > t) {
                 return;
             }
         }
@@ -187,13 +200,14 @@ impl Sim {
                     other = head;
                 }
             }
-            if first.0 > t {
-                return (first.0 < Time::NEVER).then_some(first.0);
+            let at = head_time(first);
+            if at > t {
+                return (at < Time::NEVER).then_some(at);
             }
             // its pipe's packets up to the other pipes' earliest
             loop {
-                let next = self.take(first.0, from);
-                if next < other && next.0 <= t {
+                let next = self.take(head_time(first), from);
+                if next < other && head_time(next) <= t {
                     first = next;
                 } else {
                     break;
@@ -204,7 +218,7 @@ impl Sim {
 
     /// The packet at the head of the pipe of `late_feeders[k]` arrives at its router at `at`:
     /// on to its next link, as a `Deliver` at `at` would have sent it. Returns the pipe's next
-    /// head (NEVER: none) with when it became the head (`at`, and this take's order).
+    /// head (`NO_HEAD`: none), which became the head now.
     #[inline]
     fn take(&mut self, at: Time, k: usize) -> Head {
         let link = &mut self.topo.links[self.late_feeders[k] as usize];
@@ -213,15 +227,13 @@ impl Sim {
         }
         let id = link.take_head();
         self.late_order += 1;
-        let next = (link.pipe_head().unwrap_or(Time::NEVER), at, self.late_order);
+        let next = link.pipe_head().map_or(NO_HEAD, |t| head(t, self.late_order));
         self.late_heads[k] = next;
         let node = link.to;
         let p = self.arena.get_mut(id);
         debug_assert_ne!(p.dst, node, "a router that takes its arrivals late is no host");
         p.hop += 1;
-        self.late_clock = Some(at);
         self.forward(at, node, id);
-        self.late_clock = None;
         next
     }
 }
