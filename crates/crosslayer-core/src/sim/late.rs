@@ -185,8 +185,8 @@ impl Sim {
     }
 
     /// Take the arrivals due by `t` from the pipes of `feeders` (a range of `late_feeders`), in
-    /// time order (at the same instant, in the order of the range); the earliest arrival left,
-    /// if any.
+    /// time order (at the same instant, in the order the heads became heads: `Head`); the
+    /// earliest arrival left, if any.
     fn take_late(&mut self, t: Time, feeders: std::ops::Range<usize>) -> Option<Time> {
         let base = feeders.start;
         loop {
