@@ -32,14 +32,15 @@
 //! router is no host, so every packet entering them arrives through its pipes; their own
 //! deliveries do not settle them, `Link::late_from`; an event-driven one's dequeues, a sample,
 //! the start of the measurement window and the end of a run take the router's due arrivals
-//! first, `tx_done_late`, `take_all_late`); and what the out-link sends, which arrives at the
-//! next node no sooner than the wake-up, when it has run: the wake-up is armed for the earliest
-//! waiting arrival whenever a pipe's head changes, a packet enters a pipe no later than it
-//! arrives, and an out-link's transmitter frees later only (by this router's arrivals alone),
-//! so a wake-up armed before stays no later than what any arrival it must take sends could
-//! arrive. A packet the out-link drops is counted against its flow when it is taken (up to a
-//! wake-up's slack late; the queue and the per-link counts take it at its time), so a finite
-//! flow whose last packet is dropped there ends at the wake-up.
+//! first, `tx_done_late`, `take_all_late`); and
+//! what the out-link sends, which arrives at the next node no sooner than the wake-up, when it
+//! has run: the wake-up is armed for the earliest waiting arrival whenever a pipe's head
+//! changes, a packet enters a pipe no later than it arrives, and an out-link's transmitter
+//! frees later only (by this router's arrivals alone), so a wake-up armed before stays no later
+//! than what any arrival it must take sends could arrive. A packet the out-link drops is counted
+//! against its flow when it is taken (up to a wake-up's slack late; the queue and the per-link counts
+//! take it at its time), so a finite flow whose last packet is dropped there ends at the
+//! wake-up.
 //!
 //! Arrivals at the same instant from different pipes are taken in the order their `Deliver`
 //! events would have run: the order in which the packets became the heads of their pipes (a
@@ -70,10 +71,9 @@ pub(super) struct LateRouter {
     /// The links into it whose pipes may hold packets (those some path does not hand on
     /// ahead): a range of `Sim::late_feeders`.
     feeders: (u32, u32),
-    /// Its out-links, each with the soonest what it sends reaches the next node after the
-    /// later of an arrival and the time its transmitter is free (an eager link: its delay plus
-    /// one byte's serialization), or it starts a serialization that ends (an event-driven one:
-    /// one byte's serialization).
+    /// Its out-links, each with its delay plus the serialization of one byte there: what
+    /// taking an arrival sends on reaches the next node no sooner than that after the arrival
+    /// or after the link's transmitter is free, whichever is later.
     outs: Vec<(u32, Dur)>,
     /// Its wake-up (`Sim::arm_router`).
     wake: TimerSlot,
@@ -103,9 +103,8 @@ const FULL_SIZE: u32 = 1500;
 
 impl Sim {
     /// The routers that take their arrivals late (module docs): no host, every link out of it
-    /// eager or read only by its own dequeues (`Link::may_take_late`), every link into it
-    /// delivering each packet at a time known when the packet enters its pipe
-    /// (`Link::may_feed_ahead`), and a slack worth a wake-up. Marks their links.
+    /// eager or read only by its own dequeues (`Link::may_take_late`), every link into it delivering each packet at a time known when the packet enters
+    /// its pipe (`Link::may_feed_ahead`), and a slack worth a wake-up. Marks their links.
     pub(super) fn find_late_routers(&mut self) {
         let links = &self.topo.links;
         let nodes = self.topo.node_names.len();
