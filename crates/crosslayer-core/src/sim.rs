@@ -477,16 +477,13 @@ impl Sim {
     #[inline]
     fn handle(&mut self, now: Time, ev: Event, rec: &mut dyn Recorder) {
         match ev {
-            Event::TxDone(l) => match self.topo.links[l as usize].late_from {
-                crate::net::link::NOT_LATE => {
-                    self.topo.links[l as usize].tx_done_pending = false;
-                    self.start_tx(now, l as usize);
-                }
-                r => self.tx_done_late(now, l as usize, r as usize),
-            },
+            Event::TxDone(l) => {
+                self.topo.links[l as usize].tx_done_pending = false;
+                self.start_tx(now, l as usize);
+            }
             Event::Deliver(l) => {
                 let link = &mut self.topo.links[l as usize];
-                if link.eager && link.late_from == crate::net::link::NOT_LATE {
+                if link.eager && !link.late_from {
                     // the accounting due by now (for a link fed ahead, the one place it is
                     // settled between samples: its rings stay short)
                     link.settle(now, &mut self.hops);

@@ -89,11 +89,6 @@ impl Queue {
         self.acct.backlog_bytes
     }
 
-    /// The discipline declares a timer (`QueueDisc::TIMER`).
-    pub fn uses_timer(&self) -> bool {
-        self.uses_timer
-    }
-
     /// When the discipline's timer should fire (`Time::NEVER` if it has none).
     #[inline]
     pub fn next_timer(&self) -> Time {

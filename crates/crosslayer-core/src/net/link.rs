@@ -222,11 +222,10 @@ pub struct Link {
     /// the pipes such routers take from (`Sim::late_feeders`). Its pipe then asks for no
     /// `Deliver`: the router's wake-up takes its packets. Set by the engine.
     pub late_to: (u32, u32),
-    /// Its near node is such a router: that router's index, or [`NOT_LATE`]. The router's
-    /// arrivals settle it (in their time order), never its own deliveries, which may come
-    /// before arrivals the router has not taken yet; an event-driven one takes the router's
-    /// arrivals due before each dequeue (`TxDone`). Set by the engine.
-    pub late_from: u32,
+    /// Its near node is such a router: the router's arrivals settle it (in their time order),
+    /// never its own deliveries, which may come before arrivals the router has not taken yet.
+    /// Set by the engine.
+    pub late_from: bool,
     /// Eager links: the FIFO's limits (packets, bytes: `QueueDisc::fifo_limits`), applied by the
     /// link.
     limits: (u32, u64),
@@ -312,7 +311,7 @@ impl Link {
             feeds_ahead: false,
             tsq_first: false,
             late_to: (NOT_LATE, 0),
-            late_from: NOT_LATE,
+            late_from: false,
             limits: (u32::MAX, u64::MAX),
             starts: Ring::default(),
             ahead: Ring::default(),
@@ -582,20 +581,6 @@ impl Link {
     #[inline]
     pub fn busy_until(&self) -> Time {
         self.busy_until
-    }
-
-    /// Whether a router may take the arrivals it sends on this link late (`sim::late`): an
-    /// eager link, or an event-driven one whose queue nothing reads but its own dequeues (its
-    /// discipline has no timer; no impairment, random loss, jitter, capture of what it sends
-    /// or wireless medium).
-    pub fn may_take_late(&self) -> bool {
-        self.eager
-            || (!self.queue.uses_timer()
-                && self.impair.is_none()
-                && self.loss == 0.0
-                && self.jitter == Dur::ZERO
-                && self.capture_tx == 0
-                && self.wlan.is_none())
     }
 
     /// An eager link: how long its transmitter can stay busy after an arrival with its buffer

@@ -15,24 +15,12 @@
 //! about sixteen; at the data center's A (no delay on the bottleneck, but a standing queue of
 //! about 830 packets, 10 ms) about eight hundred.
 //!
-//! An out-link may also be event-driven (a discipline that decides at dequeue: CoDel, RED,
-//! CHOKe, FQ-CoDel) if nothing but its own dequeues reads its queue: no timer of its
-//! discipline, no impairment, random loss, jitter, capture of what it sends or wireless medium
-//! (`Link::may_take_late`). Its `TxDone` takes the router's arrivals due by then before it
-//! dequeues (`tx_done_late`; at the same instant the arrival goes first), so while one is
-//! pending the link asks for no wake-up; a link busy with an empty queue asks for one at the
-//! end of its serialization (an arrival before then asks for a `TxDone` then), an idle one at
-//! the earliest arrival plus one byte's serialization (the soonest a serialization it starts
-//! could end). In a saturated queue a delivered segment's arrival then costs no event of its
-//! own (seed 000's data center with CoDel: 3.07 events per delivered segment instead of 4.02).
-//!
 //! The invariant that makes it exact: **a router's arrivals are taken in time order, and each
 //! before anything else can read or change what it changes.** What taking an arrival at `t`
 //! changes: the out-link's queue and transmitter as of `t` (nothing else touches them: the
 //! router is no host, so every packet entering them arrives through its pipes; their own
-//! deliveries do not settle them, `Link::late_from`; an event-driven one's dequeues, a sample,
-//! the start of the measurement window and the end of a run take the router's due arrivals
-//! first, `tx_done_late`, `take_all_late`); and
+//! deliveries do not settle them, `Link::late_from`; a sample, the start of the measurement
+//! window and the end of a run take every router's due arrivals first, `take_all_late`); and
 //! what the out-link sends, which arrives at the next node no sooner than the wake-up, when it
 //! has run: the wake-up is armed for the earliest waiting arrival whenever a pipe's head
 //! changes, a packet enters a pipe no later than it arrives, and an out-link's transmitter
@@ -103,7 +91,7 @@ const FULL_SIZE: u32 = 1500;
 
 impl Sim {
     /// The routers that take their arrivals late (module docs): no host, every link out of it
-    /// eager or read only by its own dequeues (`Link::may_take_late`), every link into it delivering each packet at a time known when the packet enters
+    /// eager, every link into it delivering each packet at a time known when the packet enters
     /// its pipe (`Link::may_feed_ahead`), and a slack worth a wake-up. Marks their links.
     pub(super) fn find_late_routers(&mut self) {
         let links = &self.topo.links;
@@ -142,20 +130,12 @@ impl Sim {
             if self.topo.is_host[n] || into[n].is_empty() || out[n].is_empty() {
                 continue;
             }
-            if !out[n].iter().all(|&l| links[l].may_take_late()) || !into[n].iter().all(|&l| links[l].may_feed_ahead()) {
+            if !out[n].iter().all(|&l| links[l].eager) || !into[n].iter().all(|&l| links[l].may_feed_ahead()) {
                 continue;
             }
-            // the soonest what an out-link sends could reach a next node (an eager link), or its
-            // transmitter start (an event-driven one), after it is free
-            let soonest = |l: usize| if links[l].eager { links[l].delay + links[l].rate.tx_time(1) } else { links[l].rate.tx_time(1) };
-            let outs: Vec<(u32, Dur)> = out[n].iter().map(|&l| (l as u32, soonest(l))).collect();
+            let outs: Vec<(u32, Dur)> = out[n].iter().map(|&l| (l as u32, links[l].delay + links[l].rate.tx_time(1))).collect();
             // the slack a wake-up may have: the out-links' buffers full where data may fill them
-            // (an event-driven link's dequeues take the arrivals due before them: no bound)
-            let backlog = |l: usize| match (data[l], links[l].eager) {
-                (false, _) => Dur::ZERO,
-                (true, true) => links[l].longest_backlog(FULL_SIZE),
-                (true, false) => Dur::from_ns(u64::MAX / 4),
-            };
+            let backlog = |l: usize| if data[l] { links[l].longest_backlog(FULL_SIZE) } else { Dur::ZERO };
             let room = outs.iter().map(|&(l, c)| c + backlog(l as usize)).min().expect("a link out");
             let full = into[n].iter().map(|&l| links[l].rate.tx_time(FULL_SIZE)).min().expect("a link in");
             if room.ns() < MIN_BATCH * full.ns() {
@@ -168,7 +148,7 @@ impl Sim {
                 self.late_heads.push(NO_HEAD);
             }
             for &l in &out[n] {
-                self.topo.links[l].late_from = r;
+                self.topo.links[l].late_from = true;
             }
             let end = self.late_feeders.len() as u32;
             self.late.push(LateRouter { feeders: (end - into[n].len() as u32, end), outs, wake: TimerSlot::IDLE });
@@ -195,34 +175,9 @@ impl Sim {
     fn arm_router(&mut self, r: usize, head: Time) {
         let mut wake = Time::NEVER;
         for &(l, c) in &self.late[r].outs {
-            let link = &self.topo.links[l as usize];
-            let free = link.busy_until();
-            let soonest = if link.eager {
-                free.max(head) + c
-            } else if link.tx_done_pending {
-                Time::NEVER // its `TxDone` takes the arrivals due by then (`tx_done_late`)
-            } else if free > head {
-                free // an arrival before then asks for a `TxDone` then
-            } else {
-                head + c // an arrival starts a serialization no shorter than one byte's
-            };
-            wake = wake.min(soonest);
+            wake = wake.min(self.topo.links[l as usize].busy_until().max(head) + c);
         }
         self.late[r].wake.arm(&mut self.sched, wake, Event::Router(r as u32));
-    }
-
-    /// Event-driven link `l`, out of late router `r`, ends a serialization at `now`: the
-    /// router's arrivals due by now first (its queue must hold them when it dequeues; at the
-    /// same instant an arrival goes first), then the next dequeue, then the router's wake-up
-    /// for what is left.
-    pub(super) fn tx_done_late(&mut self, now: Time, l: usize, r: usize) {
-        let (a, b) = self.late[r].feeders;
-        let next = self.take_late(now, a as usize..b as usize);
-        self.topo.links[l].tx_done_pending = false;
-        self.start_tx(now, l);
-        if let Some(next) = next {
-            self.arm_router(r, next);
-        }
     }
 
     /// Router `r`'s wake-up: take its arrivals due by `now`, and wake up again for the next.
