@@ -583,15 +583,6 @@ impl Link {
         self.busy_until
     }
 
-    /// An eager link: how long its transmitter can stay busy after an arrival with its buffer
-    /// full of packets of `full` bytes.
-    pub fn longest_backlog(&self, full: u32) -> Dur {
-        debug_assert!(self.eager);
-        let (pkts, bytes) = self.limits;
-        let n = (pkts as u64).min(bytes / full as u64);
-        Dur::from_ns(self.rate.tx_time(full).ns().saturating_mul(n))
-    }
-
     /// The transmitter is free at `now`: take the next packet from the queue and serialize it.
     /// Returns the packet if it was lost on the wire (the caller frees it) and, if the pipe was
     /// empty, the arrival time for a `Deliver` event.

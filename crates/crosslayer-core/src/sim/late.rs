@@ -6,14 +6,11 @@
 //! arrival at the instant it happens when every link out of the router is eager (a FIFO that
 //! decides at arrival, `net::link`): taking the packet changes only that link's queue and
 //! transmitter, and what it sends reaches the next node no sooner than the link's delay plus the
-//! serialization of one byte after the later of the arrival and the time the link's transmitter
-//! is free (the end of the serializations already decided: an eager link's backlog). So the
-//! router takes its arrivals late, in a batch: one wake-up (`Event::Router`) at the earliest of
-//! those times over its out-links for its earliest waiting arrival (the `slack` past it) takes
-//! every arrival due by then, in time order across its pipes, each as `forward` at its own time.
-//! On the seed 000 access link (2 ms on the bottleneck, a packet every 120 us) a wake-up takes
-//! about sixteen; at the data center's A (no delay on the bottleneck, but a standing queue of
-//! about 830 packets, 10 ms) about eight hundred.
+//! serialization of one byte later. So the router takes its arrivals late, in a batch: one
+//! wake-up (`Event::Router`) at its earliest waiting arrival plus that `slack` takes every
+//! arrival due by then, in time order across its pipes, each as `forward` at its own time. On
+//! the seed 000 access link (2 ms on the bottleneck, a packet every 120 us) a wake-up takes about
+//! sixteen.
 //!
 //! The invariant that makes it exact: **a router's arrivals are taken in time order, and each
 //! before anything else can read or change what it changes.** What taking an arrival at `t`
@@ -21,12 +18,11 @@
 //! router is no host, so every packet entering them arrives through its pipes; their own
 //! deliveries do not settle them, `Link::late_from`; a sample, the start of the measurement
 //! window and the end of a run take every router's due arrivals first, `take_all_late`); and
-//! what the out-link sends, which arrives at the next node no sooner than the wake-up, when it
-//! has run: the wake-up is armed for the earliest waiting arrival whenever a pipe's head
-//! changes, a packet enters a pipe no later than it arrives, and an out-link's transmitter
-//! frees later only (by this router's arrivals alone), so a wake-up armed before stays no later
-//! than what any arrival it must take sends could arrive. A packet the out-link drops is counted
-//! against its flow when it is taken (up to a wake-up's slack late; the queue and the per-link counts
+//! what the out-link sends, which arrives at the next node at `t + slack` or later, when the
+//! wake-up has run: the wake-up is armed at the earliest waiting arrival plus `slack` whenever
+//! a pipe's head changes, and a packet enters a pipe no later than it arrives, so no wake-up
+//! comes after an arrival it must take plus `slack`. A packet the out-link drops is counted
+//! against its flow when it is taken (up to `slack` late; the queue and the per-link counts
 //! take it at its time), so a finite flow whose last packet is dropped there ends at the
 //! wake-up.
 //!
@@ -42,11 +38,9 @@
 //! eager links, `tests/eager_links.rs` shows the distributions over 20 seeds unchanged where
 //! such ties decide drops; `departure_events = true` turns it off.
 //!
-//! A router takes its arrivals late only if a wake-up could take at least two full-size
-//! packets from its fastest pipe (`MIN_BATCH`) with every out-link's buffer full, a backlog
-//! counted only on links that carry data (a TCP flow's or a source's): where the out-links have
-//! no delay and carry only ACKs (the seed 000 data center's B), a wake-up would take one arrival
-//! and cost more than its event.
+//! A router takes its arrivals late only if a wake-up would take at least two full-size
+//! packets from its fastest pipe (`MIN_BATCH`): where the out-links have no delay (the seed 000
+//! data center's bottleneck), a wake-up would take one arrival and cost as much as its event.
 
 use super::Sim;
 use crate::net::link::NOT_LATE;
@@ -59,11 +53,10 @@ pub(super) struct LateRouter {
     /// The links into it whose pipes may hold packets (those some path does not hand on
     /// ahead): a range of `Sim::late_feeders`.
     feeders: (u32, u32),
-    /// Its out-links, each with its delay plus the serialization of one byte there: what
-    /// taking an arrival sends on reaches the next node no sooner than that after the arrival
-    /// or after the link's transmitter is free, whichever is later.
-    outs: Vec<(u32, Dur)>,
-    /// Its wake-up (`Sim::arm_router`).
+    /// How late it may take an arrival: the shortest delay of its out-links plus the
+    /// serialization of one byte there.
+    slack: Dur,
+    /// Its wake-up: the earliest waiting arrival plus `slack`.
     wake: TimerSlot,
 }
 
@@ -84,7 +77,7 @@ fn head_time(h: Head) -> Time {
     Time::from_ns((h >> 64) as u64)
 }
 
-/// A router takes its arrivals late if its slack may hold this many full-size packets
+/// A router takes its arrivals late if its slack holds this many full-size packets
 /// (`FULL_SIZE` bytes) from its fastest pipe.
 const MIN_BATCH: u64 = 2;
 const FULL_SIZE: u32 = 1500;
@@ -108,14 +101,6 @@ impl Sim {
                 taken[l] |= !self.fused[k];
             }
         }
-        // the links that carry data (a TCP flow's or an unresponsive source's), where a queue
-        // may build; not those that carry only ACKs
-        let mut data = vec![false; links.len()];
-        for r in self.flows.iter().map(|f| f.route[0]).chain(self.udp.iter().map(|u| u.route)) {
-            for k in r.slots() {
-                data[self.hop_link[k] as usize] = true;
-            }
-        }
         let (mut into, mut out) = (vec![Vec::new(); nodes], vec![Vec::new(); nodes]);
         for (l, link) in links.iter().enumerate() {
             if fills[l] {
@@ -133,12 +118,9 @@ impl Sim {
             if !out[n].iter().all(|&l| links[l].eager) || !into[n].iter().all(|&l| links[l].may_feed_ahead()) {
                 continue;
             }
-            let outs: Vec<(u32, Dur)> = out[n].iter().map(|&l| (l as u32, links[l].delay + links[l].rate.tx_time(1))).collect();
-            // the slack a wake-up may have: the out-links' buffers full where data may fill them
-            let backlog = |l: usize| if data[l] { links[l].longest_backlog(FULL_SIZE) } else { Dur::ZERO };
-            let room = outs.iter().map(|&(l, c)| c + backlog(l as usize)).min().expect("a link out");
+            let slack = out[n].iter().map(|&l| links[l].delay + links[l].rate.tx_time(1)).min().expect("a link out");
             let full = into[n].iter().map(|&l| links[l].rate.tx_time(FULL_SIZE)).min().expect("a link in");
-            if room.ns() < MIN_BATCH * full.ns() {
+            if slack.ns() < MIN_BATCH * full.ns() {
                 continue;
             }
             let r = self.late.len() as u32;
@@ -151,12 +133,12 @@ impl Sim {
                 self.topo.links[l].late_from = true;
             }
             let end = self.late_feeders.len() as u32;
-            self.late.push(LateRouter { feeders: (end - into[n].len() as u32, end), outs, wake: TimerSlot::IDLE });
+            self.late.push(LateRouter { feeders: (end - into[n].len() as u32, end), slack, wake: TimerSlot::IDLE });
         }
     }
 
     /// Link `l`'s pipe has a new head, arriving at `t`: its `Deliver`, or its router's wake-up
-    /// no later than what the router sends after taking it could reach a next node.
+    /// no later than `t` plus the router's slack.
     #[inline(always)]
     pub(super) fn deliver_at(&mut self, l: usize, t: Time) {
         match self.topo.links[l].late_to {
@@ -169,15 +151,10 @@ impl Sim {
         }
     }
 
-    /// Router `r`'s earliest waiting arrival is at `head`: its wake-up no later than the
-    /// earliest time what it sends could reach a next node (module docs, "the slack").
     #[inline]
     fn arm_router(&mut self, r: usize, head: Time) {
-        let mut wake = Time::NEVER;
-        for &(l, c) in &self.late[r].outs {
-            wake = wake.min(self.topo.links[l as usize].busy_until().max(head) + c);
-        }
-        self.late[r].wake.arm(&mut self.sched, wake, Event::Router(r as u32));
+        let lr = &mut self.late[r];
+        lr.wake.arm(&mut self.sched, head + lr.slack, Event::Router(r as u32));
     }
 
     /// Router `r`'s wake-up: take its arrivals due by `now`, and wake up again for the next.
@@ -192,10 +169,9 @@ impl Sim {
     }
 
     /// Take the arrivals due by `t` at every router that takes them late: before anything reads
-    /// the links. Router by router: what one sends on reaches the next no sooner than `t` (what
-    /// an arrival still waiting sends reaches a next node no sooner than its router's wake-up,
-    /// which is not before `t`, or it would have run), so another pass only takes arrivals at
-    /// `t` itself.
+    /// the links. Router by router: what one sends on reaches the next no sooner than `t` (an
+    /// arrival still waiting at `t` is no earlier than `t` minus its router's slack, or its
+    /// wake-up would have run), so another pass only takes arrivals at `t` itself.
     pub(super) fn take_all_late(&mut self, t: Time) {
         loop {
             for r in 0..self.late.len() {
