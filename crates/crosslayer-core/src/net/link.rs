@@ -351,6 +351,12 @@ impl Link {
         self.capture_rx == 0 && self.wlan.is_none() && (self.eager || (self.impair.is_none() && !self.reorders && self.capture_tx == 0))
     }
 
+    /// The packet at the head of the pipe, with its arrival at the far node.
+    #[inline(always)]
+    pub fn pipe_front(&self) -> Option<(Time, PacketId)> {
+        self.pipe.front_ref().map(|&(t, id)| (t, id))
+    }
+
     /// The arrival at the far node of the packet at the head of the pipe.
     #[inline(always)]
     pub fn pipe_head(&self) -> Option<Time> {
@@ -581,6 +587,15 @@ impl Link {
     #[inline]
     pub fn busy_until(&self) -> Time {
         self.busy_until
+    }
+
+    /// An eager link: how long its transmitter can stay busy after an arrival with its buffer
+    /// full of packets of `full` bytes.
+    pub fn longest_backlog(&self, full: u32) -> Dur {
+        debug_assert!(self.eager);
+        let (pkts, bytes) = self.limits;
+        let n = (pkts as u64).min(bytes / full as u64);
+        Dur::from_ns(self.rate.tx_time(full).ns().saturating_mul(n))
     }
 
     /// The transmitter is free at `now`: take the next packet from the queue and serialize it.
