@@ -75,23 +75,42 @@ fn ks(a: &[f64], b: &[f64]) -> f64 {
     a.iter().chain(b).map(|&t| (cdf(a, t) - cdf(b, t)).abs()).fold(0.0, f64::max)
 }
 
+/// Seeds each distribution is drawn over.
+const SEEDS: u64 = 20;
+
+/// Each of the `N` metrics `measure(seed, departure_events)` gives is distributed over `SEEDS`
+/// seeds with the events (`departure_events = true`) as without: a two-sample KS test does not
+/// reject at 1 %.
+fn assert_same_distributions<const N: usize>(label: &str, names: [&str; N], measure: impl Fn(u64, bool) -> [f64; N]) {
+    // critical value at alpha = 0.01 for n = m = SEEDS: 1.628 * sqrt((n + m) / (n m))
+    let critical = 1.628 * (2.0 / SEEDS as f64).sqrt();
+    let sample = |events: bool| -> Vec<[f64; N]> { (1..=SEEDS).map(|s| measure(s, events)).collect() };
+    let (old, new) = (sample(true), sample(false));
+    for (k, what) in names.iter().enumerate() {
+        let a: Vec<f64> = old.iter().map(|m| m[k]).collect();
+        let b: Vec<f64> = new.iter().map(|m| m[k]).collect();
+        let d = ks(&a, &b);
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        println!("{label}: {what}: means {:.6} vs {:.6}, KS D = {d:.3} (critical {critical:.3})", mean(&a), mean(&b));
+        assert!(d < critical, "{label}: {what} differs: KS D = {d:.3} >= {critical:.3}");
+    }
+}
+
+const AGGREGATES: [&str; 4] = ["aggregate goodput", "Jain's index", "queue mean", "drop ratio"];
+
+/// Seed 000's data center, 9 flows of `cc` for `secs` s.
+fn data_center(cc: crosslayer_core::cc::CcConfig, secs: u64, seed: u64, events: bool) -> ScenarioSpec {
+    let mut spec = presets::data_center(9, cc, secs);
+    spec.seed = seed;
+    spec.departure_events = events;
+    spec
+}
+
 #[test]
 fn over_20_seeds_the_distributions_are_the_same() {
-    const SEEDS: u64 = 20;
-    // critical value at alpha = 0.01 for n = m = 20: 1.628 * sqrt((n + m) / (n m))
-    let critical = 1.628 * (2.0 / SEEDS as f64).sqrt();
     for flows in [9, 90] {
         for codel in [false, true] {
-            let sample = |events: bool| -> Vec<[f64; 4]> { (1..=SEEDS).map(|s| metrics(&run(access(flows, 20, codel, s, events)))).collect() };
-            let (old, new) = (sample(true), sample(false));
-            for (k, what) in ["aggregate goodput", "Jain's index", "queue mean", "drop ratio"].iter().enumerate() {
-                let a: Vec<f64> = old.iter().map(|m| m[k]).collect();
-                let b: Vec<f64> = new.iter().map(|m| m[k]).collect();
-                let d = ks(&a, &b);
-                let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-                println!("{flows} flows, codel {codel}: {what}: means {:.6} vs {:.6}, KS D = {d:.3} (critical {critical:.3})", mean(&a), mean(&b));
-                assert!(d < critical, "{flows} flows, codel {codel}: {what} differs: KS D = {d:.3} >= {critical:.3}");
-            }
+            assert_same_distributions(&format!("{flows} flows, codel {codel}"), AGGREGATES, |s, events| metrics(&run(access(flows, 20, codel, s, events))));
         }
     }
 }
@@ -101,24 +120,7 @@ fn over_20_seeds_the_distributions_are_the_same() {
 /// wake-up takes about 10 ms of arrivals. The same distributions over 20 seeds (9 flows).
 #[test]
 fn over_20_seeds_the_data_center_is_the_same() {
-    const SEEDS: u64 = 20;
-    let critical = 1.628 * (2.0 / SEEDS as f64).sqrt();
-    let dc = |seed: u64, events: bool| {
-        let mut spec = presets::data_center(9, presets::cubic(), 5);
-        spec.seed = seed;
-        spec.departure_events = events;
-        spec
-    };
-    let sample = |events: bool| -> Vec<[f64; 4]> { (1..=SEEDS).map(|s| metrics(&run(dc(s, events)))).collect() };
-    let (old, new) = (sample(true), sample(false));
-    for (k, what) in ["aggregate goodput", "Jain's index", "queue mean", "drop ratio"].iter().enumerate() {
-        let a: Vec<f64> = old.iter().map(|m| m[k]).collect();
-        let b: Vec<f64> = new.iter().map(|m| m[k]).collect();
-        let d = ks(&a, &b);
-        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-        println!("data center: {what}: means {:.6} vs {:.6}, KS D = {d:.3} (critical {critical:.3})", mean(&a), mean(&b));
-        assert!(d < critical, "data center: {what} differs: KS D = {d:.3} >= {critical:.3}");
-    }
+    assert_same_distributions("data center", AGGREGATES, |s, events| metrics(&run(data_center(presets::cubic(), 5, s, events))));
 }
 
 /// Which flows win the data center's ties at A: New Reno flows (whose windows follow their
@@ -130,14 +132,6 @@ fn over_20_seeds_the_data_center_is_the_same() {
 /// events (two-sample KS at 1 %).
 #[test]
 fn over_20_seeds_the_data_center_shares_ties_as_the_events() {
-    const SEEDS: u64 = 20;
-    let critical = 1.628 * (2.0 / SEEDS as f64).sqrt();
-    let dc = |seed: u64, events: bool| {
-        let mut spec = presets::data_center(9, presets::reno(), 10);
-        spec.seed = seed;
-        spec.departure_events = events;
-        spec
-    };
     let shares = |r: &RunResult| -> [f64; 2] {
         let mut gp = r.flows.f64s("goodput_bps").to_vec();
         let third: f64 = r.flows.strs("name").iter().zip(&gp).filter(|(n, _)| n.starts_with("N3")).map(|(_, g)| g).sum();
@@ -145,16 +139,7 @@ fn over_20_seeds_the_data_center_shares_ties_as_the_events() {
         gp.sort_by(f64::total_cmp);
         [gp[gp.len() / 2], third / sum]
     };
-    let sample = |events: bool| -> Vec<[f64; 2]> { (1..=SEEDS).map(|s| shares(&run(dc(s, events)))).collect() };
-    let (old, new) = (sample(true), sample(false));
-    for (k, what) in ["median flow's goodput", "third sender's share"].iter().enumerate() {
-        let a: Vec<f64> = old.iter().map(|m| m[k]).collect();
-        let b: Vec<f64> = new.iter().map(|m| m[k]).collect();
-        let d = ks(&a, &b);
-        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-        println!("data center, New Reno: {what}: means {:.6} vs {:.6}, KS D = {d:.3} (critical {critical:.3})", mean(&a), mean(&b));
-        assert!(d < critical, "data center, New Reno: {what} differs: KS D = {d:.3} >= {critical:.3}");
-    }
+    assert_same_distributions("data center, New Reno", ["median flow's goodput", "third sender's share"], |s, events| shares(&run(data_center(presets::reno(), 10, s, events))));
 }
 
 /// Issue 21's targets for seed 000's access link, CUBIC, DropTail: at most 3.7 events per
