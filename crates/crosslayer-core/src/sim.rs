@@ -118,6 +118,9 @@ pub struct Sim {
     late_heads: Vec<late::Head>,
     /// Counts the pipes' heads as they become heads (`late::Head`).
     late_order: u64,
+    /// With `tie_break = "random"`: the draws that rank a late router's arrivals of one instant
+    /// (`late::Head`), a stream of their own (the heap's draws stay the heap's).
+    late_random: Option<Rng>,
     /// Per link: the sum of its slots' counts before the measurement window (what zeroing
     /// `hops` took away; the invariants add it back). One entry per link, not per slot: at
     /// 90,000 flows a copy of `hops` was 13 MB.
@@ -228,6 +231,7 @@ impl Sim {
             late_feeders: Vec::new(),
             late_heads: Vec::new(),
             late_order: 0,
+            late_random: None,
             hops_before: Vec::new(),
             tap: None,
             next_milestone: Vec::new(),
@@ -287,6 +291,9 @@ impl Sim {
                 feeder.feeds_ahead = !feeder.eager;
             }
             sim.find_late_routers();
+            if sim.spec.tie_break == crate::spec::TieBreak::Random {
+                sim.late_random = Some(Rng::stream(sim.spec.seed, StreamKind::Scheduler, 1));
+            }
         }
         if sim.spec.warmup > Dur::ZERO {
             sim.sched.schedule(sim.warmup, Event::Warmup);

@@ -50,6 +50,12 @@
 //! whose hops decided ahead schedule their `Deliver` when they are decided (`net::link`), and a
 //! tie between a packet entering an empty pipe and one the router makes a head at the same
 //! instant, which the count orders by when the router made them (docs/PERFORMANCE.md, part 11).
+//! With `tie_break = "random"` the heap orders an instant's events by a key it draws when each is
+//! scheduled, so a head ranks by a draw made when it is made (`Sim::tie_rank`, from a stream of
+//! its own: the heap's draws stay the heap's), in place of `born` and the count: ranked as FIFO
+//! would rank them, two sources in step kept the order of their first tie for the whole run
+//! (each pipe's next head is made as its previous one is taken), one of them taking every
+//! place the bottleneck freed (`tests/eager_links.rs`).
 //! A run whose only ties are between a router's pipes is the run of the events, table for table
 //! (seed 002's Reno flows against ns-2, whose hosts send in step, and whose order of ties taken
 //! by link gave 466 timeouts against 285, seed 1). What a wake-up schedules follows the events
@@ -84,7 +90,7 @@ pub(super) struct LateRouter {
 
 /// A late router's pipe's head (`Sim::late_heads`): its arrival (NEVER: the pipe is empty),
 /// when its `Deliver` would have been scheduled with the events (`Sim::born`), and the count of
-/// heads when the router made it one (module docs, "ties").
+/// heads when the router made it one; with random ties, 0 and a draw (module docs, "ties").
 pub(super) type Head = (u64, u64, u64);
 const NO_HEAD: Head = (u64::MAX, u64::MAX, u64::MAX);
 
@@ -176,9 +182,8 @@ impl Sim {
         match self.topo.links[l].late_to {
             (NOT_LATE, _) => self.sched.schedule(t, Event::Deliver(l as u32)),
             (r, k) => {
-                self.late_order += 1;
-                let born = self.born(l, Time::ZERO);
-                self.late_heads[k as usize] = head(t, born, self.late_order);
+                let (born, rank) = self.tie_rank(l, Time::ZERO);
+                self.late_heads[k as usize] = head(t, born, rank);
                 self.arm_router(r as usize, t);
             }
         }
@@ -193,6 +198,25 @@ impl Sim {
             wake = wake.min(self.topo.links[l as usize].busy_until().max(head) + c);
         }
         self.late[r].wake.arm(&mut self.sched, wake, Event::Router(r as u32));
+    }
+
+    /// How link `l`'s new pipe head ranks among arrivals of its instant (module docs, "ties"):
+    /// when its `Deliver` would have been scheduled (`prev`: the arrival of the packet before
+    /// it) and the count of heads; with `tie_break = "random"`, a draw instead, as the heap's
+    /// key of that `Deliver` would have been.
+    #[inline(always)]
+    fn tie_rank(&mut self, l: usize, prev: Time) -> (Time, u64) {
+        self.late_order += 1;
+        if self.late_random.is_some() {
+            return self.tie_draw();
+        }
+        (self.born(l, prev), self.late_order)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn tie_draw(&mut self) -> (Time, u64) {
+        (Time::ZERO, self.late_random.as_mut().expect("random ties").next_u64())
     }
 
     /// When the `Deliver` of link `l`'s pipe head would have been scheduled with the events:
@@ -278,9 +302,14 @@ impl Sim {
             link.settle(at, &mut self.hops);
         }
         let id = link.take_head();
-        self.late_order += 1;
         let node = link.to;
-        let next = match link.pipe_head() { None => NO_HEAD, Some(t) => head(t, self.born(l, at), self.late_order) };
+        let next = match link.pipe_head() {
+            None => NO_HEAD,
+            Some(t) => {
+                let (born, rank) = self.tie_rank(l, at);
+                head(t, born, rank)
+            }
+        };
         self.late_heads[k] = next;
         let p = self.arena.get_mut(id);
         debug_assert_ne!(p.dst, node, "a router that takes its arrivals late is no host");
