@@ -43,3 +43,20 @@ def test_jitter_of_one_packet_time_or_faster_uplinks_remove_it(seed: int) -> Non
     assert 0.3 < share < 0.7, f"with jitter N2 gets {share:.3f}"
     share, _, _ = _n2(seed, up={"rate": "200Mbps"})
     assert share > 0.15, f"with 200 Mb/s uplinks N2 gets {share:.3f}"
+
+
+def test_the_pages_table_is_what_the_engine_gives_now() -> None:
+    """docs/phase-effects.md's table of N2's goodput is `validation/phase_effects.py`'s output,
+    cell for cell (one of its cells had stayed an older engine's)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "validation"))
+    import phase_effects
+
+    page = (ROOT / "docs" / "phase-effects.md").read_text()
+    for name, top, senders in phase_effects.VARIANTS:
+        row = next((line for line in page.splitlines() if line.startswith(f"| {name} |")), None)
+        assert row is not None, f"docs/phase-effects.md has no row {name!r}"
+        cells = [c.strip() for c in row.strip("|").split("|")[1:]]
+        now = [f"{phase_effects.n2_goodput(s, top, senders):.1f}" for s in range(1, 6)]
+        assert cells == now, f"docs/phase-effects.md, {name}: the page has {cells}, the engine gives {now} (python validation/phase_effects.py)"
