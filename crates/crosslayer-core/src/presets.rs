@@ -6,9 +6,9 @@ use crate::aqm::droptail::DropTailConfig;
 use crate::aqm::QdiscConfig;
 use crate::cc::cubic::CubicConfig;
 use crate::cc::CcConfig;
-use crate::spec::{EdgeSpec, FlowSpec, HostSpec, ScenarioSpec, StartSpec, TopologySpec};
+use crate::spec::{EdgeSpec, FlowSpec, HostSpec, ScenarioSpec, StartSpec, TopologySpec, UdpFlowSpec};
 use crate::tcp::TcpConfig;
-use crate::units::{Dur, Opt, Rate, Time};
+use crate::units::{Bytes, Dur, Opt, Rate, Time};
 
 const MS: u64 = 1_000_000;
 const US: u64 = 1_000;
@@ -127,4 +127,11 @@ pub fn single_bottleneck(rate_bps: u64, rtt_ns: u64, buffer_pkts: u32, flows: Ve
         flow_runs: Vec::new(),
         own_flows: None,
     }
+}
+
+/// An unresponsive constant-bit-rate source from a dumbbell's sender `src` to its receiver
+/// `dst` at `rate` (wire bytes), datagrams of `packet_size` wire bytes, from t = 0 to the end;
+/// not ECN-capable, DSCP 0 (set the other fields with `UdpFlowSpec { .., ..cbr(..) }`).
+pub fn cbr(name: &str, src: u32, dst: u32, rate: Rate, packet_size: Bytes) -> UdpFlowSpec {
+    UdpFlowSpec { name: name.into(), src: src.into(), dst: dst.into(), reverse: false, rate, packet_size, start: Time::ZERO, stop: None, ecn: false, ect1: false, dscp: 0, port: 0 }
 }

@@ -108,24 +108,10 @@ fn with_udp(qdisc: QdiscConfig, seconds: u64) -> (f64, f64, RunResult) {
 }
 
 fn with_udp_at(qdisc: QdiscConfig, seconds: u64, mbps: u64) -> (f64, f64, RunResult) {
-    use crosslayer_core::spec::UdpFlowSpec;
-    use crosslayer_core::units::{Bytes, Rate, Time};
+    use crosslayer_core::units::{Bytes, Rate};
     let mut spec = presets::access_link(9, presets::cubic(), seconds);
     spec.warmup = crosslayer_core::units::Dur::from_secs(5);
-    spec.udp.push(UdpFlowSpec {
-        name: "udp".into(),
-        src: 0u32.into(),
-        dst: 0u32.into(),
-        reverse: false,
-        rate: Rate::from_mbps(mbps),
-        packet_size: Bytes::new(1500),
-        start: Time::ZERO,
-        stop: None,
-        ecn: false,
-        ect1: false,
-        dscp: 0,
-        port: 0,
-    });
+    spec.udp.push(presets::cbr("udp", 0, 0, Rate::from_mbps(mbps), Bytes::new(1500)));
     let TopologySpec::Dumbbell { forward, senders, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
     forward.qdisc = qdisc;
     if mbps > 100 {

@@ -182,27 +182,13 @@ fn sfb_bounds_the_queue_and_its_fairness_against_droptail() {
 fn choke_squeezes_a_faster_udp_flow_harder_in_pan_et_al_s_setting() {
     use crosslayer_core::aqm::choke::ChokeConfig;
     use crosslayer_core::aqm::red::RedConfig;
-    use crosslayer_core::spec::UdpFlowSpec;
     use crosslayer_core::tcp::TcpConfig;
-    use crosslayer_core::units::{Bytes, Rate, Time};
+    use crosslayer_core::units::{Bytes, Rate};
     let share = |qdisc: QdiscConfig, udp_mbps: u64| {
         let tcp = TcpConfig { mss: Bytes::new(948), ..TcpConfig::default() };
         let flows = (0..32).map(|_| (presets::reno(), tcp.clone())).collect();
         let mut spec = presets::single_bottleneck(1_000_000, 6_000_000, 300, flows, 250_000_000_000, 50_000_000_000);
-        spec.udp.push(UdpFlowSpec {
-            name: "udp".into(),
-            src: 0u32.into(),
-            dst: 0u32.into(),
-            reverse: false,
-            rate: Rate::from_mbps(udp_mbps),
-            packet_size: Bytes::new(1000),
-            start: Time::ZERO,
-            stop: None,
-            ecn: false,
-            ect1: false,
-            dscp: 0,
-            port: 0,
-        });
+        spec.udp.push(presets::cbr("udp", 0, 0, Rate::from_mbps(udp_mbps), Bytes::new(1000)));
         let TopologySpec::Dumbbell { forward, senders, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
         forward.qdisc = qdisc;
         senders[0].up.rate = Rate::from_mbps(100);

@@ -27,8 +27,8 @@ use crosslayer_core::aqm::codel::CodelConfig;
 use crosslayer_core::aqm::QdiscConfig;
 use crosslayer_core::presets;
 use crosslayer_core::result::RunResult;
-use crosslayer_core::spec::{ScenarioSpec, TieBreak, TopologySpec, UdpFlowSpec};
-use crosslayer_core::units::{Bytes, Dur, Rate, Time};
+use crosslayer_core::spec::{ScenarioSpec, TieBreak, TopologySpec};
+use crosslayer_core::units::{Bytes, Dur, Rate};
 
 fn access(flows: usize, secs: u64, codel: bool, seed: u64, events: bool) -> ScenarioSpec {
     let mut spec = presets::access_link(flows, presets::cubic(), secs);
@@ -156,20 +156,7 @@ fn in_step(tie_break: TieBreak, seed: u64, events: bool) -> (f64, u64) {
     let TopologySpec::Dumbbell { senders, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
     senders[1].up.delay = Dur::ZERO;
     for src in [0u32, 1] {
-        spec.udp.push(UdpFlowSpec {
-            name: format!("u{src}").into(),
-            src: src.into(),
-            dst: 0u32.into(),
-            reverse: false,
-            rate: Rate::from_mbps(100),
-            packet_size: Bytes::new(1500),
-            start: Time::ZERO,
-            stop: None,
-            ecn: false,
-            ect1: false,
-            dscp: 0,
-            port: 0,
-        });
+        spec.udp.push(presets::cbr(&format!("u{src}"), src, 0, Rate::from_mbps(100), Bytes::new(1500)));
     }
     let r = run(spec);
     let got = r.udp.f64s("throughput_bps");

@@ -136,20 +136,7 @@ fn two_opposite_cubic_flows_share_both_queues() {
 #[test]
 fn a_reverse_udp_flow_crosses_b_to_a() {
     let mut spec = dumbbell(&[false], 20, 5);
-    spec.udp.push(UdpFlowSpec {
-        name: "R-S.udp0".into(),
-        src: 0u32.into(),
-        dst: 0u32.into(),
-        reverse: true,
-        rate: Rate::from_mbps(20),
-        packet_size: Bytes::new(1500),
-        start: Time::ZERO,
-        stop: None,
-        ecn: false,
-        ect1: false,
-        dscp: 0,
-        port: 0,
-    });
+    spec.udp.push(UdpFlowSpec { reverse: true, ..presets::cbr("R-S.udp0", 0, 0, Rate::from_mbps(20), Bytes::new(1500)) });
     let r = run(spec).expect("run");
     let u = &r.udp;
     assert_eq!((u.strs("src")[0].as_str(), u.strs("dst")[0].as_str(), u.strs("direction")[0].as_str()), ("R", "S", "reverse"));
