@@ -311,6 +311,9 @@ impl Sim {
             }
         };
         self.late_heads[k] = next;
+        // `arrive`'s router branch, written out: called through `arrive` (whose endpoint branch
+        // this never takes) the compiler inlines `arrive` and `forward` otherwise, and seed
+        // 000's runs execute 2 % more instructions (docs/PERFORMANCE.md, part 13)
         let p = self.arena.get_mut(id);
         debug_assert_ne!(p.dst, node, "a router that takes its arrivals late is no host");
         p.hop += 1;
