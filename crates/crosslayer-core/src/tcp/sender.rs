@@ -493,6 +493,17 @@ impl Sender {
         self.timed_seg.get().map(|n| (n, self.timed_at))
     }
 
+    /// ns-2's RTT sample (`rtt_samples = "timed"`), on an ACK of new data: the timed segment's,
+    /// in ticks of `ts_granularity` (rounded, at least one), once the ACK covers it.
+    fn timed_sample(&mut self, now: Time) {
+        if let Some((_, sent)) = self.timed().filter(|&(n, _)| self.sb.una() > n) {
+            self.timed_seg = Opt::NONE;
+            let g = self.cfg.ts_granularity.ns();
+            let ticks = if g == 0 { now - sent } else { Dur::from_ns(((now - sent).ns() + g / 2) / g * g).max(Dur::from_ns(g)) };
+            self.rtt.on_sample(ticks, self.sb.una(), self.sb.nxt());
+        }
+    }
+
     pub fn new(flow: u32, node: u32, peer: u32, cfg: &TcpConfig, cc: Cc, start_at: Time, stop_at: Time) -> Sender {
         // An algorithm may imply its recovery (Tahoe) where the flow does not set one.
         let implied;
@@ -1150,12 +1161,15 @@ impl Sender {
 
     /// The common ACK, in one pass: in the Open state, it advances snd_una over segments never
     /// retransmitted, SACKed or marked lost, carries no SACK block and no ECN echo to react to,
-    /// with nothing SACKed, lost or retransmitted outstanding, no probe outstanding, no
-    /// delivery-rate sampling, RTT samples by Karn's rule or from timestamps, and loss
-    /// detection by RACK or none (no SACK). Its effects are exactly those of `sample`,
-    /// `detect`, `react` and `recover` for such an ACK (those phases' branches that such an ACK
-    /// cannot take are left out; `Scoreboard::ack_in_order` is `ack_cumulative` for it). False
-    /// if the ACK is not such a one: then nothing has changed.
+    /// with nothing SACKed, lost or retransmitted outstanding, no probe outstanding and no
+    /// delivery-rate sampling (RTT samples by Karn's rule, from timestamps, or ns-2's timed
+    /// segment). Its effects
+    /// are exactly those of `sample`, `detect`, `react` and `recover` for such an ACK (those
+    /// phases' branches that such an ACK cannot take are left out; `Scoreboard::ack_in_order` is
+    /// `ack_cumulative` for it). Loss detection by RACK runs as `detect` runs it; RFC 6675's
+    /// (SACK without RACK: the ns-3 and ns-2 profiles) marks nothing with nothing SACKed
+    /// outstanding, and its `IsLost(HighACK + 1)` in `recover` is then false, so both are left
+    /// out, as with no SACK. False if the ACK is not such a one: then nothing has changed.
     #[inline]
     fn in_order_ack(&mut self, a: &AckInfo<'_>, ack_seg: u64, ctx: &mut TxCtx<'_>) -> bool {
         let eligible = self.state == CaState::Open
@@ -1163,8 +1177,6 @@ impl Sender {
             && ack_seg > self.sb.una()
             && !(self.ecn && a.ece)
             && (self.feedback != EcnFeedback::AccEcn || (ack_seg - self.sb.una() < 8 && self.accecn.as_ref().is_some_and(|e| e.quiet(a.ace, a.accecn))))
-            && (self.cfg.rack_on || !self.cfg.sack)
-            && self.cfg.rtt_samples != RttSamples::Timed
             && self.rtt_blackout.is_none()
             && !self.exited_on_growth
             && (!self.cfg.tlp_on || self.tlp.high_seq.is_none());
@@ -1187,21 +1199,30 @@ impl Sender {
             self.sb.set_rack_ambiguity(limit);
         }
         self.timeouts_since_progress = 0;
-        self.rtt.on_new_ack();
+        // timed (ns-2): the backoff stays until the timed segment's sample (Karn, t_backoff_)
+        let timed = self.cfg.rtt_samples == RttSamples::Timed;
+        if !timed {
+            self.rtt.on_new_ack();
+        }
         let echo = (self.cfg.timestamps && a.tsecr <= now).then(|| self.echo_sample(now, a.tsecr));
         let rtt = match self.cfg.rtt_samples {
             RttSamples::Timestamps if self.cfg.timestamps => echo,
             _ => Some(now - cum.first_sent),
         };
         if let Some(r) = rtt {
-            self.rtt.on_sample(r, ack_seg, nxt);
+            if !timed {
+                self.rtt.on_sample(r, ack_seg, nxt);
+            }
             self.rtt_hist.record(r.ns());
+        }
+        if timed {
+            self.timed_sample(now);
         }
         let delivered_bytes = cum.segs * mss;
         self.rate.delivered += delivered_bytes;
         let (ece, ce_bytes) = self.ecn_echo(a, cum.segs);
         debug_assert!(!(self.ecn && ece), "an in-order ACK reports no CE mark");
-        // detect (RACK, or no SACK: none)
+        // detect (RACK; RFC 6675 and no SACK find nothing here)
         let lost_segs = if self.cfg.rack_on {
             self.rack.on_delivered(cum.rack, now);
             self.rack_detect(now, false).newly_lost
@@ -1319,12 +1340,7 @@ impl Sender {
             self.rtt_hist.record(r.ns());
         }
         if self.cfg.rtt_samples == RttSamples::Timed && new_una {
-            if let Some((_, sent)) = self.timed().filter(|&(n, _)| self.sb.una() > n) {
-                self.timed_seg = Opt::NONE;
-                let g = self.cfg.ts_granularity.ns();
-                let ticks = if g == 0 { now - sent } else { Dur::from_ns(((now - sent).ns() + g / 2) / g * g).max(Dur::from_ns(g)) };
-                self.rtt.on_sample(ticks, self.sb.una(), self.sb.nxt());
-            }
+            self.timed_sample(now);
         }
         // Newly delivered: cumulatively acknowledged without an earlier SACK, or newly SACKed.
         let delivered_segs = sacked.newly + cum.segs - cum.were_sacked;
@@ -2164,7 +2180,8 @@ mod tests {
     /// The in-order ACK in one pass (`in_order_ack`) leaves the sender exactly as the general
     /// phases do, ACK after ACK, through slow start, losses, recoveries, timeouts and back: for
     /// CUBIC, Reno and Vegas, in the Linux (RACK, TLP, timestamps), ns-3 and ns-2 profiles (no
-    /// RACK, no SACK), with single losses, bursts and a lost retransmission.
+    /// RACK: RFC 6675's loss detection with SACK), each with SACK and without, and the Linux
+    /// profile without RACK too, with single losses, bursts and a lost retransmission.
     #[test]
     fn the_in_order_ack_is_the_general_phases() {
         use crate::cc::CcConfig;
@@ -2173,10 +2190,19 @@ mod tests {
             ("a burst", &|n, k| k == 1 && (300..306).contains(&n)),
             ("a retransmission", &|n, k| (n == 150 && k <= 2) || (k == 1 && n % 211 == 5)),
         ];
-        for profile in [Profile::Linux, Profile::Ns3, Profile::Ns2] {
+        let variants = [
+            TcpConfig { profile: Profile::Linux, ..Default::default() },
+            TcpConfig { profile: Profile::Linux, rack: Some(false), ..Default::default() },
+            TcpConfig { profile: Profile::Linux, sack: false, ..Default::default() },
+            TcpConfig { profile: Profile::Ns3, ..Default::default() },
+            TcpConfig { profile: Profile::Ns3, sack: false, ..Default::default() },
+            TcpConfig { profile: Profile::Ns2, ..Default::default() },
+            TcpConfig { profile: Profile::Ns2, sack: false, ..Default::default() },
+        ];
+        for cfg in variants {
+            let profile = (cfg.profile, cfg.sack, cfg.rack);
             for cc in [CcConfig::Cubic(Default::default()), CcConfig::Reno(Default::default()), CcConfig::Vegas(Default::default())] {
                 for (what, lose) in losses {
-                    let cfg = TcpConfig { profile, ..Default::default() };
                     let fast = exchange(&cfg, &cc, false, lose, None);
                     let general = exchange(&cfg, &cc, true, lose, None);
                     assert!(fast.len() > 300, "{profile:?} {cc:?} {what}: {} ACKs", fast.len());
