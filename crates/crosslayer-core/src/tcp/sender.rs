@@ -1163,13 +1163,13 @@ impl Sender {
     /// retransmitted, SACKed or marked lost, carries no SACK block and no ECN echo to react to,
     /// with nothing SACKed, lost or retransmitted outstanding, no probe outstanding and no
     /// delivery-rate sampling (RTT samples by Karn's rule, from timestamps, or ns-2's timed
-    /// segment). Its effects
-    /// are exactly those of `sample`, `detect`, `react` and `recover` for such an ACK (those
-    /// phases' branches that such an ACK cannot take are left out; `Scoreboard::ack_in_order` is
-    /// `ack_cumulative` for it). Loss detection by RACK runs as `detect` runs it; RFC 6675's
-    /// (SACK without RACK: the ns-3 and ns-2 profiles) marks nothing with nothing SACKed
-    /// outstanding, and its `IsLost(HighACK + 1)` in `recover` is then false, so both are left
-    /// out, as with no SACK. False if the ACK is not such a one: then nothing has changed.
+    /// segment). Its effects are exactly those of `sample`, `detect`, `react` and `recover` for
+    /// such an ACK (those phases' branches that such an ACK cannot take are left out;
+    /// `Scoreboard::ack_in_order` is `ack_cumulative` for it). Loss detection by RACK runs as
+    /// `detect` runs it; RFC 6675's (SACK without RACK: the ns-3 and ns-2 profiles) marks
+    /// nothing with nothing SACKed outstanding, and its `IsLost(HighACK + 1)` in `recover` is
+    /// then false, so both are left out, as with no SACK. False if the ACK is not such a one:
+    /// then nothing has changed.
     #[inline]
     fn in_order_ack(&mut self, a: &AckInfo<'_>, ack_seg: u64, ctx: &mut TxCtx<'_>) -> bool {
         let eligible = self.state == CaState::Open
