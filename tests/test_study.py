@@ -658,21 +658,21 @@ def test_a_runs_tables_take_the_points_labels_first_and_refuse_a_clash() -> None
     every row the same, the table's own columns after them unchanged; a label with a result
     column's name is refused (the study's column names never give one: `column_names`)."""
     import crosslayer
-    from crosslayer.store import frames_for
+    from crosslayer.store import tables_for
 
     study = Study.from_toml(SMALL)
     p = study.points()[0]
     r = crosslayer.run(p.scenario)
-    frames = frames_for(p.key, p.labels, r, {}, {})
+    frames = tables_for(p.key, p.labels, r, {}, {})
     labels = {"key": p.key, **p.labels}
     for name, own in (("flows", r.flows), ("queues", r.queues), ("series", r.series)):
-        f = frames[name]
+        f = frames[name].to_pandas()
         assert list(f.columns) == [*labels, *own.columns], name
         for col, value in labels.items():
             assert (f[col] == value).all(), (name, col)
         pd.testing.assert_frame_equal(f[list(own.columns)], own, obj=name)
     with pytest.raises(ValueError, match="already has the column"):
-        frames_for(p.key, {**p.labels, "goodput_bps": 1}, r, {}, {})
+        tables_for(p.key, {**p.labels, "goodput_bps": 1}, r, {}, {})
 
 
 def test_a_sweep_starts_its_costliest_runs_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

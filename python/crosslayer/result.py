@@ -196,6 +196,24 @@ def _table(columns: Mapping[str, Any] | None, names: tuple[str, ...]) -> pd.Data
     return pd.DataFrame({name: _column(values, string_dtype) for name, values in columns.items()}, copy=False)
 
 
+def _arrow_column(values: Any) -> Any:
+    """An engine column as the Arrow array ``pyarrow.Table.from_pandas`` makes of its DataFrame
+    column (:func:`_column`), built without the DataFrame: NaN as null, as pandas converts
+    floats; strings (pandas' Arrow-backed default) as ``large_string``; a categorical as a
+    dictionary over ``large_string`` labels with pandas' smallest code type."""
+    import pyarrow as pa
+
+    if isinstance(values, Mapping):
+        codes = np.asarray(values["codes"], dtype=np.int64)
+        labels = pa.array(list(values["labels"]), pa.large_string())
+        if values.get("strings"):
+            return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int64()), labels).dictionary_decode()
+        n = len(labels)
+        code_type = np.int8 if n < 2**7 else np.int16 if n < 2**15 else np.int32 if n < 2**31 else np.int64
+        return pa.DictionaryArray.from_arrays(pa.array(codes.astype(code_type), mask=codes < 0), labels)
+    return pa.array(values, from_pandas=True)
+
+
 class _Columns:
     """A table as the engine returned it (its column dict, or None), until it is first read."""
 
@@ -205,6 +223,21 @@ class _Columns:
     def frame(self) -> pd.DataFrame:
         try:
             return _table(self.columns, self.names)
+        except MemoryError:
+            raise out_of_memory() from None
+
+    def arrow(self) -> Any:
+        """The table as an Arrow table, as ``pyarrow.Table.from_pandas(self.frame(),
+        preserve_index=False)`` would give it but for the pandas metadata (reading it back
+        gives the same DataFrame), without building the DataFrame: None if the table is empty
+        (its DataFrame's columns have no type to take)."""
+        import pyarrow as pa
+
+        if not _rows(self.columns):
+            return None
+        assert self.columns is not None
+        try:
+            return pa.Table.from_arrays([_arrow_column(v) for v in self.columns.values()], names=list(self.columns))
         except MemoryError:
             raise out_of_memory() from None
 
@@ -323,6 +356,23 @@ class Result:
             summary["pcap_packets"] = summary.get("pcap_packets", 0) + int(f["packets"])
             summary["pcap_missed"] = summary.get("pcap_missed", 0) + int(f["missed"])
         return cls(summary=summary, scenario=scenario, captures=captures, **tables)
+
+    def arrow(self, name: str) -> Any:
+        """Table ``name`` as a ``pyarrow.Table`` (no pandas metadata): from the engine's columns
+        if its DataFrame is not built yet, else from the DataFrame. What a store writes
+        (:func:`crosslayer.store.tables_for`): reading the file back with pandas gives the
+        table's DataFrame, and building it from the columns costs a small part of what
+        converting the DataFrame does (a short run's tables took longer to store than to
+        compute)."""
+        import pyarrow as pa
+
+        if name not in TABLES:
+            raise KeyError(f"no table {name!r}; a result has {', '.join(TABLES)}")
+        value = self.__dict__[name]
+        table = value.arrow() if isinstance(value, _Columns) else None
+        if table is None:
+            table = pa.Table.from_pandas(getattr(self, name), preserve_index=False).replace_schema_metadata(None)
+        return table
 
     def rows(self, name: str) -> int:
         """The number of rows of table ``name``, without building its DataFrame if it is not
@@ -593,7 +643,7 @@ class Result:
             raise StoreError(f"run {key} was stored by an older crosslayer without its scenario: run the study again into a new store to draw it")
         scenario = Scenario.from_dict(json.loads(row["scenario_json"]), f"{store.root}/runs/{key}.parquet")
         cols = list(run.columns)
-        labels = cols[1 : cols.index("scenario")] if "scenario" in cols else []  # frames_for: key, swept values, then the rest
+        labels = cols[1 : cols.index("scenario")] if "scenario" in cols else []  # tables_for: key, swept values, then the rest
         tables: dict[str, pd.DataFrame] = {}
         for name, columns in TABLES.items():
             frame = store.table(name, {key}) if name in STORE_TABLES else pd.DataFrame()

@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 __all__ = ["TABLES", "Claim", "DiskFullError", "Store", "StoreError", "differences", "folder_kind", "git_commit"]
 
@@ -303,8 +304,9 @@ class Store:
         for path in self.files(key):
             path.unlink(missing_ok=True)
 
-    def write(self, key: str, tables: Mapping[str, pd.DataFrame]) -> None:
-        """Store one run's tables (``runs`` last, which commits it). Each file's footer is read
+    def write(self, key: str, tables: Mapping[str, pd.DataFrame | pa.Table]) -> None:
+        """Store one run's tables (``runs`` last, which commits it): Arrow tables
+        (:func:`tables_for`) or DataFrames. Each file's footer is read
         back before it is renamed into place. ``DiskFullError`` if the disk is full (nothing of
         the run is left behind); other ``OSError``s as they come."""
         written: list[Path] = []
@@ -461,17 +463,21 @@ class Store:
     # -- writing files --------------------------------------------------------------------------
 
     @staticmethod
-    def _atomic_write_parquet(path: Path, frame: pd.DataFrame) -> None:
+    def _atomic_write_parquet(path: Path, table: pd.DataFrame | pa.Table) -> None:
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
         os.close(fd)
         try:
-            frame.to_parquet(tmp, index=False)
+            if isinstance(table, pa.Table):
+                pq.write_table(table, tmp)
+            else:
+                table.to_parquet(tmp, index=False)
             # read back before it counts: the footer, which is written last and holds the row
             # count, proves the file complete without decoding it again
-            if pq.read_metadata(tmp).num_rows != len(frame):
-                raise StoreError(f"{tmp} did not read back with {len(frame)} rows")
+            if pq.read_metadata(tmp).num_rows != len(table):
+                raise StoreError(f"{tmp} did not read back with {len(table)} rows")
             os.chmod(tmp, FILE_MODE)
             os.replace(tmp, path)
         except BaseException:
@@ -516,41 +522,77 @@ def _mkdir(path: Path) -> None:
     path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
 
 
-def frames_for(key: str, labels: Mapping[str, Any], result: Any, config: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
-    """The tables a run contributes to a store: each row tagged with the key and the point's
-    swept values; the ``runs`` row holds the run metrics (:mod:`crosslayer.metrics`)."""
+def tables_for(key: str, labels: Mapping[str, Any], result: Any, config: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, pa.Table]:
+    """The tables a run contributes to a store, as Arrow tables: each row tagged with the key
+    and the point's swept values (the first columns); the ``runs`` row holds the run metrics
+    (:mod:`crosslayer.metrics`). Built from the engine's columns (:meth:`Result.arrow`), not
+    through DataFrames: read back with pandas, each file gives the DataFrame the run's table
+    with its label columns would be (``tests/test_store_tables.py``), and a short run's tables
+    cost a third of what they did to build and write (docs/PERFORMANCE.md, part 14)."""
     import numpy as np
     import pandas as pd
+    import pyarrow as pa
 
     from crosslayer.metrics import run_row
 
+    tagged: dict[str, Any] = {"key": key, **labels}
+    # the label columns as pandas types a column of one value (built once: a run's tables share it)
+    one = pa.Table.from_pandas(pd.DataFrame({col: [value] for col, value in tagged.items()}), preserve_index=False)
+
+    def tag(name: str) -> pa.Table:
+        own = result.arrow(name)
+        clash = [c for c in tagged if c in own.column_names]
+        if clash:
+            raise ValueError(f"a run's table already has the column(s) {clash}: an axis column may not take a result column's name")
+        n = own.num_rows
+        if n == 0:
+            # the types pandas gives the columns of an empty table (a run without TCP flows has
+            # an empty flows table, stored as it is): through pandas, which costs nothing here
+            frame = getattr(result, name)
+            labelled = pd.concat([pd.DataFrame({col: [value] * 0 for col, value in tagged.items()}, index=frame.index), frame], axis=1)
+            return pa.Table.from_pandas(labelled, preserve_index=False).replace_schema_metadata(None)
+        columns: list[Any] = []
+        for col, value in tagged.items():
+            if n > LARGE_TABLE_ROWS and isinstance(value, str):
+                # one code a row instead of a string a row: a series of 17 million rows took
+                # 4.5 GB with its labels as Python lists; read back, concatenated with other
+                # runs' rows, the column is text again
+                columns.append(pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int8)), pa.array([value], pa.large_string())))
+            else:
+                columns.append(one.column(col).combine_chunks().take(pa.array(np.zeros(n, dtype=np.int64))))
+        return pa.Table.from_arrays([*columns, *own.columns], names=[*tagged, *own.column_names])
+
+    # the tables first, while the engine's columns are not DataFrames yet (the metrics build some)
+    tables = {"flows": tag("flows"), "queues": tag("queues")}
+    for name in ("series", "udp", "cwnd", "goodput", "milestones", "wlan"):
+        if result.rows(name):  # an empty table is not stored, nor built
+            tables[name] = tag(name)
     row: dict[str, Any] = {"key": key, **labels, "scenario": result.scenario.name}
     row.update(run_row(result))
     row.update(extra)
     row["config"] = json.dumps(config, sort_keys=True)
     row["scenario_json"] = json.dumps(result.scenario.model_dump(mode="json"), sort_keys=True)
+    return {"runs": _row_table(row), **tables}
 
-    def tag(frame: pd.DataFrame) -> pd.DataFrame:
-        n = len(frame)
-        many = n > LARGE_TABLE_ROWS
-        columns: dict[str, Any] = {}
-        for col, value in {"key": key, **labels}.items():
-            if many and isinstance(value, str):
-                # one code a row instead of a pointer a row (and no Python list): a series of 17
-                # million rows took 4.5 GB with its labels as lists; read back, concatenated with
-                # other runs' rows, the column is text again
-                columns[col] = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[value])
-            else:
-                columns[col] = np.full(n, value) if many else [value] * n
-        clash = [c for c in columns if c in frame.columns]
-        if clash:
-            raise ValueError(f"a run's table already has the column(s) {clash}: an axis column may not take a result column's name")
-        # the label columns first, built at once (a column inserted at a time rebuilds the frame
-        # each time: a third of a short run's time in this function)
-        return pd.concat([pd.DataFrame(columns, index=frame.index), frame], axis=1)
 
-    tables = {"runs": pd.DataFrame([row]), "flows": tag(result.flows), "queues": tag(result.queues)}
-    for name in ("series", "udp", "cwnd", "goodput", "milestones", "wlan"):
-        if result.rows(name):  # an empty table is not stored, nor built
-            tables[name] = tag(getattr(result, name))
-    return tables
+def _row_table(row: Mapping[str, Any]) -> pa.Table:
+    """A one-row Arrow table of ``row`` with the types ``pandas.DataFrame([row])`` gives its
+    columns (text as ``large_string``, None as null, numbers and booleans as NumPy types them),
+    without the DataFrame (a column at a time, pandas' conversion costs more than the run's
+    other tables)."""
+    import numpy as np
+    import pyarrow as pa
+
+    columns = []
+    for value in row.values():
+        if isinstance(value, str):
+            columns.append(pa.array([value], pa.large_string()))
+        elif value is None:
+            columns.append(pa.nulls(1))
+        elif isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
+            columns.append(pa.array(np.asarray([value]), from_pandas=True))
+        else:  # anything else as pandas converts it
+            import pandas as pd
+
+            columns.append(pa.Table.from_pandas(pd.DataFrame({"v": [value]}), preserve_index=False).column("v").combine_chunks())
+    return pa.Table.from_arrays(columns, names=list(row))

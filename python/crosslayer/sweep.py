@@ -46,13 +46,13 @@ from crosslayer.store import (
     DiskFullError,
     Store,
     differences,
-    frames_for,
+    tables_for,
     git_commit,
 )
 from crosslayer.study import Point, Study, engine_version
 
 if TYPE_CHECKING:
-    import pandas as pd
+    import pyarrow as pa
 
 __all__ = ["Conflict", "Eta", "RunEvent", "SweepReport", "conflicts", "execute", "run_study"]
 
@@ -192,7 +192,7 @@ def _send_progress(key: str) -> Callable[[float], None] | None:
 
 def execute(
     key: str, labels: Mapping[str, Any], scenario: Mapping[str, Any], progress: Callable[[float], None] | None = None
-) -> dict[str, pd.DataFrame]:
+) -> dict[str, pa.Table]:
     """Run one point (in a worker): the tables it contributes to a store. ``progress(sim_s)``
     follows the simulated time (in a local worker process, the sweep's queue does)."""
     import crosslayer
@@ -201,7 +201,7 @@ def execute(
     sc = Scenario.from_dict(scenario)
     result = crosslayer.run(sc, progress=progress or _send_progress(key))
     extra = {"engine_version": engine_version(), "git_commit": git_commit()}
-    return frames_for(key, labels, result, sc.to_engine_spec(compact=True), extra)
+    return tables_for(key, labels, result, sc.to_engine_spec(compact=True), extra)
 
 
 def _work(p: Point) -> float:
@@ -439,7 +439,7 @@ def run_study(
         if on_progress:
             on_progress(done, len(in_flight), len(report.failed), total)
 
-    def finished(p: Point, claim: Claim, frames: dict[str, pd.DataFrame] | None, error: str | None) -> None:
+    def finished(p: Point, claim: Claim, frames: dict[str, pa.Table] | None, error: str | None) -> None:
         nonlocal done
         if error is not None:
             claim.release()
@@ -453,7 +453,8 @@ def run_study(
             claim.release(done=store.has(p.key))
         report.ran += 1
         done += 1
-        wall = frames["runs"]["wall_s"].iloc[0] if "wall_s" in frames["runs"] else None
+        runs = frames["runs"]
+        wall = runs.column("wall_s")[0].as_py() if "wall_s" in runs.column_names else None
         event(p.key, p.scenario.duration / 1e9, final=True, wall_s=None if wall is None else float(wall))
 
     def look_at_deferred() -> None:
@@ -528,7 +529,7 @@ def run_study(
     return report
 
 
-def execute_on_dask(key: str, labels: Mapping[str, Any], scenario: Mapping[str, Any], queue_name: str) -> dict[str, pd.DataFrame]:
+def execute_on_dask(key: str, labels: Mapping[str, Any], scenario: Mapping[str, Any], queue_name: str) -> dict[str, pa.Table]:
     """:func:`execute` on a Dask worker, sending ``(key, sim_s)`` progress to the driver through
     the distributed queue ``queue_name`` (best effort)."""
     from distributed import Queue, get_client

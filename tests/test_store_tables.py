@@ -1,0 +1,134 @@
+"""A store's files are written from the engine's columns as Arrow tables (`store.tables_for`),
+not through DataFrames. These tests hold the new path to what the store wrote before: each
+table as pandas built it (the run's DataFrame with the key and the swept values as its first
+columns, then `DataFrame.to_parquet`). The Arrow tables must equal pandas' conversion of those
+DataFrames column for column (so DuckDB's views see the same types), and the files must read
+back with pandas as the same DataFrames."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+import crosslayer
+from crosslayer import store as store_module
+from crosslayer.scenario import Scenario
+from crosslayer.store import Store, tables_for
+
+BASE = """
+name = "tables"
+duration = "3s"
+warmup = "1s"
+seed = 3
+sample_interval = "50ms"
+cwnd_trace = true
+goodput_interval = "500ms"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "20Mbps", delay = "5ms", qdisc = { kind = "codel" } }
+senders = [ { name = "S1", rate = "100Mbps", delay = "1ms" }, { name = "S2", rate = "100Mbps", delay = "10ms" } ]
+receivers = [ { name = "R1", rate = "100Mbps", delay = "1ms" } ]
+"""
+
+TCP = """
+[[flows]]
+src = ["S1", "S2"]
+dst = ["R1"]
+per_pair = 2
+cc = "cubic"
+milestones = true
+[[flows]]
+src = ["S1"]
+dst = ["R1"]
+cc = "reno"
+size = "200kB"
+start = "0.5s"
+"""
+
+UDP = """
+[[udp]]
+src = "S1"
+dst = "R1"
+rate = "2Mbps"
+"""
+
+
+def pandas_tables(key: str, labels: dict[str, Any], result: Any, row: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The tables as the store built them before: each of the run's DataFrames with the label
+    columns first (a list of the value a row; a categorical of one code a row for text in a
+    table over `LARGE_TABLE_ROWS`)."""
+    tagged = {"key": key, **labels}
+    out = {"runs": row}
+    for name in ("flows", "queues", "series", "udp", "cwnd", "goodput", "milestones", "wlan"):
+        if name not in ("flows", "queues") and not result.rows(name):
+            continue
+        frame = getattr(result, name)
+        n = len(frame)
+        many = n > store_module.LARGE_TABLE_ROWS
+        columns: dict[str, Any] = {}
+        for col, value in tagged.items():
+            if many and isinstance(value, str):
+                columns[col] = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[value])
+            else:
+                columns[col] = np.full(n, value) if many else [value] * n
+        out[name] = pd.concat([pd.DataFrame(columns, index=frame.index), frame], axis=1)
+    return out
+
+
+def check(tmp_path: Path, text: str, labels: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """Store one run both ways and compare; returns the names of the tables compared."""
+    scenario = Scenario.from_dict(tomllib.loads(text))
+    key = "0123456789abcdef0123"
+    rows: list[dict[str, Any]] = []
+    real = store_module._row_table
+
+    def keep(row: dict[str, Any]) -> pa.Table:
+        rows.append(dict(row))
+        return real(row)
+
+    monkeypatch.setattr(store_module, "_row_table", keep)
+    tables = tables_for(key, labels, crosslayer.run(scenario), {"spec": 1}, {"engine_version": "x", "git_commit": None})
+    # the same run again (the engine is deterministic), its tables built by pandas
+    expected = pandas_tables(key, labels, crosslayer.run(scenario), pd.DataFrame(rows))
+    assert set(tables) == set(expected)
+    new, old = Store(tmp_path / "new").create(), Store(tmp_path / "old").create()
+    new.write(key, tables)
+    old.write(key, expected)
+    for name, frame in expected.items():
+        reference = pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(None)
+        assert tables[name].schema == reference.schema, name
+        assert tables[name].equals(reference), name
+        pd.testing.assert_frame_equal(new.table(name), old.table(name), check_exact=True, obj=name)
+    return set(tables)
+
+
+def test_the_tables_of_a_run_with_every_kind_of_column(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # text, integer, real and boolean labels; finite flows (NaN completion times among them);
+    # categorical columns (cwnd's state, goodput's and milestones' flows); a UDP flow
+    names = check(tmp_path, BASE + TCP + UDP, {"tcp": "cubic", "load": 2, "target": 0.005, "ecn": True}, monkeypatch)
+    assert names >= {"runs", "flows", "queues", "series", "udp", "cwnd", "goodput", "milestones"}
+
+
+def test_a_run_without_tcp_flows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # its flows table is empty: stored with the label columns and no rows, as pandas wrote it
+    check(tmp_path, BASE + UDP, {"rate": "2Mbps"}, monkeypatch)
+
+
+def test_the_labels_of_a_large_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # text labels of a table over LARGE_TABLE_ROWS become one code a row (a dictionary)
+    monkeypatch.setattr(store_module, "LARGE_TABLE_ROWS", 10)
+    check(tmp_path, BASE + TCP, {"aqm": "codel", "seed_no": 3}, monkeypatch)
+
+
+def test_the_runs_row_has_the_types_pandas_gives_it() -> None:
+    row = {"key": "k", "n": 3, "big": np.uint64(2**63 + 1), "x": 0.5, "nan": float("nan"), "f32": np.float32(1.5), "flag": True, "none": None, "text": "é"}
+    got = store_module._row_table(row)
+    want = pa.Table.from_pandas(pd.DataFrame([row]), preserve_index=False).replace_schema_metadata(None)
+    assert got.schema == want.schema
+    assert got.equals(want)
