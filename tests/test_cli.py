@@ -166,6 +166,20 @@ def test_bench_json_prints_one_object_per_case_and_nothing_else(fake_core: types
     assert "Access Link, 90 CUBIC flows" in quiet.stdout
 
 
+def test_bench_sweep_measures_a_real_sweep_of_short_runs() -> None:
+    # `bench --sweep N` runs `crosslayer study run` on N seeds (a real sweep, into a temporary
+    # store) and reports its CPU against the engine's own time: both positive, the engine's
+    # part of the CPU, the share outside it what they leave
+    result = runner.invoke(app, ["bench", "--sweep", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    cost = json.loads(result.stdout)
+    assert cost["runs"] == 3 and cost["workers"] == 1
+    assert 0 < cost["engine_s"] < cost["cpu_s"] and cost["wall_s"] > 0
+    assert cost["outside_share"] == pytest.approx(1 - cost["engine_s"] / cost["cpu_s"])
+    bad = runner.invoke(app, ["bench", "--sweep", "0"])
+    assert bad.exit_code != 0 and "at least 1" in bad.output
+
+
 def test_tables_are_never_cut_when_piped() -> None:
     # CliRunner's output is not a terminal, as in `crosslayer ... | less` or `> file`
     result = runner.invoke(app, ["study", "points", str(ROOT / "studies" / "seed000-matrix.toml")])

@@ -95,7 +95,8 @@ def check(tmp_path: Path, text: str, labels: dict[str, Any], monkeypatch: pytest
     monkeypatch.setattr(store_module, "_row_table", keep)
     tables = tables_for(key, labels, crosslayer.run(scenario), {"spec": 1}, {"engine_version": "x", "git_commit": None})
     # the same run again (the engine is deterministic), its tables built by pandas
-    expected = pandas_tables(key, labels, crosslayer.run(scenario), pd.DataFrame(rows))
+    # (the last row `_row_table` made is the runs row: the labels' types are made by it first)
+    expected = pandas_tables(key, labels, crosslayer.run(scenario), pd.DataFrame(rows[-1:]))
     assert set(tables) == set(expected)
     new, old = Store(tmp_path / "new").create(), Store(tmp_path / "old").create()
     new.write(key, tables)
@@ -132,3 +133,32 @@ def test_the_runs_row_has_the_types_pandas_gives_it() -> None:
     want = pa.Table.from_pandas(pd.DataFrame([row]), preserve_index=False).replace_schema_metadata(None)
     assert got.schema == want.schema
     assert got.equals(want)
+
+
+@pytest.mark.parametrize("text", [BASE + TCP + UDP, BASE + UDP, BASE + TCP], ids=["tcp-udp", "udp-only", "tcp"])
+def test_the_run_metrics_from_the_engines_columns_are_the_dataframes(text: str) -> None:
+    # a run being stored computes its aggregates and run metrics from the engine's columns
+    # (no DataFrame built); once the tables are DataFrames, the same from them, to the bit
+    from crosslayer.metrics import run_row
+
+    scenario = Scenario.from_dict(tomllib.loads(text))
+    fresh = crosslayer.run(scenario)
+    from_columns = (fresh.aggregates(), run_row(fresh))
+    assert isinstance(fresh.__dict__["queues"], store_module_columns())  # the bottleneck read from the columns
+    built = crosslayer.run(scenario)
+    for name in ("flows", "queues", "hosts", "wlan"):
+        getattr(built, name)
+    from_frames = (built.aggregates(), run_row(built))
+    for a, b in zip(from_columns, from_frames, strict=True):
+        a, b = dict(a), dict(b)
+        for d in (a, b):  # the engine's own wall time differs between two runs
+            d.pop("wall_s", None)
+            for k in ("events_per_wall_s", "delivered_segments_per_wall_s", "sim_s_per_wall_s", "wall_s_per_sim_s"):
+                d.pop(k, None)
+        assert repr(a) == repr(b)
+
+
+def store_module_columns() -> type:
+    from crosslayer.result import _Columns
+
+    return _Columns

@@ -6,7 +6,7 @@ them. Speed is what the engine reports in its summary (wall time measured inside
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -151,3 +151,51 @@ def startup_cpu(command: str, runs: int = 15) -> dict[str, tuple[float, float, f
             times.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
         out[" ".join(args)] = (min(times), statistics.median(times), max(times))
     return out
+
+
+@dataclass(frozen=True)
+class SweepCost:
+    """What a sweep of short runs costs (:func:`sweep_cpu`): the whole command's wall and CPU
+    time (its worker processes included) and the engine's own time (the runs' ``wall_s``)."""
+
+    runs: int
+    workers: int
+    wall_s: float
+    cpu_s: float
+    engine_s: float
+
+    @property
+    def outside_share(self) -> float:
+        """The share of the CPU time spent outside the engine (start-up, Python, the store)."""
+        return max(0.0, 1.0 - self.engine_s / self.cpu_s) if self.cpu_s > 0 else 0.0
+
+
+SWEEP_STUDY: Final = "seed000-access-link.toml"
+"""The sweep benchmark's runs: seed 000's Access Link (9 CUBIC flows), 5 s each (1 s warm-up),
+one per seed: a short run's engine time is about that of its Python around it."""
+
+
+def sweep_cpu(command: Sequence[str], studies_dir: Path, runs: int = 40, workers: int = 1) -> SweepCost:
+    """Run ``command study run`` (``command``: the program and its first arguments, e.g.
+    ``[sys.executable, "-m", "crosslayer.cli"]``) on ``runs`` seeds of :data:`SWEEP_STUDY` into a new temporary
+    store with ``workers`` worker processes, and measure it: wall time, CPU time of the command
+    and its workers (user + system), and the engine's time summed over the stored runs."""
+    import resource
+    import subprocess
+    import tempfile
+    import time
+
+    import pyarrow.parquet as pq
+
+    with tempfile.TemporaryDirectory(prefix="crosslayer-sweep-bench-") as tmp:
+        store = Path(tmp) / "store"
+        args = [*command, "study", "run", str(studies_dir / SWEEP_STUDY), "-o", str(store), "-q", "-j", str(workers),
+                "--set", f"study.seeds={runs}", "--set", "duration=5s", "--set", "warmup=1s"]  # fmt: skip
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(args, stdout=subprocess.DEVNULL, check=True)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        engine = sum(float(pq.read_table(f, columns=["wall_s"]).column(0)[0].as_py()) for f in (store / "runs").glob("*.parquet"))
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return SweepCost(runs=runs, workers=workers, wall_s=wall, cpu_s=cpu, engine_s=engine)

@@ -64,6 +64,14 @@ class Metric:
         return self.fmt.format(v) if math.isfinite(v) else "-"
 
 
+def _flows_sum(r: Any, column: str) -> float:
+    """The sum of a flows column, NaN skipped, as pandas' ``Series.sum`` gives it (the same
+    pairwise sum of the same values), from the engine's array."""
+    import numpy as np
+
+    return float(np.nansum(r.numbers("flows", column)))
+
+
 def _b(agg: Mapping[str, Any], key: str) -> Any:
     return agg["bottleneck"][key]
 
@@ -81,9 +89,9 @@ METRICS: Final[tuple[Metric, ...]] = (
     Metric("drop_ratio", "drop ratio", "%", "bottleneck queue drops (every reason) / arrivals", "run", scale=100.0, fmt="{:.3f}", bounds=UNIT, compute=lambda r, a: _b(a, "drop_ratio"), in_report=True),
     Metric("jain", "Jain's index (all flows)", "", "Jain's index of the flows' goodput", "run", fmt="{:.3f}", bounds=UNIT, compute=lambda r, a: a["jain"], in_report=True),
     Metric("goodput_mean_mbps", "mean per-flow goodput", "Mb/s", "mean of the flows' goodput", "run", fmt="{:.2f}", compute=lambda r, a: a["goodput_mbps"]["mean"]),
-    Metric("goodput_total_mbps", "system goodput", "Mb/s", "sum of the flows' goodput (payload delivered for the first time)", "run", fmt="{:.2f}", compute=lambda r, a: float(r.flows["goodput_bps"].sum()) / 1e6),
-    Metric("throughput_total_mbps", "system throughput", "Mb/s", "sum of the flows' throughput (bytes sent, headers and retransmissions included)", "run", fmt="{:.2f}", compute=lambda r, a: float(r.flows["throughput_bps"].sum()) / 1e6),
-    Metric("active_flows", "flows with goodput > 0", "", "flows that delivered data in the window", "run", fmt="{:.0f}", compute=lambda r, a: int((r.flows["goodput_bps"] > 0).sum())),
+    Metric("goodput_total_mbps", "system goodput", "Mb/s", "sum of the flows' goodput (payload delivered for the first time)", "run", fmt="{:.2f}", compute=lambda r, a: _flows_sum(r, "goodput_bps") / 1e6),
+    Metric("throughput_total_mbps", "system throughput", "Mb/s", "sum of the flows' throughput (bytes sent, headers and retransmissions included)", "run", fmt="{:.2f}", compute=lambda r, a: _flows_sum(r, "throughput_bps") / 1e6),
+    Metric("active_flows", "flows with goodput > 0", "", "flows that delivered data in the window", "run", fmt="{:.0f}", compute=lambda r, a: int((r.numbers("flows", "goodput_bps") > 0).sum())),
     Metric("zero_goodput_flows", "flows with zero goodput", "", "flows that delivered nothing in the window (a lock-out indicator)", "run", fmt="{:.0f}", compute=lambda r, a: a["lockout"]["zero_goodput_flows"]),
     Metric("max_host_goodput_share", "largest host goodput share", "", "the largest share of one host in the goodput of its direction (near 1: a lock-out)", "run", fmt="{:.3f}", bounds=UNIT, compute=lambda r, a: a["lockout"]["max_host_goodput_share"]),
     Metric("max_host_bottleneck_drop_share", "largest host drop share", "", "the largest fraction of one host's packets dropped at the bottleneck (arrival and queued drops)", "run", fmt="{:.3f}", bounds=UNIT, compute=lambda r, a: a["lockout"]["max_host_bottleneck_drop_share"]),

@@ -386,7 +386,43 @@ class Result:
         not built yet (a table only aggregated, as ``hosts`` in :meth:`aggregates`, is never
         built), else from its DataFrame."""
         value = self.__dict__[name]
-        return np.asarray(value.columns[column] if isinstance(value, _Columns) else value[column].to_numpy(), dtype=float)
+        if isinstance(value, _Columns):
+            if not value.columns:  # an empty table: its DataFrame's column is empty too
+                return np.zeros(0)
+            return np.asarray(value.columns[column], dtype=float)
+        return np.asarray(value[column].to_numpy(), dtype=float)
+
+    def numbers(self, name: str, column: str) -> np.ndarray:
+        """Column ``column`` of table ``name`` as a float array, without building the table's
+        DataFrame if it is not built yet (what the store's run metrics read)."""
+        if name not in TABLES:
+            raise KeyError(f"no table {name!r}; a result has {', '.join(TABLES)}")
+        return self._numbers(name, column)
+
+    def _engine_columns(self, name: str) -> Mapping[str, Any] | None:
+        """The engine's columns of table ``name`` if its DataFrame is not built yet and it has
+        rows; else None (read the DataFrame)."""
+        value = self.__dict__[name]
+        return value.columns if isinstance(value, _Columns) and _rows(value.columns) else None
+
+    def _forward_fields(self) -> dict[str, Any] | None:
+        """The bottleneck's fields :meth:`aggregates` reads, from the engine's columns of
+        ``queues`` when it is not built and holds exactly one A -> B link (a dumbbell): what
+        ``self.queues.iloc[row]`` holds there. None otherwise (take :meth:`_bottleneck`)."""
+        columns = self._engine_columns("queues")
+        role = None if columns is None else columns.get("role")
+        if not isinstance(role, Mapping) or BOTTLENECK_ROLE not in role["labels"]:
+            return None
+        codes = np.asarray(role["codes"])
+        rows = np.flatnonzero(codes == list(role["labels"]).index(BOTTLENECK_ROLE))
+        if len(rows) != 1:
+            return None
+        i = int(rows[0])
+        link = columns["link"]
+        out: dict[str, Any] = {"link": list(link["labels"])[int(np.asarray(link["codes"])[i])]}
+        for c in ("qlen_mean_pkts", "qlen_sd_pkts", "sojourn_mean_s", "sojourn_p99_s", "arrivals", "drops", "utilization"):
+            out[c] = columns[c][i]
+        return out
 
     def _headline(self) -> dict[str, str]:
         try:
@@ -514,14 +550,16 @@ class Result:
         wall_s, sim_s = float(s["wall_s"]), float(s["sim_s"])
         events, segments = int(s["events"]), int(s["delivered_segments"])
         medium = self.medium
-        b = self._bottleneck(medium)
+        # from the engine's columns where the tables are not built yet (a run being stored):
+        # the same values as the DataFrames', without building them
+        b = (self._forward_fields() if medium is None else None) or self._bottleneck(medium)
         drops = int(b["drops"])
-        goodput_bps = self.flows["goodput_bps"].to_numpy(dtype=float)
+        goodput_bps = self._numbers("flows", "goodput_bps")
         aggregates: dict[str, Any] = plain(
             {
                 "scenario": self.scenario.name,
                 "seed": self.scenario.seed,
-                "flows": len(self.flows),
+                "flows": self.rows("flows"),
                 "sim_s": sim_s,
                 "measured_s": float(s["measured_s"]),
                 "wall_s": wall_s,
@@ -532,7 +570,7 @@ class Result:
                 "sim_s_per_wall_s": _ratio(sim_s, wall_s),
                 "wall_s_per_sim_s": _ratio(wall_s, sim_s),
                 "goodput_mbps": _spread(goodput_bps / 1e6),
-                "throughput_mbps": _spread(self.flows["throughput_bps"].to_numpy(dtype=float) / 1e6),
+                "throughput_mbps": _spread(self._numbers("flows", "throughput_bps") / 1e6),
                 "jain": jain_index(goodput_bps) if len(goodput_bps) else None,  # UDP flows only: no TCP flow to share
                 "lockout": {
                     "max_host_goodput_share": _nanmax(self._numbers("hosts", "goodput_share")) if self.rows("hosts") else None,
@@ -560,6 +598,12 @@ class Result:
     def _busiest_links(self, n: int = 3) -> list[dict[str, Any]]:
         """:meth:`busiest_links` as ``{link, utilization, drop_ratio}`` dicts, from the columns
         (no frame)."""
+        columns = self._engine_columns("queues")
+        if columns is not None and "utilization" in columns:
+            top = np.argsort(-np.asarray(columns["utilization"], dtype=float), kind="stable")[:n]
+            names = np.asarray(list(columns["link"]["labels"]), dtype=object)[np.asarray(columns["link"]["codes"])[top]].tolist()
+            utilization, drop_ratio = (np.asarray(columns[c])[top].tolist() for c in ("utilization", "drop_ratio"))
+            return [{"link": k, "utilization": u, "drop_ratio": d} for k, u, d in zip(names, utilization, drop_ratio)]
         top = self._busiest_rows(n)
         if top is None:
             return []
@@ -573,7 +617,11 @@ class Result:
         with no finite flow."""
         from crosslayer.fct import finite_flows
 
-        if not finite_flows(self.flows).any():
+        columns = self._engine_columns("flows")
+        if columns is not None and "size_bytes" in columns:
+            if not (np.asarray(columns["size_bytes"]) > 0).any():
+                return None
+        elif not finite_flows(self.flows).any():
             return None
         f = self.fct
         completed = f["completed"].to_numpy(dtype=bool)

@@ -530,14 +530,13 @@ def tables_for(key: str, labels: Mapping[str, Any], result: Any, config: Mapping
     with its label columns would be (``tests/test_store_tables.py``), and a short run's tables
     cost a third of what they did to build and write (docs/PERFORMANCE.md, part 14)."""
     import numpy as np
-    import pandas as pd
     import pyarrow as pa
 
     from crosslayer.metrics import run_row
 
     tagged: dict[str, Any] = {"key": key, **labels}
     # the label columns as pandas types a column of one value (built once: a run's tables share it)
-    one = pa.Table.from_pandas(pd.DataFrame({col: [value] for col, value in tagged.items()}), preserve_index=False)
+    one = _row_table(tagged)
 
     def tag(name: str) -> pa.Table:
         own = result.arrow(name)
@@ -548,6 +547,8 @@ def tables_for(key: str, labels: Mapping[str, Any], result: Any, config: Mapping
         if n == 0:
             # the types pandas gives the columns of an empty table (a run without TCP flows has
             # an empty flows table, stored as it is): through pandas, which costs nothing here
+            import pandas as pd
+
             frame = getattr(result, name)
             labelled = pd.concat([pd.DataFrame({col: [value] * 0 for col, value in tagged.items()}, index=frame.index), frame], axis=1)
             return pa.Table.from_pandas(labelled, preserve_index=False).replace_schema_metadata(None)

@@ -47,11 +47,33 @@ def bench(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the table (no per-case lines, no ns-3 reference).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print each case's study file, flows and simulated time as it starts.")] = False,
     startup: Annotated[bool, typer.Option("--startup", help="Instead: the CPU time of `crosslayer --version` and `crosslayer -h` (15 runs each: min, median, max).")] = False,
+    sweep: Annotated[
+        int | None, typer.Option("--sweep", metavar="RUNS", help="Instead: what a sweep of RUNS short runs costs (`study run` on the Access Link, 5 s, seeds 1..RUNS): wall and CPU time, and the share of the CPU outside the engine.")
+    ] = None,
+    workers: Annotated[int, typer.Option("--workers", "-j", help="With --sweep: the sweep's worker processes.")] = 1,
 ) -> None:
-    """Speed on the seed-paper scenarios, compared with ns-3 (or, with --startup, the start-up cost)."""
+    """Speed on the seed-paper scenarios, compared with ns-3 (or, with --startup, the start-up cost;
+    with --sweep, a sweep's cost outside the engine)."""
     from crosslayer import _core
     from crosslayer.bench import CASES, NS3_REFERENCE, default_studies_dir, run_bench
     from crosslayer.version import BUILDS
+
+    if sweep is not None:
+        from crosslayer.bench import sweep_cpu
+
+        if sweep < 1 or workers < 1:
+            raise typer.BadParameter("--sweep and --workers take a count of at least 1")
+        # this interpreter and this package, whatever PATH finds first
+        cost = sweep_cpu([sys.executable, "-m", "crosslayer.cli"], studies or default_studies_dir(), sweep, workers)
+        if json_output:
+            typer.echo(dumps_json({**asdict(cost), "outside_share": cost.outside_share}))
+        else:
+            typer.echo(
+                f"{cost.runs} runs of 5 s on {cost.workers} worker(s): wall {cost.wall_s:.2f} s, CPU {cost.cpu_s:.2f} s, "
+                f"engine {cost.engine_s:.2f} s: {cost.outside_share:.0%} of the CPU outside the engine "
+                f"({(cost.cpu_s - cost.engine_s) / cost.runs * 1e3:.0f} ms a run)"
+            )
+        return
 
     if startup:
         from crosslayer.bench import startup_cpu
