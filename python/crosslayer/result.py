@@ -230,12 +230,14 @@ class _Columns:
         """The table as an Arrow table, as ``pyarrow.Table.from_pandas(self.frame(),
         preserve_index=False)`` would give it but for the pandas metadata (reading it back
         gives the same DataFrame), without building the DataFrame: None if the table is empty
-        (its DataFrame's columns have no type to take)."""
+        (its DataFrame's columns have no type to take) or has a column of Python values."""
         import pyarrow as pa
 
         if not _rows(self.columns):
             return None
         assert self.columns is not None
+        if any(isinstance(v, list) for v in self.columns.values()):
+            return None  # a column of Python values (not the engine's: a test's) is pandas' to type
         try:
             return pa.Table.from_arrays([_arrow_column(v) for v in self.columns.values()], names=list(self.columns))
         except MemoryError:
@@ -656,6 +658,15 @@ class Result:
         tmp = staging or staging_folder(out)
         try:
             for name in TABLES:
+                value = self.__dict__[name]
+                # a table not built yet goes from the engine's columns to Arrow (`arrow`: read
+                # back, the same DataFrame), not through a DataFrame built only to be converted
+                table = value.arrow() if format == "parquet" and isinstance(value, _Columns) else None
+                if table is not None:
+                    import pyarrow.parquet as pq
+
+                    pq.write_table(table, tmp / f"{name}.parquet")
+                    continue
                 frame: pd.DataFrame = getattr(self, name)
                 if format == "parquet":
                     frame.to_parquet(tmp / f"{name}.parquet", index=False)
