@@ -180,3 +180,31 @@ def test_a_saved_result_reads_back_as_its_dataframes(tmp_path: Path) -> None:
     for name in TABLES:
         pd.testing.assert_frame_equal(getattr(a, name), frames[name], check_exact=True, obj=name)
         pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True, obj=name)
+
+
+def test_a_stores_tables_read_as_file_by_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `Store.table` reads runs whose files are alike as one Arrow table; it must give what each
+    # file read by pandas and the frames concatenated give (the path it keeps for files that
+    # differ): for runs stored now, runs stored by pandas (with its metadata), and both mixed
+    scenario = Scenario.from_dict(tomllib.loads(BASE + TCP + UDP))
+    store = Store(tmp_path / "s").create()
+    for seed in (1, 2, 3):
+        sc = scenario.with_overrides(seed=seed)
+        key = f"{seed:020d}"
+        labels = {"seed": seed, "tcp": "cubic"}
+        tables = tables_for(key, labels, crosslayer.run(sc), {}, {"engine_version": "x", "git_commit": None})
+        if seed == 2:  # as the store wrote it before: DataFrames with pandas' metadata
+            store.write(key, {name: t.to_pandas() for name, t in tables.items()})
+        else:
+            store.write(key, tables)
+    some = {f"{1:020d}", f"{3:020d}"}
+    fast = {name: (store.table(name), store.table(name, some)) for name in store_module.TABLES}
+    assert len(fast["flows"][0]) == 3 * 5 and len(fast["runs"][0]) == 3
+    # the one-table path was taken where the files are alike (a dictionary column, as cwnd's
+    # flow names, keeps the file-by-file path)
+    alike = {name for name in store_module.TABLES if store_module._read_alike(sorted((tmp_path / "s" / name).glob("*.parquet")))}
+    assert {"runs", "flows", "queues", "series", "udp"} <= alike and "cwnd" not in alike
+    monkeypatch.setattr(store_module, "_read_alike", lambda paths: None)
+    for name, (whole, part) in fast.items():
+        pd.testing.assert_frame_equal(whole, store.table(name), check_exact=True, obj=name)
+        pd.testing.assert_frame_equal(part, store.table(name, some), check_exact=True, obj=name)
