@@ -18,6 +18,7 @@ import pytest
 
 import crosslayer
 from crosslayer import store as store_module
+from crosslayer.result import _Columns
 from crosslayer.scenario import Scenario
 from crosslayer.store import Store, tables_for
 
@@ -144,7 +145,7 @@ def test_the_run_metrics_from_the_engines_columns_are_the_dataframes(text: str) 
     scenario = Scenario.from_dict(tomllib.loads(text))
     fresh = crosslayer.run(scenario)
     from_columns = (fresh.aggregates(), run_row(fresh))
-    assert isinstance(fresh.__dict__["queues"], store_module_columns())  # the bottleneck read from the columns
+    assert isinstance(fresh.__dict__["queues"], _Columns)  # the bottleneck read from the columns
     built = crosslayer.run(scenario)
     for name in ("flows", "queues", "hosts", "wlan"):
         getattr(built, name)
@@ -158,12 +159,6 @@ def test_the_run_metrics_from_the_engines_columns_are_the_dataframes(text: str) 
         assert repr(a) == repr(b)
 
 
-def store_module_columns() -> type:
-    from crosslayer.result import _Columns
-
-    return _Columns
-
-
 def test_a_saved_result_reads_back_as_its_dataframes(tmp_path: Path) -> None:
     # `Result.save` writes a table not built yet from the engine's columns (`Result.arrow`);
     # read back, every table is the DataFrame the run gives, as a save through the DataFrames
@@ -172,7 +167,7 @@ def test_a_saved_result_reads_back_as_its_dataframes(tmp_path: Path) -> None:
     scenario = Scenario.from_dict(tomllib.loads(BASE + TCP + UDP))
     fresh = crosslayer.run(scenario)
     fresh.save(tmp_path / "from-columns")
-    assert all(isinstance(fresh.__dict__[name], store_module_columns()) for name in ("flows", "queues", "series", "cwnd"))
+    assert all(isinstance(fresh.__dict__[name], _Columns) for name in ("flows", "queues", "series", "cwnd"))
     built = crosslayer.run(scenario)
     frames = {name: getattr(built, name) for name in TABLES}
     built.save(tmp_path / "from-frames")
