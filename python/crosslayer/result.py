@@ -407,6 +407,22 @@ class Result:
         value = self.__dict__[name]
         return value.columns if isinstance(value, _Columns) and _rows(value.columns) else None
 
+    def _has(self, name: str, column: str) -> bool:
+        """Whether table ``name`` has rows and column ``column`` (either form)."""
+        if not self.rows(name):
+            return False
+        columns = self._engine_columns(name)
+        return column in (columns if columns is not None else self.__dict__[name])
+
+    def _texts(self, name: str, column: str) -> np.ndarray:
+        """Text column ``column`` of table ``name`` (with rows) as an array of ``str``: from the
+        engine's codes and labels if the table is not built yet, else from its DataFrame."""
+        columns = self._engine_columns(name)
+        if columns is None:
+            return self.__dict__[name][column].to_numpy(dtype=object)
+        c = columns[column]
+        return np.asarray(list(c["labels"]), dtype=object)[np.asarray(c["codes"])]
+
     def _forward_fields(self) -> dict[str, Any] | None:
         """The bottleneck's fields :meth:`aggregates` reads, from the engine's columns of
         ``queues`` when it is not built and holds exactly one A -> B link (a dumbbell): what
@@ -420,8 +436,7 @@ class Result:
         if len(rows) != 1:
             return None
         i = int(rows[0])
-        link = columns["link"]
-        out: dict[str, Any] = {"link": list(link["labels"])[int(np.asarray(link["codes"])[i])]}
+        out: dict[str, Any] = {"link": self._texts("queues", "link")[i]}
         for c in ("qlen_mean_pkts", "qlen_sd_pkts", "sojourn_mean_s", "sojourn_p99_s", "arrivals", "drops", "utilization"):
             out[c] = columns[c][i]
         return out
@@ -535,10 +550,9 @@ class Result:
     def _busiest_rows(self, n: int) -> np.ndarray | None:
         """The positions in :attr:`queues` of the ``n`` busiest links, busiest first (a stable
         descending sort, NaN last); None without queues or utilization."""
-        q = self.queues
-        if not len(q) or "utilization" not in q:
+        if not self._has("queues", "utilization"):
             return None
-        return np.argsort(-q["utilization"].to_numpy(dtype=float), kind="stable")[:n]
+        return np.argsort(-self._numbers("queues", "utilization"), kind="stable")[:n]
 
     def aggregates(self) -> dict[str, Any]:
         """Headline numbers as plain JSON-ready Python (NaN -> None): speed, fairness, queue.
@@ -600,30 +614,19 @@ class Result:
     def _busiest_links(self, n: int = 3) -> list[dict[str, Any]]:
         """:meth:`busiest_links` as ``{link, utilization, drop_ratio}`` dicts, from the columns
         (no frame)."""
-        columns = self._engine_columns("queues")
-        if columns is not None and "utilization" in columns:
-            top = np.argsort(-np.asarray(columns["utilization"], dtype=float), kind="stable")[:n]
-            names = np.asarray(list(columns["link"]["labels"]), dtype=object)[np.asarray(columns["link"]["codes"])[top]].tolist()
-            utilization, drop_ratio = (np.asarray(columns[c])[top].tolist() for c in ("utilization", "drop_ratio"))
-            return [{"link": k, "utilization": u, "drop_ratio": d} for k, u, d in zip(names, utilization, drop_ratio)]
         top = self._busiest_rows(n)
         if top is None:
             return []
-        q = self.queues
-        link, utilization, drop_ratio = (q[c].to_numpy()[top].tolist() for c in ("link", "utilization", "drop_ratio"))
+        link = self._texts("queues", "link")[top].tolist()
+        utilization, drop_ratio = (self._numbers("queues", c)[top].tolist() for c in ("utilization", "drop_ratio"))
         return [{"link": k, "utilization": u, "drop_ratio": d} for k, u, d in zip(link, utilization, drop_ratio)]
 
     def _fct_aggregates(self) -> dict[str, Any] | None:
         """Finite flows: how many, how many completed, their slowdown (mean, p50, p99); None
         without finite flows. From :attr:`fct`'s columns, and without building it for a run
         with no finite flow."""
-        from crosslayer.fct import finite_flows
-
-        columns = self._engine_columns("flows")
-        if columns is not None and "size_bytes" in columns:
-            if not (np.asarray(columns["size_bytes"]) > 0).any():
-                return None
-        elif not finite_flows(self.flows).any():
+        # `fct.finite_flows`, from either form of the table (size_bytes > 0; none without it)
+        if not (self._has("flows", "size_bytes") and (self._numbers("flows", "size_bytes") > 0).any()):
             return None
         f = self.fct
         completed = f["completed"].to_numpy(dtype=bool)

@@ -531,7 +531,7 @@ def tables_for(key: str, labels: Mapping[str, Any], result: Any, config: Mapping
     (:mod:`crosslayer.metrics`). Built from the engine's columns (:meth:`Result.arrow`), not
     through DataFrames: read back with pandas, each file gives the DataFrame the run's table
     with its label columns would be (``tests/test_store_tables.py``), and a short run's tables
-    cost a third of what they did to build and write (docs/PERFORMANCE.md, part 14)."""
+    cost less than half of what they did to build and write (docs/PERFORMANCE.md, part 14)."""
     import numpy as np
     import pyarrow as pa
 

@@ -439,21 +439,21 @@ def run_study(
         if on_progress:
             on_progress(done, len(in_flight), len(report.failed), total)
 
-    def finished(p: Point, claim: Claim, frames: dict[str, pa.Table] | None, error: str | None) -> None:
+    def finished(p: Point, claim: Claim, tables: dict[str, pa.Table] | None, error: str | None) -> None:
         nonlocal done
         if error is not None:
             claim.release()
             report.failed.append((p.key, dict(p.labels), error))
             event(p.key, final=True, error=error)
             return
-        assert frames is not None
+        assert tables is not None
         try:
-            store.write(p.key, frames)
+            store.write(p.key, tables)
         finally:
             claim.release(done=store.has(p.key))
         report.ran += 1
         done += 1
-        runs = frames["runs"]
+        runs = tables["runs"]
         wall = runs.column("wall_s")[0].as_py() if "wall_s" in runs.column_names else None
         event(p.key, p.scenario.duration / 1e9, final=True, wall_s=None if wall is None else float(wall))
 
