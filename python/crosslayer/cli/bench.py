@@ -48,7 +48,7 @@ def bench(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print each case's study file, flows and simulated time as it starts.")] = False,
     startup: Annotated[bool, typer.Option("--startup", help="Instead: the CPU time of `crosslayer --version` and `crosslayer -h` (15 runs each: min, median, max).")] = False,
     sweep: Annotated[
-        int | None, typer.Option("--sweep", metavar="RUNS", help="Instead: what a sweep of RUNS short runs costs (`study run` on the Access Link, 5 s, seeds 1..RUNS): wall and CPU time, and the share of the CPU outside the engine.")
+        int | None, typer.Option("--sweep", metavar="RUNS", help="Instead: what a sweep of RUNS short runs costs (`study run` on the Access Link, 5 s, seeds 1..RUNS): wall and CPU time, and the share of the CPU outside the engine (the engine's part is its own wall time: measure on an idle machine).")
     ] = None,
     workers: Annotated[int, typer.Option("--workers", "-j", help="With --sweep: the sweep's worker processes.")] = 1,
 ) -> None:
