@@ -157,6 +157,17 @@ def test_the_run_metrics_from_the_engines_columns_are_the_dataframes(text: str) 
             for k in ("events_per_wall_s", "delivered_segments_per_wall_s", "sim_s_per_wall_s", "wall_s_per_sim_s"):
                 d.pop(k, None)
         assert repr(a) == repr(b)
+    # the finite flows' figures are those of the fct table (`Result.fct`), as they were taken
+    f = built.fct
+    if len(f):
+        completed = f["completed"].to_numpy(dtype=bool)
+        s = f.loc[completed, "slowdown"]
+        want = {"flows": len(f), "completed": int(completed.sum()), "slowdown_mean": float(s.mean()),
+                "slowdown_p50": float(s.quantile(0.5)), "slowdown_p99": float(s.quantile(0.99)),
+                "fct_mean_s": float(f.loc[completed, "fct_s"].mean())}  # fmt: skip
+        assert len(s) and from_columns[0]["fct"] == want
+    else:
+        assert from_columns[0]["fct"] is None
 
 
 def test_a_saved_result_reads_back_as_its_dataframes(tmp_path: Path) -> None:
@@ -203,3 +214,62 @@ def test_a_stores_tables_read_as_file_by_file(tmp_path: Path, monkeypatch: pytes
     for name, (whole, part) in fast.items():
         pd.testing.assert_frame_equal(whole, store.table(name), check_exact=True, obj=name)
         pd.testing.assert_frame_equal(part, store.table(name, some), check_exact=True, obj=name)
+
+
+def _grid() -> list[np.ndarray]:
+    rng = np.random.default_rng(7)
+    floats = rng.normal(size=70)
+    floats[[0, 5, 64, 69]] = np.nan
+    arrays: list[np.ndarray] = [floats, floats[::3], np.full(9, np.nan), np.zeros(0), floats.astype(np.float32), np.array([np.inf, -0.0, 1e300])]
+    for dtype in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32, np.uint64):
+        info = np.iinfo(dtype)
+        arrays.append(np.array([info.min, 0, 1, info.max] * 5, dtype=dtype))
+    bools = rng.random(67) < 0.5
+    arrays += [bools, bools[1::2], np.ones(8, dtype=bool), np.zeros(0, dtype=bool)]
+    return arrays
+
+
+def test_arrow_arrays_built_from_buffers_are_pyarrows() -> None:
+    # `crosslayer._arrow` builds the arrays a stored run's tables are made of without
+    # `pyarrow.array` (which imports pandas): each must be the array `pyarrow.array` makes
+    from crosslayer import _arrow
+
+    for values in _grid():
+        got, want = _arrow.numbers(values), pa.array(values, from_pandas=True)
+        got.validate(full=True)
+        assert got.type == want.type and got.null_count == want.null_count and got.equals(want), values.dtype
+    codes = np.array([0, 2, -1, 1, -1, 0], dtype=np.int16)
+    got = _arrow.codes(codes, codes < 0)
+    assert got.equals(pa.array(codes, mask=codes < 0)) and got.null_count == 2
+    texts = ["", "a", "é✓ x", "bb", ""]
+    assert _arrow.large_strings(texts).equals(pa.array(texts, pa.large_string()))
+    assert _arrow.large_strings([]).equals(pa.array([], pa.large_string()))
+    labels = ["R1", "", "S2→R1", "x" * 40]
+    codes64 = np.array([3, 0, 0, 2, 1, 3, 2], dtype=np.int64)
+    got = _arrow.decoded(codes64, labels)
+    got.validate(full=True)
+    assert got.equals(pa.array([labels[c] for c in codes64], pa.large_string()))
+    assert _arrow.decoded(np.zeros(0, dtype=np.int64), []).equals(pa.array([], pa.large_string()))
+    # what they do not cover goes to pyarrow itself
+    assert _arrow.numbers([1.0, None]).equals(pa.array([1.0, None]))
+
+
+def test_storing_a_run_imports_neither_pandas_nor_pyarrow_compute(tmp_path: Path) -> None:
+    # a sweep's worker runs and stores points; pandas (about 0.3 s of CPU to import) and
+    # pyarrow.compute are for reading results, not for writing them
+    import subprocess
+    import sys
+
+    script = f"""
+import sys, tomllib
+import crosslayer
+from crosslayer.scenario import Scenario
+from crosslayer.store import Store, tables_for
+sc = Scenario.from_dict(tomllib.loads({(BASE + TCP + UDP)!r}))
+store = Store({str(tmp_path / "s")!r}).create()
+store.write("0" * 20, tables_for("0" * 20, {{"tcp": "cubic", "n": 2, "x": 0.5, "ecn": True}}, crosslayer.run(sc), {{}}, {{"engine_version": "x", "git_commit": None}}))
+assert store.has("0" * 20)
+print(sorted(m for m in ("pandas", "pyarrow.compute") if m in sys.modules))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr

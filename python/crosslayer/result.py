@@ -203,15 +203,17 @@ def _arrow_column(values: Any) -> Any:
     dictionary over ``large_string`` labels with pandas' smallest code type."""
     import pyarrow as pa
 
+    from crosslayer import _arrow
+
     if isinstance(values, Mapping):
         codes = np.asarray(values["codes"], dtype=np.int64)
-        labels = pa.array(list(values["labels"]), pa.large_string())
         if values.get("strings"):
-            return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int64()), labels).dictionary_decode()
+            return _arrow.decoded(codes, list(values["labels"]))
+        labels = _arrow.large_strings(list(values["labels"]))
         n = len(labels)
         code_type = np.int8 if n < 2**7 else np.int16 if n < 2**15 else np.int32 if n < 2**31 else np.int64
-        return pa.DictionaryArray.from_arrays(pa.array(codes.astype(code_type), mask=codes < 0), labels)
-    return pa.array(values, from_pandas=True)
+        return pa.DictionaryArray.from_arrays(_arrow.codes(codes.astype(code_type), codes < 0), labels)
+    return _arrow.numbers(values)
 
 
 class _Columns:
@@ -623,21 +625,24 @@ class Result:
 
     def _fct_aggregates(self) -> dict[str, Any] | None:
         """Finite flows: how many, how many completed, their slowdown (mean, p50, p99); None
-        without finite flows. From :attr:`fct`'s columns, and without building it for a run
-        with no finite flow."""
-        # `fct.finite_flows`, from either form of the table (size_bytes > 0; none without it)
-        if not (self._has("flows", "size_bytes") and (self._numbers("flows", "size_bytes") > 0).any()):
+        without finite flows. What :attr:`fct` holds (its rows: `fct.finite_flows`; completed:
+        an FCT), read from either form of the flows table, so that a run being stored builds
+        no DataFrame (`tests/test_store_tables.py` holds the two to the bit)."""
+        if not self._has("flows", "size_bytes"):
             return None
-        f = self.fct
-        completed = f["completed"].to_numpy(dtype=bool)
-        s = f["slowdown"].to_numpy(dtype=float)[completed]
+        finite = self._numbers("flows", "size_bytes") > 0
+        if not finite.any():
+            return None
+        fct_s = self._numbers("flows", "fct_s")[finite]
+        completed = ~np.isnan(fct_s)
+        s = self._numbers("flows", "slowdown")[finite][completed]
         return {
-            "flows": len(f),
+            "flows": int(finite.sum()),
             "completed": int(completed.sum()),
             "slowdown_mean": _nanmean(s) if len(s) else None,
             "slowdown_p50": float(_nanquantile(s, np.array([0.5]))[0]) if len(s) else None,
             "slowdown_p99": float(_nanquantile(s, np.array([0.99]))[0]) if len(s) else None,
-            "fct_mean_s": _nanmean(f["fct_s"].to_numpy(dtype=float)[completed]) if len(s) else None,
+            "fct_mean_s": _nanmean(fct_s[completed]) if len(s) else None,
         }
 
     def to_dict(self) -> dict[str, Any]:

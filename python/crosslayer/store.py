@@ -535,6 +535,7 @@ def tables_for(key: str, labels: Mapping[str, Any], result: Any, config: Mapping
     import numpy as np
     import pyarrow as pa
 
+    from crosslayer import _arrow
     from crosslayer.metrics import run_row
 
     tagged: dict[str, Any] = {"key": key, **labels}
@@ -561,9 +562,9 @@ def tables_for(key: str, labels: Mapping[str, Any], result: Any, config: Mapping
                 # one code a row instead of a string a row: a series of 17 million rows took
                 # 4.5 GB with its labels as Python lists; read back, concatenated with other
                 # runs' rows, the column is text again
-                columns.append(pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int8)), pa.array([value], pa.large_string())))
+                columns.append(pa.DictionaryArray.from_arrays(_arrow.numbers(np.zeros(n, dtype=np.int8)), _arrow.large_strings([value])))
             else:
-                columns.append(one.column(col).combine_chunks().take(pa.array(np.zeros(n, dtype=np.int64))))
+                columns.append(pa.repeat(one.column(col)[0], n))  # its type kept (pyarrow.compute not imported)
         return pa.Table.from_arrays([*columns, *own.columns], names=[*tagged, *own.column_names])
 
     # the tables first, while the engine's columns are not DataFrames yet (the metrics build some)
@@ -623,18 +624,20 @@ def _row_table(row: Mapping[str, Any]) -> pa.Table:
     """A one-row Arrow table of ``row`` with the types ``pandas.DataFrame([row])`` gives its
     columns (text as ``large_string``, None as null, numbers and booleans as NumPy types them),
     without the DataFrame (a column at a time, pandas' conversion costs more than the run's
-    other tables)."""
+    other tables), nor pandas (:mod:`crosslayer._arrow`)."""
     import numpy as np
     import pyarrow as pa
+
+    from crosslayer import _arrow
 
     columns = []
     for value in row.values():
         if isinstance(value, str):
-            columns.append(pa.array([value], pa.large_string()))
+            columns.append(_arrow.large_strings([value]))
         elif value is None:
             columns.append(pa.nulls(1))
         elif isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
-            columns.append(pa.array(np.asarray([value]), from_pandas=True))
+            columns.append(_arrow.numbers(np.asarray([value])))
         else:  # anything else as pandas converts it
             import pandas as pd
 
