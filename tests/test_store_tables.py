@@ -273,3 +273,16 @@ print(sorted(m for m in ("pandas", "pyarrow.compute") if m in sys.modules))
 """
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_a_table_the_engine_gave_no_columns_saves_as_pandas_wrote_it(tmp_path: Path) -> None:
+    # no rows and no columns: the documented names, typeless, read back as pandas' empty frame
+    import pyarrow.parquet as pq
+
+    empty = _Columns(None, ("link", "drops", "airtime"))
+    pq.write_table(empty.arrow(), tmp_path / "arrow.parquet")
+    empty.frame().to_parquet(tmp_path / "pandas.parquet", index=False)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "arrow.parquet"), pd.read_parquet(tmp_path / "pandas.parquet"), check_exact=True)
+    # typed columns without rows keep their types
+    typed = _Columns({"x": np.zeros(0), "n": np.zeros(0, dtype=np.int64)}, ("x", "n"))
+    assert typed.arrow().schema == pa.Table.from_pandas(typed.frame(), preserve_index=False).replace_schema_metadata(None).schema

@@ -231,13 +231,13 @@ class _Columns:
     def arrow(self) -> Any:
         """The table as an Arrow table, as ``pyarrow.Table.from_pandas(self.frame(),
         preserve_index=False)`` would give it but for the pandas metadata (reading it back
-        gives the same DataFrame), without building the DataFrame: None if the table is empty
-        (its DataFrame's columns have no type to take) or has a column of Python values."""
+        gives the same DataFrame), without building the DataFrame (nor importing pandas): None
+        if it has a column of Python values. A table the engine gave no columns (``_table``:
+        the documented names, no rows) has typeless columns, as pandas writes them."""
         import pyarrow as pa
 
-        if not _rows(self.columns):
-            return None
-        assert self.columns is not None
+        if not self.columns:
+            return pa.Table.from_arrays([pa.nulls(0) for _ in self.names], names=list(self.names))
         if any(isinstance(v, list) for v in self.columns.values()):
             return None  # a column of Python values (not the engine's: a test's) is pandas' to type
         try:
@@ -402,6 +402,13 @@ class Result:
         if name not in TABLES:
             raise KeyError(f"no table {name!r}; a result has {', '.join(TABLES)}")
         return self._numbers(name, column)
+
+    def texts(self, name: str, column: str) -> np.ndarray:
+        """Text column ``column`` of table ``name`` as an array of ``str``, without building the
+        table's DataFrame if it is not built yet (as :meth:`numbers`)."""
+        if name not in TABLES:
+            raise KeyError(f"no table {name!r}; a result has {', '.join(TABLES)}")
+        return self._texts(name, column) if self.rows(name) else np.zeros(0, dtype=object)
 
     def _engine_columns(self, name: str) -> Mapping[str, Any] | None:
         """The engine's columns of table ``name`` if its DataFrame is not built yet and it has

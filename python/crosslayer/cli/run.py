@@ -49,11 +49,17 @@ def _flow_table(result: Result) -> Table:
     table = Table(title="Flows (measured after warm-up)")
     for header in ("flow", "cc", "start s", "goodput Mbps", "throughput Mbps", "retx", "RTOs", "RTT mean ms"):
         table.add_column(header, justify="left" if header in ("flow", "cc") else "right")
-    for row in result.flows.itertuples(index=False):
+    # from the columns (`Result.texts`, `Result.numbers`): the flows' DataFrame is not built
+    # (nor pandas imported) to print a table
+    name, cc = (result.texts("flows", c) for c in ("name", "cc"))
+    start, goodput, throughput, retx, rtos, rtt = (
+        result.numbers("flows", c) for c in ("start_s", "goodput_bps", "throughput_bps", "retransmits", "timeouts", "rtt_mean_s")
+    )
+    for k in range(len(name)):
         table.add_row(
-            str(row.name), str(row.cc), _num(row.start_s, 3), _num(row.goodput_bps, 2, 1e-6),
-            _num(row.throughput_bps, 2, 1e-6), str(row.retransmits), str(row.timeouts),
-            _num(row.rtt_mean_s, 1, 1e3),
+            str(name[k]), str(cc[k]), _num(start[k], 3), _num(goodput[k], 2, 1e-6),
+            _num(throughput[k], 2, 1e-6), str(int(retx[k])), str(int(rtos[k])),
+            _num(rtt[k], 1, 1e3),
         )  # fmt: skip
     return table
 
@@ -214,7 +220,7 @@ def run(
         typer.echo(str(folder))
         return
     console = _console()
-    if verbose or len(result.flows) <= FLOW_TABLE_MAX_ROWS:
+    if verbose or result.rows("flows") <= FLOW_TABLE_MAX_ROWS:
         _print_table(console, _flow_table(result))
     if verbose:
         _print_table(console, _queues_table(result))
