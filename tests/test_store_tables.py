@@ -250,6 +250,9 @@ def test_arrow_arrays_built_from_buffers_are_pyarrows() -> None:
     got.validate(full=True)
     assert got.equals(pa.array([labels[c] for c in codes64], pa.large_string()))
     assert _arrow.decoded(np.zeros(0, dtype=np.int64), []).equals(pa.array([], pa.large_string()))
+    for bad in ([0, 4], [-1]):
+        with pytest.raises(ValueError):
+            _arrow.decoded(np.array(bad), labels)
     # what they do not cover goes to pyarrow itself
     assert _arrow.numbers([1.0, None]).equals(pa.array([1.0, None]))
 

@@ -65,6 +65,8 @@ def decoded(codes: np.ndarray, labels: Sequence[str]) -> Any:
     starts = np.zeros(len(encoded), dtype=np.int64)
     np.cumsum(sizes[:-1], out=starts[1:])
     codes = np.asarray(codes, dtype=np.int64)
+    if len(codes) and not (0 <= codes.min() and codes.max() < len(encoded)):
+        raise ValueError(f"a code outside the {len(encoded)} labels")  # as decoding the dictionary array would
     lengths = sizes[codes]
     offsets = np.zeros(len(codes) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
