@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow.parquet
 import pytest
 from crosslayer import EngineError, Scenario, ScenarioError
 from crosslayer.cli import app
@@ -264,7 +265,9 @@ def test_a_folder_is_complete_or_absent(fake_core: Any, tmp_path: Path, monkeypa
     def boom(*args: Any, **kwargs: Any) -> None:
         raise OSError(28, "No space left on device")
 
+    # the disk is full for pandas (a DataFrame) and for pyarrow (a table not built yet)
     monkeypatch.setattr(pd.DataFrame, "to_parquet", boom)
+    monkeypatch.setattr(pyarrow.parquet, "write_table", boom)
     with pytest.raises(OSError):
         r.save(out, format="parquet")
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before, "the earlier folder is untouched"

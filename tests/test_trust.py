@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
@@ -384,7 +385,10 @@ def test_a_full_disk_is_reported_as_such_and_leaves_nothing_half_written(tmp_pat
     def no_space(*args: Any, **kwargs: Any) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
+    # a run's folder is written by pyarrow (a table not built yet, `Result.save`) and by pandas
+    # (a DataFrame): the disk is full for both
     monkeypatch.setattr(pd.DataFrame, "to_parquet", no_space)
+    monkeypatch.setattr(pq, "write_table", no_space)
     single = CliRunner().invoke(app, ["run", str(scenario), "-o", str(tmp_path / "one")])
     assert single.exit_code == 1 and "the disk is full" in single.stderr, single.output
     assert not (tmp_path / "one").exists() and not list(tmp_path.glob(".one.*"))
