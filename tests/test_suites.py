@@ -314,3 +314,37 @@ def test_a_broken_suite_study_file_is_named_with_its_problem(what: str, command:
     assert done.stdout == ""
     assert done.stderr.startswith("suite l4s: ") and str(path) in done.stderr and problem in done.stderr, done.stderr
     assert not out.exists(), "nothing runs"
+
+
+def test_the_transients_figure_draws_the_seed_it_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the figure draws each TCP's lowest seed, whatever order the store lists the runs in (the
+    # order of their keys, which every engine version changes), and its title names that seed
+    import numpy as np
+
+    from crosslayer.suites import tcpeval
+
+    order = [("decrease", "reno", 3), ("decrease", "cubic", 2), ("increase", "reno", 1), ("decrease", "cubic", 1), ("decrease", "reno", 1)]
+    runs = pd.DataFrame([{"key": f"k{t}{c}{s}", "transient": t, "tcp": c, "seed": s} for t, c, s in order])
+    t = np.arange(0.0, 40.0, 0.1)
+    cwnd = pd.concat([pd.DataFrame({"key": k, "t_s": t, "cwnd_bytes": 1448.0 * (100 * s + (c == "cubic") + t)}) for k, c, s in zip(runs.key, runs.tcp, runs.seed)])
+    udp = pd.DataFrame({"key": ["kincreasereno1"], "dropped_pkts": [5], "sent_pkts": [100]})
+
+    class FakeStore:
+        def runs(self) -> pd.DataFrame:
+            return runs
+
+        def cwnd(self) -> pd.DataFrame:
+            return cwnd
+
+        def udp(self) -> pd.DataFrame:
+            return udp
+
+    figures: list[Any] = []
+    monkeypatch.setattr(tcpeval, "save_figure", lambda fig, out, name: figures.append(fig) or out / f"{name}.png")
+    monkeypatch.setattr(tcpeval, "section", lambda *args, **kwargs: "")
+    tcpeval._transients(FakeStore(), tmp_path)  # type: ignore[arg-type]
+    ax = figures[0].axes[0]
+    assert "(seed 1)" in ax.get_title()
+    lines = {line.get_label(): line.get_ydata() for line in ax.get_lines() if not line.get_label().startswith("_")}
+    assert list(lines) == ["cubic", "reno"]
+    assert lines["cubic"][0] == pytest.approx(101 + 30) and lines["reno"][0] == pytest.approx(100 + 30)  # seed 1's, from t0 = 30 s

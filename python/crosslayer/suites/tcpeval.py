@@ -283,8 +283,11 @@ def _transients(store: Store, out: Path) -> tuple[str, list[Expectation]]:
     bdp = 100e6 * 0.1 / 8 / 1500  # 1500-byte packets in 100 Mb/s x 100 ms: 833
     t0, rtt = 30.0, 0.1
     rows, growth = [], []
+    drawn: set[int] = set()  # the seeds the figure draws (each TCP's first)
     fig, ax = plt.subplots(figsize=(7, 4))
-    for (transient, tcp), d in runs.groupby(["transient", "tcp"], sort=False):
+    # each group's runs in seed order and the TCPs in name order: the figure draws each TCP's
+    # lowest seed, in the same colours whatever order the store lists the runs in (its keys')
+    for (transient, tcp), d in runs.sort_values(["tcp", "seed"], kind="stable").groupby(["transient", "tcp"], sort=False):
         row: dict[str, Any] = {"transient": transient, "tcp": tcp}
         if transient == "decrease":
             times: dict[float, list[float]] = {0.6: [], 0.8: [], 0.9: []}
@@ -304,6 +307,7 @@ def _transients(store: Store, out: Path) -> tuple[str, list[Expectation]]:
                 jumps.append(float(change.max()) if len(change) else 0.0)
                 if k == 0:
                     ax.plot(ts - t0, w, label=tcp)
+                    drawn.add(int(d.seed.iloc[0]))
             for frac, v in times.items():
                 row[f"to {frac:.0%} of the BDP s"] = cell(v, 1) if all(math.isfinite(x) for x in v) else f"> 100 in {sum(not math.isfinite(x) for x in v)} of {len(v)}"
             row["largest window change in one RTT, segments"] = cell(jumps, 1)
@@ -315,7 +319,7 @@ def _transients(store: Store, out: Path) -> tuple[str, list[Expectation]]:
             row["of sent %"] = cell(per_run.dropped / per_run.sent * 100, 2)
         rows.append(row)
     ax.axhline(0.9 * bdp, color="0.5", lw=0.8, ls=":")
-    ax.set(xlabel="time since the UDP traffic stopped (s)", ylabel="cwnd (segments)", title="after a step decrease of 75 Mb/s (seed 1)")
+    ax.set(xlabel="time since the UDP traffic stopped (s)", ylabel="cwnd (segments)", title=f"after a step decrease of 75 Mb/s (seed {', '.join(map(str, sorted(drawn)))})")
     ax.legend(fontsize=8)
     fig_path = save_figure(fig, out, "transients")
     t = pd.DataFrame(rows)
