@@ -46,12 +46,7 @@ def _with_nulls(data: np.ndarray, null: np.ndarray | None) -> Any:
 
 def large_strings(texts: Sequence[str]) -> Any:
     """``pa.array(texts, pa.large_string())`` for a sequence of ``str``."""
-    import pyarrow as pa
-
-    encoded = [t.encode("utf-8") for t in texts]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
-    return pa.Array.from_buffers(pa.large_string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+    return decoded(np.arange(len(texts)), texts)
 
 
 def decoded(codes: np.ndarray, labels: Sequence[str]) -> Any:

@@ -171,10 +171,9 @@ def _strings(codes: np.ndarray, labels: list[str], dtype: Any = None) -> Any:
     if dtype is None:
         dtype = _string_dtype()
     if getattr(dtype, "storage", None) == "pyarrow":
-        import pyarrow as pa
+        from crosslayer import _arrow
 
-        decoded = pa.DictionaryArray.from_arrays(pa.array(codes, pa.int64()), pa.array(labels, pa.large_string())).dictionary_decode()
-        return dtype.__from_arrow__(decoded)  # what to_pandas(types_mapper=...) makes of it, without the table round
+        return dtype.__from_arrow__(_arrow.decoded(codes, labels))  # what to_pandas(types_mapper=...) makes of it, without the table round
     return pd.array(np.asarray(labels, dtype=object)[codes], dtype=dtype)
 
 
