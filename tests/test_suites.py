@@ -348,3 +348,109 @@ def test_the_transients_figure_draws_the_seed_it_names(tmp_path: Path, monkeypat
     lines = {line.get_label(): line.get_ydata() for line in ax.get_lines() if not line.get_label().startswith("_")}
     assert list(lines) == ["cubic", "reno"]
     assert lines["cubic"][0] == pytest.approx(101 + 30) and lines["reno"][0] == pytest.approx(100 + 30)  # seed 1's, from t0 = 30 s
+
+
+def test_a_report_records_cells_that_run_again_the_same_and_a_change_is_named(quick: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    """The report's cells (`crosslayer.suites.cells`): every study of the suite, every value each
+    one sweeps, run again to the same numbers; a recorded number that is not what the engine gives
+    is named with both values, and exits 1."""
+    from crosslayer.suites.cells import applied
+
+    out, _ = quick
+    data = json.loads((out / "cells.json").read_text())
+    assert data["suite"] == "l4s" and [s["study"] for s in data["studies"]] == sorted(STUDIES)
+    for block in data["studies"]:
+        runs = Store(out / block["study"]).runs().set_index("key")
+        cells = {c["key"]: c for c in block["cells"]}
+        # every value of every swept setting has a cell, the cheapest run with it
+        for column, values in cells[next(iter(cells))]["labels"].items():
+            if column != "seed":
+                assert {str(c["labels"][column]) for c in cells.values()} == {str(v) for v in runs[column].unique()}, (block["study"], column)
+        assert min(c["events"] for c in cells.values()) == runs.events.min()
+        for key, c in cells.items():
+            assert json.loads(runs.scenario_json[key]) == applied(block["scenario"], c["changes"])
+            assert c["metrics"]["jain"] == pytest.approx(runs.jain[key], rel=1e-12, nan_ok=True)
+    r = _cli("suite", "check", str(out), "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    checked = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(checked) == sum(len(s["cells"]) for s in data["studies"]) and all(c["same"] for c in checked)
+
+    # a number the engine does not give (as a report written before a change that moves results)
+    block = data["studies"][0]
+    cell = min(block["cells"], key=lambda c: c["events"])
+    recorded = cell["metrics"]["goodput_total_mbps"]
+    cell["metrics"]["goodput_total_mbps"] = recorded * 1.01
+    (tmp_path / "cells.json").write_text(json.dumps(data))
+    r = _cli("suite", "check", str(tmp_path), "--max-events", str(cell["events"]))
+    assert r.returncode == 1
+    assert f"{cell['key'][:12]}: differs: goodput_total_mbps {recorded * 1.01} recorded, {recorded} now" in r.stdout
+    assert "left out by --max-events" in r.stdout
+    assert "crosslayer suite run l4s -o FOLDER" in r.stderr
+    # a scenario the engine no longer accepts is named, not a traceback
+    cell["metrics"]["goodput_total_mbps"] = recorded
+    cell["changes"].append([["duration"], "-1s"])
+    (tmp_path / "cells.json").write_text(json.dumps(data))
+    r = _cli("suite", "check", str(tmp_path), "--max-events", str(cell["events"]))
+    assert r.returncode == 1 and "its scenario is not valid any more" in r.stdout and "duration" in r.stdout
+    assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("content", [None, "{not json", '{"suite": "l4s", "studies": [{"study": "x"}]}'])
+def test_a_folder_without_readable_cells_is_named(content: str | None, tmp_path: Path) -> None:
+    if content is not None:
+        (tmp_path / "cells.json").write_text(content)
+    r = _cli("suite", "check", str(tmp_path))
+    assert r.returncode == 2
+    assert str(tmp_path / "cells.json") in r.stderr and "crosslayer suite report NAME FOLDER" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_changes_and_applied_rebuild_any_json_value() -> None:
+    from crosslayer.suites.cells import applied, changes
+
+    base = {"a": 1, "b": {"c": [1, 2, {"d": "x"}], "e": None}, "f": [1, 2]}
+    for other in (
+        base,
+        {"a": 2, "b": {"c": [1, 3, {"d": "y"}], "e": 0.5}, "f": [1, 2]},
+        {"a": 1, "b": {"c": [1, 2], "e": None}, "f": [1, 2, 3]},  # lists of another length
+        {"a": 1, "b": {"kind": "codel"}, "f": []},  # another set of keys
+        [1, 2],
+    ):
+        pairs = changes(base, other)
+        assert applied(base, pairs) == other
+        assert json.loads(json.dumps(pairs)) == pairs  # JSON holds them
+    assert changes(base, base) == []
+    assert changes(base, {**base, "a": 5}) == [[["a"], 5]]
+    assert base == {"a": 1, "b": {"c": [1, 2, {"d": "x"}], "e": None}, "f": [1, 2]}  # applied copies
+
+
+@pytest.mark.parametrize("name", sorted(SUITES))
+def test_the_shipped_reports_cells_give_the_same_numbers_run_again(name: str) -> None:
+    """docs/suites/<name>: the report's recorded cells are still what the shipped study files
+    give, and the cheap ones run again to the same numbers (a change that moves results must
+    write the reports again: docs/suites/<name>.md says how)."""
+    from crosslayer.study import Study
+    from crosslayer.suites.cells import applied
+
+    folder = Path(__file__).resolve().parents[1] / "docs" / "suites" / name
+    data = json.loads((folder / "cells.json").read_text())
+    s = suite(name)
+    files = {st.file.removesuffix(".toml"): st for st in s.studies}
+    assert data["suite"] == name and sorted(b["study"] for b in data["studies"]) == sorted(files)
+    for block in data["studies"]:
+        # the cells' labels leave out the study's own helper columns (_name): the swept values name the point
+        points = {tuple(sorted((k, str(v)) for k, v in p.labels.items() if not k.startswith("_"))): p for p in Study.from_toml(s.path(files[block["study"]])).points()}
+        for c in block["cells"]:
+            labels = tuple(sorted((k, str(v)) for k, v in c["labels"].items()))
+            assert labels in points, f"{name} {block['study']}: {c['labels']} is no point of the shipped study any more: write the report again"
+            assert points[labels].scenario.model_dump(mode="json") == applied(block["scenario"], c["changes"]), (
+                f"{name} {block['study']} {c['labels']}: the shipped study gives another scenario now: write the report again"
+            )
+    r = _cli("suite", "check", str(folder), "--max-events", "5000000", "--json")
+    checked = [json.loads(line) for line in r.stdout.splitlines()]
+    differing = [c for c in checked if not c["same"]]
+    assert r.returncode == 0 and not differing, (
+        f"docs/suites/{name}: {len(differing)} cells differ ({differing[:3]}): a change that moves results must write the report again "
+        f"(crosslayer suite run {name} -j 2 -o results/suites/{name}, then copy report.md, expectations.json, cells.json, figures/ and tables/ into docs/suites/{name})"
+    )
+    assert len(checked) >= len(files)

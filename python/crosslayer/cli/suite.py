@@ -1,4 +1,4 @@
-"""`crosslayer suite list | run | report`: the standard evaluation suites (`crosslayer.suites`)."""
+"""`crosslayer suite list | run | report | check`: the standard evaluation suites (`crosslayer.suites`)."""
 
 from __future__ import annotations
 
@@ -42,6 +42,15 @@ def _suite_study(s: Any, st: Any, overrides: dict[str, Any] | None = None) -> An
         _fail(f"suite {s.name}: cannot read {path}: {exc.strerror or exc}", 2)
     _column_notes(study)
     return study
+
+
+def _write_report(s: Any, stores: dict[str, Any], folder: Path) -> Path:
+    """The suite's report, and the cells `crosslayer suite check` runs again (`crosslayer.suites.cells`)."""
+    from crosslayer.suites import cells
+
+    path: Path = s.report()(stores, folder)
+    cells.record(s.name, stores, folder)
+    return path
 
 
 @suite_app.command("list")
@@ -160,7 +169,7 @@ def suite_run(
         if not json_output:
             err.print(f"interrupted: the runs stored so far are kept in {folder}; run the same command again to resume", highlight=False)
         raise typer.Exit(130)
-    path = s.report()({store_name(st): store for st, _, store in studies}, folder)
+    path = _write_report(s, {store_name(st): store for st, _, store in studies}, folder)
     if json_output:
         typer.echo(dumps_json({"suite": s.name, "folder": str(folder), "studies": ran, "failed": len(failed), "report": str(path), "expectations": json.loads((folder / "expectations.json").read_text())}))
     elif not quiet:
@@ -186,9 +195,51 @@ def suite_report(
     stores = {store_name(st): Store(folder / store_name(st)) for st in s.studies if (folder / store_name(st) / "runs").is_dir()}
     if not stores:
         _fail(f"{folder} holds no store of suite {s.name}; run `crosslayer suite run {s.name} -o {folder}` first", 2)
-    path = s.report()(stores, folder)
+    path = _write_report(s, stores, folder)
     if not quiet:
         typer.echo(f"wrote {path}")
         if verbose:
             for f in sorted(p for p in folder.glob("*") if p.is_file()) + sorted((folder / "figures").glob("*")) + sorted((folder / "tables").glob("*")):
                 typer.echo(f"  {f}")
+
+
+@suite_app.command("check")
+def suite_check(
+    folder: Annotated[Path, typer.Argument(help="A suite's report folder (`crosslayer suite run` or `report` wrote it), e.g. docs/suites/l4s.")],
+    max_events: Annotated[int | None, typer.Option("--max-events", help="Run only the cells recorded with at most this many events (the cheap ones).")] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object per cell and nothing else.")] = False,
+) -> None:
+    """Run again the cells a report records (cells.json: for each value each study sweeps, its
+    cheapest run, with its scenario and run metrics) and say whether they give the same numbers: a
+    report written before a change that moves results differs. Exit 1 if one differs or cannot
+    run, 2 if there are no cells."""
+    from crosslayer.suites import cells
+
+    try:
+        name, checked, left = _engine_guard(lambda: cells.check(folder, max_events))
+    except cells.CellsError as exc:
+        _fail(str(exc), 2)
+    bad = [c for c in checked if not c.same]
+    if json_output:
+        for c in checked:
+            typer.echo(dumps_json({"study": c.study, "key": c.key, "labels": c.labels, "events": c.events, "same": c.same,
+                                   "differences": {m: {"recorded": a, "now": b} for m, (a, b) in c.differences.items()}, "error": c.error}))
+    else:
+        for c in checked:
+            where = " ".join(f"{k}={v}" for k, v in c.labels.items())
+            if c.error:
+                outcome = c.error
+            elif c.differences:
+                outcome = "differs: " + ", ".join(f"{m} {a} recorded, {b} now" for m, (a, b) in c.differences.items())
+            else:
+                outcome = "same"
+            typer.echo(f"{name} {c.study} {where} {c.key[:12]}: {outcome}")
+        skipped = f" ({left} left out by --max-events)" if left else ""
+        typer.echo(f"{len(checked) - len(bad)} of {len(checked)} cells the same{skipped}")
+        if bad:
+            _console(stderr=True).print(
+                f"the report in {folder} was written with results the engine no longer gives: run the suite again "
+                f"(crosslayer suite run {name} -o FOLDER) and write its report from those stores", highlight=False
+            )
+    if bad:
+        raise typer.Exit(1)

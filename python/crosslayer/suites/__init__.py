@@ -7,6 +7,7 @@ and writes the document's tables and figures with a verdict for each stated expe
 
     crosslayer suite list
     crosslayer suite run l4s [-o results/suites/l4s] [--aqm ...] [--cc ...] [--set ...] [--quick]
+    crosslayer suite check results/suites/l4s   # the report's recorded runs (cells.json) run again
 
 ``--aqm`` and ``--cc`` replace the queue discipline and the congestion control under test in the
 studies that declare where they are (``SuiteStudy.aqm_path`` and ``cc_path``); ``--quick`` runs
