@@ -5,10 +5,12 @@ A report's numbers go stale when the engine changes what a run gives (a model co
 taken in another order) and nobody runs the suite again. The seed pages guard against that with
 recorded cells that CI runs again (``validation/seed_pages.py``); this is the same for the suites:
 
-- ``record`` keeps, for each study of the suite, its run with the fewest events (the cheapest to
-  run again; ties by key): the full scenario that run was given (the store's ``scenario_json``:
-  the study file, its sweep and every override such as ``--quick``, ``--aqm`` or ``--set``
-  applied) and its run metrics (:func:`crosslayer.metrics.run_row`);
+- ``record`` keeps, for each study of the suite, the run with the fewest events for each value
+  of each setting it sweeps (the cheapest to run again, and every algorithm and setting the
+  study sweeps at least once; ties by key): the full scenario that run was given (the store's
+  ``scenario_json``: the study file, its sweep and every override such as ``--quick``, ``--aqm``
+  or ``--set`` applied; written as one base scenario a study and each run's changes to it) and
+  its run metrics (:func:`crosslayer.metrics.run_row`);
 - ``check`` runs each recorded scenario again and compares the metrics. The engine is
   deterministic, so a run that gives the same results gives the same numbers to the last bit; a
   difference means the report was written with another engine's results.
@@ -34,7 +36,8 @@ if TYPE_CHECKING:
 
 CELLS: Final = "cells.json"
 NOT_COMPARED: Final = frozenset({"wall_s", "events"})
-"""Run metrics a cell records but ``check`` does not compare: how the engine ran, not what it gave."""
+"""Run metrics a cell does not record among its metrics: how the engine ran, not what it gave
+(the cell's ``events`` is kept apart, to choose the cheap cells)."""
 
 
 class CellsError(ValueError):
