@@ -374,6 +374,9 @@ def test_a_report_records_cells_that_run_again_the_same_and_a_change_is_named(qu
     assert r.returncode == 0, r.stdout + r.stderr
     checked = [json.loads(line) for line in r.stdout.splitlines()]
     assert len(checked) == sum(len(s["cells"]) for s in data["studies"]) and all(c["same"] for c in checked)
+    # a bound that leaves nothing to check is an error, not a pass
+    r = _cli("suite", "check", str(out), "--max-events", "1")
+    assert r.returncode == 2 and "--max-events 1 leaves no cell to check: the cheapest recorded cell has" in r.stderr
 
     # a number the engine does not give (as a report written before a change that moves results)
     block = data["studies"][0]

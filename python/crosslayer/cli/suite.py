@@ -216,9 +216,15 @@ def suite_check(
     from crosslayer.suites import cells
 
     try:
-        name, checked, left = _engine_guard(lambda: cells.check(folder, max_events))
+        data = cells.load(folder)
     except cells.CellsError as exc:
         _fail(str(exc), 2)
+    least = min((int(c["events"]) for st in data["studies"] for c in st["cells"]), default=None)
+    if least is None:
+        _fail(f"{folder / cells.CELLS} records no cells (its stores held no runs): nothing to check", 2)
+    if max_events is not None and max_events < least:
+        _fail(f"--max-events {max_events} leaves no cell to check: the cheapest recorded cell has {least} events", 2)
+    name, checked, left = _engine_guard(lambda: cells.check(folder, max_events))
     bad = [c for c in checked if not c.same]
     if json_output:
         for c in checked:
