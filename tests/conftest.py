@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import copy
 import json
+import os
+import shutil
 import sys
+import tempfile
 import types
 from pathlib import Path
 from typing import Any
@@ -14,6 +18,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "python") not in sys.path:
     sys.path.insert(0, str(ROOT / "python"))
+
+# the crosscheck's kept runs of the other simulator (crosslayer.crosscheck.cache) in a folder of
+# this test session's own: a test never reads a run some earlier session (or the user) kept, and
+# a test's stand-in for ns-2 is never kept where a real crosscheck would read it back
+os.environ["CROSSLAYER_CROSSCHECK_CACHE"] = _KEPT = tempfile.mkdtemp(prefix="crosslayer-crosscheck-cache-")
+atexit.register(shutil.rmtree, _KEPT, ignore_errors=True)
 
 import crosslayer  # noqa: E402
 from helpers import MINIMAL, expand_grouped_flows, fake_engine_result  # noqa: E402

@@ -5,6 +5,7 @@ can; skipped otherwise)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -299,3 +300,71 @@ def test_two_reno_flows_behind_fast_access_links_lose_what_ns2_loses() -> None:
     for name in ("goodput_bps", "jain", "qlen_mean_pkts@A->B", "qlen_sd_pkts@A->B", "timeouts"):
         assert plain[name].verdict in agree, plain[name]
     assert plain["drop_ratio@A->B"].ours is not None and plain["drop_ratio@A->B"].ours[2] < 0.002, plain["drop_ratio@A->B"]
+
+
+@pytest.mark.skipif(not HAVE_NS2, reason=NO_NS2)
+def test_the_reference_run_of_the_same_program_is_read_back_and_fresh_runs_it_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`crosslayer.crosscheck.cache`: a crosscheck run again reads the other simulator's runs of
+    the same program on the same installation back (ns-2 does not run: a stand-in that fails
+    shows it), gives the same table, and says so; another program, another installation,
+    `fresh` or a damaged kept file run it again."""
+    import crosslayer.crosscheck as xc
+
+    kept = tmp_path / "kept"
+    monkeypatch.setenv("CROSSLAYER_CROSSCHECK_CACHE", str(kept))
+    edge = {"rate": "100Mbps", "delay": "1ms"}
+    sc = Scenario.from_dict({
+        "name": "kept", "duration": "12s", "warmup": "2s",
+        "topology": {"bottleneck": {"rate": "10Mbps", "delay": "10ms", "qdisc": {"kind": "droptail", "limit_pkts": 50}},
+                     "senders": [{"name": "S1", **edge}, {"name": "S2", **edge}], "receivers": [{"name": "R1", **edge}]},
+        "tcp": {"mss": "1000B"},
+        "flows": [{"src": "S1", "dst": "R1", "cc": "reno"}, {"src": "S2", "dst": "R1", "cc": "reno", "start": "0.1s"}],
+    })  # fmt: skip
+    first = crosscheck(sc, "ns2", seeds=[1, 2])
+    assert first.cached == () and len(list(kept.glob("*.json"))) == 2
+
+    ran: list[str] = []
+    real = xc.run_ns2
+
+    def counted(program: str, ns: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        ran.append(program)
+        return real(program, ns, *args, **kwargs)
+
+    monkeypatch.setattr(xc, "run_ns2", counted)
+    again = crosscheck(sc, "ns2", seeds=[1, 2])
+    assert ran == [] and again.cached == (1, 2)
+    assert again.to_json()["metrics"] == first.to_json()["metrics"]
+    assert "read back from the cache" in again.markdown()
+    # fresh: ns-2 runs again (and gives the same: it is deterministic)
+    fresh = crosscheck(sc, "ns2", seeds=[1], fresh=True)
+    assert len(ran) == 1 and fresh.cached == ()
+    assert [s.metrics for s in fresh.theirs] == [first.theirs[0].metrics]
+    # another program (another duration) is another key
+    crosscheck(sc.with_overrides(duration="11s"), "ns2", seeds=[1])
+    assert len(ran) == 2
+    # another installation of ns-2 (a copy elsewhere: another path) is another key
+    copy = tmp_path / "bin" / "ns"
+    copy.parent.mkdir()
+    shutil.copy2(shutil.which("ns") or os.environ["CROSSLAYER_NS2"], copy)
+    crosscheck(sc, "ns2", seeds=[1], ns2=str(copy))
+    assert len(ran) == 3
+    # a damaged kept file is run again and kept anew
+    for f in kept.glob("*.json"):
+        f.write_text("{damaged")
+    again = crosscheck(sc, "ns2", seeds=[2])
+    assert len(ran) == 4 and again.cached == ()
+    assert crosscheck(sc, "ns2", seeds=[2]).cached == (2,) and len(ran) == 4
+
+    # the command line says which runs were read back; --fresh runs them
+    study = tmp_path / "kept.toml"
+    import tomli_w
+
+    study.write_text(tomli_w.dumps(sc.model_dump(mode="json", exclude_none=True)))
+    said = runner.invoke(app, ["crosscheck", str(study), "--with", "ns2", "--seeds", "2"])  # seed 1's kept file is the damaged one
+    assert said.exit_code == 0, said.output
+    assert "ns-2.35's runs of seed 2 were read back from the cache" in " ".join(said.output.split())
+    said = runner.invoke(app, ["crosscheck", str(study), "--with", "ns2", "--seeds", "2"])
+    assert "ns-2.35's runs of seeds 1, 2 were read back from the cache" in " ".join(said.output.split())
+    said = runner.invoke(app, ["crosscheck", str(study), "--with", "ns2", "--fresh", "--json"])
+    assert said.exit_code == 0, said.output
+    assert json.loads(said.output)["cached"] == []

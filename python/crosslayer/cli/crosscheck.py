@@ -45,6 +45,7 @@ def crosscheck(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Also write crosscheck.md, crosscheck.json, crosscheck.png and the other simulator's program here.")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object and nothing else.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Exit 3 when a metric differs beyond its bar.")] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Run the other simulator again for every seed, even where the cache holds a run of the same program on the same installation (docs/crosscheck.md, \"Runs kept\").")] = False,
     quiet: Quiet = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print each flow's goodput in both and what stands in for what.")] = False,
 ) -> None:
@@ -89,7 +90,7 @@ def crosscheck(
         if show:
             status.start()
         result = run_crosscheck(
-            scenario, other.value, seeds=[first + k for k in range(seeds)], ns3_python=ns3_python, ns2=ns2, kernel=kernel, jobs=jobs, timeout_s=timeout,
+            scenario, other.value, seeds=[first + k for k in range(seeds)], ns3_python=ns3_python, ns2=ns2, kernel=kernel, jobs=jobs, timeout_s=timeout, fresh=fresh,
             progress=(lambda text: status.update(f"crosscheck {scenario.name}: {text}")) if show else None,
         )  # fmt: skip
     except Untranslatable as exc:
@@ -136,6 +137,11 @@ def crosscheck(
             console.print(f"[yellow]{text}[/yellow]", highlight=False)
         walls = [s.wall_s for s in result.theirs]
         console.print(f"wall per run: crosslayer {sum(s.wall_s for s in result.ours) / len(result.ours):.3f} s, {other_name} {sum(walls) / len(walls):.1f} s", highlight=False)
+        if result.cached:
+            console.print(
+                f"{other_name}'s runs of seed{'s' if len(result.cached) > 1 else ''} {', '.join(map(str, result.cached))} were read back from the cache "
+                "(the same program on the same installation ran before); --fresh runs them again", highlight=False
+            )
         if out is not None:
             console.print(f"written: {out}/crosscheck.md, crosscheck.json, crosscheck.png, {program_name}", highlight=False)
     if strict and not result.agrees:

@@ -330,6 +330,9 @@ class Crosscheck:
     holds the ones compared."""
     warnings: tuple[str, ...] = ()
     """Goodput through a link above its rate in the window, but by less: kept, said."""
+    cached: tuple[int, ...] = ()
+    """Seeds whose run of the other simulator was read back from the cache (``cache``: the same
+    program on the same installation), not run again; their wall time is the kept run's."""
 
     def __post_init__(self) -> None:
         if not self.metrics:
@@ -395,6 +398,7 @@ class Crosscheck:
             "notes": list(self.notes),
             "left_out": list(self.left_out),
             "warnings": list(self.warnings),
+            "cached": list(self.cached),
             **({"cwnd": {"seed": self.seeds[0], "crosslayer": _cwnd_json(self.ours[0].cwnd), self.other: _cwnd_json(self.theirs[0].cwnd)}} if self.ours[0].cwnd or self.theirs[0].cwnd else {}),
         }  # fmt: skip
 
@@ -446,7 +450,8 @@ class Crosscheck:
         lines += ["", f"Overall: {'every metric agrees' if self.agrees else 'some metrics differ'}.", ""]
         if figure:
             lines += [f"![per-flow goodput and the bottleneck queue]({figure})", ""]
-        lines += [f"Wall time per run: crosslayer {_mean([s.wall_s for s in self.ours]):.3f} s, {other} {_mean([s.wall_s for s in self.theirs]):.1f} s.", ""]
+        kept = f" ({other}'s runs of seeds {', '.join(map(str, self.cached))} read back from the cache of earlier runs of the same program)" if self.cached else ""
+        lines += [f"Wall time per run: crosslayer {_mean([s.wall_s for s in self.ours]):.3f} s, {other} {_mean([s.wall_s for s in self.theirs]):.1f} s{kept}.", ""]
         if self.left_out or self.warnings:
             lines += ["Left out and warnings:", "", *[f"- {n}" for n in (*self.left_out, *self.warnings)], ""]
         if self.notes:
@@ -626,12 +631,18 @@ def crosscheck(
     timeout_s: float | None = None,
     ns2: str | os.PathLike[str] | None = None,
     kernel: str | os.PathLike[str] | None = None,
+    fresh: bool = False,
 ) -> Crosscheck:
     """Run ``scenario`` in crosslayer and in ``other`` for each seed (``jobs`` of the other
-    simulator's runs at once, each stopped after ``timeout_s`` wall seconds) and compare them. Raises :class:`Untranslatable` before the other
-    simulator starts if it cannot express the scenario, ``FileNotFoundError`` if it is not
-    installed, :class:`OtherSimulatorError` if it fails."""
+    simulator's runs at once, each stopped after ``timeout_s`` wall seconds) and compare them.
+    A run of the other simulator with the same program on the same installation as an earlier
+    one is read back from the cache (``crosscheck.cache``) unless ``fresh``. Raises
+    :class:`Untranslatable` before the other simulator starts if it cannot express the
+    scenario, ``FileNotFoundError`` if it is not installed, :class:`OtherSimulatorError` if it
+    fails."""
     import crosslayer
+
+    from crosslayer.crosscheck import cache
 
     if other not in SIMULATORS:
         raise ValueError(f"crosscheck --with {other}: choose one of {', '.join(SIMULATORS)}")
@@ -674,19 +685,32 @@ def crosscheck(
     if other == "ns3":
         python = ns3_backend.find_python(ns3_python)
         runner = lambda program, *args, **kw: run_ns3(program, python, *args, **kw)  # noqa: E731
+        identity = cache.ns3_identity(python)
     elif other == "ns2":
         ns = ns2_backend.find_ns(ns2)
         runner = lambda program, *args, **kw: run_ns2(program, ns, *args, **kw)  # noqa: E731
+        identity = cache.file_identity(ns)
     else:
         path = linux_backend.find_kernel(kernel)
         runner = lambda program, *args, **kw: run_linux(program, path, *args, **kw)  # noqa: E731
+        identity = cache.file_identity(path)
     running: list[subprocess.Popen[str]] = []
+    cached: list[int] = []
 
     def one(k: int) -> Side:
         seed = seeds[k]
-        show(seed, f"{label} starting")
-        raw = runner(programs[k], lambda now, end: show(seed, f"{label} at {now:g} of {end:g} s"), running=running, timeout_s=timeout_s)
-        show(seed, "done")
+        kept_key = None if identity is None else cache.key(other, identity, programs[k])
+        raw = None if fresh or kept_key is None else cache.get(kept_key)
+        if raw is not None:
+            with lock:
+                cached.append(seed)
+            show(seed, "from the cache")
+        else:
+            show(seed, f"{label} starting")
+            raw = runner(programs[k], lambda now, end: show(seed, f"{label} at {now:g} of {end:g} s"), running=running, timeout_s=timeout_s)
+            if kept_key is not None:
+                cache.put(kept_key, raw)
+            show(seed, "done")
         return _other_side(raw, sizes[k])
 
     pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, len(seeds))))
@@ -732,4 +756,7 @@ def crosscheck(
             for side in (ours[k], theirs[k]):
                 for kind in dict.fromkeys(kinds):
                     side.metrics[f"cc_goodput_bps@{kind}"] = sum(g for (_, g), c in zip(side.flows, kinds, strict=True) if c == kind)
-    return Crosscheck(scenario.name, other, list(seeds), ours, theirs, notes, programs[0], series, left_out=tuple(dropped), warnings=tuple(warnings))
+    return Crosscheck(
+        scenario.name, other, list(seeds), ours, theirs, notes, programs[0], series, left_out=tuple(dropped), warnings=tuple(warnings),
+        cached=tuple(sorted(x for x in cached if x in seeds)),
+    )  # fmt: skip
