@@ -700,18 +700,24 @@ def crosscheck(
     def one(k: int) -> Side:
         seed = seeds[k]
         kept_key = None if identity is None else cache.key(other, identity, programs[k])
-        raw = None if fresh or kept_key is None else cache.get(kept_key)
-        if raw is not None:
-            with lock:
-                cached.append(seed)
-            show(seed, "from the cache")
-        else:
-            show(seed, f"{label} starting")
-            raw = runner(programs[k], lambda now, end: show(seed, f"{label} at {now:g} of {end:g} s"), running=running, timeout_s=timeout_s)
-            if kept_key is not None:
-                cache.put(kept_key, raw)
-            show(seed, "done")
-        return _other_side(raw, sizes[k])
+        kept = None if fresh or kept_key is None else cache.get(kept_key)
+        if kept is not None:
+            try:
+                side = _other_side(kept, sizes[k])
+            except (KeyError, TypeError, ValueError, IndexError):  # a kept file edited or damaged: run again
+                side = None
+            if side is not None:
+                with lock:
+                    cached.append(seed)
+                show(seed, "from the cache")
+                return side
+        show(seed, f"{label} starting")
+        raw = runner(programs[k], lambda now, end: show(seed, f"{label} at {now:g} of {end:g} s"), running=running, timeout_s=timeout_s)
+        side = _other_side(raw, sizes[k])
+        if kept_key is not None:
+            cache.put(kept_key, raw)
+        show(seed, "done")
+        return side
 
     pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, len(seeds))))
     try:
