@@ -389,6 +389,11 @@ def test_a_report_records_cells_that_run_again_the_same_and_a_change_is_named(qu
     assert f"{cell['key'][:12]}: differs: goodput_total_mbps {recorded * 1.01} recorded, {recorded} now" in r.stdout
     assert "left out by --max-events" in r.stdout
     assert "crosslayer suite run l4s -o FOLDER" in r.stderr
+    # -q: only what differs; -v: also what the cell's scenario changes, and who recorded it
+    q = _cli("suite", "check", str(tmp_path), "--max-events", str(cell["events"]), "-q")
+    assert q.returncode == 1 and q.stdout.splitlines() == [line for line in r.stdout.splitlines() if "differs" in line]
+    v = _cli("suite", "check", str(tmp_path), "--max-events", str(cell["events"]), "-v")
+    assert f"recorded by {cell['engine_version']}, {cell['events']} events; its scenario's changes to the study's base:" in v.stdout
     # a scenario the engine no longer accepts is named, not a traceback
     cell["metrics"]["goodput_total_mbps"] = recorded
     cell["changes"].append([["duration"], "-1s"])

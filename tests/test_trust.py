@@ -497,7 +497,7 @@ def _commands(group: Any, prefix: tuple[str, ...] = ()) -> list[tuple[tuple[str,
 
 def test_every_command_takes_h_q_v_and_those_that_print_results_take_json() -> None:
     """What the README says of every command."""
-    prints_results = {("run",), ("validate",), ("bench",), ("list",), ("study", "run"), ("study", "points"), ("study", "report"), ("results", "table"), ("results", "query"), ("results", "prune"), ("crosscheck",), ("suite", "list"), ("suite", "run")}
+    prints_results = {("run",), ("validate",), ("bench",), ("list",), ("study", "run"), ("study", "points"), ("study", "report"), ("results", "table"), ("results", "query"), ("results", "prune"), ("crosscheck",), ("suite", "list"), ("suite", "run"), ("suite", "check")}
     for path, cmd in _commands(app):
         opts = {o for p in cmd.params for o in getattr(p, "opts", [])}
         assert {"-q", "--quiet", "-v", "--verbose"} <= opts, (path, opts)

@@ -208,6 +208,8 @@ def suite_check(
     folder: Annotated[Path, typer.Argument(help="A suite's report folder (`crosslayer suite run` or `report` wrote it), e.g. docs/suites/l4s.")],
     max_events: Annotated[int | None, typer.Option("--max-events", help="Run only the cells recorded with at most this many events (the cheap ones).")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object per cell and nothing else.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the cells that differ or cannot run (the exit status says the rest).")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print what each cell's scenario changes in its study's base scenario, and the engine that recorded it.")] = False,
 ) -> None:
     """Run again the cells a report records (cells.json: for each value each study sweeps, its
     cheapest run, with its scenario and run metrics) and say whether they give the same numbers: a
@@ -231,7 +233,10 @@ def suite_check(
             typer.echo(dumps_json({"study": c.study, "key": c.key, "labels": c.labels, "events": c.events, "same": c.same,
                                    "differences": {m: {"recorded": a, "now": b} for m, (a, b) in c.differences.items()}, "error": c.error}))
     else:
+        recorded = {(str(st["study"]), str(c["key"])): c for st in data["studies"] for c in st["cells"]}
         for c in checked:
+            if quiet and c.same:
+                continue
             where = " ".join(f"{k}={v}" for k, v in c.labels.items())
             if c.error:
                 outcome = c.error
@@ -240,8 +245,13 @@ def suite_check(
             else:
                 outcome = "same"
             typer.echo(f"{name} {c.study} {where} {c.key[:12]}: {outcome}")
-        skipped = f" ({left} left out by --max-events)" if left else ""
-        typer.echo(f"{len(checked) - len(bad)} of {len(checked)} cells the same{skipped}")
+            if verbose:
+                cell = recorded[(c.study, c.key)]
+                changes = "; ".join(f"{'.'.join(map(str, path)) or '(all)'} = {json.dumps(value)}" for path, value in cell["changes"]) or "none (the base scenario)"
+                typer.echo(f"    recorded by {cell.get('engine_version') or 'an unknown engine'}, {c.events} events; its scenario's changes to the study's base: {changes}")
+        if not quiet:
+            skipped = f" ({left} left out by --max-events)" if left else ""
+            typer.echo(f"{len(checked) - len(bad)} of {len(checked)} cells the same{skipped}")
         if bad:
             _console(stderr=True).print(
                 f"the report in {folder} was written with results the engine no longer gives: run the suite again "
