@@ -226,7 +226,7 @@ def suite_check(
         _fail(f"{folder / cells.CELLS} records no cells (its stores held no runs): nothing to check", 2)
     if max_events is not None and max_events < least:
         _fail(f"--max-events {max_events} leaves no cell to check: the cheapest recorded cell has {least} events", 2)
-    name, checked, left = _engine_guard(lambda: cells.check(folder, max_events))
+    name, checked, left = _engine_guard(lambda: cells.check(data, max_events))
     bad = [c for c in checked if not c.same]
     if json_output:
         for c in checked:

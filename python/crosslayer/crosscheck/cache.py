@@ -41,11 +41,12 @@ FORMAT: Final = 1
 def folder() -> Path:
     """``$CROSSLAYER_CROSSCHECK_CACHE``, else ``crosscheck/`` in ``$CROSSLAYER_CACHE`` or
     ``~/.cache/crosslayer`` (``$XDG_CACHE_HOME``)."""
+    from crosslayer.crosscheck.linux_kernel import cache_dir
+
     own = os.environ.get("CROSSLAYER_CROSSCHECK_CACHE")
     if own:
         return Path(own)
-    base = os.environ.get("CROSSLAYER_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "crosslayer")
-    return Path(base) / "crosscheck"
+    return cache_dir().parent / "crosscheck"  # beside the reference kernel's linux-ref/
 
 
 def file_identity(path: str | os.PathLike[str]) -> str | None:

@@ -203,10 +203,9 @@ def check_cell(study: str, base: Any, cell: Mapping[str, Any]) -> CellCheck:
     return out
 
 
-def check(folder: Path, max_events: int | None = None) -> tuple[str, list[CellCheck], int]:
-    """Run again the cells ``folder`` records (those of at most ``max_events`` events, if given):
-    the suite's name, each cell's check, and how many cells the bound left out."""
-    data = load(folder)
+def check(data: Mapping[str, Any], max_events: int | None = None) -> tuple[str, list[CellCheck], int]:
+    """Run again the cells ``data`` (:func:`load`) records (those of at most ``max_events``
+    events, if given): the suite's name, each cell's check, and how many cells the bound left out."""
     checked, left = [], 0
     for st in data["studies"]:
         for c in st["cells"]:
