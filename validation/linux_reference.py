@@ -138,13 +138,13 @@ def pair_of(name: str, qdisc: str) -> dict[str, Any]:
     return pair_scenario(first, qdisc, second or None)
 
 
-def run_cell(path: str, data: dict[str, Any], seeds: list[int]) -> str:
+def run_cell(path: str, data: dict[str, Any], seeds: list[int], fresh: bool = False) -> str:
     from crosslayer.crosscheck import Untranslatable, crosscheck
     from crosslayer.scenario import Scenario
 
     t0 = time.perf_counter()
     try:
-        result = crosscheck(Scenario.from_dict(data, source=data["name"]), "linux", seeds=seeds, timeout_s=3600)
+        result = crosscheck(Scenario.from_dict(data, source=data["name"]), "linux", seeds=seeds, timeout_s=3600, fresh=fresh)
         out = result.to_json()
     except Untranslatable as exc:
         out = {"scenario": data["name"], "refused": exc.problems}
@@ -166,12 +166,15 @@ def shrink(out: dict[str, Any], every: int = 5, flows: int = 3) -> None:
         c[side] = {name: {"t_s": [round(v, 3) for v in t["t_s"][::every]], "cwnd_pkts": [round(v, 2) for v in t["cwnd_pkts"][::every]]} for name, t in list(traces.items())[:flows]}
 
 
-def run_cells(cells: list[tuple[str, dict[str, Any], list[int]]], jobs: int, force: bool) -> None:
+def run_cells(cells: list[tuple[str, dict[str, Any], list[int]]], jobs: int, force: bool, fresh: bool = False) -> None:
+    """Run the cells not stored yet (all with ``force``); ``fresh``: run the kernel again even
+    where the crosscheck cache keeps a run of the same program (`docs/crosscheck.md`, "Runs
+    kept"), as the kernel's spread needs."""
     OUT.mkdir(parents=True, exist_ok=True)
     todo = [(str(OUT / f"{name}.json"), data, seeds) for name, data, seeds in cells if force or not (OUT / f"{name}.json").exists()]
     print(f"{len(todo)} of {len(cells)} cells to run", flush=True)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for fut in as_completed([pool.submit(run_cell, *cell) for cell in todo]):
+        for fut in as_completed([pool.submit(run_cell, *cell, fresh) for cell in todo]):
             print(fut.result(), flush=True)
 
 
@@ -489,7 +492,9 @@ def main() -> int:
         for link in ("bottleneck", "reverse"):
             pkts["topology"][link] = {**pkts["topology"][link], "qdisc": {"kind": "droptail", "limit_pkts": 33}}
         cells += [("two-way-control-reno-alone", alone, [1]), ("two-way-control-reno-pkts", pkts, [1])]
-    run_cells(cells, a.jobs, a.force)
+    # the kernel's spread: each repetition a new kernel run, never one the cache kept (the same
+    # seed gives the same program as `multi`'s)
+    run_cells(cells, a.jobs, a.force, fresh=a.what == "repeat")
     return 0
 
 
