@@ -233,7 +233,7 @@ def suite_check(
             typer.echo(dumps_json({"study": c.study, "key": c.key, "labels": c.labels, "events": c.events, "same": c.same,
                                    "differences": {m: {"recorded": a, "now": b} for m, (a, b) in c.differences.items()}, "error": c.error}))
     else:
-        recorded = {(str(st["study"]), str(c["key"])): c for st in data["studies"] for c in st["cells"]}
+        recorded = {(str(st["study"]), str(c["key"])): c for st in data["studies"] for c in st["cells"]} if verbose else {}
         for c in checked:
             if quiet and c.same:
                 continue
