@@ -14,6 +14,7 @@ and figures from them.
     .venv/bin/python validation/linux_reference.py multi --jobs 2    # seed 000 access link at 20 Mb/s
     .venv/bin/python validation/linux_reference.py two-way --jobs 2  # seed 004, scaled to 20 Mb/s
     .venv/bin/python validation/linux_reference.py write             # the tables and figures
+    .venv/bin/python validation/linux_reference.py drift             # which stored cells today's engine moves (crosslayer only)
 """
 
 from __future__ import annotations
@@ -343,6 +344,32 @@ def write() -> None:
     print(f"written: {PAGE}")
 
 
+def drift(folder: Path = OUT) -> int:
+    """crosslayer's side of every stored cell run again (no kernel), measured as the crosscheck
+    measures it: which cells today's engine gives other per-flow goodputs than the stored ones,
+    and by how much (the cells to run again after an engine change). Exit 1 if one moved."""
+    import crosslayer
+    from crosslayer.crosscheck import _crosslayer_side, with_profile
+    from crosslayer.scenario import Scenario
+
+    moved = checked = 0
+    for path in sorted(folder.glob("*.json")):
+        r = json.loads(path.read_text())
+        if "scenario_data" not in r or "flows" not in r:
+            print(f"{path.stem}: no stored scenario (run it again with its own command)")
+            continue
+        sc = with_profile(Scenario.from_dict(r["scenario_data"], source=path.stem), "linux")
+        now: dict[str, list[float]] = {}
+        for seed in r["seeds"]:
+            for name, goodput in _crosslayer_side(crosslayer.run(sc.with_overrides(seed=seed))).flows:
+                now.setdefault(name, []).append(goodput)
+        worst = max(abs(sum(now[f["name"]]) / len(now[f["name"]]) - f["crosslayer_goodput_bps"]) / max(f["crosslayer_goodput_bps"], 1.0) for f in r["flows"])
+        moved, checked = moved + (worst > 0), checked + 1
+        print(f"{path.stem}: " + ("same" if worst == 0 else f"moved (largest change of a flow's goodput {100 * worst:.2f} %)"), flush=True)
+    print(f"{moved} of the {checked} stored cells with their scenario moved")
+    return 1 if moved else 0
+
+
 def lp_offsets() -> None:
     """TCP-LP alone, in the kernel with and without its random per-connection timestamp offsets
     (``net.ipv4.tcp_timestamps`` = 1, Linux's default, or 2): the translation's guest with that
@@ -449,7 +476,7 @@ def pair_starts() -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=("single", "pair", "pair-starts", "multi", "two-way", "two-way-probes", "graph", "repeat", "lp-offsets", "write"))
+    ap.add_argument("what", choices=("single", "pair", "pair-starts", "multi", "two-way", "two-way-probes", "graph", "repeat", "lp-offsets", "write", "drift"))
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--seeds", type=int, default=5, help="multi: seeds (start-time draws; one kernel run each)")
     ap.add_argument("--only", help="comma-separated congestion controls or queues")
@@ -459,6 +486,8 @@ def main() -> int:
     if a.what == "write":
         write()
         return 0
+    if a.what == "drift":
+        return drift()
     if a.what == "lp-offsets":
         lp_offsets()
         return 0
