@@ -474,9 +474,90 @@ def pair_starts() -> None:
     (OUT / "pair-starts-bbr-droptail.json").write_text(json.dumps(out, indent=1) + "\n")
 
 
+def _long_gain_one(t: list[float], gain: list[float], one: float, span: float) -> float:
+    """The share of samples in stretches at pacing gain ``one`` longer than ``span`` seconds."""
+    held, i = 0, 0
+    while i < len(t):
+        j = i
+        while j + 1 < len(t) and gain[j + 1] == gain[i]:
+            j += 1
+        if gain[i] == one and t[j] - t[i] > span:
+            held += j - i + 1
+        i = j + 1
+    return held / max(len(t), 1)
+
+
+def bbr_lt(seeds: int, jobs: int) -> None:
+    """Does the kernel's BBR v1 take the long-term rate (`bbr_lt_bw_sampling`) as often as the
+    model? The kernel does not report it, so both are measured by its signature: the share of
+    a flow's samples (every 10 ms) in stretches at pacing gain 1 longer than 10 min RTTs (PROBE_BW
+    alone holds gain 1 for at most 6 phases; the long-term rate holds it for 48 rounds). The
+    kernel's gain is read with ``TCP_CC_INFO`` (``struct tcp_bbr_info``) by a copy of the traffic
+    program that also samples it; crosslayer runs with ``lt_sampling`` on (the linux profile's)
+    and off. The cells: two BBR flows on DropTail (``pair``) and nine on seed 000's access link.
+    Writes validation/results/linux/bbr-lt.json."""
+    import tempfile
+    from concurrent.futures import ThreadPoolExecutor
+
+    import crosslayer
+    from crosslayer.crosscheck import linux, run_linux, with_profile
+    from crosslayer.scenario import Scenario
+
+    traffic = Path(linux.traffic_program()).read_text()
+    sample = """                        c["srtt_s"].append(info["rtt_us"] / 1e6)\n"""
+    assert sample in traffic, "the traffic program's cwnd sample moved: update bbr-lt"
+    probe = traffic.replace(sample, sample + """                        b = fl.sender.getsockopt(socket.IPPROTO_TCP, 26, 20).ljust(20, b"\\0")  # TCP_CC_INFO
+                        c.setdefault("bbr_pacing_gain", []).append(struct.unpack_from("<5I", b)[3] / 256)
+""")
+    kernel = linux.find_kernel()
+    with open(ROOT / "studies" / "seed000-access-link.toml", "rb") as f:
+        access = tomllib.load(f)
+    access.update({"duration": "30s", "warmup": "10s"})
+    for fl in access["flows"]:
+        fl["cc"] = "bbr"
+    cells = {"pair-bbr-droptail": pair_of("bbr", "droptail"), "access-9-bbr": access}
+    seed_list = list(range(1, seeds + 1))
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "traffic.py").write_text(probe)
+        for name, data in cells.items():
+            base = with_profile(Scenario.from_dict({**data, "cwnd_trace": True, "sample_interval": "10ms"}, source=name), "linux")
+
+            def one(seed: int, base: Any = base) -> dict[str, float]:
+                sc = base.with_overrides(seed=seed)
+                row: dict[str, float] = {}
+                for lt in (True, False):
+                    r = crosslayer.run(sc.with_overrides(**{"flows[*].cc": {"kind": "bbr", "lt_sampling": lt}}))
+                    c, shares, held = r.cwnd, [], []
+                    for flow in (str(n) for n in r.flows.name):
+                        rows = c[c.flow == flow]
+                        span = 10 * float(rows.bbr_min_rtt_s.dropna().median())
+                        shares.append(_long_gain_one(list(rows.t_s), list(rows.bbr_pacing_gain), 1.0, span))
+                        held.append(float(rows.bbr_lt_use_bw.mean()))
+                        if lt:
+                            row.setdefault("spans", []).append(span)  # type: ignore[attr-defined]
+                    row[f"crosslayer lt_sampling={str(lt).lower()}"] = sum(shares) / len(shares)
+                    if lt:
+                        row["crosslayer at the long-term rate"] = sum(held) / len(held)
+                r = crosslayer.run(sc)
+                program = linux.program(linux.translate(sc.to_engine_spec(), r.flows, r.queues, r.udp).description, traffic=str(Path(tmp) / "traffic.py"))
+                raw = run_linux(program, kernel)
+                spans = row.pop("spans")  # type: ignore[arg-type]
+                shares = [_long_gain_one(raw["cwnd"][str(f)]["t_s"], raw["cwnd"][str(f)]["bbr_pacing_gain"], 1.0, span) for f, span in zip(r.flows.name, spans)]  # type: ignore[arg-type]
+                row["linux"] = sum(shares) / len(shares)
+                print(name, seed, {k: round(v, 3) for k, v in row.items()}, flush=True)
+                return row
+
+            with ThreadPoolExecutor(jobs) as ex:
+                rows = list(ex.map(one, seed_list))
+            out[name] = {"seeds": seed_list, "rows": rows, "mean": {k: sum(r[k] for r in rows) / len(rows) for k in rows[0]}}
+            print(name, "mean", {k: round(v, 3) for k, v in out[name]["mean"].items()}, flush=True)
+    (OUT / "bbr-lt.json").write_text(json.dumps(out, indent=1) + "\n")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=("single", "pair", "pair-starts", "multi", "two-way", "two-way-probes", "graph", "repeat", "lp-offsets", "write", "drift"))
+    ap.add_argument("what", choices=("single", "pair", "pair-starts", "multi", "two-way", "two-way-probes", "graph", "repeat", "lp-offsets", "write", "drift", "bbr-lt"))
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--seeds", type=int, default=5, help="multi: seeds (start-time draws; one kernel run each)")
     ap.add_argument("--only", help="comma-separated congestion controls or queues")
@@ -490,6 +571,9 @@ def main() -> int:
         return drift()
     if a.what == "lp-offsets":
         lp_offsets()
+        return 0
+    if a.what == "bbr-lt":
+        bbr_lt(a.seeds, a.jobs)
         return 0
     if a.what == "two-way-probes":
         two_way_probes()

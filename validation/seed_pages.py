@@ -136,7 +136,9 @@ def _set_aside_older_runs(b: Block) -> None:
     path = store_path(b)
     if not (path / "runs").is_dir():
         return
-    versions = set(Store(path).runs()["engine_version"].unique())
+    runs = Store(path).runs()
+    # (a store interrupted before its first run finished holds none, and no columns)
+    versions = set(runs["engine_version"].unique()) if len(runs) else set()
     if versions and versions != {engine_version()}:
         old = path.with_name(f"{path.name}.{'+'.join(sorted(v.rpartition('+')[2] for v in versions))}")
         print(f"{path.relative_to(ROOT)}: runs of another engine; moved to {old.relative_to(ROOT)}", flush=True)

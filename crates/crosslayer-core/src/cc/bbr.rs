@@ -41,19 +41,25 @@
 //!   nominal 1 ms RTT until the first RTT sample, when it is set again the same way. The
 //!   sender charges each segment's payload to the pacing clock (`[tcp] pacing_credit` adds
 //!   Linux's unpaced first 10 segments and its credit for late sends).
+//! * Long-term sampling (Linux v1's policer detection, `bbr_lt_bw_sampling`; on in the linux
+//!   profile, off in ns3, whose TcpBbr has none): an interval opens at a loss, counts rounds,
+//!   and closes at a loss after 4 rounds (16 at most) if at least 50/256 as many packets were
+//!   lost as delivered; two intervals in a row whose rates are within an eighth of each other
+//!   make their average the bandwidth estimate, paced at gain 1, for 48 rounds of PROBE_BW.
 //!
 //! Deliberate deviations: the phase tests do not subtract what the bottleneck delivers before
 //! the next paced departure (Linux `bbr_packets_in_net_at_edt`: less than a segment at these
 //! gains, which its integer division rounds to zero); the send quantum (Linux's TSO goal) is
-//! the bytes of 1 ms at the pacing rate, between 2 segments (1 below 1.2 Mb/s) and 64 KB; Linux
-//! v1's long-term bandwidth sampling (policer detection) is not modelled; a timeout sets cwnd
-//! to one segment (Linux: in flight + 1 after marking all lost) and saves the cwnd for the
-//! restore.
+//! the bytes of 1 ms at the pacing rate, between 2 segments (1 below 1.2 Mb/s) and 64 KB; a
+//! timeout sets cwnd to one segment (Linux: in flight + 1 after marking all lost) and saves
+//! the cwnd for the restore; the long-term rate is kept in bytes/s, not Linux's fixed point
+//! (packets per microsecond << 24), and two intervals' average is not truncated.
 
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use super::law::bbr::{send_quantum_pkts, RoundMaxFilter, MIN_CWND_PKTS, PACING_MARGIN};
 use crate::rng::{Rng, StreamKind};
+use crate::stack::Profile;
 use crate::units::{Dur, Rate, Time};
 
 crate::params! {
@@ -73,6 +79,8 @@ crate::params! {
         full_bw_growth: f64 = 1.25, Number(""), range(> 1.0, <= 4.0), "Linux bbr_full_bw_thresh 1.25";
         /// Rounds without growth that end STARTUP.
         full_bw_rounds: u32 = 3, Count, range(>= 1, <= 100), "Linux bbr_full_bw_cnt 3";
+        /// Long-term bandwidth sampling (policer detection): two intervals of 4-16 rounds ending at a loss, each losing at least 50/256 of what it delivered, at delivery rates within an eighth of each other make their average the bandwidth estimate, paced at gain 1, for 48 rounds of PROBE_BW; unset: the TCP profile's (on in linux, off in ns3 and ns2).
+        lt_sampling: Option<bool> = None, Flag, range(), "linux: tcp_bbr.c v1 bbr_lt_bw_sampling (lt_intvl_min_rtts 4, lt_loss_thresh 50/256, lt_bw_ratio 1/8, lt_bw_diff 4 kb/s, lt_bw_max_rtts 48); ns3: ns-3 3.44 TcpBbr has none";
     }
 }
 
@@ -81,6 +89,16 @@ const CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
 const EXTRA_ACKED_WIN_RTTS: u8 = 5;
 /// Segments after which an aggregation epoch restarts (Linux `bbr_ack_epoch_acked_reset_thresh`).
 const ACK_EPOCH_ACKED_RESET: u64 = 1 << 20;
+/// Long-term sampling (Linux `bbr_lt_*`): an interval lasts at least this many rounds, and is
+/// abandoned beyond 4 times as many.
+const LT_INTVL_MIN_RTTS: u32 = 4;
+/// The loss ratio (lost / delivered, of 256) at or above which an interval counts.
+const LT_LOSS_THRESH: u64 = 50;
+/// Rounds of PROBE_BW spent at the long-term rate before probing again.
+const LT_BW_MAX_RTTS: u32 = 48;
+/// Two intervals' rates agree within 4 kb/s (Linux `bbr_lt_bw_diff`, bytes/s), at the pacing
+/// margin.
+const LT_BW_DIFF_BYTES: f64 = 4000.0 / 8.0;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -133,6 +151,30 @@ pub struct Bbr {
     /// difference (Linux `rs->acked_sacked`: cumulatively acknowledged without an earlier SACK,
     /// or newly SACKed; not the segments SACKed before that a cumulative ACK passes again).
     delivered_seen: u64,
+    /// The last time an ACK delivered data (Linux `tp->delivered_mstamp`).
+    delivered_stamp: Time,
+    /// Bytes marked lost so far (Linux `tp->lost`: by ACKs, and by timeouts).
+    lost_total: u64,
+    /// Long-term sampling (Linux `bbr_lt_bw_sampling`), when the profile has it.
+    lt: Option<LtSampling>,
+}
+
+/// Linux v1's long-term bandwidth sampling, which detects a token-bucket policer: two sampling
+/// intervals in a row with a high loss ratio and delivery rates within an eighth of each other.
+#[derive(Clone, Copy, Debug, Default)]
+struct LtSampling {
+    /// An interval is open (it starts at the first loss).
+    sampling: bool,
+    /// Rounds counted in the interval, or in the use of the long-term rate.
+    rtt_cnt: u32,
+    /// The long-term rate is the bandwidth estimate.
+    use_bw: bool,
+    /// The previous interval's delivery rate, then the two intervals' average; bytes/s.
+    bw: f64,
+    /// At the interval's start: delivered bytes, the time in whole ms, lost bytes.
+    last_delivered: u64,
+    last_stamp_ms: u64,
+    last_lost: u64,
 }
 
 impl Algorithm for Bbr {
@@ -181,6 +223,9 @@ impl Algorithm for Bbr {
             ack_epoch_start: Time::ZERO,
             ack_epoch_acked: 0,
             delivered_seen: 0,
+            delivered_stamp: Time::ZERO,
+            lost_total: 0,
+            lt: cfg.lt_sampling.unwrap_or(env.profile == Profile::Linux).then(LtSampling::default),
         }
     }
 }
@@ -192,31 +237,43 @@ impl Bbr {
         self.bw_filter.get()
     }
 
+    /// The bandwidth the model paces and sizes cwnd by, bytes/s (Linux `bbr_bw`): the
+    /// long-term rate while a policer is estimated, the filter's maximum otherwise.
+    #[inline]
+    pub fn bw(&self) -> f64 {
+        match self.lt {
+            Some(lt) if lt.use_bw => lt.bw,
+            _ => self.max_bw(),
+        }
+    }
+
     fn add_bw_sample(&mut self, bw: f64) {
         self.bw_filter.update(self.round, bw);
     }
 
-    /// BDP at `gain`, bytes (0 before samples).
-    fn bdp(&self, gain: f64) -> f64 {
+    /// BDP at `bw` and `gain`, bytes (0 before samples).
+    fn bdp(&self, bw: f64, gain: f64) -> f64 {
         match self.min_rtt {
-            Some(rtt) => gain * self.max_bw() * rtt.secs_f64(),
+            Some(rtt) => gain * bw * rtt.secs_f64(),
             None => 0.0,
         }
     }
 
-    /// Linux bbr_inflight with the quantization budget: the cwnd target at `gain`, bytes.
+    /// Linux bbr_inflight with the quantization budget: the cwnd target at `gain` for the
+    /// filter's maximum (the phase and DRAIN tests use it, even at a long-term rate), bytes.
     fn target_cwnd(&self, gain: f64) -> u64 {
-        self.budgeted(gain, 0)
+        self.budgeted(self.max_bw(), gain, 0)
     }
 
-    /// The BDP at `gain` in whole segments plus `extra` segments, with Linux's quantization
-    /// budget (`bbr_quantization_budget`): 3 send quanta, even, +2 in the 5/4 phase; bytes.
-    fn budgeted(&self, gain: f64, extra: u64) -> u64 {
-        if self.min_rtt.is_none() || self.max_bw() == 0.0 {
+    /// The BDP at `bw` and `gain` in whole segments plus `extra` segments, with Linux's
+    /// quantization budget (`bbr_quantization_budget`): 3 send quanta, even, +2 in the 5/4
+    /// phase; bytes.
+    fn budgeted(&self, bw: f64, gain: f64, extra: u64) -> u64 {
+        if self.min_rtt.is_none() || bw == 0.0 {
             return 0;
         }
         let mss = self.mss;
-        let bdp_pkts = (self.bdp(gain) / mss as f64).ceil() as u64;
+        let bdp_pkts = (self.bdp(bw, gain) / mss as f64).ceil() as u64;
         let mut pkts = bdp_pkts + extra + 3 * self.send_quantum_pkts();
         pkts = (pkts + 1) & !1;
         if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
@@ -231,7 +288,7 @@ impl Bbr {
         if !self.full_bw_reached {
             return 0;
         }
-        let cap = (self.max_bw() / self.mss as f64 * 0.1) as u64;
+        let cap = (self.bw() / self.mss as f64 * 0.1) as u64;
         (self.extra_acked[0].max(self.extra_acked[1]) as u64).min(cap)
     }
 
@@ -252,7 +309,7 @@ impl Bbr {
             }
         }
         let epoch_s = a.now.since(self.ack_epoch_start).secs_f64();
-        let mut expected = (self.max_bw() / self.mss as f64 * epoch_s).min(u32::MAX as f64) as u32;
+        let mut expected = (self.bw() / self.mss as f64 * epoch_s).min(u32::MAX as f64) as u32;
         if self.ack_epoch_acked <= expected || self.ack_epoch_acked as u64 + acked as u64 >= ACK_EPOCH_ACKED_RESET {
             self.ack_epoch_acked = 0;
             self.ack_epoch_start = a.now;
@@ -279,7 +336,7 @@ impl Bbr {
     }
 
     fn set_pacing(&mut self, gain: f64) {
-        let rate = gain * self.max_bw() * 8.0 * PACING_MARGIN;
+        let rate = gain * self.bw() * 8.0 * PACING_MARGIN;
         if rate > 0.0 && (self.full_bw_reached || rate > self.pacing_bps) {
             self.pacing_bps = rate;
         }
@@ -291,8 +348,105 @@ impl Bbr {
         // a random phase other than 3/4 (Linux: CYCLE_LEN - 1 - rand(7), then advanced)
         let r = self.rng.range_inclusive(0, 6) as usize;
         self.cycle_idx = (CYCLE.len() - 1 - r + 1) % CYCLE.len();
-        self.pacing_gain = CYCLE[self.cycle_idx];
+        self.pacing_gain = self.cycle_gain();
         self.cycle_stamp = now;
+    }
+
+    /// PROBE_BW's pacing gain: the phase's, or 1 at a long-term rate (Linux `bbr_update_gains`).
+    fn cycle_gain(&self) -> f64 {
+        match self.lt {
+            Some(lt) if lt.use_bw => 1.0,
+            _ => CYCLE[self.cycle_idx],
+        }
+    }
+
+    /// Linux `bbr_reset_lt_bw_sampling_interval`: an interval starts now.
+    fn lt_reset_interval(&mut self, delivered_total: u64) {
+        let (stamp, lost) = (self.delivered_stamp.ns() / 1_000_000, self.lost_total);
+        if let Some(lt) = &mut self.lt {
+            (lt.last_stamp_ms, lt.last_delivered, lt.last_lost, lt.rtt_cnt) = (stamp, delivered_total, lost, 0);
+        }
+    }
+
+    /// Linux `bbr_reset_lt_bw_sampling`: no long-term rate, no interval.
+    fn lt_reset(&mut self, delivered_total: u64) {
+        if let Some(lt) = &mut self.lt {
+            (lt.bw, lt.use_bw, lt.sampling) = (0.0, false, false);
+        }
+        self.lt_reset_interval(delivered_total);
+    }
+
+    /// Linux `bbr_lt_bw_sampling`, at an ACK with a valid rate sample (after the round test)
+    /// and at a timeout (`losses`, not app-limited, a round start): an interval opens at a
+    /// loss, counts rounds, and closes at a loss once it has 4 rounds (16 at most) and a loss
+    /// ratio of at least 50/256; two intervals in a row whose rates are within an eighth (or 4
+    /// kb/s) of each other make their average the bandwidth estimate, at gain 1, until 48
+    /// rounds of PROBE_BW have passed, when probing starts again at a random phase.
+    fn lt_sampling(&mut self, now: Time, losses: bool, app_limited: bool, delivered_total: u64) {
+        let Some(lt) = self.lt else { return };
+        if lt.use_bw {
+            if self.mode == Mode::ProbeBw && self.round_start {
+                let cnt = lt.rtt_cnt + 1;
+                self.lt.as_mut().unwrap().rtt_cnt = cnt;
+                if cnt >= LT_BW_MAX_RTTS {
+                    self.lt_reset(delivered_total);
+                    self.enter_probe_bw(now);
+                }
+            }
+            return;
+        }
+        if !lt.sampling {
+            if !losses {
+                return;
+            }
+            self.lt_reset_interval(delivered_total);
+            self.lt.as_mut().unwrap().sampling = true;
+        }
+        if app_limited {
+            self.lt_reset(delivered_total);
+            return;
+        }
+        let round_start = self.round_start;
+        let lt = self.lt.as_mut().unwrap();
+        if round_start {
+            lt.rtt_cnt += 1;
+        }
+        if lt.rtt_cnt < LT_INTVL_MIN_RTTS {
+            return;
+        }
+        if lt.rtt_cnt > 4 * LT_INTVL_MIN_RTTS {
+            self.lt_reset(delivered_total);
+            return;
+        }
+        if !losses {
+            return;
+        }
+        let lost = (self.lost_total - lt.last_lost) / self.mss;
+        let delivered = delivered_total.saturating_sub(lt.last_delivered) / self.mss;
+        if delivered == 0 || (lost << 8) < LT_LOSS_THRESH * delivered {
+            return;
+        }
+        // whole milliseconds, as Linux keeps the interval's start
+        let t_ms = (self.delivered_stamp.ns() / 1_000_000) as i64 - lt.last_stamp_ms as i64;
+        if t_ms < 1 {
+            return;
+        }
+        let bw = (delivered * self.mss * 1000) as f64 / t_ms as f64;
+        // Linux bbr_lt_bw_interval_done
+        if lt.bw > 0.0 {
+            let diff = (bw - lt.bw).abs();
+            if diff <= lt.bw / 8.0 || diff * PACING_MARGIN <= LT_BW_DIFF_BYTES {
+                lt.bw = (bw + lt.bw) / 2.0;
+                lt.use_bw = true;
+                lt.rtt_cnt = 0;
+                if self.mode == Mode::ProbeBw {
+                    self.pacing_gain = 1.0;
+                }
+                return;
+            }
+        }
+        lt.bw = bw;
+        self.lt_reset_interval(delivered_total);
     }
 
     fn update_cycle(&mut self, now: Time, a: &AckEvent) {
@@ -314,7 +468,7 @@ impl Bbr {
         if next {
             self.cycle_idx = (self.cycle_idx + 1) % CYCLE.len();
             self.cycle_stamp = now;
-            self.pacing_gain = CYCLE[self.cycle_idx];
+            self.pacing_gain = self.cycle_gain();
         }
     }
 
@@ -404,12 +558,13 @@ impl CongestionControl for Bbr {
     const RATE_SAMPLE: bool = true;
     const STATE: &'static [Field] = &[
         Field { name: "mode", unit: FieldUnit::Code, doc: "0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT" },
-        Field { name: "btl_bw_bps", unit: FieldUnit::Bps, doc: "the bottleneck bandwidth estimate (largest delivery rate of the last 10 rounds)" },
+        Field { name: "btl_bw_bps", unit: FieldUnit::Bps, doc: "the bottleneck bandwidth estimate (largest delivery rate of the last 10 rounds, or the long-term rate while lt_use_bw)" },
         Field { name: "min_rtt_s", unit: FieldUnit::Seconds, doc: "the round-trip propagation time estimate (least RTT of the last 10 s)" },
         Field { name: "pacing_gain", unit: FieldUnit::Ratio, doc: "the pacing gain in use" },
         Field { name: "cwnd_gain", unit: FieldUnit::Ratio, doc: "the cwnd gain in use" },
         Field { name: "round", unit: FieldUnit::Count, doc: "round trips counted" },
         Field { name: "full_bw_reached", unit: FieldUnit::Flag, doc: "1 once STARTUP found the pipe full" },
+        Field { name: "lt_use_bw", unit: FieldUnit::Flag, doc: "1 while the long-term rate is the estimate (a policer estimated; Linux lt_use_bw)" },
     ];
 
     fn take_app_limited(&mut self) -> bool {
@@ -419,6 +574,10 @@ impl CongestionControl for Bbr {
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
         let acked_sacked = a.delivered_total.saturating_sub(self.delivered_seen);
         self.delivered_seen = self.delivered_seen.max(a.delivered_total);
+        if acked_sacked > 0 {
+            self.delivered_stamp = a.now;
+        }
+        self.lost_total += a.lost_bytes;
         // Linux bbr_update_bw
         self.round_start = false;
         let rs = a.rate;
@@ -430,6 +589,7 @@ impl CongestionControl for Bbr {
                 self.packet_conservation = false;
                 self.bw_filter.advance(self.round);
             }
+            self.lt_sampling(a.now, a.lost_bytes > 0, rs.is_app_limited, a.delivered_total);
             let bw = rs.delivered as f64 / rs.interval.secs_f64();
             if !rs.is_app_limited || bw >= self.max_bw() {
                 self.add_bw_sample(bw);
@@ -468,7 +628,7 @@ impl CongestionControl for Bbr {
                 cwnd = cwnd.max(a.prior_in_flight.saturating_sub(acked) + acked);
             } else {
                 // Linux bbr_set_cwnd: the BDP at the cwnd gain plus the ACK-aggregation allowance
-                let target = self.budgeted(self.cwnd_gain, self.aggregation_pkts());
+                let target = self.budgeted(self.bw(), self.cwnd_gain, self.aggregation_pkts());
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked).min(target.max(MIN_CWND_PKTS * mss));
                 } else if cwnd < target || a.delivered_total < 10 * mss {
@@ -494,12 +654,19 @@ impl CongestionControl for Bbr {
             self.save_cwnd(w);
         }
         if e.kind == CongestionKind::Timeout {
-            // the round ends; the pipe's fullness is measured again (Linux bbr_set_state)
+            // the round ends; the pipe's fullness is measured again; what the timeout marks
+            // lost is a loss for the long-term sampling (Linux bbr_set_state)
+            self.lost_total += e.lost_bytes;
             self.full_bw = 0.0;
             self.round_start = true;
+            self.lt_sampling(e.now, true, false, self.delivered_seen);
             w.cwnd = self.mss;
         }
         w.ssthresh
+    }
+
+    fn on_marked_lost(&mut self, lost_bytes: u64) {
+        self.lost_total += lost_bytes;
     }
 
     fn on_recovery_exit(&mut self, w: &mut Window, _now: Time) {
@@ -520,7 +687,7 @@ impl CongestionControl for Bbr {
             Mode::ProbeRtt => 3.0,
         };
         let rtt = self.min_rtt.map_or(f64::NAN, |d| d.secs_f64());
-        out.copy_from_slice(&[mode, self.max_bw() * 8.0, rtt, self.pacing_gain, self.cwnd_gain, self.round as f64, self.full_bw_reached as u8 as f64]);
+        out.copy_from_slice(&[mode, self.bw() * 8.0, rtt, self.pacing_gain, self.cwnd_gain, self.round as f64, self.full_bw_reached as u8 as f64, self.lt.is_some_and(|lt| lt.use_bw) as u8 as f64]);
     }
 }
 
@@ -673,7 +840,7 @@ mod tests {
         assert_eq!((b.ack_epoch_acked, b.ack_epoch_start), (1, Time::from_ns(50_000_000)));
         assert_eq!(b.aggregation_pkts(), 13);
         // 2 x 40 segments + 3 quanta of 2 = 86; + 13 = 99, rounded up to even
-        assert_eq!((b.budgeted(2.0, 0), b.budgeted(2.0, b.aggregation_pkts())), (86 * MSS, 100 * MSS));
+        assert_eq!((b.budgeted(b.bw(), 2.0, 0), b.budgeted(b.bw(), 2.0, b.aggregation_pkts())), (86 * MSS, 100 * MSS));
         // a cumulative ACK over 20 segments SACKed before delivers nothing new
         let mut a = sample(&b, 0, 1_000_000.0, false, 50 * MSS);
         a.now = Time::from_ns(50_500_000);
@@ -682,6 +849,110 @@ mod tests {
         let cwnd = w.cwnd;
         b.on_ack(&mut w, &a);
         assert_eq!(w.cwnd, cwnd, "nothing newly delivered, no growth");
+    }
+
+    /// A flow in PROBE_BW at 1 MB/s, 10 ms min RTT, and an ACK a millisecond.
+    fn probing() -> (Bbr, Window) {
+        let mut b = bbr();
+        b.min_rtt = Some(Dur::from_ms(10));
+        b.full_bw_reached = true;
+        b.add_bw_sample(1_000_000.0);
+        b.enter_probe_bw(Time::ZERO);
+        (b, Window { cwnd: 100 * MSS, ssthresh: u64::MAX, mss: MSS as u32 })
+    }
+
+    /// ACKs at 1..=`to` ms after `from` ms, each delivering `per_ack` bytes, a round every 10th,
+    /// one segment marked lost every 4th (a loss ratio of 1/4 of what is delivered, above Linux's
+    /// 50/256).
+    fn lossy(b: &mut Bbr, w: &mut Window, from: u64, to: u64, per_ack: u64) {
+        for k in from + 1..=to {
+            let mut a = sample(b, k, 1_000_000.0, k % 10 == 0, 50 * MSS);
+            a.delivered_total = b.delivered_seen + per_ack;
+            a.lost_bytes = if k % 4 == 0 { MSS } else { 0 };
+            b.on_ack(w, &a);
+        }
+    }
+
+    /// Linux v1's long-term sampling (`bbr_lt_bw_sampling`): the interval opens at the first
+    /// loss (4 ms), closes at the first loss after 4 rounds (40 ms: 9 lost of 36 delivered, 1
+    /// MB/s over 36 ms); the next (40 to 80 ms: 10 of 40, 1.1 MB/s) is within an eighth of it,
+    /// so their average, 1.05 MB/s, becomes the estimate, paced at gain 1 and sizing cwnd,
+    /// for 48 rounds of PROBE_BW, after which the gains cycle again from a random phase.
+    #[test]
+    fn long_term_rate_after_two_lossy_intervals_alike() {
+        let (mut b, mut w) = probing();
+        lossy(&mut b, &mut w, 0, 40, MSS);
+        let lt = b.lt.unwrap();
+        assert!(!lt.use_bw && lt.sampling);
+        assert_eq!((lt.bw, lt.last_stamp_ms, lt.last_delivered, lt.last_lost), (1_000_000.0, 40, 40 * MSS, 10 * MSS));
+        lossy(&mut b, &mut w, 40, 80, 1_100);
+        let lt = b.lt.unwrap();
+        assert!(lt.use_bw);
+        assert!((lt.bw - 1_050_000.0).abs() < 1e-6, "{}", lt.bw);
+        assert_eq!((b.bw(), b.max_bw()), (lt.bw, 1_000_000.0));
+        assert_eq!(b.pacing_gain, 1.0);
+        let mut gains = vec![];
+        let mut t = 80;
+        for r in 1..=48u64 {
+            for _ in 0..10 {
+                t += 1;
+                let a = sample(&b, t, 1_000_000.0, t % 10 == 0, 50 * MSS);
+                b.on_ack(&mut w, &a);
+                gains.push(b.pacing_gain);
+            }
+            assert_eq!(b.lt.unwrap().use_bw, r < 48, "round {r}");
+        }
+        assert!(gains[..gains.len() - 1].iter().all(|&g| g == 1.0), "gain 1 at the long-term rate");
+        assert!((b.pacing_bps - 1_000_000.0 * 8.0 * PACING_MARGIN * b.pacing_gain).abs() < 1e-3, "the filter's rate again");
+        assert_eq!(b.pacing_gain, CYCLE[b.cycle_idx]);
+        // while it held, cwnd was sized by 1.05 MB/s: 2 x 10.5 segments, 21, + 3 quanta of 2
+        let mut c = probing();
+        lossy(&mut c.0, &mut c.1, 0, 40, MSS);
+        lossy(&mut c.0, &mut c.1, 40, 80, 1_100);
+        assert_eq!(c.0.budgeted(c.0.bw(), 2.0, 0), (21 + 6 + 1) * MSS);
+    }
+
+    /// Intervals that do not count: rates more than an eighth apart start over from the newer
+    /// one; too little loss waits; an app-limited sample or more than 16 rounds abandons the
+    /// interval; the ns3 profile (ns-3's TcpBbr) and `lt_sampling = false` have none.
+    #[test]
+    fn long_term_intervals_that_do_not_count() {
+        let (mut b, mut w) = probing();
+        lossy(&mut b, &mut w, 0, 40, MSS);
+        lossy(&mut b, &mut w, 40, 80, 1_200); // 1.2 MB/s: 20 % apart
+        let lt = b.lt.unwrap();
+        assert!(!lt.use_bw);
+        assert_eq!((lt.bw, lt.last_stamp_ms), (1_200_000.0, 80));
+        // one loss in 40 ACKs: 1/40 is below 50/256; after 16 rounds the interval is abandoned
+        let (mut b, mut w) = probing();
+        for k in 1..=200u64 {
+            let mut a = sample(&b, k, 1_000_000.0, k % 10 == 0, 50 * MSS);
+            a.lost_bytes = if k % 40 == 1 { MSS } else { 0 };
+            b.on_ack(&mut w, &a);
+            let lt = b.lt.unwrap();
+            assert!(!lt.use_bw && lt.bw == 0.0, "at {k} ms");
+            // the interval opens at 1 ms, which starts a round (the first ACK), and its 17th
+            // round, at 160 ms, abandons it; the next loss, at 161 ms, opens another
+            assert_eq!(lt.sampling, k != 160, "at {k} ms");
+        }
+        // an app-limited sample ends the interval
+        let (mut b, mut w) = probing();
+        lossy(&mut b, &mut w, 0, 20, MSS);
+        let mut a = sample(&b, 21, 1_000_000.0, false, 50 * MSS);
+        a.rate.is_app_limited = true;
+        b.on_ack(&mut w, &a);
+        assert!(!b.lt.unwrap().sampling);
+        // a timeout is a loss and a round's end (Linux bbr_set_state): it opens an interval
+        let (mut b, mut w) = probing();
+        let to = CongestionEvent { now: Time::from_ms(5), kind: CongestionKind::Timeout, flight_size: 50 * MSS, new_episode: true, lost_bytes: 50 * MSS };
+        b.on_congestion(&mut w, &to);
+        assert!(b.lt.unwrap().sampling);
+        assert_eq!(b.lost_total, 50 * MSS);
+        // none in ns-3's BBR or when turned off
+        let ns3 = CcEnv { profile: Profile::Ns3, ..CcEnv::linux(MSS as u32, 10) };
+        assert!(Bbr::new(&BbrConfig::default(), &ns3).lt.is_none());
+        assert!(Bbr::new(&BbrConfig { lt_sampling: Some(false), ..Default::default() }, &CcEnv::linux(MSS as u32, 10)).lt.is_none());
+        assert!(Bbr::new(&BbrConfig { lt_sampling: Some(true), ..Default::default() }, &ns3).lt.is_some());
     }
 
     /// 10 s without a lower RTT: PROBE_RTT, cwnd 4 packets; once in flight is down to 4, 200

@@ -291,7 +291,7 @@ mod tests {
     /// A congestion event of `kind` at `cwnd` segments: the new ssthresh, segments.
     fn event(b: &mut Bic, cwnd: u64, kind: CongestionKind) -> u64 {
         let mut w = Window { cwnd: cwnd * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
-        let ev = CongestionEvent { now: Time::ZERO, kind, flight_size: cwnd * MSS, new_episode: true };
+        let ev = CongestionEvent { now: Time::ZERO, kind, flight_size: cwnd * MSS, new_episode: true, lost_bytes: 0 };
         b.on_congestion(&mut w, &ev) / MSS
     }
 
@@ -318,7 +318,7 @@ mod tests {
         assert_eq!(event(&mut b, 900, CongestionKind::Loss), 719);
         assert_eq!(b.last_max_cwnd, 719, "fast convergence: beta x cwnd in ns-3");
         let mut w = Window { cwnd: 10 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
-        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 9 * MSS, new_episode: true };
+        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 9 * MSS, new_episode: true, lost_bytes: 0 };
         assert_eq!(b.on_congestion(&mut w, &ev), 4500, "below low_window: FlightSize / 2");
     }
 

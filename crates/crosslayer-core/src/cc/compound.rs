@@ -317,7 +317,7 @@ mod tests {
     /// (beta 1/2); ssthresh is that window. A timeout drops the delay window.
     #[test]
     fn loss_halves_the_whole_window_and_timeout_clears_the_delay_window() {
-        let ev = |kind| CongestionEvent { now: Time::ZERO, kind, flight_size: 0, new_episode: true };
+        let ev = |kind| CongestionEvent { now: Time::ZERO, kind, flight_size: 0, new_episode: true, lost_bytes: 0 };
         let (mut c, mut w) = at(100.0, 60.0, CompoundConfig::default());
         let ss = c.on_congestion(&mut w, &ev(CongestionKind::Loss));
         assert_eq!((c.lwnd, c.dwnd), (50.0, 30.0));
@@ -342,11 +342,11 @@ mod tests {
         let cfg = CompoundConfig { gamma_tuning: true, ..Default::default() };
         let (mut c, mut w) = at(100.0, 0.0, cfg);
         c.diff = 12.0;
-        c.on_congestion(&mut w, &CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true });
+        c.on_congestion(&mut w, &CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true, lost_bytes: 0 });
         assert!((c.gamma - (0.8 * 30.0 + 0.2 * 9.0)).abs() < 1e-9);
         c.diff = 0.0;
         for _ in 0..50 {
-            c.on_congestion(&mut w, &CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true });
+            c.on_congestion(&mut w, &CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true, lost_bytes: 0 });
         }
         assert_eq!(c.gamma, 5.0);
     }

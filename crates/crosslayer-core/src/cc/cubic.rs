@@ -475,7 +475,7 @@ mod tests {
     }
 
     fn event(kind: CongestionKind, now: Time) -> CongestionEvent {
-        CongestionEvent { now, kind, flight_size: 0, new_episode: true }
+        CongestionEvent { now, kind, flight_size: 0, new_episode: true, lost_bytes: 0 }
     }
 
     const MSS: u32 = 1000;
@@ -610,7 +610,7 @@ mod tests {
         let mut s = Window { cwnd: 20 * MSS as u64, ssthresh: u64::MAX, mss: MSS };
         s.ssthresh = c.on_congestion(&mut s, &event(CongestionKind::Loss, Time::ZERO)); // 14 MSS
         s.cwnd = s.ssthresh; // in recovery
-        let rto = CongestionEvent { now: Time::from_ms(300), kind: CongestionKind::Timeout, flight_size: 0, new_episode: false };
+        let rto = CongestionEvent { now: Time::from_ms(300), kind: CongestionKind::Timeout, flight_size: 0, new_episode: false, lost_bytes: 0 };
         c.on_congestion(&mut s, &rto);
         // slow start back to ssthresh (14), then congestion avoidance
         s.cwnd = s.ssthresh;

@@ -123,7 +123,7 @@ mod tests {
     /// An echo cuts cwnd by alpha / 2; a loss halves.
     #[test]
     fn echo_cuts_by_half_alpha_and_loss_halves() {
-        let ev = |kind| CongestionEvent { now: Time::ZERO, kind, flight_size: 0, new_episode: true };
+        let ev = |kind| CongestionEvent { now: Time::ZERO, kind, flight_size: 0, new_episode: true, lost_bytes: 0 };
         let mut d = Dctcp::new(&DctcpConfig::default(), &CcEnv::linux(1000, 10));
         let mut w = Window { cwnd: 100_000, ssthresh: 5_000, mss: 1000 };
         assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Ecn)), 50_000, "alpha 1: half");
@@ -139,7 +139,7 @@ mod tests {
     /// alpha decayed to 0.1, a loss keeps 95 % of the window, where Linux halves it.
     #[test]
     fn ns3_cuts_a_loss_by_half_alpha() {
-        let ev = |kind| CongestionEvent { now: Time::ZERO, kind, flight_size: 0, new_episode: true };
+        let ev = |kind| CongestionEvent { now: Time::ZERO, kind, flight_size: 0, new_episode: true, lost_bytes: 0 };
         let mut d = Dctcp::new(&DctcpConfig::default(), &CcEnv { profile: Profile::Ns3, ..CcEnv::linux(1000, 10) });
         let mut w = Window { cwnd: 100_000, ssthresh: 5_000, mss: 1000 };
         assert_eq!(d.on_congestion(&mut w, &ev(CongestionKind::Loss)), 50_000, "alpha 1: half");

@@ -323,7 +323,7 @@ mod tests {
         assert_eq!((w.cwnd, h.ack_cnt), (202 * mss, 199));
         let mut w = Window { cwnd: 2000 * mss, ssthresh: 10 * mss, mss: mss as u32 };
         for (kind, flight, want) in [(CongestionKind::Loss, 1000, 669), (CongestionKind::Loss, 60, 33), (CongestionKind::Timeout, 1000, 669), (CongestionKind::Loss, 3, 2)] {
-            let ev = CongestionEvent { now: Time::ZERO, kind, flight_size: flight * mss, new_episode: true };
+            let ev = CongestionEvent { now: Time::ZERO, kind, flight_size: flight * mss, new_episode: true, lost_bytes: 0 };
             assert_eq!(h.on_congestion(&mut w, &ev), want * mss, "{kind:?}, flight {flight}");
         }
     }
@@ -339,7 +339,7 @@ mod tests {
         }
         // 8 / w per segment while w grows from 1000: 7.97 segments, 7 applied so far
         assert_eq!(w.cwnd, 1007 * mss, "a(1000) = 8 per window");
-        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true };
+        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true, lost_bytes: 0 };
         let ss = h.on_congestion(&mut w, &ev);
         let (_, b) = h.a_b(1007.0);
         assert_eq!(b, 84.0 / 256.0);

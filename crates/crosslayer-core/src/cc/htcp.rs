@@ -353,7 +353,7 @@ mod tests {
         }
         let mut h = Htcp::new(&HtcpConfig::default(), &env);
         let w = Window { cwnd: 100_000, ssthresh: 10_000, mss: 1000 };
-        let ev = |s: u64| CongestionEvent { now: Time::ZERO + Dur::from_secs(s), kind: CongestionKind::Loss, flight_size: 100_000, new_episode: true };
+        let ev = |s: u64| CongestionEvent { now: Time::ZERO + Dur::from_secs(s), kind: CongestionKind::Loss, flight_size: 100_000, new_episode: true, lost_bytes: 0 };
         (h.min_rtt_s, h.max_rtt_s, h.ns3_last_throughput, h.ns3_throughput) = (0.03, 0.1, 1000, 1500);
         assert_eq!(h.on_congestion(&mut w.clone(), &ev(1)), 30_000, "beta 0.3, not clamped to 0.5");
         (h.min_rtt_s, h.max_rtt_s, h.ns3_last_throughput, h.ns3_throughput) = (0.03, 0.1, 1000, 2500);
@@ -364,7 +364,7 @@ mod tests {
     /// beta = min_rtt / max_rtt within [0.5, 0.8]; a throughput change of more than 20 % gives 1/2.
     #[test]
     fn adaptive_backoff_and_bandwidth_switch() {
-        let ev = |s| CongestionEvent { now: Time::ZERO + Dur::from_secs(s), kind: CongestionKind::Loss, flight_size: 0, new_episode: true };
+        let ev = |s| CongestionEvent { now: Time::ZERO + Dur::from_secs(s), kind: CongestionKind::Loss, flight_size: 0, new_episode: true, lost_bytes: 0 };
         let mut h = htcp(HtcpConfig::default());
         let mut w = Window { cwnd: 100_000, ssthresh: 10_000, mss: 1000 };
         h.min_rtt_s = 0.04;

@@ -319,7 +319,7 @@ mod tests {
         }
         let grown = (w.cwnd - before) / MSS;
         assert!((grown as f64 - 10.0 * alpha).abs() < 1.5, "{grown} in ten windows, alpha {alpha}");
-        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true };
+        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true, lost_bytes: 0 };
         let cwnd = w.cwnd / MSS;
         assert_eq!(il.on_congestion(&mut w, &ev), (cwnd - ((cwnd * il.beta) >> 6)) * MSS);
     }
@@ -343,7 +343,7 @@ mod tests {
             assert_eq!(il.beta, BETA_MIN, "{profile:?}");
             (il, w)
         }
-        let loss = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true };
+        let loss = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true, lost_bytes: 0 };
         let rto = CongestionEvent { kind: CongestionKind::Timeout, ..loss };
         for (profile, decrease, want) in [
             (Profile::Linux, None, 700),

@@ -423,7 +423,7 @@ mod tests {
             l.on_ack(&mut w, &AckEvent { owd: Some(Dur::from_ms(1000)), prior_in_flight: 10 * MSS, ..ack(MSS) });
         }
         assert_eq!(w.cwnd, 2 * MSS);
-        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true };
+        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true, lost_bytes: 0 };
         let mut w = Window { cwnd: 40 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
         assert_eq!(l.on_congestion(&mut w, &ev), 20 * MSS);
         let mut w = Window { cwnd: 3 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
@@ -499,7 +499,7 @@ mod tests {
         let a = AckEvent { owd: Some(Dur::from_ms(20)), snd_una: 100 * MSS, snd_nxt: 300 * MSS, ..ack(2 * MSS) };
         l.on_ack(&mut w, &a);
         assert_eq!(w.cwnd, 11 * MSS, "one segment per ACK of two");
-        let loss = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 201 * MSS, new_episode: true };
+        let loss = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 201 * MSS, new_episode: true, lost_bytes: 0 };
         w.ssthresh = l.on_congestion(&mut w, &loss);
         assert_eq!(w.ssthresh, 100_500, "half the flight, in bytes");
         w.cwnd = w.ssthresh; // the recovery's end

@@ -210,6 +210,10 @@ pub struct CongestionEvent {
     /// timeout while snd_una has not advanced (RFC 5681 section 3.1; Linux `tcp_enter_loss`): the
     /// sender keeps ssthresh, and algorithms keep their memory of the window before the loss.
     pub new_episode: bool,
+    /// For a timeout, the bytes it marks lost (Linux `tcp_timeout_mark_lost`: each unSACKed
+    /// segment not marked lost before, and each retransmission lost again), which BBR's
+    /// long-term sampling counts; 0 for the other kinds.
+    pub lost_bytes: u64,
 }
 
 /// What every congestion control gets at construction.
@@ -275,6 +279,10 @@ pub trait CongestionControl {
     /// (the sender decides whether to apply it, RFC 5681 section 3.1).
     fn on_congestion(&mut self, w: &mut Window, e: &CongestionEvent) -> u64;
     fn on_recovery_exit(&mut self, _w: &mut Window, _now: Time) {}
+    /// Segments were marked lost outside an ACK and a timeout (RACK's reordering timer, Linux
+    /// `tcp_rack_reo_timeout`): they count in the connection's lost total (`tp->lost`), not in
+    /// any ACK's `lost_bytes` (BBR v1's long-term sampling reads the total).
+    fn on_marked_lost(&mut self, _lost_bytes: u64) {}
     /// Data goes out with nothing in flight, `idle` after the sender last sent (Linux
     /// `CA_EVENT_TX_START`): the connection was idle or application-limited.
     fn on_tx_start(&mut self, _idle: Dur, _now: Time) {}
@@ -321,6 +329,10 @@ impl<C: CongestionControl> CongestionControl for Box<C> {
         (**self).on_recovery_exit(w, now)
     }
     #[inline]
+    fn on_marked_lost(&mut self, lost_bytes: u64) {
+        (**self).on_marked_lost(lost_bytes)
+    }
+    #[inline]
     fn on_tx_start(&mut self, idle: Dur, now: Time) {
         (**self).on_tx_start(idle, now)
     }
@@ -359,6 +371,9 @@ macro_rules! cc_dispatch {
             }
             pub fn on_recovery_exit(&mut self, w: &mut Window, now: Time) {
                 match self { $( $(#[$m])* Cc::$V(c) => c.on_recovery_exit(w, now), )+ }
+            }
+            pub fn on_marked_lost(&mut self, lost_bytes: u64) {
+                match self { $( $(#[$m])* Cc::$V(c) => c.on_marked_lost(lost_bytes), )+ }
             }
             pub fn on_tx_start(&mut self, idle: Dur, now: Time) {
                 match self { $( $(#[$m])* Cc::$V(c) => c.on_tx_start(idle, now), )+ }

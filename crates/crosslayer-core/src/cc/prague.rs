@@ -291,7 +291,7 @@ mod tests {
             p.on_ack(&mut w, &AckEvent { ece: true, ..ack(MSS) });
         }
         assert_eq!(w.cwnd, 101 * MSS, "marked segments do not grow the window");
-        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Ecn, flight_size: 0, new_episode: true };
+        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Ecn, flight_size: 0, new_episode: true, lost_bytes: 0 };
         assert_eq!(p.on_congestion(&mut w, &ev), 50 * MSS, "ssthresh is left to the ACKs");
         for _ in 0..60 {
             p.on_ack(&mut w, &AckEvent { ece: true, ..ack(MSS) });
@@ -330,7 +330,7 @@ mod tests {
         p.marks.alpha = 0.2;
         let mut w = Window { cwnd: 100 * MSS, ssthresh: 50 * MSS, mss: MSS as u32 };
         p.cnt = 0.0;
-        p.on_congestion(&mut w, &CongestionEvent { now: Time::ZERO, kind: CongestionKind::Ecn, flight_size: 0, new_episode: true });
+        p.on_congestion(&mut w, &CongestionEvent { now: Time::ZERO, kind: CongestionKind::Ecn, flight_size: 0, new_episode: true, lost_bytes: 0 });
         for k in 1..=20 {
             // the delivered count goes on from the rounds above (it never goes back)
             p.on_ack(&mut w, &AckEvent { ece: true, cwnd_limited: false, delivered_total: total + k * MSS, ..ack(MSS) });
@@ -361,7 +361,7 @@ mod tests {
     fn loss_halves_through_the_carry() {
         let mut p = prague();
         let mut w = Window { cwnd: 40 * MSS, ssthresh: 20 * MSS, mss: MSS as u32 };
-        p.on_congestion(&mut w, &CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true });
+        p.on_congestion(&mut w, &CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true, lost_bytes: 0 });
         for _ in 0..30 {
             p.on_ack(&mut w, &AckEvent { ca_state: CaState::Recovery, ..ack(MSS) });
         }

@@ -127,7 +127,7 @@ mod tests {
     /// 20 give ssthresh 10 (Linux) or 30 (RFC 5681), above the window the recovery leaves.
     #[test]
     fn ssthresh_halves_cwnd_or_flight_size_with_a_floor() {
-        let ev = |flight| CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: flight, new_episode: true };
+        let ev = |flight| CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: flight, new_episode: true, lost_bytes: 0 };
         let mut w = Window { cwnd: 20_000, ssthresh: u64::MAX, mss: 1000 };
         let mut linux = Reno::new(&RenoConfig::default(), &CcEnv::linux(1000, 10));
         assert_eq!(linux.on_congestion(&mut w, &ev(60_000)), 10_000);

@@ -89,7 +89,7 @@ mod tests {
             s.on_ack(&mut w, &ack(mss));
         }
         assert_eq!(w.cwnd, 51 * mss);
-        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true };
+        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true, lost_bytes: 0 };
         let mut w = Window { cwnd: 1000 * mss, ssthresh: 10 * mss, mss: mss as u32 };
         assert_eq!(s.on_congestion(&mut w, &ev), 875 * mss);
     }

@@ -545,7 +545,7 @@ mod tests {
     fn ns3_loss_keeps_all_but_a_segment() {
         use crate::cc::CongestionKind;
         let mut v = ns3_vegas(VegasConfig::default());
-        let e = CongestionEvent { now: crate::units::Time::ZERO, kind: CongestionKind::Loss, flight_size: 100 * MSS, new_episode: true };
+        let e = CongestionEvent { now: crate::units::Time::ZERO, kind: CongestionKind::Loss, flight_size: 100 * MSS, new_episode: true, lost_bytes: 0 };
         let mut w = Window { cwnd: 100 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
         assert_eq!(v.on_congestion(&mut w, &e), 99 * MSS);
         let mut w = Window { cwnd: 100 * MSS, ssthresh: 80 * MSS, mss: MSS as u32 };

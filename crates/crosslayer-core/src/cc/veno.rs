@@ -196,6 +196,7 @@ mod tests {
             kind: CongestionKind::Loss,
             flight_size: 0,
             new_episode: true,
+            lost_bytes: 0,
         };
         assert_eq!(v.on_congestion(&mut w, &ev), 104 * 4 / 5 * MSS);
         let mut w = Window {

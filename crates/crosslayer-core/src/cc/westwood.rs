@@ -408,6 +408,7 @@ mod tests {
             kind: CongestionKind::Loss,
             flight_size: 200 * MSS,
             new_episode: true,
+            lost_bytes: 0,
         };
         assert_eq!(ww.on_congestion(&mut w, &loss), 100 * MSS);
         ww.on_recovery_exit(&mut w, Time::from_ms(2100));
@@ -478,7 +479,7 @@ mod tests {
         assert!((ww.bw - want).abs() < 1e-6, "{} vs {want}", ww.bw);
         // the timer due at 300 ms fires with only the ACK of 200 ms counted (1e4 bytes/s):
         // the next event after it, a loss at 400 ms, sees that sample taken
-        let loss = CongestionEvent { now: Time::from_ms(400), kind: CongestionKind::Loss, flight_size: 0, new_episode: true };
+        let loss = CongestionEvent { now: Time::from_ms(400), kind: CongestionKind::Loss, flight_size: 0, new_episode: true, lost_bytes: 0 };
         ww.on_congestion(&mut w, &loss);
         let want = 0.9 * want + 0.05 * (1e4 + 1e6);
         assert!((ww.bw - want).abs() < 1e-6, "{} vs {want}", ww.bw);
@@ -517,7 +518,7 @@ mod tests {
         ww.on_ack(&mut w, &a);
         assert_eq!(ww.min_srtt, Some(Dur::from_ms(40)));
         ww.bw = 1_234_567.0;
-        let loss = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 200 * MSS, new_episode: true };
+        let loss = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 200 * MSS, new_episode: true, lost_bytes: 0 };
         assert_eq!(ww.on_congestion(&mut w, &loss), 49_382, "1,234,567 bytes/s x 40 ms");
         w.cwnd = 49_382;
         ww.on_recovery_exit(&mut w, Time::ZERO);

@@ -416,7 +416,7 @@ mod tests {
     fn ns3_cuts_the_flight() {
         let mut y = yeah_with(Profile::Ns3, None);
         let mut w = Window { cwnd: 1000 * MSS, ssthresh: 10 * MSS, mss: MSS as u32 };
-        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 800 * MSS, new_episode: true };
+        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 800 * MSS, new_episode: true, lost_bytes: 0 };
         y.last_q = 30;
         assert_eq!(y.on_congestion(&mut w, &ev), (800 - 100) * MSS, "max(30, 800 / 8)");
         y.last_q = 500;
@@ -440,7 +440,7 @@ mod tests {
         round(&mut y, &mut w, 110);
         assert_eq!((y.last_q, y.doing_reno_now, w.cwnd / MSS, w.ssthresh / MSS), (92, 1, 928, 928));
         assert_eq!(y.reno_count, 464);
-        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true };
+        let ev = CongestionEvent { now: Time::ZERO, kind: CongestionKind::Loss, flight_size: 0, new_episode: true, lost_bytes: 0 };
         assert_eq!(y.on_congestion(&mut w, &ev), (928 - 116) * MSS, "cut max(min(92, 464), 928 / 8)");
         // sixteen slow rounds (queueing delay 15 ms above base / 8, backlog 26 under alpha):
         // Reno's +1 per round, and then a loss halves

@@ -543,6 +543,13 @@ impl Scoreboard {
         self.retx_cursor = n;
     }
 
+    /// The segments [`mark_all_lost`](Self::mark_all_lost) adds to Linux's count of lost
+    /// packets (`tp->lost`, `tcp_mark_skb_lost`): each unSACKed segment not yet marked lost,
+    /// and each retransmission marked lost again.
+    pub fn timeout_losses(&self) -> u64 {
+        self.segs.iter().filter(|s| s.flags & SACKED == 0 && (s.flags & LOST == 0 || s.flags & RETRANS != 0)).count() as u64
+    }
+
     /// RTO: every unSACKed segment is lost and may be retransmitted again (Linux `tcp_enter_loss`).
     pub fn mark_all_lost(&mut self) {
         self.sack_cache_len = 0;

@@ -1014,7 +1014,8 @@ impl Sender {
 
     fn congestion_event(&mut self, now: Time, kind: CongestionKind, new_episode: bool) -> u64 {
         let flight = self.flight_for_ssthresh();
-        let ev = CongestionEvent { now, kind, flight_size: flight * self.cfg.mss as u64, new_episode };
+        let lost_bytes = if kind == CongestionKind::Timeout { self.sb.timeout_losses() * self.cfg.mss as u64 } else { 0 };
+        let ev = CongestionEvent { now, kind, flight_size: flight * self.cfg.mss as u64, new_episode, lost_bytes };
         self.cc.on_congestion(&mut self.window, &ev)
     }
 
@@ -1572,6 +1573,7 @@ impl Sender {
         if found.newly_lost == 0 {
             return;
         }
+        self.cc.on_marked_lost(found.newly_lost * self.cfg.mss as u64);
         if self.state == CaState::Open {
             self.enter_recovery(ctx);
             if self.cfg.recovery == Recovery::Prr && !self.cc.full_control() {
