@@ -33,8 +33,10 @@
 //!   bandwidth estimate accounts for (the epoch restarts whenever the ACKs fall behind it), a
 //!   maximum over two windows of 5 rounds, at most the cwnd and 100 ms at the estimate. Losses
 //!   reported by an ACK take that much off; the first round of a fast recovery is
-//!   packet-conserving (cwnd = in flight + delivered); leaving recovery restores the cwnd from
-//!   before it.
+//!   packet-conserving (cwnd = in flight + delivered); leaving recovery, or the Loss state of a
+//!   timeout, restores the cwnd from before it (Linux `bbr_set_cwnd_to_recover_or_restore`:
+//!   `prev_ca_state >= TCP_CA_Recovery`; a timeout that interrupts a recovery leaves the state
+//!   Loss, so nothing is restored until the ACKs leave it).
 //! * Pacing rate `gain x bandwidth x 0.99` (Linux's 1 % margin), lowered only once the pipe was
 //!   full. It starts at 2.885 x cwnd / SRTT when the connection opens with the handshake's RTT
 //!   (Linux initializes BBR after the handshake, `bbr_init_pacing_rate_from_rtt`), else from a
@@ -52,7 +54,8 @@
 //! gains, which its integer division rounds to zero); the send quantum (Linux's TSO goal) is
 //! the bytes of 1 ms at the pacing rate, between 2 segments (1 below 1.2 Mb/s) and 64 KB; a
 //! timeout sets cwnd to one segment (Linux: in flight + 1 after marking all lost) and saves
-//! the cwnd for the restore; the long-term rate is kept in bytes/s, not Linux's fixed point
+//! the cwnd for the restore; the ACK that ends a timeout's Loss state arrives in it (the
+//! sender's state before the ACK), so the restore comes one ACK after Linux's; the long-term rate is kept in bytes/s, not Linux's fixed point
 //! (packets per microsecond << 24), and two intervals' average is not truncated.
 
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
@@ -138,6 +141,9 @@ pub struct Bbr {
     restore_cwnd: bool,
     packet_conservation: bool,
     in_recovery: bool,
+    /// A timeout put the connection in the Loss state, and no ACK has come outside it since
+    /// (Linux `prev_ca_state == TCP_CA_Loss`): the ACK that finds it left restores prior_cwnd.
+    in_loss: bool,
     /// The pacing rate was set from an RTT sample (Linux `has_seen_rtt`).
     has_seen_rtt: bool,
     /// ACK aggregation (Linux `bbr_update_ack_aggregation`): the largest excess of segments
@@ -216,6 +222,7 @@ impl Algorithm for Bbr {
             restore_cwnd: false,
             packet_conservation: false,
             in_recovery: false,
+            in_loss: false,
             has_seen_rtt: false,
             extra_acked: [0; 2],
             extra_acked_win_rtts: 0,
@@ -548,7 +555,7 @@ impl Bbr {
     }
 
     fn save_cwnd(&mut self, w: &Window) {
-        self.prior_cwnd = if self.in_recovery || self.mode == Mode::ProbeRtt { self.prior_cwnd.max(w.cwnd) } else { w.cwnd };
+        self.prior_cwnd = if self.in_recovery || self.in_loss || self.mode == Mode::ProbeRtt { self.prior_cwnd.max(w.cwnd) } else { w.cwnd };
     }
 }
 
@@ -611,16 +618,19 @@ impl CongestionControl for Bbr {
         let mut cwnd = w.cwnd;
         if acked > 0 {
             cwnd = cwnd.saturating_sub(a.lost_bytes).max(mss);
-            let in_recovery = a.ca_state == CaState::Recovery;
+            // Linux bbr_set_cwnd_to_recover_or_restore, with the state the ACK found (Linux reads
+            // the state after the ACK's own transitions: the ACK that ends a timeout's Loss state
+            // restores there, here at the next one)
+            let (in_recovery, in_loss) = (a.ca_state == CaState::Recovery, a.ca_state == CaState::Loss);
             if in_recovery && !self.in_recovery {
                 self.packet_conservation = true;
                 self.next_round_delivered = a.delivered_total;
                 cwnd = a.prior_in_flight.saturating_sub(acked) + acked;
-            } else if !in_recovery && self.in_recovery {
+            } else if !in_recovery && !in_loss && (self.in_recovery || self.in_loss) {
                 cwnd = cwnd.max(self.prior_cwnd);
                 self.packet_conservation = false;
             }
-            self.in_recovery = in_recovery;
+            (self.in_recovery, self.in_loss) = (in_recovery, in_loss);
             if std::mem::take(&mut self.restore_cwnd) {
                 cwnd = cwnd.max(self.prior_cwnd);
             }
@@ -660,6 +670,9 @@ impl CongestionControl for Bbr {
             self.full_bw = 0.0;
             self.round_start = true;
             self.lt_sampling(e.now, true, false, self.delivered_seen);
+            // the state is Loss now, not Recovery: the cwnd from before is restored when the
+            // ACKs leave it, not at the next ACK (Linux prev_ca_state = TCP_CA_Loss)
+            (self.in_recovery, self.in_loss) = (false, true);
             w.cwnd = self.mss;
         }
         w.ssthresh
@@ -953,6 +966,37 @@ mod tests {
         assert!(Bbr::new(&BbrConfig::default(), &ns3).lt.is_none());
         assert!(Bbr::new(&BbrConfig { lt_sampling: Some(false), ..Default::default() }, &CcEnv::linux(MSS as u32, 10)).lt.is_none());
         assert!(Bbr::new(&BbrConfig { lt_sampling: Some(true), ..Default::default() }, &ns3).lt.is_some());
+    }
+
+    /// A timeout (Linux `bbr_set_state`, `bbr_set_cwnd_to_recover_or_restore`): cwnd 1 segment,
+    /// the cwnd from before saved; ACKs in the Loss state grow it by what they deliver (never
+    /// restoring it, even when the timeout interrupted a fast recovery), and the first ACK
+    /// outside Loss and Recovery restores it. The cwnd saved is the one before the recovery the
+    /// timeout interrupted (a recovery's reduced cwnd is not "good enough").
+    #[test]
+    fn a_timeout_restores_the_cwnd_when_loss_ends() {
+        let (mut b, mut w) = probing();
+        w.cwnd = 20 * MSS; // under the cwnd target (28 segments), which caps any restore
+        let loss = CongestionEvent { now: Time::from_ms(1), kind: CongestionKind::Loss, flight_size: 20 * MSS, new_episode: true, lost_bytes: 0 };
+        b.on_congestion(&mut w, &loss);
+        assert_eq!(b.prior_cwnd, 20 * MSS);
+        let mut a = sample(&b, 2, 1_000_000.0, false, 20 * MSS);
+        a.ca_state = CaState::Recovery;
+        b.on_ack(&mut w, &a);
+        assert!(b.in_recovery && b.packet_conservation);
+        w.cwnd = 12 * MSS;
+        let to = CongestionEvent { now: Time::from_ms(3), kind: CongestionKind::Timeout, flight_size: 12 * MSS, new_episode: false, lost_bytes: 12 * MSS };
+        b.on_congestion(&mut w, &to);
+        assert_eq!((w.cwnd, b.prior_cwnd, b.in_loss, b.in_recovery), (MSS, 20 * MSS, true, false));
+        for t in 4..8 {
+            let mut a = sample(&b, t, 1_000_000.0, false, 2 * MSS);
+            a.ca_state = CaState::Loss;
+            b.on_ack(&mut w, &a);
+            assert!(w.cwnd < 10 * MSS, "not restored in Loss: {} at {t} ms", w.cwnd / MSS);
+        }
+        b.on_ack(&mut w, &sample(&b, 9, 1_000_000.0, false, 4 * MSS));
+        assert!(!b.in_loss);
+        assert_eq!(w.cwnd, 21 * MSS, "restored when the ACKs leave Loss (20), and grown by the segment delivered");
     }
 
     /// 10 s without a lower RTT: PROBE_RTT, cwnd 4 packets; once in flight is down to 4, 200
