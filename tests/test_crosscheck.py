@@ -373,3 +373,23 @@ def test_a_run_longer_than_its_timeout_is_stopped() -> None:
 
     with pytest.raises(OtherSimulatorError, match="took longer than 1 s"):
         run_ns3("import time\ntime.sleep(60)\n", sys.executable, timeout_s=1.0)
+
+
+def test_the_kernels_kept_runs_key_on_the_traffic_programs_text(tmp_path: Path) -> None:
+    """The guest runs the traffic program (which measures the kernel's side) from its path, so its
+    text is part of the kernel's identity: a kernel run kept before the program changed what it
+    measures is not read back (its modification time alone, as a fresh checkout gives, changes
+    nothing)."""
+    from crosslayer.crosscheck import cache, linux
+
+    kernel, traffic = tmp_path / "linux", tmp_path / "traffic.py"
+    kernel.write_bytes(b"\x7fELF")
+    traffic.write_text("print('measure')\n")
+    before = cache.linux_identity(kernel, traffic)
+    assert before is not None and before.startswith(cache.file_identity(kernel) or "?")
+    os.utime(traffic, (1, 1))
+    assert cache.linux_identity(kernel, traffic) == before
+    traffic.write_text("print('measure otherwise')\n")
+    assert cache.linux_identity(kernel, traffic) != before
+    assert cache.linux_identity(kernel, tmp_path / "missing.py") is None
+    assert Path(linux.traffic_program()).name == "linux_traffic.py" and cache.linux_identity(kernel, linux.traffic_program()) is not None

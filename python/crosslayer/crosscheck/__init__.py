@@ -693,7 +693,7 @@ def crosscheck(
     else:
         path = linux_backend.find_kernel(kernel)
         runner = lambda program, *args, **kw: run_linux(program, path, *args, **kw)  # noqa: E731
-        identity = cache.file_identity(path)
+        identity = cache.linux_identity(path, linux_backend.traffic_program())
     running: list[subprocess.Popen[str]] = []
     cached: list[int] = []
 

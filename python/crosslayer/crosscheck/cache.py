@@ -13,7 +13,10 @@ then read back. The key is a hash of:
   version or a rebuild runs again;
 - the whole program crosscheck gives it (``ns3_program.py`` with the scenario's description, the
   Tcl script, the guest's script): any change of the scenario, of the translation or of the
-  program template is another key.
+  program template is another key. The guest's script runs the traffic program
+  (``linux_traffic.py``, which measures the kernel's side) from its path, so that file's text
+  is part of the kernel's identity (:func:`linux_identity`): a change of what it measures runs
+  again.
 
 A run that fails or times out is not kept. The Linux kernel is not bit-for-bit deterministic
 (its own random numbers are seeded from the host), so a kept kernel run is one sample of what
@@ -58,6 +61,17 @@ def file_identity(path: str | os.PathLike[str]) -> str | None:
     except OSError:
         return None
     return f"{real}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def linux_identity(kernel: str | os.PathLike[str], traffic: str | os.PathLike[str]) -> str | None:
+    """The kernel (:func:`file_identity`) and the text of the traffic program its guest runs by
+    path (None: either cannot be read)."""
+    identity = file_identity(kernel)
+    try:
+        text = Path(traffic).read_bytes()
+    except OSError:
+        return None
+    return None if identity is None else f"{identity}|{hashlib.sha256(text).hexdigest()}"
 
 
 def ns3_identity(python: str) -> str | None:
