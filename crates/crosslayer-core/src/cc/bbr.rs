@@ -36,7 +36,9 @@
 //!   packet-conserving (cwnd = in flight + delivered); leaving recovery, or the Loss state of a
 //!   timeout, restores the cwnd from before it (Linux `bbr_set_cwnd_to_recover_or_restore`:
 //!   `prev_ca_state >= TCP_CA_Recovery`; a timeout that interrupts a recovery leaves the state
-//!   Loss, so nothing is restored until the ACKs leave it).
+//!   Loss, so nothing is restored until the ACKs leave it). In the ns3 profile the end of the
+//!   Loss state restores nothing (ns-3's TcpBbr restores at `CA_EVENT_COMPLETE_CWR`, which
+//!   TcpSocketBase raises at the end of a fast recovery only).
 //! * Pacing rate `gain x bandwidth x 0.99` (Linux's 1 % margin), lowered only once the pipe was
 //!   full. It starts at 2.885 x cwnd / SRTT when the connection opens with the handshake's RTT
 //!   (Linux initializes BBR after the handshake, `bbr_init_pacing_rate_from_rtt`), else from a
@@ -144,6 +146,10 @@ pub struct Bbr {
     /// A timeout put the connection in the Loss state, and no ACK has come outside it since
     /// (Linux `prev_ca_state == TCP_CA_Loss`): the ACK that finds it left restores prior_cwnd.
     in_loss: bool,
+    /// Leaving a timeout's Loss state restores prior_cwnd (Linux); ns-3's TcpBbr restores only
+    /// at `CA_EVENT_COMPLETE_CWR`, which TcpSocketBase raises when a fast recovery ends, not
+    /// the Loss state (the ns3 profile).
+    loss_restore: bool,
     /// The pacing rate was set from an RTT sample (Linux `has_seen_rtt`).
     has_seen_rtt: bool,
     /// ACK aggregation (Linux `bbr_update_ack_aggregation`): the largest excess of segments
@@ -223,6 +229,7 @@ impl Algorithm for Bbr {
             packet_conservation: false,
             in_recovery: false,
             in_loss: false,
+            loss_restore: env.profile != Profile::Ns3,
             has_seen_rtt: false,
             extra_acked: [0; 2],
             extra_acked_win_rtts: 0,
@@ -630,7 +637,7 @@ impl CongestionControl for Bbr {
                 cwnd = cwnd.max(self.prior_cwnd);
                 self.packet_conservation = false;
             }
-            (self.in_recovery, self.in_loss) = (in_recovery, in_loss);
+            (self.in_recovery, self.in_loss) = (in_recovery, in_loss && self.loss_restore);
             if std::mem::take(&mut self.restore_cwnd) {
                 cwnd = cwnd.max(self.prior_cwnd);
             }
@@ -672,7 +679,7 @@ impl CongestionControl for Bbr {
             self.lt_sampling(e.now, true, false, self.delivered_seen);
             // the state is Loss now, not Recovery: the cwnd from before is restored when the
             // ACKs leave it, not at the next ACK (Linux prev_ca_state = TCP_CA_Loss)
-            (self.in_recovery, self.in_loss) = (false, true);
+            (self.in_recovery, self.in_loss) = (false, self.loss_restore);
             w.cwnd = self.mss;
         }
         w.ssthresh
@@ -997,6 +1004,20 @@ mod tests {
         b.on_ack(&mut w, &sample(&b, 9, 1_000_000.0, false, 4 * MSS));
         assert!(!b.in_loss);
         assert_eq!(w.cwnd, 21 * MSS, "restored when the ACKs leave Loss (20), and grown by the segment delivered");
+        // ns-3's TcpBbr restores at CA_EVENT_COMPLETE_CWR only, which the end of Loss does not
+        // raise: the ns3 profile grows on from where the Loss state left it
+        let ns3 = CcEnv { profile: Profile::Ns3, ..CcEnv::linux(MSS as u32, 10) };
+        let mut b = Bbr::new(&BbrConfig::default(), &ns3);
+        (b.min_rtt, b.full_bw_reached) = (Some(Dur::from_ms(10)), true);
+        b.add_bw_sample(1_000_000.0);
+        b.enter_probe_bw(Time::ZERO);
+        let mut w = Window { cwnd: 20 * MSS, ssthresh: u64::MAX, mss: MSS as u32 };
+        b.on_congestion(&mut w, &CongestionEvent { now: Time::from_ms(3), kind: CongestionKind::Timeout, flight_size: 20 * MSS, new_episode: true, lost_bytes: 20 * MSS });
+        let mut a = sample(&b, 4, 1_000_000.0, false, 2 * MSS);
+        a.ca_state = CaState::Loss;
+        b.on_ack(&mut w, &a);
+        b.on_ack(&mut w, &sample(&b, 5, 1_000_000.0, false, 4 * MSS));
+        assert_eq!(w.cwnd, 5 * MSS, "ns3: the floor of 4 packets + 1 delivered, no restore");
     }
 
     /// 10 s without a lower RTT: PROBE_RTT, cwnd 4 packets; once in flight is down to 4, 200
