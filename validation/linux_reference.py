@@ -15,6 +15,7 @@ and figures from them.
     .venv/bin/python validation/linux_reference.py two-way --jobs 2  # seed 004, scaled to 20 Mb/s
     .venv/bin/python validation/linux_reference.py write             # the tables and figures
     .venv/bin/python validation/linux_reference.py drift             # which stored cells today's engine moves (crosslayer only)
+    .venv/bin/python validation/linux_reference.py bbr-lt --seeds 6 --jobs 2   # BBR's long-term rate in both (TCP_CC_INFO)
 """
 
 from __future__ import annotations
