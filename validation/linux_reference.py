@@ -494,8 +494,8 @@ def bbr_lt(seeds: int, jobs: int) -> None:
     a flow's samples (every 10 ms) in stretches at pacing gain 1 longer than 10 min RTTs (PROBE_BW
     alone holds gain 1 for at most 6 phases; the long-term rate holds it for 48 rounds). The
     kernel's gain is read with ``TCP_CC_INFO`` (``struct tcp_bbr_info``) by a copy of the traffic
-    program that also samples it; crosslayer runs with ``lt_sampling`` on (the linux profile's)
-    and off. The cells: two BBR flows on DropTail (``pair``) and nine on seed 000's access link.
+    program that also samples it; crosslayer runs with ``lt_sampling`` unset (on, the linux
+    profile's) and off. The cells: two BBR flows on DropTail (``pair``) and nine on seed 000's access link.
     Writes validation/results/linux/bbr-lt.json."""
     import tempfile
     from concurrent.futures import ThreadPoolExecutor
@@ -527,25 +527,27 @@ def bbr_lt(seeds: int, jobs: int) -> None:
             def one(seed: int, base: Any = base) -> dict[str, float]:
                 sc = base.with_overrides(seed=seed)
                 row: dict[str, float] = {}
-                for lt in (True, False):
-                    r = crosslayer.run(sc.with_overrides(**{"flows[*].cc": {"kind": "bbr", "lt_sampling": lt}}))
-                    c, shares, held = r.cwnd, [], []
-                    for flow in (str(n) for n in r.flows.name):
-                        rows = c[c.flow == flow]
-                        span = 10 * float(rows.bbr_min_rtt_s.dropna().median())
-                        shares.append(_long_gain_one(list(rows.t_s), list(rows.bbr_pacing_gain), 1.0, span))
-                        held.append(float(rows.bbr_lt_use_bw.mean()))
-                        if lt:
-                            row.setdefault("spans", []).append(span)  # type: ignore[attr-defined]
-                    row[f"crosslayer lt_sampling={str(lt).lower()}"] = sum(shares) / len(shares)
-                    if lt:
-                        row["crosslayer at the long-term rate"] = sum(held) / len(held)
-                r = crosslayer.run(sc)
-                program = linux.program(linux.translate(sc.to_engine_spec(), r.flows, r.queues, r.udp).description, traffic=str(Path(tmp) / "traffic.py"))
-                raw = run_linux(program, kernel)
-                spans = row.pop("spans")  # type: ignore[arg-type]
-                shares = [_long_gain_one(raw["cwnd"][str(f)]["t_s"], raw["cwnd"][str(f)]["bbr_pacing_gain"], 1.0, span) for f, span in zip(r.flows.name, spans)]  # type: ignore[arg-type]
-                row["linux"] = sum(shares) / len(shares)
+                # the profile's BBR (lt_sampling unset: on in linux), which the kernel runs too,
+                # and the same without the sampling
+                on = crosslayer.run(sc)
+                off = crosslayer.run(sc.with_overrides(**{"flows[*].cc": {"kind": "bbr", "lt_sampling": False}}))
+                names = [str(n) for n in on.flows.name]
+
+                def spans(r: Any) -> list[float]:
+                    """10 min RTTs of each flow, its run's median estimate."""
+                    return [10 * float(r.cwnd[r.cwnd.flow == f].bbr_min_rtt_s.dropna().median()) for f in names]
+
+                def share(r: Any) -> float:
+                    rows = [r.cwnd[r.cwnd.flow == f] for f in names]
+                    return sum(_long_gain_one(list(x.t_s), list(x.bbr_pacing_gain), 1.0, span) for x, span in zip(rows, spans(r))) / len(names)
+
+                row["crosslayer lt_sampling=true"] = share(on)
+                row["crosslayer at the long-term rate"] = float(on.cwnd.bbr_lt_use_bw.groupby(on.cwnd.flow).mean().mean())
+                row["crosslayer lt_sampling=false"] = share(off)
+                program = linux.program(linux.translate(sc.to_engine_spec(), on.flows, on.queues, on.udp).description, traffic=str(Path(tmp) / "traffic.py"))
+                raw = run_linux(program, kernel)["cwnd"]
+                # the kernel's stretches against the spans of crosslayer's run of the same program
+                row["linux"] = sum(_long_gain_one(raw[f]["t_s"], raw[f]["bbr_pacing_gain"], 1.0, span) for f, span in zip(names, spans(on))) / len(names)
                 print(name, seed, {k: round(v, 3) for k, v in row.items()}, flush=True)
                 return row
 
