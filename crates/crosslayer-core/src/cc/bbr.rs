@@ -189,6 +189,102 @@ struct LtSampling {
     last_lost: u64,
 }
 
+/// The connection's counters where a long-term interval starts or ends: the last delivery's
+/// time in whole ms (Linux `tp->delivered_mstamp`), delivered and lost bytes (`tp->delivered`,
+/// `tp->lost`).
+#[derive(Clone, Copy, Debug)]
+struct LtMark {
+    stamp_ms: u64,
+    delivered: u64,
+    lost: u64,
+}
+
+/// What one long-term sample changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LtOutcome {
+    Nothing,
+    /// Two intervals alike: the long-term rate is the estimate now, at gain 1.
+    Policed,
+    /// 48 rounds of PROBE_BW at the long-term rate: sampling starts over, and so does probing.
+    Expired,
+}
+
+impl LtSampling {
+    /// Linux `bbr_reset_lt_bw_sampling_interval`: an interval starts at `at`.
+    fn start_interval(&mut self, at: LtMark) {
+        (self.last_stamp_ms, self.last_delivered, self.last_lost, self.rtt_cnt) = (at.stamp_ms, at.delivered, at.lost, 0);
+    }
+
+    /// Linux `bbr_reset_lt_bw_sampling`: no long-term rate, no interval.
+    fn reset(&mut self, at: LtMark) {
+        (self.bw, self.use_bw, self.sampling) = (0.0, false, false);
+        self.start_interval(at);
+    }
+
+    /// Linux `bbr_lt_bw_sampling` and `bbr_lt_bw_interval_done`: an interval opens at a loss,
+    /// counts rounds, and closes at a loss once it has 4 rounds (16 at most) and a loss ratio of
+    /// at least 50/256; two intervals in a row whose rates are within an eighth (or 4 kb/s) of
+    /// each other make their average the bandwidth estimate, until 48 rounds of PROBE_BW have
+    /// passed.
+    fn sample(&mut self, at: LtMark, round_start: bool, probe_bw: bool, losses: bool, app_limited: bool, mss: u64) -> LtOutcome {
+        if self.use_bw {
+            if probe_bw && round_start {
+                self.rtt_cnt += 1;
+                if self.rtt_cnt >= LT_BW_MAX_RTTS {
+                    self.reset(at);
+                    return LtOutcome::Expired;
+                }
+            }
+            return LtOutcome::Nothing;
+        }
+        if !self.sampling {
+            if !losses {
+                return LtOutcome::Nothing;
+            }
+            self.start_interval(at);
+            self.sampling = true;
+        }
+        if app_limited {
+            self.reset(at);
+            return LtOutcome::Nothing;
+        }
+        if round_start {
+            self.rtt_cnt += 1;
+        }
+        if self.rtt_cnt < LT_INTVL_MIN_RTTS {
+            return LtOutcome::Nothing;
+        }
+        if self.rtt_cnt > 4 * LT_INTVL_MIN_RTTS {
+            self.reset(at);
+            return LtOutcome::Nothing;
+        }
+        if !losses {
+            return LtOutcome::Nothing;
+        }
+        let lost = (at.lost - self.last_lost) / mss;
+        let delivered = at.delivered.saturating_sub(self.last_delivered) / mss;
+        if delivered == 0 || (lost << 8) < LT_LOSS_THRESH * delivered {
+            return LtOutcome::Nothing;
+        }
+        // whole milliseconds, as Linux keeps the interval's start
+        let t_ms = at.stamp_ms as i64 - self.last_stamp_ms as i64;
+        if t_ms < 1 {
+            return LtOutcome::Nothing;
+        }
+        let bw = (delivered * mss * 1000) as f64 / t_ms as f64;
+        if self.bw > 0.0 {
+            let diff = (bw - self.bw).abs();
+            if diff <= self.bw / 8.0 || diff * PACING_MARGIN <= LT_BW_DIFF_BYTES {
+                (self.bw, self.use_bw, self.rtt_cnt) = ((bw + self.bw) / 2.0, true, 0);
+                return LtOutcome::Policed;
+            }
+        }
+        self.bw = bw;
+        self.start_interval(at);
+        LtOutcome::Nothing
+    }
+}
+
 impl Algorithm for Bbr {
     type Config = BbrConfig;
     type Env = CcEnv;
@@ -374,93 +470,21 @@ impl Bbr {
         }
     }
 
-    /// Linux `bbr_reset_lt_bw_sampling_interval`: an interval starts now.
-    fn lt_reset_interval(&mut self, delivered_total: u64) {
-        let (stamp, lost) = (self.delivered_stamp.ns() / 1_000_000, self.lost_total);
-        if let Some(lt) = &mut self.lt {
-            (lt.last_stamp_ms, lt.last_delivered, lt.last_lost, lt.rtt_cnt) = (stamp, delivered_total, lost, 0);
-        }
-    }
-
-    /// Linux `bbr_reset_lt_bw_sampling`: no long-term rate, no interval.
-    fn lt_reset(&mut self, delivered_total: u64) {
-        if let Some(lt) = &mut self.lt {
-            (lt.bw, lt.use_bw, lt.sampling) = (0.0, false, false);
-        }
-        self.lt_reset_interval(delivered_total);
-    }
-
     /// Linux `bbr_lt_bw_sampling`, at an ACK with a valid rate sample (after the round test)
-    /// and at a timeout (`losses`, not app-limited, a round start): an interval opens at a
-    /// loss, counts rounds, and closes at a loss once it has 4 rounds (16 at most) and a loss
-    /// ratio of at least 50/256; two intervals in a row whose rates are within an eighth (or 4
-    /// kb/s) of each other make their average the bandwidth estimate, at gain 1, until 48
-    /// rounds of PROBE_BW have passed, when probing starts again at a random phase.
+    /// and at a timeout (`losses`, not app-limited, a round start): [`LtSampling::sample`], and
+    /// what its outcome does to the mode's gains.
     fn lt_sampling(&mut self, now: Time, losses: bool, app_limited: bool, delivered_total: u64) {
-        let Some(lt) = self.lt else { return };
-        if lt.use_bw {
-            if self.mode == Mode::ProbeBw && self.round_start {
-                let cnt = lt.rtt_cnt + 1;
-                self.lt.as_mut().unwrap().rtt_cnt = cnt;
-                if cnt >= LT_BW_MAX_RTTS {
-                    self.lt_reset(delivered_total);
-                    self.enter_probe_bw(now);
-                }
-            }
-            return;
+        let Some(mut lt) = self.lt else { return };
+        let at = LtMark { stamp_ms: self.delivered_stamp.ns() / 1_000_000, delivered: delivered_total, lost: self.lost_total };
+        let outcome = lt.sample(at, self.round_start, self.mode == Mode::ProbeBw, losses, app_limited, self.mss);
+        self.lt = Some(lt);
+        match outcome {
+            LtOutcome::Nothing => {}
+            LtOutcome::Policed if self.mode == Mode::ProbeBw => self.pacing_gain = 1.0,
+            LtOutcome::Policed => {}
+            // probing again, from a random phase (Linux bbr_reset_probe_bw_mode)
+            LtOutcome::Expired => self.enter_probe_bw(now),
         }
-        if !lt.sampling {
-            if !losses {
-                return;
-            }
-            self.lt_reset_interval(delivered_total);
-            self.lt.as_mut().unwrap().sampling = true;
-        }
-        if app_limited {
-            self.lt_reset(delivered_total);
-            return;
-        }
-        let round_start = self.round_start;
-        let lt = self.lt.as_mut().unwrap();
-        if round_start {
-            lt.rtt_cnt += 1;
-        }
-        if lt.rtt_cnt < LT_INTVL_MIN_RTTS {
-            return;
-        }
-        if lt.rtt_cnt > 4 * LT_INTVL_MIN_RTTS {
-            self.lt_reset(delivered_total);
-            return;
-        }
-        if !losses {
-            return;
-        }
-        let lost = (self.lost_total - lt.last_lost) / self.mss;
-        let delivered = delivered_total.saturating_sub(lt.last_delivered) / self.mss;
-        if delivered == 0 || (lost << 8) < LT_LOSS_THRESH * delivered {
-            return;
-        }
-        // whole milliseconds, as Linux keeps the interval's start
-        let t_ms = (self.delivered_stamp.ns() / 1_000_000) as i64 - lt.last_stamp_ms as i64;
-        if t_ms < 1 {
-            return;
-        }
-        let bw = (delivered * self.mss * 1000) as f64 / t_ms as f64;
-        // Linux bbr_lt_bw_interval_done
-        if lt.bw > 0.0 {
-            let diff = (bw - lt.bw).abs();
-            if diff <= lt.bw / 8.0 || diff * PACING_MARGIN <= LT_BW_DIFF_BYTES {
-                lt.bw = (bw + lt.bw) / 2.0;
-                lt.use_bw = true;
-                lt.rtt_cnt = 0;
-                if self.mode == Mode::ProbeBw {
-                    self.pacing_gain = 1.0;
-                }
-                return;
-            }
-        }
-        lt.bw = bw;
-        self.lt_reset_interval(delivered_total);
     }
 
     fn update_cycle(&mut self, now: Time, a: &AckEvent) {
