@@ -57,8 +57,9 @@
 //! the bytes of 1 ms at the pacing rate, between 2 segments (1 below 1.2 Mb/s) and 64 KB; a
 //! timeout sets cwnd to one segment (Linux: in flight + 1 after marking all lost) and saves
 //! the cwnd for the restore; the ACK that ends a timeout's Loss state arrives in it (the
-//! sender's state before the ACK), so the restore comes one ACK after Linux's; the long-term rate is kept in bytes/s, not Linux's fixed point
-//! (packets per microsecond << 24), and two intervals' average is not truncated.
+//! sender's state before the ACK), so the restore comes one ACK after Linux's; the long-term
+//! rate is kept in bytes/s, not Linux's fixed point (packets per microsecond << 24), and two
+//! intervals' average is not truncated.
 
 use super::{AckEvent, CaState, CcEnv, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
