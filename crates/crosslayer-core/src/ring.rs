@@ -122,6 +122,22 @@ impl<T: Copy + Default> Ring<T> {
         (k < self.len).then(|| self.buf[(self.head + k) & (self.buf.len() - 1)])
     }
 
+    /// Drop the `n` values at the front (there are at least `n`).
+    #[inline(always)]
+    pub fn advance(&mut self, n: usize) {
+        assert!(n <= self.len, "advance past the end of a ring");
+        self.head = (self.head + n) & (self.buf.len() - 1);
+        self.len -= n;
+    }
+
+    /// Front to back, by reference.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> + '_ {
+        let (head, len) = (self.head, self.len);
+        let (back, front) = self.buf.split_at_mut(head);
+        let first = front.len().min(len);
+        front[..first].iter_mut().chain(back[..len - first].iter_mut())
+    }
+
     /// Front to back.
     pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
         let mask = self.buf.len() - 1;
@@ -137,6 +153,25 @@ impl<T: Copy + Default> Ring<T> {
         }
         self.buf = buf;
         self.head = 0;
+    }
+}
+
+impl<T: Copy + Default> std::ops::Index<usize> for Ring<T> {
+    type Output = T;
+    /// The value at position `k` (0 = the front); panics past the end, as a slice does.
+    #[inline(always)]
+    fn index(&self, k: usize) -> &T {
+        assert!(k < self.len, "index {k} past the end of a ring of {}", self.len);
+        &self.buf[(self.head + k) & (self.buf.len() - 1)]
+    }
+}
+
+impl<T: Copy + Default> std::ops::IndexMut<usize> for Ring<T> {
+    #[inline(always)]
+    fn index_mut(&mut self, k: usize) -> &mut T {
+        assert!(k < self.len, "index {k} past the end of a ring of {}", self.len);
+        let mask = self.buf.len() - 1;
+        &mut self.buf[(self.head + k) & mask]
     }
 }
 
@@ -165,6 +200,21 @@ mod tests {
                     r.clear();
                     d.clear();
                 }
+                6 if !d.is_empty() => {
+                    let n = (x >> 44) as usize % (d.len() + 1);
+                    r.advance(n);
+                    d.drain(..n);
+                }
+                7 if !d.is_empty() => {
+                    let at = (x >> 44) as usize % d.len();
+                    r[at] += 1;
+                    d[at] += 1;
+                    assert_eq!(r[at], d[at]);
+                }
+                8 if k % 13 == 0 => {
+                    r.iter_mut().for_each(|v| *v ^= 1);
+                    d.iter_mut().for_each(|v| *v ^= 1);
+                }
                 _ => {
                     r.push_back(k);
                     d.push_back(k);
@@ -173,7 +223,7 @@ mod tests {
             assert_eq!((r.len(), r.front(), r.back()), (d.len(), d.front().copied(), d.back().copied()));
             let probe = (x >> 20) as usize % (d.len() + 2);
             assert_eq!(r.get(probe), d.get(probe).copied());
+            assert!(r.iter().eq(d.iter().copied()));
         }
-        assert!(r.iter().eq(d.iter().copied()));
     }
 }

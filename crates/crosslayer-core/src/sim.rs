@@ -701,14 +701,19 @@ impl Sim {
     /// Put a packet on the egress link of `node` its path takes (the link of its slot).
     #[inline]
     fn forward(&mut self, now: Time, node: u32, id: PacketId) {
-        let h = self.arena.get(id).hop as usize;
+        let p = self.arena.get(id);
+        let (h, size) = (p.hop as usize, p.size_bytes);
+        self.forward_at(now, node, id, h, size);
+    }
+
+    /// `forward` for a packet of `size` bytes whose slot is `h` (read by the caller).
+    #[inline]
+    fn forward_at(&mut self, now: Time, node: u32, id: PacketId, h: usize, size: u32) {
         let l = self.hop_link[h] as usize;
         debug_assert_eq!(self.topo.links[l].from, node, "a packet left its path");
-        let ahead = self.is_fused(h + 1);
         let link = &mut self.topo.links[l];
         if link.eager {
             link.settle(now, &mut self.hops);
-            let size = self.arena.get(id).size_bytes;
             let end = link.arrive_eager(now, size);
             let c = &mut self.hops[h];
             c.arrivals += 1;
@@ -717,9 +722,9 @@ impl Sim {
                 self.discard(id);
                 return;
             };
-            let at = end + link.delay;
-            if ahead {
-                self.arrive_ahead(at, id, h + 1);
+            let at = end.plus(link.delay);
+            if self.fused.get(h + 1).copied().unwrap_or(false) {
+                self.arrive_ahead(at, id, h + 1, size);
             } else if let Some(t) = link.into_pipe(at, id) {
                 self.deliver_at(l, t);
             }
@@ -947,7 +952,8 @@ impl Sim {
             return false;
         }
         self.topo.links[l].pop_pipe_back();
-        self.arrive_ahead(at, id, next);
+        let size = self.arena.get(id).size_bytes;
+        self.arrive_ahead(at, id, next, size);
         true
     }
 
@@ -990,11 +996,10 @@ impl Sim {
     /// at its far node at `at` and goes on at once to the link of `slot`, and on through every
     /// fused slot after it, into the first pipe it then stays in.
     #[inline(never)]
-    fn arrive_ahead(&mut self, mut at: Time, id: PacketId, mut slot: usize) {
+    fn arrive_ahead(&mut self, mut at: Time, id: PacketId, mut slot: usize, size: u32) {
         loop {
             let l = self.hop_link[slot] as usize;
             self.arena.get_mut(id).hop = slot as u32;
-            let size = self.arena.get(id).size_bytes;
             let Some(arrival) = self.topo.links[l].arrive_ahead(at, size, slot as u32) else {
                 self.discard(id);
                 return;

@@ -63,6 +63,20 @@ impl Time {
     pub fn is_never(self) -> bool {
         self == Time::NEVER
     }
+    /// `self + d` where both are finite (the hot path's own sums: a link's serialization
+    /// ends, arrivals; `MAX_SPAN` keeps them far from the end of the clock): a plain add, where
+    /// `+` saturates so that `NEVER` stays `NEVER`.
+    #[inline(always)]
+    pub fn plus(self, d: Dur) -> Time {
+        debug_assert!(self.0.checked_add(d.0).is_some_and(|t| t < u64::MAX), "{} + {} passes the end of the clock", self.0, d.0);
+        Time(self.0.wrapping_add(d.0))
+    }
+    /// `self - earlier` where `earlier <= self` (a plain subtraction, where `since` saturates).
+    #[inline(always)]
+    pub fn after(self, earlier: Time) -> Dur {
+        debug_assert!(earlier.0 <= self.0, "{} is after {}", earlier.0, self.0);
+        Dur(self.0.wrapping_sub(earlier.0))
+    }
     /// The time `d` before this one, saturating at zero.
     pub fn earlier_by(self, d: Dur) -> Time {
         Time(self.0.saturating_sub(d.0))

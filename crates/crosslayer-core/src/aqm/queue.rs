@@ -148,7 +148,7 @@ impl Queue {
         a.counters.dequeued_bytes += size;
         a.backlog_pkts -= 1;
         a.backlog_bytes -= size;
-        let sojourn_ns = now.since(enqueued).ns();
+        let sojourn_ns = now.after(enqueued).ns();
         self.sojourn.record(sojourn_ns);
         let s = &mut self.sojourn_since_sample;
         *s = (s.0.saturating_add(sojourn_ns), s.1 + 1, s.2.max(sojourn_ns));

@@ -91,10 +91,11 @@ impl LogHistogram {
     #[inline]
     pub fn record(&mut self, v: u64) {
         let b = bucket_of(v);
-        if b < self.base || b >= self.base + self.buckets.len() {
-            self.grow_to(b);
+        // one test for both bounds: below `base` the difference wraps past every length
+        match self.buckets.get_mut(b.wrapping_sub(self.base)) {
+            Some(c) => *c += 1,
+            None => self.grow_and_count(b),
         }
-        self.buckets[b - self.base] += 1;
         self.count += 1;
         self.sum += v as u128;
         self.min = self.min.min(v);
@@ -112,6 +113,14 @@ impl LogHistogram {
         self.buckets[0] += n;
         self.count += n;
         self.min = 0;
+    }
+
+    /// `record`'s count of bucket `b`, outside the buckets kept so far.
+    #[cold]
+    #[inline(never)]
+    fn grow_and_count(&mut self, b: usize) {
+        self.grow_to(b);
+        self.buckets[b - self.base] += 1;
     }
 
     /// Makes room for bucket `b`, in steps of 16 buckets so that a slowly rising RTT does not

@@ -336,6 +336,16 @@ impl Link {
         tx
     }
 
+    /// `rate.tx_time(size)`, from the last one computed if it is of that size (`tx_time`).
+    #[inline(always)]
+    pub fn tx_time_of(&self, size: u32) -> Dur {
+        let (rate, last, tx) = self.tx_last;
+        if size == last && rate == self.rate {
+            return tx;
+        }
+        self.rate.tx_time(size)
+    }
+
     /// Whether this link can know each packet's departure at its arrival (module docs): its
     /// discipline is FIFO deciding at arrival, and nothing else decides at transmission.
     pub fn may_know_departures(&self) -> bool {
@@ -407,7 +417,7 @@ impl Link {
             debug_assert!(self.starts.is_empty());
             let tx = self.tx_time(size);
             self.pass(now, size, tx);
-            self.busy_until = now + tx;
+            self.busy_until = now.plus(tx);
             return Some(self.busy_until);
         }
         if !self.queue.arrive_fifo(now, size, limit_pkts, limit_bytes) {
@@ -417,7 +427,7 @@ impl Link {
         let start = self.busy_until;
         debug_assert!(start > now);
         let tx = self.tx_time(size);
-        let end = start + tx;
+        let end = start.plus(tx);
         self.busy_until = end;
         self.starts.push_back(Start { at: start, enq: now, size, tx });
         Some(end)
@@ -448,9 +458,9 @@ impl Link {
             self.view_bytes = 0;
             let tx = self.tx_time(size);
             self.ahead.push_back(Ahead { at, slot, size, accepted: true, passes: true, tx });
-            let end = at + tx;
+            let end = at.plus(tx);
             self.busy_until = end;
-            return Some(end + self.delay);
+            return Some(end.plus(self.delay));
         }
         while let Some((start, bytes)) = self.view.front() {
             if start > at {
@@ -467,14 +477,14 @@ impl Link {
         }
         self.ahead_accepted += 1;
         let start = at.max(self.busy_until);
-        let end = start + tx;
+        let end = start.plus(tx);
         self.busy_until = end;
         self.starts.push_back(Start { at: start, enq: at, size, tx });
         if start > at {
             self.view.push_back((start, size));
             self.view_bytes += size as u64;
         }
-        Some(end + self.delay)
+        Some(end.plus(self.delay))
     }
 
     /// Eager links: account for every serialization that starts at or before `t`, in order
@@ -553,7 +563,7 @@ impl Link {
     fn pass(&mut self, at: Time, size: u32, tx: Dur) {
         self.queue.pass_fifo(size);
         self.passed_busy_ns += tx.ns();
-        self.in_service = InService { end: at + tx, bytes: size, lost: false, id: 0 };
+        self.in_service = InService { end: at.plus(tx), bytes: size, lost: false, id: 0 };
     }
 
     /// Eager links: `settle` up to `t`, and count the packets that passed through (`pass`):
@@ -574,7 +584,7 @@ impl Link {
         self.counters.tx_pkts += 1;
         self.counters.tx_bytes += size as u64;
         self.counters.busy_ns += tx.ns();
-        self.in_service = InService { end: at + tx, bytes: size, lost: false, id: 0 };
+        self.in_service = InService { end: at.plus(tx), bytes: size, lost: false, id: 0 };
     }
 
     /// The packet whose serialization an event-driven link started last, and when it ends.
@@ -615,7 +625,7 @@ impl Link {
         let Some(id) = self.queue.dequeue(now, arena, dropped) else { return TxStart::Idle };
         let size = arena.get(id).size_bytes;
         let tx = self.tx_time(size);
-        let end = now + tx;
+        let end = now.plus(tx);
         self.busy_until = end;
         self.counters.tx_pkts += 1;
         self.counters.tx_bytes += size as u64;
@@ -629,7 +639,7 @@ impl Link {
             }
             return TxStart::Lost(id);
         }
-        let mut arrival = end + self.delay;
+        let mut arrival = end.plus(self.delay);
         if self.jitter > Dur::ZERO {
             arrival = arrival + Dur::from_ns(Impair::jitter(JitterDist::Uniform, self.jitter, &mut self.jitter_rng) as u64);
             arrival = arrival.max(self.last_arrival);

@@ -227,7 +227,7 @@ impl Sim {
         let link = &self.topo.links[l];
         let (t, id) = link.pipe_front().expect("a head");
         let size = self.arena.get(id).size_bytes;
-        let start = Time::from_ns(t.ns().saturating_sub((link.delay + link.rate.tx_time(size)).ns()));
+        let start = Time::from_ns(t.ns().saturating_sub((link.delay + link.tx_time_of(size)).ns()));
         start.max(prev)
     }
 
@@ -317,7 +317,8 @@ impl Sim {
         let p = self.arena.get_mut(id);
         debug_assert_ne!(p.dst, node, "a router that takes its arrivals late is no host");
         p.hop += 1;
-        self.forward(at, node, id);
+        let (h, size) = (p.hop as usize, p.size_bytes);
+        self.forward_at(at, node, id, h, size);
         next
     }
 }

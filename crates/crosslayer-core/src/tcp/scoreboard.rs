@@ -15,6 +15,7 @@
 //! are all O(1) amortized per ACK.
 
 use crate::units::{Dur, Time};
+use crate::ring::Ring;
 use std::collections::VecDeque;
 
 /// Delivery-rate bookkeeping stamped on a segment when it is (re)transmitted (Linux
@@ -57,7 +58,7 @@ const RETRANS: u8 = 4;
 /// Retransmitted at least once (Karn's rule: no RTT sample from this segment).
 const EVER_RETRANS: u8 = 8;
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Seg {
     /// Last (re)transmission time.
     sent: Time,
@@ -147,7 +148,7 @@ impl Sacked {
 pub struct Scoreboard {
     /// Segment number of `snd_una`.
     una: u64,
-    segs: VecDeque<Seg>,
+    segs: Ring<Seg>,
     /// Rate-sampling stamps of the last (re)transmission, parallel to `segs`; kept only when
     /// `rate_sampling` (so the records of other senders stay 16 bytes).
     stamps: VecDeque<TxStamp>,
@@ -375,7 +376,7 @@ impl Scoreboard {
             return None;
         }
         let n = (new_una - self.una) as usize;
-        if self.segs.range(..n).any(|s| s.flags != 0) {
+        if (0..n).any(|k| self.segs[k].flags != 0) {
             return None;
         }
         let first_sent = self.segs[0].sent;
@@ -386,9 +387,7 @@ impl Scoreboard {
             self.reordering_seen |= self.top3[0] != u64::MAX && self.una < self.top3[0];
             (last_sent, new_una - 1)
         });
-        for _ in 0..n {
-            self.segs.pop_front();
-        }
+        self.segs.advance(n);
         self.una = new_una;
         self.lost_scan = self.lost_scan.max(new_una);
         self.retx_cursor = self.retx_cursor.max(new_una);
