@@ -191,19 +191,39 @@ impl PacketArena {
     pub fn alloc(&mut self, mut p: Packet) -> PacketId {
         p.live = true;
         self.live += 1;
-        match self.free.pop() {
-            Some(id) => {
-                self.slots[id as usize] = p;
-                id
-            }
-            None => {
-                if self.slots.len() == self.slots.capacity() {
-                    self.grow();
-                }
-                self.slots.push(p);
-                (self.slots.len() - 1) as PacketId
-            }
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => self.new_slot(),
+        };
+        // one store of the packet (built in its slot where the caller's literal allows)
+        self.slots[id as usize] = p;
+        id
+    }
+
+    /// Take a slot and let `fill` write the packet into it (`*p = Packet { .. }`: built in
+    /// place, where `alloc` builds it and then copies its 80 bytes).
+    #[inline(always)]
+    pub fn alloc_with(&mut self, fill: impl FnOnce(&mut Packet)) -> PacketId {
+        self.live += 1;
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => self.new_slot(),
+        };
+        let p = &mut self.slots[id as usize];
+        fill(p);
+        p.live = true;
+        id
+    }
+
+    /// A slot never used before (the arena grows).
+    #[cold]
+    #[inline(never)]
+    fn new_slot(&mut self) -> PacketId {
+        if self.slots.len() == self.slots.capacity() {
+            self.grow();
         }
+        self.slots.push(Packet::default());
+        (self.slots.len() - 1) as PacketId
     }
 
     /// Double the slots, or stop the run (a panic the bindings turn into `EngineError`) when the

@@ -2028,22 +2028,25 @@ impl Sender {
             None => 0,
             Some(q) => q.charge(len) as u16,
         };
-        let p = Packet {
-            flow: self.flow,
-            kind: PktKind::Data,
-            dst: self.peer, src: self.node, dscp: self.dscp, port: self.port,
-            size_bytes: size,
-            seq: n * mss as u64,
-            len_bytes: len,
-            fin,
-            ecn: if self.ecn && !retx { self.ect } else { self.control_ecn() },
-            cwr,
-            retx,
-            tsval: ctx.now,
-            tsq,
-            ..Default::default()
-        };
-        let id = ctx.arena.alloc(p);
+        let ecn = if self.ecn && !retx { self.ect } else { self.control_ecn() };
+        let (flow, dst, src, dscp, port, now) = (self.flow, self.peer, self.node, self.dscp, self.port, ctx.now);
+        let id = ctx.arena.alloc_with(|p| {
+            *p = Packet {
+                flow,
+                kind: PktKind::Data,
+                dst, src, dscp, port,
+                size_bytes: size,
+                seq: n * mss as u64,
+                len_bytes: len,
+                fin,
+                ecn,
+                cwr,
+                retx,
+                tsval: now,
+                tsq,
+                ..Default::default()
+            }
+        });
         ctx.out.push(id);
         self.last_send = ctx.now;
         if self.cfg.rtt_samples == RttSamples::Timed {
