@@ -1939,6 +1939,7 @@ impl Sender {
     }
 
     /// Send the next new segment (`limited_transmit`: sent beyond cwnd by RFC 3042).
+    #[inline(always)]
     fn send_new(&mut self, limited_transmit: bool, ctx: &mut TxCtx<'_>) {
         if self.sb.pipe() == 0 {
             self.tx_start(ctx.now);
@@ -2016,6 +2017,7 @@ impl Sender {
         }
     }
 
+    #[inline(always)]
     fn transmit(&mut self, n: u64, retx: bool, ctx: &mut TxCtx<'_>) {
         let mss = self.cfg.mss;
         let fin = n + 1 == self.total_segs;
