@@ -423,7 +423,37 @@ impl Receiver {
         h.recent = [start, h.recent[0], h.recent[1]];
     }
 
+    /// Send an ACK of everything received so far.
+    #[inline(always)]
     fn send_ack(&mut self, ctx: &mut TxCtx<'_>) {
+        if self.holes.is_some() || self.feedback == EcnFeedback::AccEcn {
+            return self.send_ack_with_options(ctx);
+        }
+        // the common ACK: no SACK block, no AccECN option (what `send_ack_with_options` sends
+        // then), built in its arena slot
+        let (flow, dst, src, dscp, port, ack, ecn, ece, tsecr, now) =
+            (self.flow, self.peer, self.node, self.dscp, self.port, self.rcv_nxt, self.ect, self.ece_pending, self.ts_echo, ctx.now);
+        let fin = self.cfg.teardown && self.completed_at.is_some();
+        let size_bytes = self.cfg.ack_bytes;
+        let id = ctx.arena.alloc_with(|p| *p = Packet { flow, kind: PktKind::Ack, dst, src, dscp, port, ack, ecn, ece, tsecr, tsval: now, fin, size_bytes, ..Default::default() });
+        self.counters.dup_acks += (ack == self.last_ack) as u64;
+        self.last_ack = ack;
+        self.ack_sent(id, ctx);
+    }
+
+    /// What every ACK sent does once it is in the arena (`id`).
+    #[inline(always)]
+    fn ack_sent(&mut self, id: crate::packet::PacketId, ctx: &mut TxCtx<'_>) {
+        ctx.out.push(id);
+        self.counters.acks_sent += 1;
+        self.quick = self.quick.saturating_sub(self.unacked_segs); // tcp_dec_quickack_mode
+        self.unacked_segs = 0;
+        self.delack_deadline = Time::NEVER;
+    }
+
+    /// `send_ack` with SACK blocks or an AccECN option to place.
+    #[inline(never)]
+    fn send_ack_with_options(&mut self, ctx: &mut TxCtx<'_>) {
         let mut blocks = [SackBlock::default(); SACK_BLOCKS];
         let mut n_sack = 0;
         let mut p = Packet {
@@ -485,11 +515,7 @@ impl Receiver {
         if let Some(o) = option {
             ctx.arena.attach_accecn(id, o);
         }
-        ctx.out.push(id);
-        self.counters.acks_sent += 1;
-        self.quick = self.quick.saturating_sub(self.unacked_segs); // tcp_dec_quickack_mode
-        self.unacked_segs = 0;
-        self.delack_deadline = Time::NEVER;
+        self.ack_sent(id, ctx);
     }
 }
 
