@@ -823,8 +823,8 @@ impl Sim {
             let id = self.out[k];
             let p = self.arena.get_mut(id);
             p.hop = base;
-            let charged = p.tsq != 0;
-            self.forward(now, node, id);
+            let (charged, size) = (p.tsq != 0, p.size_bytes);
+            self.forward_at(now, node, id, base as usize, size);
             if charged {
                 self.tsq_routed(id, base);
             }
