@@ -725,7 +725,7 @@ impl Sim {
             let at = end.plus(link.delay);
             if self.fused.get(h + 1).copied().unwrap_or(false) {
                 self.arrive_ahead(at, id, h + 1, size);
-            } else if let Some(t) = link.into_pipe(at, id) {
+            } else if let Some(t) = link.into_pipe(at, id, size) {
                 self.deliver_at(l, t);
             }
             return;
@@ -1008,7 +1008,7 @@ impl Sim {
                 (at, slot) = (arrival, slot + 1);
                 continue;
             }
-            if let Some(t) = self.topo.links[l].into_pipe(arrival, id) {
+            if let Some(t) = self.topo.links[l].into_pipe(arrival, id, size) {
                 self.deliver_at(l, t);
             }
             return;

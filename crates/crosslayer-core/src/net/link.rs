@@ -189,8 +189,8 @@ pub struct Link {
     /// delivers (`spec::PcapSpec`).
     pub capture_tx: u16,
     pub capture_rx: u16,
-    /// Packets propagating, with their arrival times (non-decreasing).
-    pipe: Ring<(Time, PacketId)>,
+    /// Packets propagating, with their arrival times (non-decreasing) and sizes.
+    pipe: Ring<Piped>,
     loss: f64,
     loss_rng: Rng,
     /// Extra propagation delay, uniform in [0, jitter] per packet, order-preserving.
@@ -249,6 +249,15 @@ pub struct Link {
     /// A wireless LAN's link (`net::wlan`): (medium, member). Its member sends its packets when
     /// the medium lets it, never its own transmitter (the engine keeps `tx_done_pending` set).
     pub wlan: Option<(u32, u32)>,
+}
+
+/// A packet in a link's pipe: when it arrives at the far node, which packet, its size (what a
+/// router that takes its arrivals late ranks it by without reading the packet).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Piped {
+    pub at: Time,
+    pub id: PacketId,
+    pub size: u32,
 }
 
 /// `Link::late_to` of a link whose far node takes its arrivals as they come.
@@ -361,16 +370,16 @@ impl Link {
         self.capture_rx == 0 && self.wlan.is_none() && (self.eager || (self.impair.is_none() && !self.reorders && self.capture_tx == 0))
     }
 
-    /// The packet at the head of the pipe, with its arrival at the far node.
+    /// The packet at the head of the pipe, with its arrival at the far node and its size.
     #[inline(always)]
-    pub fn pipe_front(&self) -> Option<(Time, PacketId)> {
-        self.pipe.front_ref().map(|&(t, id)| (t, id))
+    pub fn pipe_front(&self) -> Option<Piped> {
+        self.pipe.front()
     }
 
     /// The arrival at the far node of the packet at the head of the pipe.
     #[inline(always)]
     pub fn pipe_head(&self) -> Option<Time> {
-        self.pipe.front_ref().map(|&(t, _)| t)
+        self.pipe.front_ref().map(|p| p.at)
     }
 
     /// A router taking its arrivals late takes the packet at the head of the pipe (at the time
@@ -378,13 +387,13 @@ impl Link {
     #[inline(always)]
     pub fn take_head(&mut self) -> PacketId {
         debug_assert!(self.late_to.0 != NOT_LATE && !self.reorders);
-        self.pipe.pop_front().expect("a head to take").1
+        self.pipe.pop_front().expect("a head to take").id
     }
 
     /// The packet last put in the pipe, with its arrival at the far node.
     #[inline]
     pub fn pipe_back(&self) -> Option<(Time, PacketId)> {
-        self.pipe.back()
+        self.pipe.back().map(|p| (p.at, p.id))
     }
 
     /// An event-driven link that feeds ahead: take back the packet `start_tx` just put in the
@@ -436,10 +445,10 @@ impl Link {
     /// Put a packet that arrives at the far node at `arrival` in the pipe (FIFO: no earlier
     /// than the last); `Some(arrival)` if the pipe was empty (schedule a `Deliver`).
     #[inline]
-    pub fn into_pipe(&mut self, arrival: Time, id: PacketId) -> Option<Time> {
-        debug_assert!(self.pipe.back().is_none_or(|(t, _)| t <= arrival));
+    pub fn into_pipe(&mut self, arrival: Time, id: PacketId, size: u32) -> Option<Time> {
+        debug_assert!(self.pipe.back().is_none_or(|p| p.at <= arrival));
         let first = self.pipe.is_empty().then_some(arrival);
-        self.pipe.push_back((arrival, id));
+        self.pipe.push_back(Piped { at: arrival, id, size });
         first
     }
 
@@ -646,7 +655,7 @@ impl Link {
             self.last_arrival = arrival;
         }
         let was_empty = self.pipe.is_empty();
-        self.pipe.push_back((arrival, id));
+        self.pipe.push_back(Piped { at: arrival, id, size });
         if self.capture_tx != 0 {
             return TxStart::Captured { id, first_in_pipe: was_empty.then_some(arrival), lost: false };
         }
@@ -699,11 +708,11 @@ impl Link {
             }
             return TxStart::Lost(id);
         }
-        let mut first_in_pipe = self.put_in_pipe(end, id);
+        let mut first_in_pipe = self.put_in_pipe(end, id, size);
         let mut copied = None;
         if copy && !self.wire_loses(size) {
             let c = arena.duplicate(id);
-            if let Some(t) = self.put_in_pipe(end, c) {
+            if let Some(t) = self.put_in_pipe(end, c, size) {
                 first_in_pipe = Some(t);
             }
             copied = Some(c);
@@ -728,7 +737,7 @@ impl Link {
     /// Put a packet whose serialization ends at `end` in the pipe of an impaired link, with its
     /// delay and jitter; the time to schedule a `Deliver` at if it is now the pipe's head (none
     /// already is).
-    fn put_in_pipe(&mut self, end: Time, id: PacketId) -> Option<Time> {
+    fn put_in_pipe(&mut self, end: Time, id: PacketId, size: u32) -> Option<Time> {
         let mut arrival = end + self.delay;
         let (dist, reorder) = self.impair.as_ref().map_or((JitterDist::Uniform, false), |i| (i.jitter_dist, i.reorder));
         if self.jitter > Dur::ZERO {
@@ -739,14 +748,14 @@ impl Link {
             arrival = arrival.max(self.last_arrival);
             self.last_arrival = arrival;
         }
-        let head = self.pipe.front().map(|(t, _)| t);
+        let head = self.pipe.front().map(|p| p.at);
         if reorder {
             // after every packet due no later (FIFO among equal times)
-            let at = (0..self.pipe.len()).rev().find(|&k| self.pipe.get(k).is_some_and(|(t, _)| t <= arrival)).map_or(0, |k| k + 1);
-            self.pipe.insert(at, (arrival, id));
+            let at = (0..self.pipe.len()).rev().find(|&k| self.pipe.get(k).is_some_and(|p| p.at <= arrival)).map_or(0, |k| k + 1);
+            self.pipe.insert(at, Piped { at: arrival, id, size });
             return (head.is_none_or(|h| arrival < h)).then_some(arrival);
         }
-        self.pipe.push_back((arrival, id));
+        self.pipe.push_back(Piped { at: arrival, id, size });
         head.is_none().then_some(arrival)
     }
 
@@ -812,18 +821,18 @@ impl Link {
         if self.reorders {
             return self.deliver_reordered(now);
         }
-        let (t, id) = self.pipe.pop_front().expect("Deliver with an empty pipe");
-        debug_assert_eq!(t, now);
-        Some((id, self.pipe.front().map(|(t, _)| t)))
+        let p = self.pipe.pop_front().expect("Deliver with an empty pipe");
+        debug_assert_eq!(p.at, now);
+        Some((p.id, self.pipe.front().map(|p| p.at)))
     }
 
     #[cold]
     #[inline(never)]
     fn deliver_reordered(&mut self, now: Time) -> Option<(PacketId, Option<Time>)> {
         match self.pipe.front() {
-            Some((t, id)) if t == now => {
+            Some(p) if p.at == now => {
                 self.pipe.pop_front();
-                Some((id, self.pipe.front().map(|(t, _)| t)))
+                Some((p.id, self.pipe.front().map(|p| p.at)))
             }
             _ => None,
         }

@@ -225,9 +225,8 @@ impl Sim {
     /// with jitter, the start it gives is later by the jitter drawn).
     fn born(&self, l: usize, prev: Time) -> Time {
         let link = &self.topo.links[l];
-        let (t, id) = link.pipe_front().expect("a head");
-        let size = self.arena.get(id).size_bytes;
-        let start = Time::from_ns(t.ns().saturating_sub((link.delay + link.tx_time_of(size)).ns()));
+        let p = link.pipe_front().expect("a head");
+        let start = Time::from_ns(p.at.ns().saturating_sub((link.delay + link.tx_time_of(p.size)).ns()));
         start.max(prev)
     }
 

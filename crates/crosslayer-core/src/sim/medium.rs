@@ -68,7 +68,7 @@ impl Sim {
                 link.counters.tx_bytes += frame.bytes as u64;
                 link.counters.busy_ns += (end - now).ns();
                 let capture = link.capture_tx;
-                if let Some(t) = link.into_pipe(data_end + link.delay, frame.id) {
+                if let Some(t) = link.into_pipe(data_end + link.delay, frame.id, frame.bytes) {
                     self.deliver_at(l, t);
                 }
                 if capture != 0 {
