@@ -104,6 +104,13 @@ fn head_time(h: Head) -> Time {
     Time::from_ns(h.0)
 }
 
+/// `Sim::born` of link `link`'s pipe head `p`.
+#[inline(always)]
+fn born_of(link: &crate::net::link::Link, p: crate::net::link::Piped, prev: Time) -> Time {
+    let start = Time::from_ns(p.at.ns().saturating_sub((link.delay + link.tx_time_of(p.size)).ns()));
+    start.max(prev)
+}
+
 /// A router takes its arrivals late if its slack may hold this many full-size packets
 /// (`FULL_SIZE` bytes) from its fastest pipe.
 const MIN_BATCH: u64 = 2;
@@ -225,9 +232,7 @@ impl Sim {
     /// with jitter, the start it gives is later by the jitter drawn).
     fn born(&self, l: usize, prev: Time) -> Time {
         let link = &self.topo.links[l];
-        let p = link.pipe_front().expect("a head");
-        let start = Time::from_ns(p.at.ns().saturating_sub((link.delay + link.tx_time_of(p.size)).ns()));
-        start.max(prev)
+        born_of(link, link.pipe_front().expect("a head"), prev)
     }
 
     /// Router `r`'s wake-up: take its arrivals due by `now`, and wake up again for the next.
@@ -302,11 +307,18 @@ impl Sim {
         }
         let id = link.take_head();
         let node = link.to;
-        let next = match link.pipe_head() {
+        // the new head's rank (`tie_rank`, from the link in hand)
+        let next = match link.pipe_front() {
             None => NO_HEAD,
-            Some(t) => {
-                let (born, rank) = self.tie_rank(l, at);
-                head(t, born, rank)
+            Some(p) => {
+                self.late_order += 1;
+                match self.late_random.is_some() {
+                    false => head(p.at, born_of(link, p, at), self.late_order),
+                    true => {
+                        let (born, rank) = self.tie_draw();
+                        head(p.at, born, rank)
+                    }
+                }
             }
         };
         self.late_heads[k] = next;
