@@ -730,6 +730,13 @@ impl Sim {
             }
             return;
         }
+        self.forward_queued(now, id, h, l);
+    }
+
+    /// `forward_at` onto an event-driven link `l` (its discipline enqueues the packet).
+    #[inline(never)]
+    fn forward_queued(&mut self, now: Time, id: PacketId, h: usize, l: usize) {
+        let link = &mut self.topo.links[l];
         let accepted = link.queue.enqueue(id, now, &mut self.arena, &mut self.dropped);
         // Every packet counts against its flow and direction at every link: with the drops and
         // marks counted in `count_discards`, the flows' counts add up to the queue's.
