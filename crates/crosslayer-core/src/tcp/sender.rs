@@ -1790,17 +1790,19 @@ impl Sender {
             } else {
                 0
             };
-            if self.pipe_bytes() + mss > self.window.cwnd + allowance {
+            let pipe = self.pipe_bytes();
+            if pipe + mss > self.window.cwnd + allowance {
                 break;
             }
             if ctx.now < self.pace_next && self.cc.pacing_rate(&self.window).is_some() {
                 self.pace_blocked = true;
                 break;
             }
-            let limited_transmit = self.pipe_bytes() + mss > self.window.cwnd;
+            let limited_transmit = pipe + mss > self.window.cwnd;
             // TCP Small Queues: lost segments and rescues with factor 1
-            // (tcp_xmit_retransmit_queue), new data with factor 0 (tcp_write_xmit)
-            if let Some(n) = self.sb.next_lost() {
+            // (tcp_xmit_retransmit_queue), new data with factor 0 (tcp_write_xmit); nothing
+            // marked lost, no lost segment to find (its scan's cursor is only a bound)
+            if let Some(n) = if self.sb.lost_out() == 0 { None } else { self.sb.next_lost() } {
                 if self.tsq_holds(n, 1, ctx.now) {
                     break;
                 }
