@@ -491,9 +491,9 @@ impl Sim {
             Event::Deliver(l) => {
                 let link = &mut self.topo.links[l as usize];
                 if link.eager && !link.late_from {
-                    // the accounting due by now (for a link fed ahead, the one place it is
-                    // settled between samples: its rings stay short)
-                    link.settle(now, &mut self.hops);
+                    // the accounting due by now, in batches (for a link fed ahead, the one
+                    // place it is settled between samples: its rings stay short)
+                    link.settle_some(now, &mut self.hops);
                 }
                 let Some((id, next)) = link.deliver(now) else { return };
                 let (node, capture) = (link.to, link.capture_rx);
