@@ -303,7 +303,7 @@ impl Sim {
         let l = self.late_feeders[k] as usize;
         let link = &mut self.topo.links[l];
         if link.eager {
-            link.settle(at, &mut self.hops);
+            link.settle_some(at, &mut self.hops); // to keep its rings short, as a delivery does
         }
         let id = link.take_head();
         let node = link.to;
