@@ -627,7 +627,8 @@ impl Sim {
         let p = self.arena.get_mut(id);
         if p.dst != node {
             p.hop += 1;
-            self.forward(now, node, id);
+            let (h, size) = (p.hop as usize, p.size_bytes);
+            self.forward_at(now, node, id, h, size);
             return;
         }
         let f = p.flow as usize;
