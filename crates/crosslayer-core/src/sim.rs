@@ -699,15 +699,8 @@ impl Sim {
         self.next_milestone[f] = m;
     }
 
-    /// Put a packet on the egress link of `node` its path takes (the link of its slot).
-    #[inline]
-    fn forward(&mut self, now: Time, node: u32, id: PacketId) {
-        let p = self.arena.get(id);
-        let (h, size) = (p.hop as usize, p.size_bytes);
-        self.forward_at(now, node, id, h, size);
-    }
-
-    /// `forward` for a packet of `size` bytes whose slot is `h` (read by the caller).
+    /// Put a packet of `size` bytes on the egress link of `node` its path takes: the link of
+    /// its slot `h` (the caller read both from the packet, where it also set the slot).
     #[inline]
     fn forward_at(&mut self, now: Time, node: u32, id: PacketId, h: usize, size: u32) {
         let l = self.hop_link[h] as usize;
@@ -882,7 +875,7 @@ impl Sim {
 
     /// `discard` for a packet still charged to its sender's host queue (TCP Small Queues):
     /// dropped at its first link, that queue no longer holds it; dropped beyond it (a hop
-    /// decided ahead, as `forward` hands it on from an eager first link before `route_out`
+    /// decided ahead, as `forward_at` hands it on from an eager first link before `route_out`
     /// reports it), it completed there when that link's current serialization ends.
     #[cold]
     #[inline(never)]

@@ -10,7 +10,7 @@
 //! is free (the end of the serializations already decided: an eager link's backlog). So the
 //! router takes its arrivals late, in a batch: one wake-up (`Event::Router`) at the earliest of
 //! those times over its out-links for its earliest waiting arrival (the `slack` past it) takes
-//! every arrival due by then, in time order across its pipes, each as `forward` at its own time.
+//! every arrival due by then, in time order across its pipes, each as `forward_at` at its own time.
 //! On the seed 000 access link (2 ms on the bottleneck, a packet every 120 us) a wake-up takes
 //! about sixteen; at the data center's A (no delay on the bottleneck, but a standing queue of
 //! about 830 packets, 10 ms) about eight hundred.
@@ -323,7 +323,7 @@ impl Sim {
         };
         self.late_heads[k] = next;
         // `arrive`'s router branch, written out: called through `arrive` (whose endpoint branch
-        // this never takes) the compiler inlines `arrive` and `forward` otherwise, and seed
+        // this never takes) the compiler inlines `arrive` and `forward_at` otherwise, and seed
         // 000's runs execute 2 % more instructions (docs/PERFORMANCE.md, part 13)
         let p = self.arena.get_mut(id);
         debug_assert_ne!(p.dst, node, "a router that takes its arrivals late is no host");
