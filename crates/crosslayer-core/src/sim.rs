@@ -11,6 +11,7 @@ pub use crate::flow::{Endpoints, Flow, FlowState, PktAccount, Route, Summary};
 use crate::packet::{PacketArena, PacketId, PktKind, SackBlock, MAX_SACK_BLOCKS};
 use crate::tcp::receiver::Segment;
 use crate::net::{Topology, TxStart};
+use crate::net::link::Slot;
 use crate::rng::{Rng, StreamKind};
 use crate::sched::{Event, Scheduler, TimerSlot};
 use crate::spec::{ScenarioSpec, StartSpec};
@@ -101,16 +102,10 @@ pub struct Sim {
     out: Vec<PacketId>,
     /// Scratch: queued packets discarded by a queue discipline call.
     dropped: Vec<PacketId>,
-    /// Every flow's path, direction after direction (`Route`): the link of each slot.
-    pub hop_link: Vec<u32>,
-    /// What each slot's flow and direction met at that link's queue since the start of the
-    /// measurement window (zeroed then; every link of every path is counted, so at every link
-    /// the flows' counts plus `hops_before` add up to the queue's).
-    pub hops: Vec<CoreCounters>,
-    /// Per slot: its link takes the packets straight from the pipe of the link of the slot
-    /// before (hops decided ahead, `net::link`). A route's first slot never is, so a packet on
-    /// the last link of its route (the next slot is another route's first) never goes ahead.
-    fused: Vec<bool>,
+    /// Every flow's path, direction after direction (`Route`): each slot's link, what that
+    /// flow and direction met there (the counts plus `hops_before` add up to the queue's at
+    /// every link), and whether the next slot's link is decided ahead (`net::link::Slot`).
+    pub slots: Vec<Slot>,
     /// The routers that take their arrivals late (`sim::late`).
     late: Vec<late::LateRouter>,
     /// Their pipes, router by router, and each one's head (`sim::late::Head`).
@@ -122,8 +117,8 @@ pub struct Sim {
     /// (`late::Head`), a stream of their own (the heap's draws stay the heap's).
     late_random: Option<Rng>,
     /// Per link: the sum of its slots' counts before the measurement window (what zeroing
-    /// `hops` took away; the invariants add it back). One entry per link, not per slot: at
-    /// 90,000 flows a copy of `hops` was 13 MB.
+    /// the slots' counts took away; the invariants add it back). One entry per link, not per slot: at
+    /// 90,000 flows a copy of the counts was 13 MB.
     hops_before: Vec<CoreCounters>,
     /// The packet capture, if any (`set_tap`).
     tap: Option<Box<dyn PacketTap>>,
@@ -225,8 +220,7 @@ impl Sim {
             udp,
             out: Vec::with_capacity(64),
             dropped: Vec::with_capacity(64),
-            hops: vec![CoreCounters::default(); hop_link.len()],
-            fused: Vec::new(),
+            slots: hop_link.iter().map(|&link| Slot { link, ..Slot::default() }).collect(),
             late: Vec::new(),
             late_feeders: Vec::new(),
             late_heads: Vec::new(),
@@ -239,7 +233,6 @@ impl Sim {
             live: 0,
             settings: Default::default(),
             peak_live: 0,
-            hop_link,
             end,
         };
         if sim.spec.flows.iter().any(|f| f.milestones) {
@@ -266,7 +259,7 @@ impl Sim {
                 crate::tcp::Tsq::Paced => crate::cc::Cc::new(&fs.cc, &crate::tcp::sender::Sender::cc_env(&fs.tcp)).paced(),
             };
             if on {
-                sim.topo.links[sim.hop_link[f.route[0].base as usize] as usize].tsq_first = true;
+                sim.topo.links[sim.slots[f.route[0].base as usize].link as usize].tsq_first = true;
             }
         }
         if let Some(pcap) = &sim.spec.pcap {
@@ -285,9 +278,10 @@ impl Sim {
             for l in sim.topo.links.iter_mut().filter(|l| l.may_know_departures()) {
                 l.make_eager();
             }
-            sim.fused = sim.fused_slots();
-            for k in (0..sim.fused.len()).filter(|&k| sim.fused[k]) {
-                let feeder = &mut sim.topo.links[sim.hop_link[k - 1] as usize];
+            let fused = sim.fused_slots();
+            for k in (0..fused.len()).filter(|&k| fused[k]) {
+                sim.slots[k - 1].next_fused = true;
+                let feeder = &mut sim.topo.links[sim.slots[k - 1].link as usize];
                 feeder.feeds_ahead = !feeder.eager;
             }
             sim.find_late_routers();
@@ -363,9 +357,14 @@ impl Sim {
         }
     }
 
+    /// The links of route `r`, in order.
+    pub fn path(&self, r: Route) -> Vec<u32> {
+        self.slots[r.slots()].iter().map(|s| s.link).collect()
+    }
+
     /// The (rate, delay) of the links of a path, each at its best (`metrics::fct`).
     fn path_hops(&self, r: Route) -> Vec<crate::metrics::fct::Hop> {
-        self.hop_link[r.slots()].iter().map(|&l| self.topo.links[l as usize].best_rate_delay()).collect()
+        self.slots[r.slots()].iter().map(|s| self.topo.links[s.link as usize].best_rate_delay()).collect()
     }
 
     /// The name of TCP flow `i`.
@@ -398,7 +397,7 @@ impl Sim {
     pub fn bottleneck_flows(&self) -> Vec<u64> {
         let mut n = vec![0u64; self.topo.links.len()];
         for r in self.flows.iter().map(|f| f.route[0]).chain(self.udp.iter().map(|u| u.route)) {
-            n[self.hop_link[(r.base + r.bottleneck) as usize] as usize] += 1;
+            n[self.slots[(r.base + r.bottleneck) as usize].link as usize] += 1;
         }
         n
     }
@@ -493,7 +492,7 @@ impl Sim {
                 if link.eager && !link.late_from {
                     // the accounting due by now, in batches (for a link fed ahead, the one
                     // place it is settled between samples: its rings stay short)
-                    link.settle_some(now, &mut self.hops);
+                    link.settle_some(now, &mut self.slots);
                 }
                 let Some((id, next)) = link.deliver(now) else { return };
                 let (node, capture) = (link.to, link.capture_rx);
@@ -703,21 +702,21 @@ impl Sim {
     /// its slot `h` (the caller read both from the packet, where it also set the slot).
     #[inline]
     fn forward_at(&mut self, now: Time, node: u32, id: PacketId, h: usize, size: u32) {
-        let l = self.hop_link[h] as usize;
+        let l = self.slots[h].link as usize;
         debug_assert_eq!(self.topo.links[l].from, node, "a packet left its path");
         let link = &mut self.topo.links[l];
         if link.eager {
-            link.settle(now, &mut self.hops);
+            link.settle(now, &mut self.slots);
             let end = link.arrive_eager(now, size);
-            let c = &mut self.hops[h];
-            c.arrivals += 1;
+            let slot = &mut self.slots[h];
+            slot.counts.arrivals += 1;
             let Some(end) = end else {
-                c.drops += 1;
+                slot.counts.drops += 1;
                 self.discard(id);
                 return;
             };
             let at = end.plus(link.delay);
-            if self.fused.get(h + 1).copied().unwrap_or(false) {
+            if slot.next_fused {
                 self.arrive_ahead(at, id, h + 1, size);
             } else if let Some(t) = link.into_pipe(at, id, size) {
                 self.deliver_at(l, t);
@@ -734,7 +733,7 @@ impl Sim {
         let accepted = link.queue.enqueue(id, now, &mut self.arena, &mut self.dropped);
         // Every packet counts against its flow and direction at every link: with the drops and
         // marks counted in `count_discards`, the flows' counts add up to the queue's.
-        let c = &mut self.hops[h];
+        let c = &mut self.slots[h].counts;
         c.arrivals += 1;
         c.drops += !accepted as u64;
         if !accepted {
@@ -843,7 +842,7 @@ impl Sim {
         if self.arena.get(id).tsq == 0 {
             return; // reported already (and perhaps freed: reporting cleared it first)
         }
-        let link = &self.topo.links[self.hop_link[base as usize] as usize];
+        let link = &self.topo.links[self.slots[base as usize].link as usize];
         if link.eager {
             let end = link.busy_until();
             self.tsq_done(id, end);
@@ -882,7 +881,7 @@ impl Sim {
     fn discard_charged(&mut self, id: PacketId) {
         let p = self.arena.get(id);
         let base = self.flows[p.flow as usize].route[0].base;
-        let at = if p.hop == base { self.sched.now() } else { self.topo.links[self.hop_link[base as usize] as usize].busy_until() };
+        let at = if p.hop == base { self.sched.now() } else { self.topo.links[self.slots[base as usize].link as usize].busy_until() };
         self.tsq_done(id, at);
         self.discard(id);
     }
@@ -927,20 +926,21 @@ impl Sim {
     #[inline(never)]
     fn count_discards(&mut self, l: usize) {
         for id in self.topo.links[l].queue.drain_marks() {
-            self.hops[self.arena.get(id).hop as usize].marks += 1;
+            self.slots[self.arena.get(id).hop as usize].counts.marks += 1;
         }
         for &id in &self.dropped {
-            self.hops[self.arena.get(id).hop as usize].drops += 1;
+            self.slots[self.arena.get(id).hop as usize].counts.drops += 1;
         }
         while let Some(id) = self.dropped.pop() {
             self.discard(id);
         }
     }
 
-    /// Whether slot `k`'s link is decided ahead (`fused`; past the last slot: no).
+    /// Whether slot `k`'s link is decided ahead (the slot before says: `Slot::next_fused`; a
+    /// route's first slot never is).
     #[inline(always)]
     fn is_fused(&self, k: usize) -> bool {
-        self.fused.get(k).copied().unwrap_or(false)
+        k > 0 && self.slots[k - 1].next_fused
     }
 
     /// An event-driven link `l` that feeds ahead started serializing the packet now last in its
@@ -948,10 +948,11 @@ impl Sim {
     #[inline(never)]
     fn hand_ahead(&mut self, l: usize) -> bool {
         let Some((at, id)) = self.topo.links[l].pipe_back() else { return false };
-        let next = self.arena.get(id).hop as usize + 1;
-        if !self.is_fused(next) {
+        let hop = self.arena.get(id).hop as usize;
+        if !self.slots[hop].next_fused {
             return false;
         }
+        let next = hop + 1;
         self.topo.links[l].pop_pipe_back();
         let size = self.arena.get(id).size_bytes;
         self.arrive_ahead(at, id, next, size);
@@ -971,8 +972,8 @@ impl Sim {
         let routes = self.flows.iter().flat_map(|f| f.route).chain(self.udp.iter().map(|u| u.route));
         for r in routes.clone() {
             for k in r.slots() {
-                let l = self.hop_link[k] as usize;
-                let from = if k == r.base as usize { MANY } else { self.hop_link[k - 1] };
+                let l = self.slots[k].link as usize;
+                let from = if k == r.base as usize { MANY } else { self.slots[k - 1].link };
                 feeder[l] = match feeder[l] {
                     NONE => from,
                     f if f == from => f,
@@ -984,10 +985,10 @@ impl Sim {
             let b = feeder[l];
             b < MANY && links[l].eager && links[b as usize].may_feed_ahead()
         };
-        let mut fused = vec![false; self.hop_link.len()];
+        let mut fused = vec![false; self.slots.len()];
         for r in routes {
             for k in r.slots().skip(1) {
-                fused[k] = fusable(self.hop_link[k] as usize);
+                fused[k] = fusable(self.slots[k].link as usize);
             }
         }
         fused
@@ -999,13 +1000,14 @@ impl Sim {
     #[inline(never)]
     fn arrive_ahead(&mut self, mut at: Time, id: PacketId, mut slot: usize, size: u32) {
         loop {
-            let l = self.hop_link[slot] as usize;
+            let Slot { link: l, next_fused, .. } = self.slots[slot];
+            let l = l as usize;
             self.arena.get_mut(id).hop = slot as u32;
             let Some(arrival) = self.topo.links[l].arrive_ahead(at, size, slot as u32) else {
                 self.discard(id);
                 return;
             };
-            if self.is_fused(slot + 1) {
+            if next_fused {
                 (at, slot) = (arrival, slot + 1);
                 continue;
             }
@@ -1024,7 +1026,7 @@ impl Sim {
             self.take_all_late(t);
         }
         for l in self.topo.links.iter_mut().filter(|l| l.eager) {
-            l.settle_all(t, &mut self.hops);
+            l.settle_all(t, &mut self.slots);
         }
     }
 
@@ -1067,13 +1069,13 @@ impl Sim {
             u.owd.clear();
         }
         self.hops_before = self.hops_per_link(vec![CoreCounters::default(); self.topo.links.len()]);
-        self.hops.fill(CoreCounters::default());
+        self.slots.iter_mut().for_each(|s| s.counts = CoreCounters::default());
     }
 
     /// `sums` (one per link) plus every slot's counts added to its link's.
     fn hops_per_link(&self, mut sums: Vec<CoreCounters>) -> Vec<CoreCounters> {
-        for (c, &l) in self.hops.iter().zip(&self.hop_link) {
-            let sum = &mut sums[l as usize];
+        for s in &self.slots {
+            let (c, sum) = (&s.counts, &mut sums[s.link as usize]);
             (sum.arrivals, sum.drops, sum.marks) = (sum.arrivals + c.arrivals, sum.drops + c.drops, sum.marks + c.marks);
         }
         sums

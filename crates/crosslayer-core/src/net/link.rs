@@ -73,6 +73,22 @@ crate::counters! {
     }
 }
 
+/// One slot of the flows' paths (`Sim::slots`): one flow's direction at one link of its path,
+/// the flows laid end to end (`flow::Route`), so that forwarding a packet reads one record.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Slot {
+    /// What this flow and direction met at the link's queue since the start of the measurement
+    /// window (zeroed then; every link of every path is counted, so at every link the flows'
+    /// counts plus what zeroing took away add up to the queue's).
+    pub counts: CoreCounters,
+    /// The link.
+    pub link: u32,
+    /// The next slot's link takes the packets straight from this link's pipe (hops decided
+    /// ahead). A route's first slot never does, so a packet on the last link of its route (the
+    /// next slot is another route's first) never goes ahead.
+    pub next_fused: bool,
+}
+
 /// The packet being serialized: when it ends, its size, whether the wire loses it, and (on an
 /// event-driven link) which packet it is.
 #[derive(Clone, Copy, Debug, Default)]
@@ -269,7 +285,7 @@ const SETTLE_BATCH: u32 = 32;
 /// `Link::late_to` of a link whose far node takes its arrivals as they come.
 pub const NOT_LATE: u32 = u32::MAX;
 
-/// An arrival decided ahead: when, the flow's slot on this link (`Sim::hops`), the packet's
+/// An arrival decided ahead: when, the flow's slot on this link (`Sim::slots`), the packet's
 /// size, whether it fits.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Ahead {
@@ -507,11 +523,11 @@ impl Link {
     /// (the dequeue, its sojourn, the transmitter's counters), as `start_tx` would have at that
     /// time; and for the arrivals decided ahead that are due by `t`, in time order with the
     /// starts (a start at the instant of an arrival first, unless it is that packet's own),
-    /// counted against their flows in `hops`. Reads nothing of the packets (they may be gone).
+    /// counted against their flows in their slots (`Slot::counts`). Reads nothing of the packets (they may be gone).
     #[inline(always)]
-    pub fn settle(&mut self, t: Time, hops: &mut [CoreCounters]) {
+    pub fn settle(&mut self, t: Time, slots: &mut [Slot]) {
         if !self.ahead.is_empty() {
-            self.settle_merged(t, hops);
+            self.settle_merged(t, slots);
         } else if !self.starts.is_empty() {
             // no arrival decided ahead waits (a link fed at event time): starts only
             self.settle_starts(t);
@@ -524,17 +540,17 @@ impl Link {
     /// as `settle` applies what is due in time order whenever it runs; a pass over many
     /// records costs less than one a delivery.
     #[inline(always)]
-    pub fn settle_some(&mut self, t: Time, hops: &mut [CoreCounters]) {
+    pub fn settle_some(&mut self, t: Time, slots: &mut [Slot]) {
         self.unsettled += 1;
         if self.unsettled >= SETTLE_BATCH {
             self.unsettled = 0;
-            self.settle(t, hops);
+            self.settle(t, slots);
         }
     }
 
     /// `settle` with arrivals decided ahead waiting: starts and arrivals in time order.
     #[inline(never)]
-    fn settle_merged(&mut self, t: Time, hops: &mut [CoreCounters]) {
+    fn settle_merged(&mut self, t: Time, slots: &mut [Slot]) {
         debug_assert!(t < Time::NEVER);
         while let Some(a) = self.ahead.pop_front_if(|a| a.at <= t) {
             // the starts of queued packets due by this arrival go first (a start first at a
@@ -546,7 +562,7 @@ impl Link {
                     None => break,
                 }
             }
-            let c = &mut hops[a.slot as usize];
+            let c = &mut slots[a.slot as usize].counts;
             c.arrivals += 1;
             if a.passes {
                 self.pass(a.at, a.size, a.tx);
@@ -599,8 +615,8 @@ impl Link {
     /// Eager links: `settle` up to `t`, and count the packets that passed through (`pass`):
     /// what the engine calls before anything reads the link's or its queue's counters and
     /// statistics (a sample, the start of the measurement window, the end of a run).
-    pub fn settle_all(&mut self, t: Time, hops: &mut [CoreCounters]) {
-        self.settle(t, hops);
+    pub fn settle_all(&mut self, t: Time, slots: &mut [Slot]) {
+        self.settle(t, slots);
         let (n, bytes) = self.queue.fold_passes();
         self.counters.tx_pkts += n;
         self.counters.tx_bytes += bytes;

@@ -487,7 +487,7 @@ pub fn tables_json() -> Json {
 /// What the packets of one slot (a flow, a direction, a link) met over the measurement window
 /// (the counts are zeroed when it starts).
 fn measured(sim: &Sim, slot: usize) -> CoreCounters {
-    sim.hops[slot]
+    sim.slots[slot].counts
 }
 
 /// Assemble the result tables of a finished run (the traces move into them).
@@ -505,7 +505,8 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
         .enumerate()
         .map(|(i, (fl, fs))| {
             let s = sim.summary(i);
-            let [data, ack] = fl.route.map(|r| &sim.hop_link[r.slots()]);
+            let [data, ack] = fl.route.map(|r| sim.path(r));
+            let [data, ack] = [&data[..], &ack[..]];
             let rtt = topo.path_delay(data) + topo.path_delay(ack);
             let [bd, ba] = fl.route.map(|r| measured(sim, (r.base + r.bottleneck) as usize));
             FlowRow {
@@ -548,7 +549,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
         .map(|(u, us)| {
             let s = &u.source;
             let h = &u.owd;
-            let path = &sim.hop_link[u.route.slots()];
+            let path = &sim.path(u.route)[..];
             let b = path[u.route.bottleneck as usize] as usize;
             UdpRow {
                 name: &u.name,
@@ -586,7 +587,7 @@ pub fn results(sim: &mut Sim, traces: Option<trace::Traces>, wall_s: f64) -> Run
                 udp,
                 ack: dir == 1,
                 hop: i as u64,
-                link: &topo.links[sim.hop_link[slot] as usize].name,
+                link: &topo.links[sim.slots[slot].link as usize].name,
                 bottleneck: i as u32 == r.bottleneck,
                 counts: measured(sim, slot),
             })

@@ -130,9 +130,9 @@ impl Sim {
         let routes = self.flows.iter().flat_map(|f| f.route).chain(self.udp.iter().map(|u| u.route));
         for r in routes {
             for k in r.slots() {
-                let l = self.hop_link[k] as usize;
-                fills[l] |= k + 1 == (r.base + r.len) as usize || !self.fused[k + 1];
-                taken[l] |= !self.fused[k];
+                let l = self.slots[k].link as usize;
+                fills[l] |= k + 1 == (r.base + r.len) as usize || !self.slots[k].next_fused;
+                taken[l] |= !self.is_fused(k);
             }
         }
         // the links that carry data (a TCP flow's or an unresponsive source's), where a queue
@@ -140,7 +140,7 @@ impl Sim {
         let mut data = vec![false; links.len()];
         for r in self.flows.iter().map(|f| f.route[0]).chain(self.udp.iter().map(|u| u.route)) {
             for k in r.slots() {
-                data[self.hop_link[k] as usize] = true;
+                data[self.slots[k].link as usize] = true;
             }
         }
         let (mut into, mut out) = (vec![Vec::new(); nodes], vec![Vec::new(); nodes]);
@@ -303,7 +303,7 @@ impl Sim {
         let l = self.late_feeders[k] as usize;
         let link = &mut self.topo.links[l];
         if link.eager {
-            link.settle_some(at, &mut self.hops); // to keep its rings short, as a delivery does
+            link.settle_some(at, &mut self.slots); // to keep its rings short, as a delivery does
         }
         let id = link.take_head();
         let node = link.to;
