@@ -403,7 +403,7 @@ impl CongestionControl for Cubic {
         if self.ns3 {
             new_cwnd = new_cwnd.min(cwnd + 1.0); // TcpCubic::IncreaseWindow: one segment per ACK at most
         }
-        s.cwnd = ((new_cwnd * mss).round() as u64).max(s.cwnd);
+        s.cwnd = crate::units::round_u64(new_cwnd * mss).max(s.cwnd);
     }
 
     /// Linux `bictcp_cwnd_event(CA_EVENT_TX_START)`: after an idle period the epoch moves on by
