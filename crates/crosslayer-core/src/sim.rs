@@ -509,18 +509,11 @@ impl Sim {
                 if self.sched.fire_flow(Event::SenderTimer(f), now) {
                     match fl.state {
                         FlowState::Live(_) => {}
-                        FlowState::Pending => {
-                            let mut ep = Box::new(fl.endpoints(&self.spec.flows[f as usize], self.spec.seed, self.end));
-                            ep.sender.share_settings(&mut self.settings.0);
-                            ep.receiver.share_settings(&mut self.settings.1);
-                            fl.state = FlowState::Live(ep);
-                            self.live += 1;
-                            self.peak_live = self.peak_live.max(self.live);
-                        }
+                        FlowState::Pending => self.start_flow(f as usize),
                         FlowState::Ended(_) => return, // an entry from before it ended
                     }
                     let mut ctx = TxCtx { now, arena: &mut self.arena, out: &mut self.out };
-                    fl.live().sender.on_timer(&mut ctx);
+                    self.flows[f as usize].live().sender.on_timer(&mut ctx);
                     self.after_sender(now, f as usize);
                 }
             }
@@ -532,44 +525,68 @@ impl Sim {
                     self.after_receiver(now, f as usize);
                 }
             }
-            Event::QdiscTimer(l) => {
-                let l = l as usize;
-                if self.topo.links[l].queue.timer.fire(now) {
-                    self.topo.links[l].queue.on_timer(now, &mut self.arena, &mut self.dropped);
-                    self.flush_drops(l);
-                    self.arm_qdisc_timer(l);
-                    // A timer may release packets a non-work-conserving discipline held.
-                    let link = &self.topo.links[l];
-                    if !link.tx_done_pending && now >= link.busy_until() {
-                        self.start_tx(now, l);
-                    } else if link.wlan.is_some() {
-                        self.wlan_enqueued(now, l);
-                    }
-                }
-            }
-            Event::SourceTimer(j) => {
-                let j = j as usize;
-                if self.udp[j].timer.fire(now) {
-                    let mut ctx = TxCtx { now, arena: &mut self.arena, out: &mut self.out };
-                    self.udp[j].source.on_timer(&mut ctx);
-                    let (node, base) = (self.udp[j].source.node, self.udp[j].route.base);
-                    self.udp[j].data.sent += self.out.len() as u64;
-                    self.route_out(now, node, base);
-                    let u = &mut self.udp[j];
-                    u.timer.arm(&mut self.sched, u.source.next_deadline(), Event::SourceTimer(j as u32));
-                }
-            }
+            Event::QdiscTimer(l) => self.on_qdisc_timer(now, l as usize),
+            Event::SourceTimer(j) => self.on_source_timer(now, j as usize),
             Event::Medium(w) => self.on_medium(now, w as usize),
             Event::Router(r) => self.on_router(now, r as usize),
             Event::Sample => self.on_sample(now, rec),
             Event::Warmup => self.start_measurement(now),
-            Event::Goodput => {
-                rec.goodput(now, &self.flows);
-                let next = now + self.spec.goodput_interval;
-                if next <= self.end {
-                    self.sched.schedule(next, Event::Goodput);
-                }
+            Event::Goodput => self.on_goodput(now, rec),
+        }
+    }
+
+    // The events that are not a packet's own, out of the loop's line (the code every packet
+    // runs stays together).
+
+    /// Flow `f`'s sender timer fired for its start: its endpoints made, sharing their settings.
+    #[cold]
+    #[inline(never)]
+    fn start_flow(&mut self, f: usize) {
+        let fl = &mut self.flows[f];
+        let mut ep = Box::new(fl.endpoints(&self.spec.flows[f], self.spec.seed, self.end));
+        ep.sender.share_settings(&mut self.settings.0);
+        ep.receiver.share_settings(&mut self.settings.1);
+        fl.state = FlowState::Live(ep);
+        self.live += 1;
+        self.peak_live = self.peak_live.max(self.live);
+    }
+
+    #[inline(never)]
+    fn on_qdisc_timer(&mut self, now: Time, l: usize) {
+        if self.topo.links[l].queue.timer.fire(now) {
+            self.topo.links[l].queue.on_timer(now, &mut self.arena, &mut self.dropped);
+            self.flush_drops(l);
+            self.arm_qdisc_timer(l);
+            // A timer may release packets a non-work-conserving discipline held.
+            let link = &self.topo.links[l];
+            if !link.tx_done_pending && now >= link.busy_until() {
+                self.start_tx(now, l);
+            } else if link.wlan.is_some() {
+                self.wlan_enqueued(now, l);
             }
+        }
+    }
+
+    #[inline(never)]
+    fn on_source_timer(&mut self, now: Time, j: usize) {
+        if self.udp[j].timer.fire(now) {
+            let mut ctx = TxCtx { now, arena: &mut self.arena, out: &mut self.out };
+            self.udp[j].source.on_timer(&mut ctx);
+            let (node, base) = (self.udp[j].source.node, self.udp[j].route.base);
+            self.udp[j].data.sent += self.out.len() as u64;
+            self.route_out(now, node, base);
+            let u = &mut self.udp[j];
+            u.timer.arm(&mut self.sched, u.source.next_deadline(), Event::SourceTimer(j as u32));
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn on_goodput(&mut self, now: Time, rec: &mut dyn Recorder) {
+        rec.goodput(now, &self.flows);
+        let next = now + self.spec.goodput_interval;
+        if next <= self.end {
+            self.sched.schedule(next, Event::Goodput);
         }
     }
 
@@ -632,14 +649,7 @@ impl Sim {
         }
         let f = p.flow as usize;
         if p.kind == PktKind::Datagram {
-            let u = &mut self.udp[f - self.flows.len()];
-            u.data.delivered += 1;
-            u.recv.delivered_pkts += 1;
-            u.recv.delivered_bytes += p.size_bytes as u64;
-            u.recv.ce_pkts += (p.ecn == Ecn::Ce) as u64;
-            u.owd.record(now.since(p.tsval).ns());
-            self.arena.free(id);
-            return;
+            return self.datagram_arrived(now, id);
         }
         // what the endpoint reads is copied out, and the slot freed (the endpoint may reuse it)
         let kind = p.kind;
@@ -677,6 +687,19 @@ impl Sim {
             }
             self.after_sender(now, f);
         }
+    }
+
+    /// A datagram of an unresponsive source reached its sink.
+    #[inline(never)]
+    fn datagram_arrived(&mut self, now: Time, id: PacketId) {
+        let p = self.arena.get(id);
+        let u = &mut self.udp[p.flow as usize - self.flows.len()];
+        u.data.delivered += 1;
+        u.recv.delivered_pkts += 1;
+        u.recv.delivered_bytes += p.size_bytes as u64;
+        u.recv.ce_pkts += (p.ecn == Ecn::Ce) as u64;
+        u.owd.record(now.since(p.tsval).ns());
+        self.arena.free(id);
     }
 
     /// Record the byte milestones flow `f`'s receiver passed (`FlowSpec::milestones`): each
