@@ -609,7 +609,9 @@ impl Link {
     fn pass(&mut self, at: Time, size: u32, tx: Dur) {
         self.queue.pass_fifo(size);
         self.passed_busy_ns += tx.ns();
-        self.in_service = InService { end: at.plus(tx), bytes: size, lost: false, id: 0 };
+        // (an eager link's packets are never lost on the wire, nor known by id: `lost` and `id`
+        // stay as `InService::default` made them)
+        (self.in_service.end, self.in_service.bytes) = (at.plus(tx), size);
     }
 
     /// Eager links: `settle` up to `t`, and count the packets that passed through (`pass`):
@@ -630,7 +632,9 @@ impl Link {
         self.counters.tx_pkts += 1;
         self.counters.tx_bytes += size as u64;
         self.counters.busy_ns += tx.ns();
-        self.in_service = InService { end: at.plus(tx), bytes: size, lost: false, id: 0 };
+        // (an eager link's packets are never lost on the wire, nor known by id: `lost` and `id`
+        // stay as `InService::default` made them)
+        (self.in_service.end, self.in_service.bytes) = (at.plus(tx), size);
     }
 
     /// The packet whose serialization an event-driven link started last, and when it ends.
