@@ -11,8 +11,10 @@ pub struct Ring<T> {
 }
 
 impl<T: Copy + Default> Default for Ring<T> {
+    /// Empty, with no room yet: the first push makes room for 4 (a flow's scoreboard that never
+    /// sends holds no buffer, issue 21's memory per flow).
     fn default() -> Self {
-        Ring::with_capacity(4)
+        Ring { buf: Box::new([]), head: 0, len: 0 }
     }
 }
 
@@ -126,8 +128,10 @@ impl<T: Copy + Default> Ring<T> {
     #[inline(always)]
     pub fn advance(&mut self, n: usize) {
         assert!(n <= self.len, "advance past the end of a ring");
-        self.head = (self.head + n) & (self.buf.len() - 1);
-        self.len -= n;
+        if n > 0 {
+            self.head = (self.head + n) & (self.buf.len() - 1);
+            self.len -= n;
+        }
     }
 
     /// Front to back, by reference.
@@ -147,7 +151,7 @@ impl<T: Copy + Default> Ring<T> {
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
-        let mut buf = vec![T::default(); self.buf.len() * 2].into_boxed_slice();
+        let mut buf = vec![T::default(); (self.buf.len() * 2).max(4)].into_boxed_slice();
         for (k, v) in self.iter().enumerate() {
             buf[k] = v;
         }
@@ -180,10 +184,27 @@ mod tests {
     use super::*;
     use std::collections::VecDeque;
 
+    /// A new ring holds no buffer until its first push, and works from empty.
+    #[test]
+    fn a_new_ring_allocates_at_its_first_push() {
+        let mut r: Ring<u64> = Ring::default();
+        assert_eq!((r.buf.len(), r.len(), r.front(), r.back(), r.get(0)), (0, 0, None, None, None));
+        assert_eq!((r.pop_front(), r.pop_back(), r.iter().count(), r.iter_mut().count()), (None, None, 0, 0));
+        r.advance(0);
+        r.clear();
+        r.push_back(7);
+        assert_eq!((r.buf.len(), r.len(), r[0]), (4, 1, 7));
+    }
+
     /// Against `VecDeque` on a long random sequence of pushes and pops that wraps and grows.
     #[test]
     fn behaves_as_a_deque() {
-        let mut r: Ring<u32> = Ring::with_capacity(2);
+        for mut r in [Ring::<u32>::with_capacity(2), Ring::default()] {
+            deque_run(&mut r);
+        }
+    }
+
+    fn deque_run(r: &mut Ring<u32>) {
         let mut d = VecDeque::new();
         let mut x = 12345u64;
         for k in 0..100_000u32 {
