@@ -144,7 +144,8 @@ impl<T: Copy + Default> Ring<T> {
 
     /// Front to back.
     pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
-        let mask = self.buf.len() - 1;
+        // (wrapping: a ring that never held a value has no buffer, and nothing to index)
+        let mask = self.buf.len().wrapping_sub(1);
         (0..self.len).map(move |k| self.buf[(self.head + k) & mask])
     }
 
