@@ -13,6 +13,17 @@
 //! * `NextSeg()` rule 1 (lowest lost, unSACKed, not yet retransmitted segment) via a cursor
 //!
 //! are all O(1) amortized per ACK.
+//!
+//! RACK's loss detection (RFC 8985, `rack_detect`) looks at the segments sent before the RACK
+//! segment that are neither SACKed, marked lost nor retransmitted. With windows of thousands of
+//! segments (Hybla over long RTTs) a plain scan walked hundreds of SACKed segments and of
+//! segments still pending on every ACK. Two facts make it cheaper, with the same result: such a
+//! segment was sent in sequence order (its send time grows with its number), and every one below
+//! the RACK segment's number was sent before it; so once one is pending, the last of those below
+//! that number sets the deadline without the others being looked at. Once a scan walks far, the
+//! scoreboard keeps a bit per segment (`Marks`: SACKed, lost or retransmitted; a mark stays until
+//! the cumulative ACK) and skips marked segments 64 at a time. Linux keeps a list of the segments
+//! in send order instead (`tsorted_sent_queue`); the bits need no link per segment.
 
 use crate::units::{Dur, Time};
 use crate::ring::Ring;
@@ -64,6 +75,114 @@ struct Seg {
     sent: Time,
     flags: u8,
 }
+
+/// RACK: one bit per outstanding segment, set if it is SACKed, marked lost or retransmitted (a
+/// segment so marked stays so until the cumulative ACK passes it), so that loss detection skips
+/// the marked ones a word at a time (`Scoreboard::rack_detect`). Word `k` holds segments
+/// `64 * (base + k)` to `64 * (base + k) + 63`; segments before the first word or past the
+/// last are unmarked (a segment sent is unmarked), words wholly below snd_una are dropped when a
+/// mark is set, bits below snd_una mean nothing.
+#[derive(Clone, Debug, Default)]
+struct Marks {
+    words: VecDeque<u64>,
+    base: u64,
+}
+
+impl Marks {
+    /// Mark segments `lo` to `hi` (exclusive; outstanding: `una <= lo < hi <= nxt`).
+    #[inline]
+    fn set(&mut self, lo: u64, hi: u64, una: u64) {
+        debug_assert!(una <= lo && lo < hi);
+        let (first, last) = (lo >> 6, (hi - 1) >> 6);
+        if self.words.is_empty() {
+            self.base = first;
+        } else if una >> 6 > self.base {
+            // words wholly below snd_una go
+            let drop = (((una >> 6) - self.base) as usize).min(self.words.len());
+            self.words.drain(..drop);
+            self.base = if self.words.is_empty() { first } else { una >> 6 };
+        }
+        if first < self.base {
+            // below every word kept: those segments are unmarked
+            for _ in first..self.base {
+                self.words.push_front(0);
+            }
+            self.base = first;
+        }
+        let k = (last - self.base) as usize;
+        if k >= self.words.len() {
+            self.words.resize(k + 1, 0);
+        }
+        for w in first..=last {
+            let from = if w == first { lo & 63 } else { 0 };
+            let to = if w == last { ((hi - 1) & 63) + 1 } else { 64 };
+            let bits = (u64::MAX >> (64 - (to - from))) << from;
+            self.words[(w - self.base) as usize] |= bits;
+        }
+    }
+
+    /// Mark every segment from `una` to `nxt` (exclusive; `una < nxt`).
+    fn set_all(&mut self, una: u64, nxt: u64) {
+        self.words.clear();
+        self.set(una, nxt, una);
+    }
+
+    /// Whether segment `n` is marked.
+    fn get(&self, n: u64) -> bool {
+        let w = n >> 6;
+        w >= self.base && self.words.get((w - self.base) as usize).is_some_and(|x| x >> (n & 63) & 1 != 0)
+    }
+
+    /// The last unmarked segment from `lo` to `hi` (both included; `lo` is unmarked).
+    #[inline]
+    fn prev_unmarked(&self, hi: u64, lo: u64) -> u64 {
+        let mut n = hi;
+        loop {
+            let w = n >> 6;
+            // below the first word or past the last: unmarked
+            let Some(&x) = self.words.get(w.wrapping_sub(self.base) as usize) else { return n };
+            let free = !x & (u64::MAX >> (63 - (n & 63)));
+            if free != 0 {
+                let m = (w << 6) + 63 - free.leading_zeros() as u64;
+                debug_assert!(m >= lo, "segment {lo} is unmarked");
+                return m;
+            }
+            debug_assert!(w << 6 > lo, "segment {lo} is unmarked");
+            n = (w << 6) - 1;
+        }
+    }
+
+    /// The first unmarked segment from `n` (`n >= una`) on, or `end` if none is below it.
+    #[inline]
+    fn next_unmarked(&self, mut n: u64, end: u64) -> u64 {
+        while n < end {
+            let w = n >> 6;
+            // below the first word or past the last: unmarked
+            let Some(&x) = self.words.get(w.wrapping_sub(self.base) as usize) else { return n };
+            let free = !x & (u64::MAX << (n & 63));
+            if free != 0 {
+                return ((w << 6) + free.trailing_zeros() as u64).min(end);
+            }
+            n = (w + 1) << 6;
+        }
+        end
+    }
+}
+
+/// What a scoreboard keeps only once it needs it (`Scoreboard::rare`).
+#[derive(Clone, Debug, Default)]
+struct Rare {
+    /// SACK blocks (segment numbers) of the previous ACK, sorted by start: already processed,
+    /// so a growing block costs only its new part (as Linux's `recv_sack_cache`).
+    sack_cache: [(u64, u64); 4],
+    /// RACK: the segments SACKed, marked lost or retransmitted (`Marks`), kept once a scan of
+    /// `rack_detect` walked [`MARKS_AFTER`] segments one by one (a window of that order): a
+    /// flow whose windows stay small keeps none.
+    marks: Option<Marks>,
+}
+
+/// Segments `rack_detect` may walk one by one in a call before the scoreboard keeps `Marks`.
+const MARKS_AFTER: u64 = 128;
 
 /// What a cumulative ACK removed from the scoreboard.
 #[derive(Clone, Copy, Debug, Default)]
@@ -164,10 +283,9 @@ pub struct Scoreboard {
     /// RFC 6675 HighRxt, as one past the highest segment retransmitted (rescue retransmissions
     /// excepted).
     high_rxt: u64,
-    /// SACK blocks (segment numbers) of the previous ACK, sorted by start: already processed,
-    /// so a growing block costs only its new part (as Linux's `recv_sack_cache`). Made at the
-    /// first SACK block: 8 bytes in a flow that never sees one.
-    sack_cache: Option<Box<[(u64, u64); 4]>>,
+    /// What only some flows need (`Rare`): made at the first SACK block or the first marks; 8
+    /// bytes in a flow that never needs them.
+    rare: Option<Box<Rare>>,
     sack_cache_len: u8,
     /// Report the newest delivered segment (for delivery-rate samples).
     rate_sampling: bool,
@@ -276,6 +394,35 @@ impl Scoreboard {
         self.segs[(n - self.una) as usize].flags
     }
 
+    /// RACK: segments `lo` to `hi` (exclusive; outstanding) are SACKed, marked lost or
+    /// retransmitted.
+    #[inline]
+    fn mark(&mut self, lo: u64, hi: u64) {
+        if let Some(Rare { marks: Some(m), .. }) = self.rare.as_deref_mut() {
+            if lo < hi {
+                m.set(lo, hi, self.una);
+            }
+        }
+    }
+
+    /// RACK: keep marks from now on (`Marks`), made from the records.
+    #[cold]
+    #[inline(never)]
+    fn make_marks(&mut self) {
+        let mut m = Marks { words: VecDeque::new(), base: self.una >> 6 };
+        for (k, seg) in self.segs.iter().enumerate() {
+            if seg.flags & (SACKED | LOST | RETRANS) != 0 {
+                let n = self.una + k as u64;
+                let w = ((n >> 6) - m.base) as usize;
+                if w >= m.words.len() {
+                    m.words.resize(w + 1, 0);
+                }
+                m.words[w] |= 1 << (n & 63);
+            }
+        }
+        self.rare.get_or_insert_with(Default::default).marks = Some(m);
+    }
+
     /// Segment `n` was retransmitted at `now` (not a rescue retransmission: see
     /// `on_rescue_retransmit`).
     pub fn on_retransmit(&mut self, n: u64, now: Time, tx: TxStamp) {
@@ -302,6 +449,7 @@ impl Scoreboard {
         }
         if self.rack {
             self.retx_list.push_back((n, now));
+            self.mark(n, n + 1);
         }
     }
 
@@ -398,7 +546,7 @@ impl Scoreboard {
     /// Process the SACK blocks of one ACK (segment numbers, `[first, end)` each). Parts already
     /// reported by the previous ACK are skipped.
     pub fn sack_blocks(&mut self, blocks: &[(u64, u64)]) -> Sacked {
-        let mut cache = self.sack_cache.as_deref().copied().unwrap_or_default();
+        let mut cache = self.rare.as_deref().map(|r| r.sack_cache).unwrap_or_default();
         let cached = self.sack_cache_len as usize;
         self.fack_before = self.top3[0];
         cache[..cached].sort_unstable();
@@ -423,7 +571,7 @@ impl Scoreboard {
         }
         let k = blocks.len().min(cache.len());
         if k > 0 {
-            self.sack_cache.get_or_insert_with(Default::default)[..k].copy_from_slice(&blocks[..k]);
+            self.rare.get_or_insert_with(Default::default).sack_cache[..k].copy_from_slice(&blocks[..k]);
         }
         self.sack_cache_len = k as u8;
         out
@@ -471,6 +619,9 @@ impl Scoreboard {
             newly += 1;
             self.note_sacked(n);
         }
+        if newly > 0 {
+            self.mark(lo, hi); // each of them SACKed now (those SACKed before were marked then)
+        }
         Sacked { newly, rtt_from, newest, rack }
     }
 
@@ -503,6 +654,9 @@ impl Scoreboard {
                 newly += 1;
             }
         }
+        if newly > 0 {
+            self.mark(self.lost_scan, third); // each SACKed or marked lost now
+        }
         self.lost_scan = third;
         newly
     }
@@ -534,6 +688,7 @@ impl Scoreboard {
         if s.flags & (SACKED | LOST) == 0 {
             s.flags |= LOST;
             self.lost_out += 1;
+            self.mark(n, n + 1);
         } else if s.flags & LOST != 0 && s.flags & RETRANS != 0 {
             s.flags &= !RETRANS;
             self.retrans_out -= 1;
@@ -565,6 +720,11 @@ impl Scoreboard {
         self.retx_cursor = self.una;
         self.rack_scan = self.nxt();
         self.retx_list.clear();
+        if let Some(Rare { marks: Some(m), .. }) = self.rare.as_deref_mut() {
+            if !self.segs.is_empty() {
+                m.set_all(self.una, self.una + self.segs.len() as u64);
+            }
+        }
     }
 
     /// NextSeg rule 1: the lowest segment that is lost, unSACKed and not retransmitted. Lost
@@ -619,46 +779,98 @@ impl Scoreboard {
     /// first segment sent after the RACK segment, so the cost is amortized O(1) per ACK when
     /// nothing is pending.
     pub fn rack_detect(&mut self, rack: (Time, u64), wait: Dur, now: Time) -> RackLoss {
+        debug_assert!(self.rack, "RACK's marks are kept only by a scoreboard made `with_rack`");
         let mut out = RackLoss::default();
         let due = |sent: Time| sent + wait <= now;
         // Original transmissions.
         let end = self.nxt();
-        let mut n = self.rack_scan.max(self.una);
+        let start = self.rack_scan.max(self.una);
+        let mut n = start;
         let mut first_pending = None;
+        let marks = self.rare.as_deref().and_then(|r| r.marks.as_ref());
+        // the next segment neither SACKed, lost nor retransmitted from `n` on: the marked ones
+        // skipped a word at a time (without marks, one by one)
+        let skip = |n: u64| marks.map_or(n, |m| m.next_unmarked(n, end));
+        let mut walked = 0;
         while n < end {
+            walked += 1;
             let s = self.segs[(n - self.una) as usize];
-            if s.flags & (SACKED | LOST | RETRANS) == 0 {
-                if (s.sent, n) >= rack {
-                    break;
-                }
-                if first_pending.is_none() && due(s.sent) {
-                    self.segs[(n - self.una) as usize].flags |= LOST;
-                    self.lost_out += 1;
-                    self.lost_scan = self.lost_scan.max(n + 1);
-                    out.newly_lost += 1;
-                } else {
-                    // Later originals were sent later: none of them is due either.
-                    first_pending.get_or_insert(n);
-                    out.deadline = out.deadline.max(s.sent + wait);
-                }
+            if s.flags & (SACKED | LOST | RETRANS) != 0 {
+                n = skip(n + 1);
+                continue;
             }
+            if (s.sent, n) >= rack {
+                break;
+            }
+            if !due(s.sent) {
+                first_pending = Some(n);
+                break;
+            }
+            self.segs[(n - self.una) as usize].flags |= LOST;
+            self.lost_out += 1;
+            self.lost_scan = self.lost_scan.max(n + 1);
+            out.newly_lost += 1;
             n += 1;
         }
+        if let Some(p) = first_pending {
+            // Later originals were sent later: none of them is due either, and the last of
+            // them sent before the RACK segment sets the deadline. Every one below the RACK
+            // segment's number `r` was sent before it (no later than r's first transmission,
+            // itself no later than the RACK time; a tie goes to the lower number): with marks,
+            // the last of them is found without looking at the others. Above `r`, they are
+            // compared one by one (a retransmission of `r` may be sent after some of them).
+            let r = rack.1;
+            let mut last = p;
+            let mut k = p + 1;
+            if let Some(m) = marks.filter(|_| r > k) {
+                last = m.prev_unmarked(r - 1, p);
+                k = r;
+            }
+            while k < end {
+                walked += 1;
+                let s = self.segs[(k - self.una) as usize];
+                if s.flags & (SACKED | LOST | RETRANS) != 0 {
+                    k = skip(k + 1);
+                    continue;
+                }
+                if (s.sent, k) >= rack {
+                    break;
+                }
+                last = k;
+                k += 1;
+            }
+            let s = self.segs[(last - self.una) as usize];
+            debug_assert!(s.flags & (SACKED | LOST | RETRANS) == 0 && (s.sent, last) < rack);
+            out.deadline = s.sent + wait;
+        }
+        let kept_marks = marks.is_some();
         self.rack_scan = first_pending.unwrap_or(n);
-        // Retransmissions.
+        if out.newly_lost > 0 {
+            // every segment from the start to where the scan stopped is marked now
+            self.mark(start, first_pending.unwrap_or(n));
+        }
+        if walked > MARKS_AFTER && !kept_marks {
+            self.make_marks();
+        }
+        // Retransmissions, in the order they were sent. An entry no longer live is dropped at
+        // the front of the list; elsewhere, it is dropped if it can never be live again (its
+        // segment acknowledged, SACKed or sent again since: a segment's send time only grows),
+        // so that later scans do not walk it again. The entries kept, the ones to take out
+        // gathered after them: `[0, kept)` kept, `[kept, i)` to take out.
+        let mut kept = 0;
         let mut i = 0;
         while i < self.retx_list.len() {
             let (m, sent) = self.retx_list[i];
-            let live = m >= self.una && m < end && {
-                let s = self.segs[(m - self.una) as usize];
-                s.flags & RETRANS != 0 && s.flags & SACKED == 0 && s.sent == sent
-            };
+            debug_assert!(m < end);
+            let s = (m >= self.una).then(|| self.segs[(m - self.una) as usize]);
+            let live = s.is_some_and(|s| s.flags & RETRANS != 0 && s.flags & SACKED == 0 && s.sent == sent);
             if !live {
-                if i == 0 {
-                    self.retx_list.pop_front();
-                } else {
-                    i += 1;
+                let never_again = s.is_none_or(|s| s.flags & SACKED != 0 || s.sent != sent);
+                if kept > 0 && !never_again {
+                    self.keep_retx(kept, i);
+                    kept += 1;
                 }
+                i += 1;
                 continue;
             }
             if (sent, m) >= rack {
@@ -676,17 +888,33 @@ impl Scoreboard {
                 self.lost_scan = self.lost_scan.max(m + 1);
                 out.newly_lost += 1;
                 out.lost_retransmits += 1;
-                if i == 0 {
-                    self.retx_list.pop_front();
-                } else {
-                    i += 1;
+                if kept > 0 {
+                    self.keep_retx(kept, i);
+                    kept += 1;
                 }
             } else {
                 out.deadline = out.deadline.max(sent + wait);
-                i += 1;
+                self.keep_retx(kept, i);
+                kept += 1;
             }
+            i += 1;
+        }
+        if kept == 0 {
+            for _ in 0..i {
+                self.retx_list.pop_front(); // (the common case: dropped at the front only)
+            }
+        } else if kept < i {
+            self.retx_list.drain(kept..i);
         }
         out
+    }
+
+    /// `rack_detect`: the entry at `i` of the retransmissions' list is kept, at `kept`.
+    #[inline(always)]
+    fn keep_retx(&mut self, kept: usize, i: usize) {
+        if kept != i {
+            self.retx_list[kept] = self.retx_list[i];
+        }
     }
 
     /// RFC 6675 NextSeg rule 3: the lowest unSACKed segment above HighRxt, not lost, not
@@ -715,6 +943,16 @@ impl Scoreboard {
         let sacked = self.segs.iter().filter(|s| s.flags & SACKED != 0).count() as u64;
         let lost = self.segs.iter().filter(|s| s.flags & LOST != 0 && s.flags & SACKED == 0).count() as u64;
         let retrans = self.segs.iter().filter(|s| s.flags & RETRANS != 0 && (s.flags & SACKED == 0 || self.sacked_retx_in_flight)).count() as u64;
+        if self.rack {
+            for (k, seg) in self.segs.iter().enumerate() {
+                let n = self.una + k as u64;
+                let Some(Rare { marks: Some(m), .. }) = self.rare.as_deref() else { break };
+                let marked = m.get(n);
+                if marked != (seg.flags & (SACKED | LOST | RETRANS) != 0) {
+                    return Err(format!("RACK's mark of segment {n} ({marked}) disagrees with its flags ({:#x})", seg.flags));
+                }
+            }
+        }
         if (sacked, lost, retrans) != (self.sacked_out, self.lost_out, self.retrans_out) {
             return Err(format!(
                 "scoreboard counters (sacked {}, lost {}, retrans {}) != records ({sacked}, {lost}, {retrans})",
@@ -873,6 +1111,181 @@ mod rack_tests {
         assert_eq!(r.lost_retransmits, 1);
         assert_eq!((b.retrans_out(), b.next_lost()), (0, Some(0)), "sent again by NextSeg");
         b.check().unwrap();
+    }
+
+    /// The loss detection `rack_detect` replaced (part 19 of `docs/PERFORMANCE.md`): every
+    /// original looked at one by one, the list of retransmissions walked from its front and
+    /// entries dropped only there. Kept as its oracle.
+    fn rack_detect_by_scan(b: &mut Scoreboard, rack: (Time, u64), wait: Dur, now: Time) -> RackLoss {
+        let mut out = RackLoss::default();
+        let due = |sent: Time| sent + wait <= now;
+        // Original transmissions.
+        let end = b.nxt();
+        let mut n = b.rack_scan.max(b.una);
+        let mut first_pending = None;
+        while n < end {
+            let s = b.segs[(n - b.una) as usize];
+            if s.flags & (SACKED | LOST | RETRANS) == 0 {
+                if (s.sent, n) >= rack {
+                    break;
+                }
+                if first_pending.is_none() && due(s.sent) {
+                    b.segs[(n - b.una) as usize].flags |= LOST;
+                    b.lost_out += 1;
+                    b.lost_scan = b.lost_scan.max(n + 1);
+                    out.newly_lost += 1;
+                } else {
+                    // Later originals were sent later: none of them is due either.
+                    first_pending.get_or_insert(n);
+                    out.deadline = out.deadline.max(s.sent + wait);
+                }
+            }
+            n += 1;
+        }
+        b.rack_scan = first_pending.unwrap_or(n);
+        // Retransmissions.
+        let mut i = 0;
+        while i < b.retx_list.len() {
+            let (m, sent) = b.retx_list[i];
+            let live = m >= b.una && m < end && {
+                let s = b.segs[(m - b.una) as usize];
+                s.flags & RETRANS != 0 && s.flags & SACKED == 0 && s.sent == sent
+            };
+            if !live {
+                if i == 0 {
+                    b.retx_list.pop_front();
+                } else {
+                    i += 1;
+                }
+                continue;
+            }
+            if (sent, m) >= rack {
+                break;
+            }
+            if due(sent) {
+                let s = &mut b.segs[(m - b.una) as usize];
+                // (a rescue or rule-3 retransmission was not marked lost before)
+                if s.flags & LOST == 0 {
+                    b.lost_out += 1;
+                }
+                s.flags = (s.flags & !RETRANS) | LOST;
+                b.retrans_out -= 1;
+                b.retx_cursor = b.retx_cursor.min(m);
+                b.lost_scan = b.lost_scan.max(m + 1);
+                out.newly_lost += 1;
+                out.lost_retransmits += 1;
+                if i == 0 {
+                    b.retx_list.pop_front();
+                } else {
+                    i += 1;
+                }
+            } else {
+                out.deadline = out.deadline.max(sent + wait);
+                i += 1;
+            }
+        }
+        out
+    }
+
+    /// What RACK's detection leaves that matters: the records, the counters, the cursors and
+    /// the retransmissions that may still be live (in order).
+    fn rack_state(b: &Scoreboard) -> String {
+        let segs: Vec<(Time, u8)> = b.segs.iter().map(|s| (s.sent, s.flags)).collect();
+        let retx: Vec<(u64, Time)> = b.retx_list.iter().copied().filter(|&(m, sent)| {
+            m >= b.una && { let s = b.segs[(m - b.una) as usize]; s.flags & SACKED == 0 && s.sent == sent }
+        }).collect();
+        format!("{} {segs:?} {} {} {} {} {} {} {retx:?}", b.una, b.sacked_out, b.lost_out, b.retrans_out, b.lost_scan, b.retx_cursor, b.rack_scan)
+    }
+
+    /// `rack_detect` finds what the scan it replaced finds and leaves the board as it does, on
+    /// random boards: sends, SACKs, cumulative ACKs, retransmissions (rescues too), the head
+    /// and every segment marked lost, at times that often repeat, RACK segments among the
+    /// delivered ones and waits from zero up.
+    #[test]
+    fn rack_detect_finds_what_the_plain_scan_finds() {
+        let mut x = 5u64;
+        let mut draw = |n: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        let (mut lost, mut pending, mut calls, mut marked) = (0, 0, 0, 0);
+        for round in 0..300 {
+            let mut b = Scoreboard::new(false).with_rack();
+            let mut now = 0u64;
+            let mut delivered: Vec<(Time, u64)> = Vec::new();
+            let big = round % 3 == 0; // windows of hundreds of segments (many words of marks)
+            for _ in 0..600 {
+                now += draw(3);
+                let t = Time::from_ms(now);
+                if round % 2 == 1 && b.rare.as_ref().is_none_or(|r| r.marks.is_none()) && draw(50) == 0 {
+                    b.make_marks(); // from the records as they are (else once a scan walks far)
+                }
+                match draw(16) {
+                    0..=4 => {
+                        for _ in 0..if big { 1 + draw(8) } else { 1 } {
+                            b.on_send_new(t, TxStamp::default());
+                        }
+                    }
+                    5..=7 if b.nxt() > b.una() => {
+                        let lo = b.una() + draw(b.nxt() - b.una());
+                        let hi = (lo + 1 + draw(if big { 40 } else { 3 })).min(b.nxt());
+                        for n in lo..hi {
+                            delivered.push((b.segs[(n - b.una) as usize].sent, n));
+                        }
+                        b.sack(lo, hi);
+                        if draw(2) == 0 {
+                            b.mark_lost_by_sack();
+                        }
+                    }
+                    8 if b.nxt() > b.una() => {
+                        let to = b.una() + 1 + draw((b.nxt() - b.una()).min(if big { 30 } else { 4 }));
+                        for n in b.una()..to {
+                            delivered.push((b.segs[(n - b.una) as usize].sent, n));
+                        }
+                        b.ack_cumulative(to);
+                    }
+                    9 | 10 => {
+                        for _ in 0..1 + draw(4) {
+                            if let Some(n) = b.next_lost() {
+                                b.on_retransmit(n, t, TxStamp::default());
+                            }
+                        }
+                    }
+                    11 => match draw(8) {
+                        0 => b.mark_all_lost(),
+                        1..=3 => b.mark_head_lost(),
+                        _ => {
+                            if let Some(n) = b.highest_unsacked().filter(|&n| !b.is_retransmitted(n)) {
+                                b.on_rescue_retransmit(n, t, TxStamp::default());
+                            }
+                        }
+                    },
+                    _ if !delivered.is_empty() => {
+                        // mostly among the latest deliveries (sent recently: segments sent
+                        // before them may still be pending), else any
+                        let len = delivered.len() as u64;
+                        let k = if draw(4) > 0 { len - 1 - draw(len.min(8)) } else { draw(len) };
+                        let rack = delivered[k as usize];
+                        let wait = Dur::from_ms(draw(30));
+                        let mut plain = b.clone();
+                        let want = rack_detect_by_scan(&mut plain, rack, wait, t);
+                        let got = b.rack_detect(rack, wait, t);
+                        assert_eq!(got, want, "what the detection found");
+                        assert_eq!(rack_state(&b), rack_state(&plain), "the board it leaves");
+                        calls += 1;
+                        marked += b.rare.as_ref().is_some_and(|r| r.marks.is_some()) as u32;
+                        lost += (got.newly_lost > 0) as u32;
+                        pending += (got.deadline > Time::ZERO) as u32;
+                    }
+                    _ => {}
+                }
+                b.check().unwrap();
+            }
+        }
+        assert!(
+            calls > 20_000 && lost > 2_000 && pending > 1_000 && marked > calls / 3 && marked < 2 * calls / 3,
+            "cases seen: {calls} calls ({marked} with marks), {lost} finding losses, {pending} with a deadline"
+        );
     }
 
     /// `rack_finds_nothing` says so only when the scan finds nothing, and leaves the board as
