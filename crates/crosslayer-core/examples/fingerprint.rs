@@ -7,8 +7,9 @@
 //!
 //! The grid: seed 000's Access Link and Data Center (9 and 90 flows, 5 and 4 simulated s) under
 //! Drop Tail, PIE, CoDel, FQ-CoDel and RED, with CUBIC, New Reno, BBR, Vegas and DCTCP, each in
-//! the linux, ns3 and ns2 profiles, with TCP Small Queues and with `departure_events`; any
-//! engine spec given as a JSON file (`Scenario.to_engine_spec()`) runs too.
+//! the linux, ns3 and ns2 profiles, with TCP Small Queues and with `departure_events`; Hybla,
+//! HighSpeed and BIC at 90 flows (windows of thousands of segments); any engine spec given as a
+//! JSON file (`Scenario.to_engine_spec()`) runs too.
 use crosslayer_core::aqm::{self, QdiscConfig};
 use crosslayer_core::cc;
 use crosslayer_core::presets;
@@ -100,6 +101,13 @@ fn main() {
             let mut random = base();
             random.tie_break = crosslayer_core::spec::TieBreak::Random;
             runs.push((format!("{topo} {n} droptail cubic linux random_ties"), random));
+        }
+    }
+    // windows of thousands of segments (RACK's detection over long SACKed and pending runs)
+    for c in ["hybla", "highspeed", "bic"] {
+        for q in ["droptail", "codel"] {
+            let spec = with_cc(with_qdisc(presets::access_link(90, presets::cubic(), 10), q), c);
+            runs.push((format!("access 90 {q} {c} linux 10 s"), spec));
         }
     }
     for path in std::env::args().skip(1) {
