@@ -121,12 +121,6 @@ impl Marks {
         }
     }
 
-    /// Mark every segment from `una` to `nxt` (exclusive; `una < nxt`).
-    fn set_all(&mut self, una: u64, nxt: u64) {
-        self.words.clear();
-        self.set(una, nxt, una);
-    }
-
     /// Whether segment `n` is marked.
     fn get(&self, n: u64) -> bool {
         let w = n >> 6;
@@ -394,14 +388,12 @@ impl Scoreboard {
         self.segs[(n - self.una) as usize].flags
     }
 
-    /// RACK: segments `lo` to `hi` (exclusive; outstanding) are SACKed, marked lost or
+    /// RACK: segments `lo` to `hi` (exclusive, `lo < hi`; outstanding) are SACKed, marked lost or
     /// retransmitted.
     #[inline]
     fn mark(&mut self, lo: u64, hi: u64) {
         if let Some(Rare { marks: Some(m), .. }) = self.rare.as_deref_mut() {
-            if lo < hi {
-                m.set(lo, hi, self.una);
-            }
+            m.set(lo, hi, self.una);
         }
     }
 
@@ -409,15 +401,11 @@ impl Scoreboard {
     #[cold]
     #[inline(never)]
     fn make_marks(&mut self) {
-        let mut m = Marks { words: VecDeque::new(), base: self.una >> 6 };
+        let mut m = Marks::default();
         for (k, seg) in self.segs.iter().enumerate() {
             if seg.flags & (SACKED | LOST | RETRANS) != 0 {
                 let n = self.una + k as u64;
-                let w = ((n >> 6) - m.base) as usize;
-                if w >= m.words.len() {
-                    m.words.resize(w + 1, 0);
-                }
-                m.words[w] |= 1 << (n & 63);
+                m.set(n, n + 1, self.una);
             }
         }
         self.rare.get_or_insert_with(Default::default).marks = Some(m);
@@ -720,10 +708,8 @@ impl Scoreboard {
         self.retx_cursor = self.una;
         self.rack_scan = self.nxt();
         self.retx_list.clear();
-        if let Some(Rare { marks: Some(m), .. }) = self.rare.as_deref_mut() {
-            if !self.segs.is_empty() {
-                m.set_all(self.una, self.una + self.segs.len() as u64);
-            }
+        if !self.segs.is_empty() {
+            self.mark(self.una, self.nxt()); // every segment is SACKed or lost now
         }
     }
 
@@ -943,10 +929,9 @@ impl Scoreboard {
         let sacked = self.segs.iter().filter(|s| s.flags & SACKED != 0).count() as u64;
         let lost = self.segs.iter().filter(|s| s.flags & LOST != 0 && s.flags & SACKED == 0).count() as u64;
         let retrans = self.segs.iter().filter(|s| s.flags & RETRANS != 0 && (s.flags & SACKED == 0 || self.sacked_retx_in_flight)).count() as u64;
-        if self.rack {
+        if let Some(Rare { marks: Some(m), .. }) = self.rare.as_deref() {
             for (k, seg) in self.segs.iter().enumerate() {
                 let n = self.una + k as u64;
-                let Some(Rare { marks: Some(m), .. }) = self.rare.as_deref() else { break };
                 let marked = m.get(n);
                 if marked != (seg.flags & (SACKED | LOST | RETRANS) != 0) {
                     return Err(format!("RACK's mark of segment {n} ({marked}) disagrees with its flags ({:#x})", seg.flags));
