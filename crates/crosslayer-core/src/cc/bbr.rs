@@ -595,6 +595,7 @@ impl CongestionControl for Bbr {
     const FULL_CONTROL: bool = true;
     const PACED: bool = true;
     const RATE_SAMPLE: bool = true;
+    const TIMEOUT_LOSSES: bool = true;
     const STATE: &'static [Field] = &[
         Field { name: "mode", unit: FieldUnit::Code, doc: "0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT" },
         Field { name: "btl_bw_bps", unit: FieldUnit::Bps, doc: "the bottleneck bandwidth estimate (largest delivery rate of the last 10 rounds, or the long-term rate while lt_use_bw)" },

@@ -19,7 +19,8 @@
 //! carries ECT(1), the L4S identifier of RFC 9331, instead of ECT(0)), `FULL_CONTROL` (the algorithm sets cwnd itself on every ACK and
 //! the sender never changes it - Linux's `cong_control`, used by BBR), `PACED` (it paces: Linux's
 //! `SK_PACING_NEEDED`, which TCP Small Queues read), `RATE_SAMPLE` (it reads
-//! delivery-rate samples; the sender stamps transmissions only then), `RECOVERY` (the loss
+//! delivery-rate samples; the sender stamps transmissions only then), `TIMEOUT_LOSSES` (it reads
+//! the bytes a timeout marks lost, BBR v1; the sender counts them only then), `RECOVERY` (the loss
 //! recovery the algorithm implies when the flow's `[tcp] recovery` is unset: Tahoe's), `STATE`
 //! (trace fields).
 //!
@@ -269,6 +270,10 @@ pub trait CongestionControl {
     /// The algorithm uses `AckEvent::owd` (one-way delays from the timestamps); the sender
     /// computes it only for algorithms that ask, others get None.
     const ONE_WAY_DELAY: bool = false;
+    /// The algorithm reads a timeout's `CongestionEvent::lost_bytes` (BBR v1's long-term
+    /// sampling). Counting them walks the whole scoreboard, so the sender does it only for
+    /// algorithms that ask; others get 0.
+    const TIMEOUT_LOSSES: bool = false;
     /// The loss recovery this algorithm implies when the flow's `[tcp] recovery` is unset.
     const RECOVERY: Option<Recovery> = None;
     /// The state `state` reports for traces, in order.
@@ -314,6 +319,7 @@ impl<C: CongestionControl> CongestionControl for Box<C> {
     const PACED: bool = C::PACED;
     const RATE_SAMPLE: bool = C::RATE_SAMPLE;
     const ONE_WAY_DELAY: bool = C::ONE_WAY_DELAY;
+    const TIMEOUT_LOSSES: bool = C::TIMEOUT_LOSSES;
     const RECOVERY: Option<Recovery> = C::RECOVERY;
     const STATE: &'static [Field] = C::STATE;
     #[inline]
@@ -419,6 +425,9 @@ macro_rules! cc_dispatch {
             pub fn wants_one_way_delay(&self) -> bool {
                 match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::ONE_WAY_DELAY, )+ }
             }
+            pub fn wants_timeout_losses(&self) -> bool {
+                match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::TIMEOUT_LOSSES, )+ }
+            }
             pub fn state_fields(&self) -> &'static [Field] {
                 match self { $( $(#[$m])* Cc::$V(_) => <$T as CongestionControl>::STATE, )+ }
             }
@@ -509,6 +518,51 @@ mod tests {
         }
         let e = serde_json::from_str::<CcConfig>(r#"{"kind": "cubic", "bta": 1}"#).unwrap_err().to_string();
         assert!(e.contains("unknown field `bta`"), "{e}");
+    }
+
+    /// The sender counts the bytes a timeout marks lost (a pass over its whole scoreboard) only
+    /// for algorithms that declare `TIMEOUT_LOSSES`: every other one must do the same whatever
+    /// that count is. Each algorithm, after a run of ACKs, losses and timeouts, gets the same
+    /// events twice, once with `lost_bytes` 0 and once with the window's worth.
+    #[test]
+    fn only_the_algorithms_that_declare_it_read_a_timeouts_lost_bytes() {
+        let mss = 1448u32;
+        let env = CcEnv::linux(mss, 10);
+        let mut declared = Vec::new();
+        for cfg in all_defaults() {
+            let run = |lost: u64| {
+                let mut cc = Cc::new(&cfg, &env);
+                let mut w = Window { cwnd: 10 * mss as u64, ssthresh: u64::MAX, mss };
+                let mut trace = Vec::new();
+                for k in 0..400u64 {
+                    let now = Time::from_ms(k);
+                    let mut a = crate::cc::testing::ack(mss as u64);
+                    a.now = now;
+                    a.rtt = Some(Dur::from_ms(10 + k % 7));
+                    a.delivered_total = k * mss as u64;
+                    cc.on_ack(&mut w, &a);
+                    if k % 100 == 60 || k % 100 == 90 {
+                        let kind = if k % 100 == 60 { CongestionKind::Loss } else { CongestionKind::Timeout };
+                        let lost_bytes = if kind == CongestionKind::Timeout { lost } else { 0 };
+                        let e = CongestionEvent { now, kind, flight_size: w.cwnd, new_episode: true, lost_bytes };
+                        w.ssthresh = cc.on_congestion(&mut w, &e).max(2 * mss as u64);
+                        w.cwnd = if kind == CongestionKind::Timeout { mss as u64 } else { w.ssthresh };
+                    }
+                    let mut state = vec![0.0; cc.state_fields().len()];
+                    cc.state(&w, &mut state);
+                    trace.push((w, state.iter().map(|x| x.to_bits()).collect::<Vec<_>>()));
+                }
+                trace
+            };
+            if Cc::new(&cfg, &env).wants_timeout_losses() {
+                declared.push(cfg.name());
+            } else {
+                assert_eq!(run(0), run(200 * mss as u64), "{} reads a timeout's lost_bytes: declare TIMEOUT_LOSSES", cfg.name());
+            }
+        }
+        // BBR v1 adds it to the lost total its long-term sampling reads (`bbr.rs`, internal
+        // state this script does not reach)
+        assert_eq!(declared, ["bbr"]);
     }
 
     #[test]

@@ -1014,7 +1014,9 @@ impl Sender {
 
     fn congestion_event(&mut self, now: Time, kind: CongestionKind, new_episode: bool) -> u64 {
         let flight = self.flight_for_ssthresh();
-        let lost_bytes = if kind == CongestionKind::Timeout { self.sb.timeout_losses() * self.cfg.mss as u64 } else { 0 };
+        // (a pass over the whole scoreboard: only for an algorithm that reads it)
+        let counted = kind == CongestionKind::Timeout && self.cc.wants_timeout_losses();
+        let lost_bytes = if counted { self.sb.timeout_losses() * self.cfg.mss as u64 } else { 0 };
         let ev = CongestionEvent { now, kind, flight_size: flight * self.cfg.mss as u64, new_episode, lost_bytes };
         self.cc.on_congestion(&mut self.window, &ev)
     }
