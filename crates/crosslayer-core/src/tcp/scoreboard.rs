@@ -27,7 +27,8 @@
 
 use crate::units::{Dur, Time};
 use crate::ring::Ring;
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Delivery-rate bookkeeping stamped on a segment when it is (re)transmitted (Linux
 /// `tcp_skb_cb.tx`, `net/ipv4/tcp_rate.c`).
@@ -173,6 +174,11 @@ struct Rare {
     /// `rack_detect` walked [`MARKS_AFTER`] segments one by one (a window of that order): a
     /// flow whose windows stay small keeps none.
     marks: Option<Marks>,
+    /// NextSeg rule 1: the segments below `retx_cursor` that became retransmission candidates
+    /// again (a retransmission RACK marked lost again, snd_una marked lost by
+    /// `mark_head_lost`), lowest first. An entry that is no longer a candidate (SACKed or
+    /// retransmitted since, or acknowledged) is dropped when it comes to the top.
+    relost: BinaryHeap<Reverse<u64>>,
 }
 
 /// Segments `rack_detect` may walk one by one in a call before the scoreboard keeps `Marks`.
@@ -682,7 +688,17 @@ impl Scoreboard {
             self.retrans_out -= 1;
         }
         self.lost_scan = self.lost_scan.max(n + 1);
-        self.retx_cursor = n;
+        if self.flags(n) & (SACKED | RETRANS) == 0 {
+            self.relost(n);
+        }
+    }
+
+    /// Segment `n`, below the NextSeg cursor or not, is a retransmission candidate again
+    /// (neither SACKed nor retransmitted): what `next_lost` must find before the cursor.
+    fn relost(&mut self, n: u64) {
+        if n < self.retx_cursor {
+            self.rare.get_or_insert_with(Default::default).relost.push(Reverse(n));
+        }
     }
 
     /// The segments [`mark_all_lost`](Self::mark_all_lost) adds to Linux's count of lost
@@ -706,6 +722,9 @@ impl Scoreboard {
         self.retrans_out = 0;
         self.lost_scan = self.nxt();
         self.retx_cursor = self.una;
+        if let Some(r) = self.rare.as_deref_mut() {
+            r.relost.clear();
+        }
         self.rack_scan = self.nxt();
         self.retx_list.clear();
         if !self.segs.is_empty() {
@@ -715,8 +734,22 @@ impl Scoreboard {
 
     /// NextSeg rule 1: the lowest segment that is lost, unSACKed and not retransmitted. Lost
     /// segments are a prefix of the unSACKed ones, so the scan stops at the first unSACKed
-    /// segment not marked lost; the cursor only moves forward (amortized O(1)).
+    /// segment not marked lost; the cursor only moves forward (amortized O(1)). Below it every
+    /// segment is SACKed or retransmitted, but for those that became candidates again since it
+    /// passed them (`Rare::relost`): the lowest of those, if any, is the one.
     pub fn next_lost(&mut self) -> Option<u64> {
+        if let Some(r) = self.rare.as_deref_mut() {
+            while let Some(&Reverse(m)) = r.relost.peek() {
+                if m >= self.una {
+                    let f = self.segs[(m - self.una) as usize].flags;
+                    if f & (SACKED | RETRANS) == 0 {
+                        debug_assert!(m < self.retx_cursor && m < self.lost_scan);
+                        return (f & LOST != 0).then_some(m);
+                    }
+                }
+                r.relost.pop();
+            }
+        }
         let mut n = self.retx_cursor.max(self.una);
         let end = self.nxt().min(self.lost_scan);
         while n < end {
@@ -870,7 +903,7 @@ impl Scoreboard {
                 }
                 s.flags = (s.flags & !RETRANS) | LOST;
                 self.retrans_out -= 1;
-                self.retx_cursor = self.retx_cursor.min(m);
+                self.relost(m);
                 self.lost_scan = self.lost_scan.max(m + 1);
                 out.newly_lost += 1;
                 out.lost_retransmits += 1;
@@ -924,18 +957,29 @@ impl Scoreboard {
         (self.una..self.nxt()).rev().find(|&n| self.flags(n) & SACKED == 0)
     }
 
-    /// Debug check of the counters against the records.
+    /// Check of the counters against the records (at the end of every run, and after each step
+    /// of the tests), of RACK's marks, and of NextSeg's cursor: below it, each segment is SACKed,
+    /// retransmitted or listed as a candidate again (`Rare::relost`).
     pub fn check(&self) -> Result<(), String> {
-        let sacked = self.segs.iter().filter(|s| s.flags & SACKED != 0).count() as u64;
-        let lost = self.segs.iter().filter(|s| s.flags & LOST != 0 && s.flags & SACKED == 0).count() as u64;
-        let retrans = self.segs.iter().filter(|s| s.flags & RETRANS != 0 && (s.flags & SACKED == 0 || self.sacked_retx_in_flight)).count() as u64;
-        if let Some(Rare { marks: Some(m), .. }) = self.rare.as_deref() {
-            for (k, seg) in self.segs.iter().enumerate() {
-                let n = self.una + k as u64;
+        let (mut sacked, mut lost, mut retrans) = (0u64, 0u64, 0u64);
+        let rare = self.rare.as_deref();
+        let marks = rare.and_then(|r| r.marks.as_ref());
+        let mut relost: Vec<u64> = rare.map_or(Vec::new(), |r| r.relost.iter().map(|x| x.0).collect());
+        relost.sort_unstable();
+        for (k, seg) in self.segs.iter().enumerate() {
+            let n = self.una + k as u64;
+            let f = seg.flags;
+            sacked += (f & SACKED != 0) as u64;
+            lost += (f & LOST != 0 && f & SACKED == 0) as u64;
+            retrans += (f & RETRANS != 0 && (f & SACKED == 0 || self.sacked_retx_in_flight)) as u64;
+            if let Some(m) = marks {
                 let marked = m.get(n);
-                if marked != (seg.flags & (SACKED | LOST | RETRANS) != 0) {
-                    return Err(format!("RACK's mark of segment {n} ({marked}) disagrees with its flags ({:#x})", seg.flags));
+                if marked != (f & (SACKED | LOST | RETRANS) != 0) {
+                    return Err(format!("RACK's mark of segment {n} ({marked}) disagrees with its flags ({f:#x})"));
                 }
+            }
+            if n < self.retx_cursor && f & (SACKED | RETRANS) == 0 && relost.binary_search(&n).is_err() {
+                return Err(format!("segment {n}, a retransmission candidate below NextSeg's cursor {}, is not listed", self.retx_cursor));
             }
         }
         if (sacked, lost, retrans) != (self.sacked_out, self.lost_out, self.retrans_out) {
@@ -1098,6 +1142,13 @@ mod rack_tests {
         b.check().unwrap();
     }
 
+    /// NextSeg rule 1 as `next_lost` defines it, scanned from snd_una: the first segment
+    /// neither SACKed nor retransmitted among those whose loss was evaluated, if it is lost.
+    fn next_lost_by_scan(b: &Scoreboard) -> Option<u64> {
+        let n = (b.una..b.nxt().min(b.lost_scan)).find(|&n| b.flags(n) & (SACKED | RETRANS) == 0)?;
+        (b.flags(n) & LOST != 0).then_some(n)
+    }
+
     /// The loss detection `rack_detect` replaced (part 19 of `docs/PERFORMANCE.md`): every
     /// original looked at one by one, the list of retransmissions walked from its front and
     /// entries dropped only there. Kept as its oracle.
@@ -1155,7 +1206,7 @@ mod rack_tests {
                 }
                 s.flags = (s.flags & !RETRANS) | LOST;
                 b.retrans_out -= 1;
-                b.retx_cursor = b.retx_cursor.min(m);
+                b.relost(m);
                 b.lost_scan = b.lost_scan.max(m + 1);
                 out.newly_lost += 1;
                 out.lost_retransmits += 1;
@@ -1179,13 +1230,16 @@ mod rack_tests {
         let retx: Vec<(u64, Time)> = b.retx_list.iter().copied().filter(|&(m, sent)| {
             m >= b.una && { let s = b.segs[(m - b.una) as usize]; s.flags & SACKED == 0 && s.sent == sent }
         }).collect();
-        format!("{} {segs:?} {} {} {} {} {} {} {retx:?}", b.una, b.sacked_out, b.lost_out, b.retrans_out, b.lost_scan, b.retx_cursor, b.rack_scan)
+        let next = b.clone().next_lost();
+        format!("{} {segs:?} {} {} {} {} {next:?} {} {retx:?}", b.una, b.sacked_out, b.lost_out, b.retrans_out, b.lost_scan, b.rack_scan)
     }
 
     /// `rack_detect` finds what the scan it replaced finds and leaves the board as it does, on
     /// random boards: sends, SACKs, cumulative ACKs, retransmissions (rescues too), the head
     /// and every segment marked lost, at times that often repeat, RACK segments among the
-    /// delivered ones and waits from zero up.
+    /// delivered ones and waits from zero up. On the same histories, after every step,
+    /// `next_lost` (its cursor and the candidates listed below it) finds what a scan from
+    /// snd_una finds.
     #[test]
     fn rack_detect_finds_what_the_plain_scan_finds() {
         let mut x = 5u64;
@@ -1193,7 +1247,7 @@ mod rack_tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (x >> 33) % n
         };
-        let (mut lost, mut pending, mut calls, mut marked) = (0, 0, 0, 0);
+        let (mut lost, mut pending, mut calls, mut marked, mut next_lost_calls) = (0, 0, 0, 0, 0);
         for round in 0..300 {
             let mut b = Scoreboard::new(false).with_rack();
             let mut now = 0u64;
@@ -1231,7 +1285,11 @@ mod rack_tests {
                     }
                     9 | 10 => {
                         for _ in 0..1 + draw(4) {
-                            if let Some(n) = b.next_lost() {
+                            let want = next_lost_by_scan(&b);
+                            let got = b.next_lost();
+                            assert_eq!(got, want, "NextSeg rule 1");
+                            next_lost_calls += 1;
+                            if let Some(n) = got {
                                 b.on_retransmit(n, t, TxStamp::default());
                             }
                         }
@@ -1265,8 +1323,10 @@ mod rack_tests {
                     _ => {}
                 }
                 b.check().unwrap();
+                assert_eq!(b.clone().next_lost(), next_lost_by_scan(&b), "NextSeg rule 1, after any step");
             }
         }
+        assert!(next_lost_calls > 20_000, "{next_lost_calls} calls of next_lost");
         assert!(
             calls > 20_000 && lost > 2_000 && pending > 1_000 && marked > calls / 3 && marked < 2 * calls / 3,
             "cases seen: {calls} calls ({marked} with marks), {lost} finding losses, {pending} with a deadline"
