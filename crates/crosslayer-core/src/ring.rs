@@ -142,11 +142,13 @@ impl<T: Copy + Default> Ring<T> {
         front[..first].iter_mut().chain(back[..len - first].iter_mut())
     }
 
-    /// Front to back.
+    /// Front to back (the ring's two runs, each a plain slice: what iterates by `fold`, as
+    /// `for_each` and `count` do, is two loops without a mask or bounds check per value).
     pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
-        // (wrapping: a ring that never held a value has no buffer, and nothing to index)
-        let mask = self.buf.len().wrapping_sub(1);
-        (0..self.len).map(move |k| self.buf[(self.head + k) & mask])
+        let (head, len) = (self.head, self.len);
+        let (back, front) = self.buf.split_at(head.min(self.buf.len()));
+        let first = front.len().min(len);
+        front[..first].iter().chain(back[..len - first].iter()).copied()
     }
 
     #[cold]

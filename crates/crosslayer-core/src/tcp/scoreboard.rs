@@ -408,11 +408,21 @@ impl Scoreboard {
     #[inline(never)]
     fn make_marks(&mut self) {
         let mut m = Marks::default();
-        for (k, seg) in self.segs.iter().enumerate() {
-            if seg.flags & (SACKED | LOST | RETRANS) != 0 {
-                let n = self.una + k as u64;
-                m.set(n, n + 1, self.una);
+        // each run of marked segments set at once
+        let (una, mut n, mut run) = (self.una, self.una, None);
+        self.segs.iter().for_each(|seg| {
+            match (seg.flags & (SACKED | LOST | RETRANS) != 0, run) {
+                (true, None) => run = Some(n),
+                (false, Some(lo)) => {
+                    m.set(lo, n, una);
+                    run = None;
+                }
+                _ => {}
             }
+            n += 1;
+        });
+        if let Some(lo) = run {
+            m.set(lo, n, una);
         }
         self.rare.get_or_insert_with(Default::default).marks = Some(m);
     }
@@ -711,13 +721,14 @@ impl Scoreboard {
     /// RTO: every unSACKed segment is lost and may be retransmitted again (Linux `tcp_enter_loss`).
     pub fn mark_all_lost(&mut self) {
         self.sack_cache_len = 0;
-        for s in self.segs.iter_mut() {
-            if s.flags & SACKED == 0 {
-                s.flags = (s.flags & EVER_RETRANS) | LOST;
+        // (`for_each`: a loop per half of the ring, without a branch per segment)
+        self.segs.iter_mut().for_each(|s| {
+            s.flags = if s.flags & SACKED == 0 {
+                (s.flags & EVER_RETRANS) | LOST
             } else {
-                s.flags &= !RETRANS; // (a SACKed retransmission kept in the pipe: no longer)
-            }
-        }
+                s.flags & !RETRANS // (a SACKed retransmission kept in the pipe: no longer)
+            };
+        });
         self.lost_out = self.packets_out() - self.sacked_out;
         self.retrans_out = 0;
         self.lost_scan = self.nxt();
@@ -966,21 +977,26 @@ impl Scoreboard {
         let marks = rare.and_then(|r| r.marks.as_ref());
         let mut relost: Vec<u64> = rare.map_or(Vec::new(), |r| r.relost.iter().map(|x| x.0).collect());
         relost.sort_unstable();
-        for (k, seg) in self.segs.iter().enumerate() {
-            let n = self.una + k as u64;
+        let (mut n, mut wrong) = (self.una, None);
+        // (`for_each`: a loop per half of the ring; the first disagreement kept)
+        self.segs.iter().for_each(|seg| {
             let f = seg.flags;
             sacked += (f & SACKED != 0) as u64;
             lost += (f & LOST != 0 && f & SACKED == 0) as u64;
             retrans += (f & RETRANS != 0 && (f & SACKED == 0 || self.sacked_retx_in_flight)) as u64;
             if let Some(m) = marks {
                 let marked = m.get(n);
-                if marked != (f & (SACKED | LOST | RETRANS) != 0) {
-                    return Err(format!("RACK's mark of segment {n} ({marked}) disagrees with its flags ({f:#x})"));
+                if marked != (f & (SACKED | LOST | RETRANS) != 0) && wrong.is_none() {
+                    wrong = Some(format!("RACK's mark of segment {n} ({marked}) disagrees with its flags ({f:#x})"));
                 }
             }
-            if n < self.retx_cursor && f & (SACKED | RETRANS) == 0 && relost.binary_search(&n).is_err() {
-                return Err(format!("segment {n}, a retransmission candidate below NextSeg's cursor {}, is not listed", self.retx_cursor));
+            if n < self.retx_cursor && f & (SACKED | RETRANS) == 0 && relost.binary_search(&n).is_err() && wrong.is_none() {
+                wrong = Some(format!("segment {n}, a retransmission candidate below NextSeg's cursor {}, is not listed", self.retx_cursor));
             }
+            n += 1;
+        });
+        if let Some(e) = wrong {
+            return Err(e);
         }
         if (sacked, lost, retrans) != (self.sacked_out, self.lost_out, self.retrans_out) {
             return Err(format!(
