@@ -923,9 +923,12 @@ impl Scoreboard {
                     kept += 1;
                 }
             } else {
-                out.deadline = out.deadline.max(sent + wait);
-                self.keep_retx(kept, i);
-                kept += 1;
+                // the first one pending: every later one was sent no earlier, so none is due
+                // either, and the deadline is the last sent before the RACK segment's (the
+                // entries from here on stay as they are)
+                let last = self.last_pending_retx(i, rack);
+                out.deadline = out.deadline.max(self.retx_list[last].1 + wait);
+                break;
             }
             i += 1;
         }
@@ -937,6 +940,35 @@ impl Scoreboard {
             self.retx_list.drain(kept..i);
         }
         out
+    }
+
+    /// Whether the entry `(m, sent)` of the retransmissions' list is live: segment `m`
+    /// outstanding, not SACKed, and its last transmission that retransmission.
+    #[inline]
+    fn retx_live(&self, m: u64, sent: Time) -> bool {
+        m >= self.una && {
+            let s = self.segs[(m - self.una) as usize];
+            s.flags & RETRANS != 0 && s.flags & SACKED == 0 && s.sent == sent
+        }
+    }
+
+    /// `rack_detect`: entry `i` of the retransmissions' list is live, sent before the RACK
+    /// segment `rack` and not due. The last live entry the scan would look at before it stops
+    /// (at the first live entry sent at or after the RACK segment, by time then number: the
+    /// list is in send order, so the ones sent before the RACK time are found by bisection,
+    /// the ones sent at it in order).
+    fn last_pending_retx(&self, i: usize, rack: (Time, u64)) -> usize {
+        let list = &self.retx_list;
+        let mut b = list.partition_point(|&(_, sent)| sent < rack.0).max(i + 1);
+        while b < list.len() && list[b].1 == rack.0 && !(list[b].0 >= rack.1 && self.retx_live(list[b].0, list[b].1)) {
+            b += 1;
+        }
+        let mut k = b - 1;
+        while !self.retx_live(list[k].0, list[k].1) {
+            k -= 1;
+        }
+        debug_assert!(k >= i && (list[k].1, list[k].0) < rack);
+        k
     }
 
     /// `rack_detect`: the entry at `i` of the retransmissions' list is kept, at `kept`.
