@@ -11,8 +11,14 @@
 //! * `pipe` = packets_out - sacked_out - lost_out + retrans_out (the RFC's per-octet sum, counted
 //!   per segment);
 //! * `NextSeg()` rule 1 (lowest lost, unSACKed, not yet retransmitted segment) via a cursor
+//!   that only moves forward: a segment behind it that becomes a candidate again (a
+//!   retransmission RACK marks lost again, snd_una marked lost) is listed, lowest first, rather
+//!   than the cursor moved back over every SACKed or retransmitted segment it passed
 //!
-//! are all O(1) amortized per ACK.
+//! are all O(1) amortized per ACK (the list's, O(log n) an entry). At a timeout every unSACKed
+//! segment is marked lost (Linux `tcp_enter_loss`), a pass over the window, written as two plain
+//! loops over the ring's two runs; the count of segments it newly marks, another pass, is made
+//! only for the algorithm that reads it (BBR v1).
 //!
 //! RACK's loss detection (RFC 8985, `rack_detect`) looks at the segments sent before the RACK
 //! segment that are neither SACKed, marked lost nor retransmitted. With windows of thousands of
@@ -23,7 +29,9 @@
 //! that number sets the deadline without the others being looked at. Once a scan walks far, the
 //! scoreboard keeps a bit per segment (`Marks`: SACKed, lost or retransmitted; a mark stays until
 //! the cumulative ACK) and skips marked segments 64 at a time. Linux keeps a list of the segments
-//! in send order instead (`tsorted_sent_queue`); the bits need no link per segment.
+//! in send order instead (`tsorted_sent_queue`); the bits need no link per segment. The
+//! retransmissions are kept in a list in send order, so once one is pending none after it is
+//! due, and the last one pending before the RACK segment is found by bisection on send time.
 
 use crate::units::{Dur, Time};
 use crate::ring::Ring;
