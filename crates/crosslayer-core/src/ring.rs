@@ -146,7 +146,7 @@ impl<T: Copy + Default> Ring<T> {
     /// `for_each` and `count` do, is two loops without a mask or bounds check per value).
     pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
         let (head, len) = (self.head, self.len);
-        let (back, front) = self.buf.split_at(head.min(self.buf.len()));
+        let (back, front) = self.buf.split_at(head);
         let first = front.len().min(len);
         front[..first].iter().chain(back[..len - first].iter()).copied()
     }

@@ -900,10 +900,11 @@ impl Scoreboard {
         while i < self.retx_list.len() {
             let (m, sent) = self.retx_list[i];
             debug_assert!(m < end);
-            let s = (m >= self.una).then(|| self.segs[(m - self.una) as usize]);
-            let live = s.is_some_and(|s| s.flags & RETRANS != 0 && s.flags & SACKED == 0 && s.sent == sent);
-            if !live {
-                let never_again = s.is_none_or(|s| s.flags & SACKED != 0 || s.sent != sent);
+            if !self.retx_live(m, sent) {
+                let never_again = m < self.una || {
+                    let s = self.segs[(m - self.una) as usize];
+                    s.flags & SACKED != 0 || s.sent != sent
+                };
                 if kept > 0 && !never_again {
                     self.keep_retx(kept, i);
                     kept += 1;
