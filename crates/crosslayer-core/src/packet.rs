@@ -329,6 +329,14 @@ impl PacketArena {
     }
 }
 
+/// What an endpoint may touch while handling an event: it allocates packets in the arena and
+/// appends them to `out`; the engine routes them after the call.
+pub struct TxCtx<'a> {
+    pub now: Time,
+    pub arena: &'a mut PacketArena,
+    pub out: &'a mut Vec<PacketId>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -373,12 +381,4 @@ mod tests {
         let reused = a.alloc(Packet::default());
         assert_eq!((reused, a.accecn(reused)), (again, None));
     }
-}
-
-/// What an endpoint may touch while handling an event: it allocates packets in the arena and
-/// appends them to `out`; the engine routes them after the call.
-pub struct TxCtx<'a> {
-    pub now: Time,
-    pub arena: &'a mut PacketArena,
-    pub out: &'a mut Vec<PacketId>,
 }

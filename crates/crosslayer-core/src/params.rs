@@ -381,10 +381,10 @@ impl<T: ParamType> ParamType for Vec<T> {
 /// Bytes = "bytes" } }` (the first variant is not special; the default is set in `params!`).
 #[macro_export]
 macro_rules! choice {
-    ($(#[$m:meta])* pub enum $name:ident { $($(#[doc = $doc:literal])* $v:ident = $s:literal),+ $(,)? }) => {
+    ($(#[$m:meta])* pub enum $name:ident { $($(#[$vm:meta])* $v:ident = $s:literal),+ $(,)? }) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-        pub enum $name { $($(#[doc = $doc])* #[serde(rename = $s)] $v),+ }
+        pub enum $name { $($(#[$vm])* #[serde(rename = $s)] $v),+ }
         impl $name {
             /// Its name in study files and result tables.
             #[allow(dead_code)] // a choice only a test declares, or one no table names

@@ -148,6 +148,9 @@ macro_rules! registry {
         }
 
         $(#[$rmeta])*
+        // Held by value (one per link or flow), so that the hot path's dispatch reads the
+        // algorithm in place; a large variant costs memory only where it is used.
+        #[allow(clippy::large_enum_variant)]
         #[derive(Debug)]
         pub enum $Runtime {
             $( $(#[$m])* $V($T), )+

@@ -209,9 +209,9 @@ mod tests {
 
     fn deque_run(r: &mut Ring<u32>) {
         let mut d = VecDeque::new();
-        let mut x = 12345u64;
+        let mut lcg = crate::rng::Lcg(12345);
         for k in 0..100_000u32 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let x = lcg.next();
             match (x >> 33) % 11 {
                 0..=2 => assert_eq!(r.pop_front(), d.pop_front()),
                 3 => assert_eq!(r.pop_back(), d.pop_back()),

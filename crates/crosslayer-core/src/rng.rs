@@ -97,6 +97,25 @@ impl Rng {
     }
 }
 
+/// The tests' random histories: Knuth's MMIX linear congruential generator, so a test replays
+/// the same history every run. Not for the model, whose draws are `Rng` streams.
+#[cfg(test)]
+pub(crate) struct Lcg(pub u64);
+
+#[cfg(test)]
+impl Lcg {
+    /// The next state (its high bits are the better ones).
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0
+    }
+
+    /// A number below `n`, from the state's bits 33 and up.
+    pub fn below(&mut self, n: u64) -> u64 {
+        (self.next() >> 33) % n
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -423,7 +423,7 @@ impl Scheduler {
             let first = self.far.iter().map(|e| e.time().ns() >> SLOT_BITS).min().expect("parked");
             self.horizon = self.horizon.max(first - first % SLOTS);
         }
-        if self.horizon % SLOTS == 0 && !self.far.is_empty() {
+        if self.horizon.is_multiple_of(SLOTS) && !self.far.is_empty() {
             // a new turn of the wheel: the far timers it now reaches
             let end = self.horizon + SLOTS;
             let mut k = 0;
@@ -548,11 +548,10 @@ mod tests {
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
         let (mut h, mut reference) = (FlatHeap::default(), BinaryHeap::new());
-        let mut x = 0x9e3779b97f4a7c15u64;
+        let mut lcg = crate::rng::Lcg(0x9e3779b97f4a7c15);
         let mut seq = 0u64;
         for step in 0..400_000u64 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let r = x >> 33;
+            let r = lcg.next() >> 33;
             // phases of growth and shrinking
             let grow = (step / 3_000) % 2 == 0;
             seq += 1;
@@ -612,11 +611,8 @@ mod tests {
                 true => Scheduler::with_random_ties(crate::rng::Rng::stream(7, crate::rng::StreamKind::Scheduler, 0)),
             };
             let (mut wheel, mut heap) = (new(), new());
-            let mut x = 99u64;
-            let mut draw = |n: u64| {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                (x >> 17) % n
-            };
+            let mut lcg = crate::rng::Lcg(99);
+            let mut draw = |n: u64| (lcg.next() >> 17) % n;
             let mut popped = 0;
             let mut until = Time::ZERO;
             while popped < 200_000 {

@@ -461,7 +461,7 @@ impl Sim {
                     now, self.spec.duration
                 )));
             }
-            if executed % CHECK_EVERY == 0 && stop(now) {
+            if executed.is_multiple_of(CHECK_EVERY) && stop(now) {
                 self.settle_links(now);
                 return Err(Error::Interrupted);
             }

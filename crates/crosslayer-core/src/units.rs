@@ -381,9 +381,9 @@ mod tests {
     #[test]
     fn round_u64_is_round_then_cast() {
         let mut xs = vec![0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -0.7, 0.49999999999999994, 4503599627370495.5, 9007199254740993.0, 1e19, 1.8446744073709552e19, 2e19, f64::MAX, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MIN_POSITIVE];
-        let mut r = 0x1234_5678_9abc_def0u64;
+        let mut lcg = crate::rng::Lcg(0x1234_5678_9abc_def0);
         for _ in 0..200_000 {
-            r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let r = lcg.next();
             let mant = (r >> 11) as f64 / (1u64 << 53) as f64;
             let exp = ((r >> 3) % 80) as i32 - 10;
             xs.push(mant * 2f64.powi(exp));

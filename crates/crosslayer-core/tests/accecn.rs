@@ -147,7 +147,7 @@ fn ack_loss_wraps_the_ace_field_and_the_safety_rule_recovers_it() {
         let expected = if safety { 0 } else { -((in_big - in_big % 8) as i64) };
         assert_eq!(error, expected, "option {option}, safety {safety}");
     }
-    let half = |n: u64| (230..330).contains(&n) && n % 2 == 0;
+    let half = |n: u64| (230..330).contains(&n) && n.is_multiple_of(2);
     let (with_option, big, in_big) = run(true, true, &half);
     let (without, _, _) = run(false, true, &half);
     let (unsafe_, _, _) = run(false, false, &half);

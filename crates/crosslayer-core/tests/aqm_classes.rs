@@ -13,7 +13,7 @@ use crosslayer_core::{run, RunResult};
 /// The group of flow `i`: even flows are group A (DSCP 10), odd ones group B (DSCP 0); with 18
 /// flows each group has one flow on each of the nine (sender, receiver) pairs.
 fn in_a(i: usize) -> bool {
-    i % 2 == 0
+    i.is_multiple_of(2)
 }
 
 fn scenario(n: usize, qdisc: QdiscConfig, seconds: u64) -> ScenarioSpec {

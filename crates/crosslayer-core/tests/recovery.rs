@@ -617,7 +617,7 @@ fn tlp_sends_one_probe_after_the_pto_and_avoids_the_timeout() {
     w.run(10, Time::from_secs(5), &drop);
     let c = w.sender.counters;
     assert_eq!((c.loss_probes, c.timeouts), (1, 0));
-    let (last_ack, srtt) = w.ack_times.iter().copied().filter(|(t, _)| *t < w.probe_times[0]).last().unwrap();
+    let (last_ack, srtt) = w.ack_times.iter().copied().rfind(|(t, _)| *t < w.probe_times[0]).unwrap();
     assert_eq!(last_ack, Time::from_ms(27), "the eighth segment's ACK");
     assert_eq!(w.probe_times[0], last_ack + srtt.unwrap().mul(2) + Dur::from_ms(2));
     assert_eq!(w.retransmissions[0], (w.probe_times[0], 9), "the probe: the highest segment again");
@@ -689,7 +689,7 @@ fn echo_rtt_samples_are_whole_milliseconds() {
         let min = w.sender.rtt.min_rtt.get().unwrap();
         match profile {
             Profile::Linux => assert_eq!(min, Dur::from_us(20_500), "Karn samples in microseconds"),
-            Profile::Ns3 => assert!(min.ns() % 1_000_000 == 0 && (20..=21).contains(&(min.ns() / 1_000_000)), "{min}"),
+            Profile::Ns3 => assert!(min.ns().is_multiple_of(1_000_000) && (20..=21).contains(&(min.ns() / 1_000_000)), "{min}"),
             // ns2 profile: no timestamps; one timed segment, its sample in whole 10 ms ticks
             // (20.5 ms rounds to 2 ticks, ns-2's int(tao / tcpTick_ + 0.5))
             Profile::Ns2 => assert_eq!(min, Dur::from_ms(20), "ns2: timed samples in ticks"),

@@ -565,7 +565,7 @@ mod tests {
             let mut arrivals: Vec<u32> = Vec::with_capacity(30);
             for slot in 0..4000u64 {
                 arrivals.clear();
-                arrivals.extend(std::iter::repeat(0).take(10));
+                arrivals.extend(std::iter::repeat_n(0, 10));
                 arrivals.extend(1..=20);
                 // random interleaving within the slot
                 for i in (1..arrivals.len()).rev() {

@@ -295,7 +295,7 @@ mod tests {
             let mut t = 0.0;
             while t < 6_000.0 {
                 // on/off: arrivals pause for 300 ms every 2 s, so the queue drains and re-enters
-                let on = (t as u64 / 1000) % 2 == 0 || (t as u64 % 1000) > 300;
+                let on = (t as u64 / 1000).is_multiple_of(2) || (t as u64 % 1000) > 300;
                 t += (0.5 + rng.next_f64()) / lambda_per_ms * if on { 1.0 } else { 20.0 };
                 arr.push((t * 1e6) as u64 + 1);
             }

@@ -364,7 +364,7 @@ mod tests {
                     assert_eq!(v, Some(REASON_HEAVY));
                 } else {
                     light += 1;
-                    let expect = if light % n == 0 { Some(REASON_OTHER) } else { None };
+                    let expect = if light.is_multiple_of(n) { Some(REASON_OTHER) } else { None };
                     assert_eq!(v, expect, "p {p}: light packet {light}");
                 }
             }

@@ -197,7 +197,8 @@ mod tests {
         QdiscEnv { link_rate: Rate::from_mbps(100) }
     }
 
-    /// ns-2 `calculate_p`, written out from its text (packet mode).
+    /// ns-2 `calculate_p`, written out from its text (packet mode): its two comparisons kept.
+    #[allow(clippy::manual_clamp)]
     fn ns2_calculate_p(a: f64, b: f64, qref: f64, qlen: f64, qold: f64, v_prob: f64) -> f64 {
         let mut p = a * (qlen - qref) - b * (qold - qref) + v_prob;
         if p < 0.0 {

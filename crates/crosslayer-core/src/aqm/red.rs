@@ -145,7 +145,7 @@ mod tests {
             core.avg = 50.0;
             let mut t = Time::from_ms(1);
             for _ in 0..10 {
-                t = t + Dur::from_ms(200); // an RTO later, another arrival on the empty queue
+                t += Dur::from_ms(200); // an RTO later, another arrival on the empty queue
                 core.update_avg(t, 0, 0);
                 assert_eq!(core.decide(1500, &mut rng), if core.avg >= 15.0 { Decision::Forced } else { Decision::Accept });
                 if keep_idle {

@@ -542,7 +542,7 @@ mod tests {
         let (mut reached_one_at, mut bin_at_one_at, mut p_sum, mut p_n) = (None, None, 0.0, 0);
         for slot in 0..20_000u64 {
             arrivals.clear();
-            arrivals.extend(std::iter::repeat(0).take(10));
+            arrivals.extend(std::iter::repeat_n(0, 10));
             arrivals.extend(1..=15);
             for i in (1..arrivals.len()).rev() {
                 let j = order.range_inclusive(0, i as u64) as usize;
@@ -634,7 +634,7 @@ mod tests {
                         assert!(s.double_buffering && flow == 0, "standby hash only for the inelastic flow while double buffering");
                         standby_counted += 1;
                     }
-                    assert_eq!(s.double_buffering, ms >= 8_000 && ms < 10_000 || (ms == 10_000 && k == 0), "double buffering at {ms} ms");
+                    assert_eq!(s.double_buffering, (8_000..10_000).contains(&ms) || (ms == 10_000 && k == 0), "double buffering at {ms} ms");
                 } else {
                     a.free(id);
                 }

@@ -374,7 +374,7 @@ mod tests {
         let mut rtt = |b: &mut Bic, w: &mut Window| {
             let n = w.cwnd / MSS;
             for _ in 0..n {
-                now = now + Dur::from_ms(100).div(n);
+                now += Dur::from_ms(100).div(n);
                 b.on_ack(w, &AckEvent { now, ..ack(MSS) });
             }
             b.delayed_ack = 16;

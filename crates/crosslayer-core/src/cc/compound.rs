@@ -22,6 +22,7 @@
 //!   (half of it with beta 1/2), never less than the halved loss window;
 //! * timeout: `dwnd = 0` and Reno's rules (ssthresh half the window, slow start from one
 //!   segment).
+//!
 //! When the sender changes the window itself (the recovery's reductions, the loss window after a
 //! timeout), the delay window keeps its size up to that window and the loss window is the rest.
 //!

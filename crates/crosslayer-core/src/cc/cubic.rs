@@ -286,7 +286,7 @@ impl CongestionControl for Cubic {
         // (ns-3: its samples are SRTT, skipped for CubicDelta = 10 ms).
         let sample = if self.ns3 { a.rtt.map(|_| a.srtt) } else { a.rtt };
         let settle = if self.ns3 { Dur::from_ms(10) } else { Dur::from_secs(1) };
-        let mut sample = sample.filter(|_| !self.epoch_start.get().is_some_and(|e| a.now.since(e) < settle));
+        let mut sample = sample.filter(|_| self.epoch_start.get().is_none_or(|e| a.now.since(e) >= settle));
         if let Some(r) = sample {
             self.delay_min = Opt::some(self.delay_min.get().map_or(r, |m| m.min(r)));
         }

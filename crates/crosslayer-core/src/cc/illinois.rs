@@ -180,9 +180,9 @@ impl Illinois {
         if cwnd < self.win_thresh {
             self.alpha = ALPHA_BASE;
             self.beta = BETA_BASE;
-        } else if self.cnt_rtt > 0 {
+        } else if let Some(avg_us) = self.sum_rtt_us.checked_div(self.cnt_rtt) {
             let dm = self.max_rtt_us - self.base_rtt_us;
-            let da = self.sum_rtt_us / self.cnt_rtt - self.base_rtt_us;
+            let da = avg_us - self.base_rtt_us;
             self.alpha = self.alpha_for(da, dm);
             self.beta = Self::beta_for(da, dm);
         }

@@ -272,10 +272,9 @@ impl CongestionControl for Ledbat {
     fn on_ack(&mut self, w: &mut Window, a: &AckEvent) {
         let delay = match self.cfg.delay {
             LedbatDelay::Owd => a.owd,
-            LedbatDelay::Rtt => a.rtt.map(|r| {
+            LedbatDelay::Rtt => a.rtt.inspect(|&r| {
                 let m = self.min_rtt.map_or(r, |m| m.min(r));
                 self.min_rtt = Some(m);
-                r
             }),
         };
         let queuing = delay.map(|d| self.sample(a.now, d));

@@ -19,8 +19,8 @@
 //!   - in slow start otherwise: Linux's slow start;
 //!   - in congestion avoidance: `diff > beta`: cwnd - 1 (and ssthresh follows it down);
 //!     `diff < alpha`: cwnd + 1; otherwise unchanged;
-//!   - cwnd at least 2; then ssthresh = max(ssthresh, 3/4 cwnd) (Linux `tcp_current_ssthresh`).
-//!   The round's samples are then cleared;
+//!   - cwnd at least 2; then ssthresh = max(ssthresh, 3/4 cwnd) (Linux `tcp_current_ssthresh`);
+//!     the round's samples are then cleared;
 //! * other ACKs: slow start if below ssthresh (Linux's; the paper's every-other-RTT growth with
 //!   `slow_start = "paper"`, below);
 //! * outside the Open state (fast recovery, after a timeout) Vegas is off and Reno's rule runs;
@@ -50,6 +50,7 @@
 //!   (Linux: Reno's half); then ssthresh = max(ssthresh, 3/4 cwnd in bytes);
 //! * no floor of 2 segments on cwnd (kept here: with alpha, beta, gamma >= 1 ns-3 cannot go
 //!   below it either, short of an RTT doubling within one slow-start round).
+//!
 //! Alone on a path with no queue, the smoothed RTT still exceeds the base (the handshake's
 //! whole-millisecond sample seeds both; later samples average in the serialization and the
 //! fraction of a millisecond), so `diff` reaches alpha at a window well under the path's and

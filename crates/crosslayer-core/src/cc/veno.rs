@@ -100,6 +100,8 @@ impl CongestionControl for Veno {
             return;
         }
         let mss = w.mss as u64;
+        // Linux's two Reno fallbacks, kept apart as it writes them
+        #[allow(clippy::if_same_then_else)]
         if a.ca_state != CaState::Open {
             self.reno(w, a);
         } else if self.rtt.cnt <= 2 {

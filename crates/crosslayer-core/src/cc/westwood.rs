@@ -313,6 +313,7 @@ mod tests {
     }
 
     /// ACKs delivering `per_ack` bytes every `gap` from `from` to `to`, with RTT `rtt`.
+    #[allow(clippy::too_many_arguments)]
     fn feed(
         ww: &mut Westwood,
         w: &mut Window,

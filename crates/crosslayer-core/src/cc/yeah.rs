@@ -216,7 +216,7 @@ impl Yeah {
             // TcpScalable::CongestionAvoidance: one segment per min(cwnd, 100) acknowledged,
             // the count restarting at 0
             let segs = w.cwnd / mss;
-            let per = segs.min(SCALABLE_AI_CNT).max(1);
+            let per = segs.clamp(1, SCALABLE_AI_CNT);
             let mut grown = segs;
             if self.acc >= per {
                 self.acc = 0;

@@ -312,7 +312,9 @@ pub struct Start {
 }
 
 impl Link {
-    /// A link built from its spec; `loss_rng` and `jitter_rng` are its own random streams.
+    /// A link built from its spec; `loss_rng`, `jitter_rng` and `impair_rng` are its own random
+    /// streams.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(name: String, role: LinkRole, (from, to): (u32, u32), edge: &EdgeSpec, queue: Queue, loss_rng: Rng, jitter_rng: Rng, impair_rng: Rng) -> Link {
         Link {
             name,
@@ -691,7 +693,7 @@ impl Link {
         }
         let mut arrival = end.plus(self.delay);
         if self.jitter > Dur::ZERO {
-            arrival = arrival + Dur::from_ns(Impair::jitter(JitterDist::Uniform, self.jitter, &mut self.jitter_rng) as u64);
+            arrival += Dur::from_ns(Impair::jitter(JitterDist::Uniform, self.jitter, &mut self.jitter_rng) as u64);
             arrival = arrival.max(self.last_arrival);
             self.last_arrival = arrival;
         }

@@ -81,9 +81,9 @@ pub struct FlowRow<'a> {
 /// Columns of the `flows` table.
 pub fn flow_columns<'a>() -> Vec<Col<'a, FlowRow<'a>>> {
     let mut c = vec![
-        Col::str("name", "flow name: <src>-<dst>.<k>", |r: &FlowRow| &r.name),
-        Col::str("src", "the host sending the data (in a dumbbell a sender host, or a receiver host for a reverse flow)", |r: &FlowRow| &r.src),
-        Col::str("dst", "the host receiving the data (in a dumbbell a receiver host, or a sender host for a reverse flow)", |r: &FlowRow| &r.dst),
+        Col::str("name", "flow name: <src>-<dst>.<k>", |r: &FlowRow| r.name),
+        Col::str("src", "the host sending the data (in a dumbbell a sender host, or a receiver host for a reverse flow)", |r: &FlowRow| r.src),
+        Col::str("dst", "the host receiving the data (in a dumbbell a receiver host, or a sender host for a reverse flow)", |r: &FlowRow| r.dst),
         Col::str("direction", DIRECTION_DOC, |r: &FlowRow| direction(r.reverse)),
         Col::str("cc", "congestion control (canonical name)", |r: &FlowRow| r.cc),
         Col::f64("start_s", "s", "start time (whole run)", |r: &FlowRow| r.start_s),
@@ -111,7 +111,7 @@ pub fn flow_columns<'a>() -> Vec<Col<'a, FlowRow<'a>>> {
         Col::u64("cwnd_final_bytes", "bytes", &["congestion window at the end of the run"], |r: &FlowRow| r.cwnd_final_bytes),
         Col::str("route", ROUTE_DOC, |r: &FlowRow| &r.route),
         Col::str("ack_route", "the links its ACKs cross, in order, joined by commas (may differ from the data's: asymmetric routes)", |r: &FlowRow| &r.ack_route),
-        Col::str("bottleneck", BOTTLENECK_DOC, |r: &FlowRow| &r.bottleneck_link),
+        Col::str("bottleneck", BOTTLENECK_DOC, |r: &FlowRow| r.bottleneck_link),
         Col::u64("size_bytes", "bytes", &["payload bytes of a finite flow; 0 = a bulk transfer"], |r: &FlowRow| r.size.unwrap_or(0)),
         Col::u64("bytes_left", "bytes", &["bytes of a finite flow its receiver had not got in order when the run ended (0 once complete; 0 for a bulk transfer)"], |r: &FlowRow| r.bytes_left),
         Col::f64("fct_s", "s", "flow completion time: from its start (the first SYN) to the delivery of its last byte to the receiver; NaN = not completed (or a bulk transfer)", |r: &FlowRow| {
@@ -155,9 +155,9 @@ pub struct UdpRow<'a> {
 /// Columns of the `udp` table.
 pub fn udp_columns<'a>() -> Vec<Col<'a, UdpRow<'a>>> {
     let mut c = vec![
-        Col::str("name", "flow name: <src>-<dst>.udp<k>", |r: &UdpRow| &r.name),
-        Col::str("src", "the source host (in a dumbbell a sender host, or a receiver host for a reverse flow)", |r: &UdpRow| &r.src),
-        Col::str("dst", "the sink host (in a dumbbell a receiver host, or a sender host for a reverse flow)", |r: &UdpRow| &r.dst),
+        Col::str("name", "flow name: <src>-<dst>.udp<k>", |r: &UdpRow| r.name),
+        Col::str("src", "the source host (in a dumbbell a sender host, or a receiver host for a reverse flow)", |r: &UdpRow| r.src),
+        Col::str("dst", "the sink host (in a dumbbell a receiver host, or a sender host for a reverse flow)", |r: &UdpRow| r.dst),
         Col::str("direction", DIRECTION_DOC, |r: &UdpRow| direction(r.reverse)),
         Col::u64("rate_bps", "bps", &["configured sending rate (wire bytes)"], |r: &UdpRow| r.rate_bps),
         Col::u64("packet_bytes", "bytes", &["wire size of each datagram"], |r: &UdpRow| r.packet_bytes),
@@ -188,7 +188,7 @@ pub fn udp_columns<'a>() -> Vec<Col<'a, UdpRow<'a>>> {
         Col::f64("owd_p50_s", "s", "median one-way delay in the window", |r: &UdpRow| nan_or(r.owd[2])),
         Col::f64("owd_p99_s", "s", "99th percentile of the one-way delay in the window", |r: &UdpRow| nan_or(r.owd[3])),
         Col::str("route", ROUTE_DOC, |r: &UdpRow| &r.route),
-        Col::str("bottleneck", BOTTLENECK_DOC, |r: &UdpRow| &r.bottleneck_link),
+        Col::str("bottleneck", BOTTLENECK_DOC, |r: &UdpRow| r.bottleneck_link),
     ]);
     c
 }
@@ -212,7 +212,7 @@ pub struct LinkRow<'a> {
 /// Columns of the `queues` table.
 pub fn queue_columns<'a>() -> Vec<Col<'a, LinkRow<'a>>> {
     let mut c = vec![
-        Col::str("link", "link name: <from>-><to>", |r: &LinkRow| &r.name),
+        Col::str("link", "link name: <from>-><to>", |r: &LinkRow| r.name),
         Col::str("role", "in a dumbbell: forward (A->B, the bottleneck), reverse (B->A), sender_up, sender_down, receiver_up, receiver_down; in a graph: router (between two routers), host_up (from a host), host_down (to a host), wlan_up / wlan_down (a wireless LAN's, from a station / from its access point), or the role the link declares", |r: &LinkRow| r.role.name()),
         Col::str("qdisc", "queue discipline (canonical name)", |r: &LinkRow| r.qdisc),
         Col::u64("rate_bps", "bps", &["link rate"], |r: &LinkRow| r.rate_bps),
@@ -301,11 +301,11 @@ pub struct HopRow<'a> {
 /// Columns of the `hops` table.
 pub fn hop_columns<'a>() -> Vec<Col<'a, HopRow<'a>>> {
     let mut c = vec![
-        Col::str("flow", "flow name (of the flows or the udp table)", |r: &HopRow| &r.flow),
+        Col::str("flow", "flow name (of the flows or the udp table)", |r: &HopRow| r.flow),
         Col::str("protocol", "tcp or udp", |r: &HopRow| if r.udp { "udp" } else { "tcp" }),
         Col::str("direction", "data (the flow's data, SYN and handshake ACK, or a UDP flow's datagrams) or ack (its ACKs and SYN-ACK)", |r: &HopRow| if r.ack { "ack" } else { "data" }),
         Col::u64("hop", "count", &["position of the link on the path, from 0 (the source's own link)"], |r: &HopRow| r.hop),
-        Col::str("link", "link name", |r: &HopRow| &r.link),
+        Col::str("link", "link name", |r: &HopRow| r.link),
         Col::u64("is_bottleneck", "flag", &["1 if this is the link the flow's bottleneck_* columns count at (the bottleneck of this direction's path)"], |r: &HopRow| r.bottleneck as u64),
     ];
     c.extend(CoreCounters::columns(|r: &HopRow| r.counts));
@@ -325,7 +325,7 @@ pub struct ReasonRow<'a> {
 /// Columns of the `drops` table.
 pub fn drop_columns<'a>() -> Vec<Col<'a, ReasonRow<'a>>> {
     vec![
-        Col::str("link", "link name", |r: &ReasonRow| &r.link),
+        Col::str("link", "link name", |r: &ReasonRow| r.link),
         Col::str("role", "link role", |r: &ReasonRow| r.role.name()),
         Col::str("qdisc", "queue discipline", |r: &ReasonRow| r.qdisc),
         Col::str("reason", "a reason the discipline declares (see `crosslayer list aqm`)", |r: &ReasonRow| r.reason),
@@ -346,7 +346,7 @@ pub struct StatRow<'a> {
 /// Columns of the `qdisc_stats` table.
 pub fn stat_columns<'a>() -> Vec<Col<'a, StatRow<'a>>> {
     vec![
-        Col::str("link", "link name", |r: &StatRow| &r.link),
+        Col::str("link", "link name", |r: &StatRow| r.link),
         Col::str("role", "link role", |r: &StatRow| r.role.name()),
         Col::str("qdisc", "queue discipline", |r: &StatRow| r.qdisc),
         Col::str("stat", "a counter the discipline declares (see `crosslayer list aqm`)", |r: &StatRow| r.stat),
@@ -686,7 +686,7 @@ fn host_rows(sim: &Sim, flow_rows: &[FlowRow], span: Dur) -> Vec<HostRow> {
         keys.extend(senders.iter().map(|&n| (topo.node_names[n as usize].clone(), fwd.clone(), false)));
         for &n in receivers {
             let name = &topo.node_names[n as usize];
-            if flow_rows.iter().any(|f| f.reverse && &f.src == name) {
+            if flow_rows.iter().any(|f| f.reverse && f.src == name) {
                 keys.push((name.clone(), rev.clone(), true));
             }
         }
@@ -695,7 +695,7 @@ fn host_rows(sim: &Sim, flow_rows: &[FlowRow], span: Dur) -> Vec<HostRow> {
         let mut by_host: Vec<Vec<&FlowRow>> = vec![Vec::new(); topo.node_names.len()];
         let node = |name: &str| topo.node_names.iter().position(|n| n == name).expect("a node");
         for f in flow_rows {
-            by_host[node(&f.src)].push(f);
+            by_host[node(f.src)].push(f);
         }
         for (n, flows) in by_host.iter().enumerate() {
             for f in flows {

@@ -171,7 +171,7 @@ impl Capture {
                     opts.extend_from_slice(&isn_s.wrapping_add(1).wrapping_add(b.end as u32).to_be_bytes());
                 }
             }
-            debug_assert!(opts.len() % 4 == 0 && opts.len() <= 40);
+            debug_assert!(opts.len().is_multiple_of(4) && opts.len() <= 40);
             let hlen = 20 + opts.len();
             out.extend_from_slice(&sport.to_be_bytes());
             out.extend_from_slice(&dport.to_be_bytes());

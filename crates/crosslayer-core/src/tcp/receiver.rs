@@ -787,11 +787,8 @@ mod tests {
     /// on both sides); and each block is found from the bytes in it.
     #[test]
     fn out_of_order_blocks_are_what_a_plain_list_holds() {
-        let mut x = 3u64;
-        let mut draw = |n: u64| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (x >> 33) % n
-        };
+        let mut lcg = crate::rng::Lcg(3);
+        let mut draw = |n: u64| lcg.below(n);
         let (mut moved_front, mut steps) = (0, 0);
         for round in 0..60 {
             let mut r = Receiver::new(0, 1, 0, &TcpConfig::default());

@@ -1299,11 +1299,8 @@ mod rack_tests {
     /// snd_una finds.
     #[test]
     fn rack_detect_finds_what_the_plain_scan_finds() {
-        let mut x = 5u64;
-        let mut draw = |n: u64| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (x >> 33) % n
-        };
+        let mut lcg = crate::rng::Lcg(5);
+        let mut draw = |n: u64| lcg.below(n);
         let (mut lost, mut pending, mut calls, mut marked, mut next_lost_calls) = (0, 0, 0, 0, 0);
         for round in 0..300 {
             let mut b = Scoreboard::new(false).with_rack();
@@ -1395,11 +1392,8 @@ mod rack_tests {
     /// segments marked lost) and RACK segments among the delivered ones, at random times.
     #[test]
     fn rack_finds_nothing_only_when_the_scan_finds_nothing() {
-        let mut x = 11u64;
-        let mut draw = |n: u64| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (x >> 33) % n
-        };
+        let mut lcg = crate::rng::Lcg(11);
+        let mut draw = |n: u64| lcg.below(n);
         let (mut said, mut scanned) = (0, 0);
         for _ in 0..200 {
             let mut b = Scoreboard { rack: true, ..Scoreboard::new(false) };

@@ -498,8 +498,9 @@ impl Sender {
     fn timed_sample(&mut self, now: Time) {
         if let Some((_, sent)) = self.timed().filter(|&(n, _)| self.sb.una() > n) {
             self.timed_seg = Opt::NONE;
-            let g = self.cfg.ts_granularity.ns();
-            let ticks = if g == 0 { now - sent } else { Dur::from_ns(((now - sent).ns() + g / 2) / g * g).max(Dur::from_ns(g)) };
+            let (g, rtt) = (self.cfg.ts_granularity.ns(), now - sent);
+            // rounded to whole ticks, at least one (no granularity: as measured)
+            let ticks = (rtt.ns() + g / 2).checked_div(g).map_or(rtt, |k| Dur::from_ns(k * g).max(Dur::from_ns(g)));
             self.rtt.on_sample(ticks, self.sb.una(), self.sb.nxt());
         }
     }
@@ -2196,7 +2197,9 @@ mod tests {
     #[test]
     fn the_in_order_ack_is_the_general_phases() {
         use crate::cc::CcConfig;
-        let losses: [(&str, &dyn Fn(u64, u32) -> bool); 3] = [
+        /// Whether the `k`-th transmission of segment `n` is lost.
+        type Loss<'a> = &'a dyn Fn(u64, u32) -> bool;
+        let losses: [(&str, Loss); 3] = [
             ("every 97th", &|n, k| k == 1 && n % 97 == 13),
             ("a burst", &|n, k| k == 1 && (300..306).contains(&n)),
             ("a retransmission", &|n, k| (n == 150 && k <= 2) || (k == 1 && n % 211 == 5)),

@@ -111,7 +111,7 @@ impl LossModel {
                     out.push(Problem::new(format!("{path}.r"), "with r = 0 the bad state never ends: give r > 0"));
                 }
             }
-            LossModel::Periodic { every } if every == 0 => out.push(Problem::new(format!("{path}.every"), "must be at least 1 (every = 1 loses every packet)")),
+            LossModel::Periodic { every: 0 } => out.push(Problem::new(format!("{path}.every"), "must be at least 1 (every = 1 loses every packet)")),
             LossModel::Ber { ber } if !(0.0..1.0).contains(&ber) => out.push(Problem::new(format!("{path}.ber"), format!("a bit-error rate in [0, 1) (got {ber})"))),
             _ => {}
         }

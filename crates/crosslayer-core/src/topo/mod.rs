@@ -117,17 +117,13 @@ pub const ROLES: [&str; 11] = ["forward", "reverse", "sender_up", "sender_down",
 
 crate::choice! {
     /// What a shortest path minimizes.
+    #[derive(Default)]
     pub enum RouteMetric {
         /// The number of links (hops).
+        #[default]
         Hops = "hops",
         /// The sum of the links' propagation delays (ties broken by hops).
         Delay = "delay",
-    }
-}
-
-impl Default for RouteMetric {
-    fn default() -> RouteMetric {
-        RouteMetric::Hops
     }
 }
 
@@ -417,7 +413,8 @@ impl Expanded {
     }
 }
 
-/// The topology of a scenario.
+/// The topology of a scenario (a scenario holds one: its size does not matter).
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum TopologySpec {
     /// Senders on router A, receivers on router B, A -> B the bottleneck (`forward`).

@@ -76,17 +76,13 @@ impl PeriodDist {
 
 crate::choice! {
     /// How an on-off source carries its on-periods.
+    #[derive(Default)]
     pub enum OnOffConnection {
         /// One connection for the whole run, idle while the application is off.
+        #[default]
         Same = "same",
         /// A new connection per on-period, carrying what was written in it, then closed.
         New = "new",
-    }
-}
-
-impl Default for OnOffConnection {
-    fn default() -> Self {
-        OnOffConnection::Same
     }
 }
 

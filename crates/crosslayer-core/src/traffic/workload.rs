@@ -115,7 +115,8 @@ fn cdf_problems(points: &[[f64; 2]], path: &str, out: &mut Vec<Problem>) {
         }
     }
     for (i, &[x, p]) in points.iter().enumerate() {
-        if !(x.is_finite() && (0.0..=MAX_FLOW_BYTES as f64).contains(&x)) || !(0.0..=1.0).contains(&p) {
+        let (size_ok, p_ok) = (x.is_finite() && (0.0..=MAX_FLOW_BYTES as f64).contains(&x), (0.0..=1.0).contains(&p));
+        if !size_ok || !p_ok {
             out.push(Problem::new(format!("{path}[{i}]"), format!("({x}, {p}): sizes are in [0, {MAX_FLOW_BYTES}] bytes and probabilities in [0, 1]")));
             return;
         }

@@ -13,6 +13,12 @@ pub struct VegasRtt {
     pub cnt: u32,
 }
 
+impl Default for VegasRtt {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl VegasRtt {
     pub fn new() -> VegasRtt {
         VegasRtt { base_us: NONE_US, min_us: NONE_US, cnt: 0 }

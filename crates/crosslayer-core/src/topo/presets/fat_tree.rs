@@ -34,7 +34,7 @@ crate::params! {
 
 impl FatTreeConfig {
     fn check(&self, out: &mut Vec<Problem>) {
-        if self.k % 2 != 0 {
+        if !self.k.is_multiple_of(2) {
             out.push(Problem::new("k", format!("must be even (k/2 edge and k/2 aggregation switches per pod) (got {})", self.k)));
         }
     }
@@ -69,15 +69,15 @@ impl Algorithm for FatTree {
                 }
             }
         }
-        for p in 0..cfg.k as usize {
-            for (i, a) in aggs[p].iter().enumerate() {
+        for pod in &aggs {
+            for (i, a) in pod.iter().enumerate() {
                 for c in &cores[i * half as usize..(i + 1) * half as usize] {
                     b.link(a, c, cfg.rate, cfg.delay, &cfg.qdisc);
                 }
             }
         }
-        for p in 0..cfg.k as usize {
-            for (i, e) in edges[p].iter().enumerate() {
+        for (p, pod) in edges.iter().enumerate() {
+            for (i, e) in pod.iter().enumerate() {
                 for h in 1..=half {
                     let name = b.host(format!("H{}_{}_{h}", p + 1, i + 1));
                     let up = crate::topo::EdgeSpec { rate: cfg.rate, delay: cfg.delay, loss: 0.0, jitter: Dur::ZERO, qdisc: cfg.host_qdisc.clone(), impair: Default::default() };
