@@ -379,6 +379,8 @@ impl<T: ParamType> ParamType for Vec<T> {
 
 /// A closed set of names as a parameter type: `choice! { pub enum Mode { Packets = "packets",
 /// Bytes = "bytes" } }` (the first variant is not special; the default is set in `params!`).
+/// Attributes pass through to the enum and its variants: a type that also needs a `Default`
+/// outside `params!` takes `#[derive(Default)]` and `#[default]` on its variant.
 #[macro_export]
 macro_rules! choice {
     ($(#[$m:meta])* pub enum $name:ident { $($(#[$vm:meta])* $v:ident = $s:literal),+ $(,)? }) => {
