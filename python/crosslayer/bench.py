@@ -18,17 +18,20 @@ from crosslayer.scenario import Scenario
 
 @dataclass(frozen=True)
 class Ns3Reference:
-    """Speed of ns-3 on one case; None where no figure was taken."""
+    """Speed of ns-3 on one case, and where the figure comes from."""
 
     wall_s_per_sim_s: float
-    delivered_segments_per_wall_s: float | None
+    measured: str
 
 
-# Reference figures from the ns-3 3.44 runs of these scenarios on this machine class (same
-# topology, 9 CUBIC flows, Drop Tail, 100 s). Keep in sync with docs when re-measured.
+# ns-3 3.44's `Simulator::Run()` on the same scenarios (9 CUBIC flows, Drop Tail, 100 s),
+# measured side by side with crosslayer on this machine class by `validation/compare.py bench`
+# (docs/PERFORMANCE.md, "Where it stands"); re-measure there and copy the figure here. A ratio
+# printed against a stored figure moves with the machine's speed on the day; the side-by-side
+# command gives the ratio.
 NS3_REFERENCE: Final[dict[str, Ns3Reference]] = {
-    "access-link-9": Ns3Reference(wall_s_per_sim_s=0.5, delivered_segments_per_wall_s=17_000),
-    "data-center-9": Ns3Reference(wall_s_per_sim_s=10.0, delivered_segments_per_wall_s=None),
+    "access-link-9": Ns3Reference(0.566, "2026-11-28: 56.6 s for 100 s, the median of 3 rounds of 49.1-60.6 s"),
+    "data-center-9": Ns3Reference(4.027, "2026-11-28: 402.7 s for 100 s, one round; earlier rounds 379-495 s"),
 }
 
 
@@ -96,14 +99,6 @@ class BenchRow:
         """ns-3 wall-s per sim-s over ours (> 1: faster than ns-3)."""
         ref = NS3_REFERENCE.get(self.case.key)
         return None if ref is None else ref.wall_s_per_sim_s / self.wall_s_per_sim_s
-
-    @property
-    def segments_rate_vs_ns3(self) -> float | None:
-        """Our delivered segments per wall-second over ns-3's."""
-        ref = NS3_REFERENCE.get(self.case.key)
-        if ref is None or ref.delivered_segments_per_wall_s is None:
-            return None
-        return self.delivered_segments_per_wall_s / ref.delivered_segments_per_wall_s
 
     @classmethod
     def from_result(cls, case: BenchCase, result: Result) -> BenchRow:
