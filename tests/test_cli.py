@@ -169,6 +169,15 @@ def test_bench_json_prints_one_object_per_case_and_nothing_else(fake_core: types
     assert "Access Link, 90 CUBIC flows" in quiet.stdout
 
 
+def test_the_rust_benchmark_uses_the_same_ns3_reference() -> None:
+    """`cargo bench --bench throughput` and `crosslayer bench` divide by the same ns-3 figures."""
+    from crosslayer.bench import NS3_REFERENCE
+
+    source = (ROOT / "crates" / "crosslayer-core" / "benches" / "throughput.rs").read_text()
+    rust = dict(re.findall(r'name: "([a-z-]+ \d+) cubic droptail".*?ns3_wall_per_sim: Some\(([\d.]+)\)', source))
+    assert {k.replace(" ", "-"): float(v) for k, v in rust.items()} == {k: r.wall_s_per_sim_s for k, r in NS3_REFERENCE.items()}
+
+
 def test_bench_sweep_measures_a_real_sweep_of_short_runs() -> None:
     # `bench --sweep N` runs `crosslayer study run` on N seeds (a real sweep, into a temporary
     # store) and reports its CPU against the engine's own time: both positive, the engine's

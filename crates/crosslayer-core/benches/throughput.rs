@@ -3,8 +3,11 @@
 //!
 //! `cargo bench -p crosslayer-core --bench throughput [-- --quick]`
 //!
-//! The ns-3 reference figures (ns-3.44 from PyPI on this machine class, `Simulator.Run()` only)
-//! are those of the engine issue / `shared/NS3-NOTES.md`; rerun ns-3 side by side to refresh.
+//! The ns-3 reference figures are ns-3 3.44's `Simulator::Run()` on the same scenarios, measured
+//! side by side on this machine class by `validation/compare.py bench` (docs/PERFORMANCE.md,
+//! "Where it stands"), the same as `crosslayer bench`'s (`python/crosslayer/bench.py`, which a
+//! test holds equal to these). A ratio against a stored figure moves with the machine's speed on
+//! the day: `validation/compare.py bench` gives the side-by-side one.
 
 use crosslayer_core::presets;
 use crosslayer_core::ScenarioSpec;
@@ -20,9 +23,9 @@ fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let secs = if quick { 20 } else { 100 };
     let cases = vec![
-        Case { name: "access-link 9 cubic droptail", spec: presets::access_link(9, presets::cubic(), secs), ns3_wall_per_sim: Some(0.5) },
+        Case { name: "access-link 9 cubic droptail", spec: presets::access_link(9, presets::cubic(), secs), ns3_wall_per_sim: Some(0.566) },
         Case { name: "access-link 90 cubic droptail", spec: presets::access_link(90, presets::cubic(), secs), ns3_wall_per_sim: None },
-        Case { name: "data-center 9 cubic droptail", spec: presets::data_center(9, presets::cubic(), secs), ns3_wall_per_sim: Some(10.0) },
+        Case { name: "data-center 9 cubic droptail", spec: presets::data_center(9, presets::cubic(), secs), ns3_wall_per_sim: Some(4.027) },
     ];
     println!(
         "{:<32} {:>7} {:>8} {:>12} {:>13} {:>13} {:>11} {:>10}",
