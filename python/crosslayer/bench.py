@@ -26,7 +26,8 @@ class Ns3Reference:
 
 # ns-3 3.44's `Simulator::Run()` on the same scenarios (9 CUBIC flows, Drop Tail, 100 s),
 # measured side by side with crosslayer on this machine class by `validation/compare.py bench`
-# (docs/PERFORMANCE.md, "Where it stands"); re-measure there and copy the figure here. A ratio
+# (docs/PERFORMANCE.md, part 21's re-measured table); re-measure there and copy the figure here
+# and into benches/throughput.rs (a test holds the two equal). A ratio
 # printed against a stored figure moves with the machine's speed on the day; the side-by-side
 # command gives the ratio.
 NS3_REFERENCE: Final[dict[str, Ns3Reference]] = {

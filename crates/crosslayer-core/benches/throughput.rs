@@ -5,7 +5,7 @@
 //!
 //! The ns-3 reference figures are ns-3 3.44's `Simulator::Run()` on the same scenarios, measured
 //! side by side on this machine class by `validation/compare.py bench` (docs/PERFORMANCE.md,
-//! "Where it stands"), the same as `crosslayer bench`'s (`python/crosslayer/bench.py`, which a
+//! part 21's re-measured table), the same as `crosslayer bench`'s (`python/crosslayer/bench.py`, which a
 //! test holds equal to these). A ratio against a stored figure moves with the machine's speed on
 //! the day: `validation/compare.py bench` gives the side-by-side one.
 

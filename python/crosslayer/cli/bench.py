@@ -119,7 +119,8 @@ def bench(
     for key, ref in NS3_REFERENCE.items():
         console.print(f"  {key}: {ref.wall_s_per_sim_s} wall-s per sim-s ({ref.measured})", highlight=False)
     console.print(
-        "  a side-by-side ratio, both on this machine now: python validation/compare.py bench --ns3-python PYTHON_WITH_NS3",
+        "  a side-by-side ratio, both on this machine now (from the source tree): .venv/bin/python validation/compare.py bench"
+        " [--scenario datacenter] --ns3-python PYTHON_WITH_NS3",
         highlight=False,
     )
 

@@ -312,7 +312,8 @@ mod tests {
         Westwood::new(&WestwoodConfig::default(), &CcEnv::linux(MSS as u32, 10))
     }
 
-    /// ACKs delivering `per_ack` bytes every `gap` from `from` to `to`, with RTT `rtt`.
+    /// ACKs delivering `per_ack` bytes every `gap` from `from` to `to`, with RTT `rtt` (a test
+    /// helper whose arguments are the ACK stream's parameters, each named at its call).
     #[allow(clippy::too_many_arguments)]
     fn feed(
         ww: &mut Westwood,

@@ -313,7 +313,8 @@ pub struct Start {
 
 impl Link {
     /// A link built from its spec; `loss_rng`, `jitter_rng` and `impair_rng` are its own random
-    /// streams.
+    /// streams (three arguments rather than one bundle: each is drawn for its own `StreamKind`
+    /// by the caller, and a struct for them would be used here only).
     #[allow(clippy::too_many_arguments)]
     pub fn new(name: String, role: LinkRole, (from, to): (u32, u32), edge: &EdgeSpec, queue: Queue, loss_rng: Rng, jitter_rng: Rng, impair_rng: Rng) -> Link {
         Link {
