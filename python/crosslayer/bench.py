@@ -27,9 +27,8 @@ class Ns3Reference:
 # ns-3 3.44's `Simulator::Run()` on the same scenarios (9 CUBIC flows, Drop Tail, 100 s),
 # measured side by side with crosslayer on this machine class by `validation/compare.py bench`
 # (docs/PERFORMANCE.md, part 21's re-measured table); re-measure there and copy the figure here
-# and into benches/throughput.rs (a test holds the two equal). A ratio
-# printed against a stored figure moves with the machine's speed on the day; the side-by-side
-# command gives the ratio.
+# and into benches/throughput.rs (a test holds the two equal). A ratio printed against a stored
+# figure moves with the machine's speed on the day; the side-by-side command gives the ratio.
 NS3_REFERENCE: Final[dict[str, Ns3Reference]] = {
     "access-link-9": Ns3Reference(0.566, "2026-11-28: 56.6 s for 100 s, the median of 3 rounds of 49.1-60.6 s"),
     "data-center-9": Ns3Reference(4.027, "2026-11-28: 402.7 s for 100 s, one round; earlier rounds 379-495 s"),

@@ -689,7 +689,8 @@ impl ScenarioSpec {
             out.extend(under(&format!("{path}.cc"), a.cc.validate()));
             out.extend(under(&format!("{path}.tcp"), a.tcp.validate()));
             a.sizes.problems(&format!("{path}.sizes"), out);
-            // each range written as what is accepted, so that NaN fails it
+            // one accepted range per mode, each read as written (Clippy's merged form is the same
+            // test, NaN included, but hides which range belongs to which mode)
             #[allow(clippy::nonminimal_bool)]
             if a.overload && !(a.load > 0.0 && a.load <= MAX_OVERLOAD) {
                 out.push(Problem::new(format!("{path}.load"), format!("must be in (0, {MAX_OVERLOAD}] with overload (got {})", a.load)));
