@@ -282,7 +282,7 @@ impl Sim {
             for k in (0..fused.len()).filter(|&k| fused[k]) {
                 sim.slots[k - 1].next_fused = true;
                 let feeder = &mut sim.topo.links[sim.slots[k - 1].link as usize];
-                feeder.feeds_ahead = !feeder.eager;
+                feeder.feeds_ahead = !(feeder.eager || feeder.decides);
             }
             sim.find_late_routers();
             if sim.spec.tie_break == crate::spec::TieBreak::Random {
@@ -554,6 +554,16 @@ impl Sim {
     #[inline(never)]
     fn on_qdisc_timer(&mut self, now: Time, l: usize) {
         if self.topo.links[l].queue.timer.fire(now) {
+            let link = &mut self.topo.links[l];
+            if link.decides {
+                // a discipline deciding at arrival: its timer reads the queue as of now (no
+                // router feeding it takes its arrivals late: `sim::late`)
+                link.settle(now, &mut self.slots);
+                link.queue.on_timer(now, &mut self.arena, &mut self.dropped);
+                self.flush_drops(l);
+                self.arm_qdisc_timer(l);
+                return;
+            }
             self.topo.links[l].queue.on_timer(now, &mut self.arena, &mut self.dropped);
             self.flush_drops(l);
             self.arm_qdisc_timer(l);
@@ -729,7 +739,7 @@ impl Sim {
         debug_assert_eq!(self.topo.links[l].from, node, "a packet left its path");
         let link = &mut self.topo.links[l];
         if link.eager {
-            link.settle(now, &mut self.slots);
+            link.settle_fifo(now, &mut self.slots);
             let end = link.arrive_eager(now, size);
             let slot = &mut self.slots[h];
             slot.counts.arrivals += 1;
@@ -749,9 +759,42 @@ impl Sim {
         self.forward_queued(now, id, h, l);
     }
 
-    /// `forward_at` onto an event-driven link `l` (its discipline enqueues the packet).
+    /// `forward_at` onto an eager link `l` whose discipline decides at arrival (`Link::decides`):
+    /// settled to `now`, the discipline decides, and an accepted packet enters the pipe.
+    #[inline(never)]
+    fn forward_deciding(&mut self, now: Time, id: PacketId, h: usize, l: usize) {
+        let link = &mut self.topo.links[l];
+        link.settle(now, &mut self.slots);
+        let end = link.arrive_deciding(now, id, &mut self.arena, &mut self.dropped);
+        let c = &mut self.slots[h].counts;
+        c.arrivals += 1;
+        if link.queue.has_marks() {
+            c.marks += link.queue.drain_marks().count() as u64;
+        }
+        self.arm_qdisc_timer(l);
+        let Some(end) = end else {
+            self.slots[h].counts.drops += 1;
+            self.discard(id);
+            return;
+        };
+        debug_assert!(!self.slots[h].next_fused || !self.topo.links[self.slots[h + 1].link as usize].decides);
+        let link = &mut self.topo.links[l];
+        let size = self.arena.get(id).size_bytes;
+        let at = end.plus(link.delay);
+        if self.slots[h].next_fused {
+            self.arrive_ahead(at, id, h + 1, size);
+        } else if let Some(t) = link.into_pipe(at, id, size) {
+            self.deliver_at(l, t);
+        }
+    }
+
+    /// `forward_at` onto an event-driven link `l` (its discipline enqueues the packet), or onto
+    /// an eager one whose discipline decides at arrival (`forward_deciding`).
     #[inline(never)]
     fn forward_queued(&mut self, now: Time, id: PacketId, h: usize, l: usize) {
+        if self.topo.links[l].decides {
+            return self.forward_deciding(now, id, h, l);
+        }
         let link = &mut self.topo.links[l];
         let accepted = link.queue.enqueue(id, now, &mut self.arena, &mut self.dropped);
         // Every packet counts against its flow and direction at every link: with the drops and
@@ -866,7 +909,7 @@ impl Sim {
             return; // reported already (and perhaps freed: reporting cleared it first)
         }
         let link = &self.topo.links[self.slots[base as usize].link as usize];
-        if link.eager {
+        if link.eager || link.decides {
             let end = link.busy_until();
             self.tsq_done(id, end);
         }
@@ -1048,7 +1091,7 @@ impl Sim {
         if !self.late.is_empty() {
             self.take_all_late(t);
         }
-        for l in self.topo.links.iter_mut().filter(|l| l.eager) {
+        for l in self.topo.links.iter_mut().filter(|l| l.eager || l.decides) {
             l.settle_all(t, &mut self.slots);
         }
     }

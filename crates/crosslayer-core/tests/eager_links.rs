@@ -24,21 +24,37 @@
 //! And the count the issue sets a target for: events per delivered segment (deterministic).
 
 use crosslayer_core::aqm::codel::CodelConfig;
+use crosslayer_core::aqm::pie::PieConfig;
 use crosslayer_core::aqm::QdiscConfig;
 use crosslayer_core::presets;
 use crosslayer_core::result::RunResult;
 use crosslayer_core::spec::{ScenarioSpec, TieBreak, TopologySpec};
 use crosslayer_core::units::{Bytes, Dur, Rate};
 
-fn access(flows: usize, secs: u64, codel: bool, seed: u64, events: bool) -> ScenarioSpec {
+/// The bottleneck's discipline in these runs: Drop Tail (eager), CoDel (event-driven: it
+/// decides at dequeue) or PIE (eager: it decides at arrival, `QueueDisc::DECIDES_AT_ARRIVAL`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Aqm {
+    DropTail,
+    Codel,
+    Pie,
+}
+
+fn with_aqm(mut spec: ScenarioSpec, aqm: Aqm) -> ScenarioSpec {
+    let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
+    match aqm {
+        Aqm::DropTail => {}
+        Aqm::Codel => forward.qdisc = QdiscConfig::Codel(CodelConfig { target: Dur::from_ms(5), ..Default::default() }),
+        Aqm::Pie => forward.qdisc = QdiscConfig::Pie(PieConfig { limit_pkts: 900, ..Default::default() }),
+    }
+    spec
+}
+
+fn access(flows: usize, secs: u64, aqm: Aqm, seed: u64, events: bool) -> ScenarioSpec {
     let mut spec = presets::access_link(flows, presets::cubic(), secs);
     spec.seed = seed;
     spec.departure_events = events;
-    if codel {
-        let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
-        forward.qdisc = QdiscConfig::Codel(CodelConfig { target: Dur::from_ms(5), ..Default::default() });
-    }
-    spec
+    with_aqm(spec, aqm)
 }
 
 fn run(spec: ScenarioSpec) -> RunResult {
@@ -47,15 +63,42 @@ fn run(spec: ScenarioSpec) -> RunResult {
 
 #[test]
 fn without_ties_an_eager_run_is_the_event_driven_run() {
-    for codel in [false, true] {
-        let a = run(access(1, 20, codel, 1, true));
-        let b = run(access(1, 20, codel, 1, false));
-        for (name, x, y) in [("flows", &a.flows, &b.flows), ("queues", &a.queues, &b.queues), ("hops", &a.hops, &b.hops), ("series", &a.series, &b.series)] {
-            assert_eq!(format!("{x:?}"), format!("{y:?}"), "codel {codel}: table {name}");
+    for aqm in [Aqm::DropTail, Aqm::Codel, Aqm::Pie] {
+        let a = run(access(1, 20, aqm, 1, true));
+        let b = run(access(1, 20, aqm, 1, false));
+        for (name, x, y) in [("flows", &a.flows, &b.flows), ("queues", &a.queues, &b.queues), ("hops", &a.hops, &b.hops), ("series", &a.series, &b.series), ("drops", &a.drops, &b.drops), ("qdisc_stats", &a.qdisc_stats, &b.qdisc_stats)] {
+            assert_eq!(format!("{x:?}"), format!("{y:?}"), "{aqm:?}: table {name}");
         }
         assert_eq!(a.summary.delivered_segments, b.summary.delivered_segments);
-        assert!(b.summary.events < a.summary.events, "codel {codel}: {} events eager, {} event-driven", b.summary.events, a.summary.events);
+        assert!(b.summary.events < a.summary.events, "{aqm:?}: {} events eager, {} event-driven", b.summary.events, a.summary.events);
     }
+}
+
+/// Nine flows over links whose rates and delays share no grid (no two of them in a ratio of
+/// small integers, delays a prime number of nanoseconds), so that no two events fall on the same
+/// nanosecond: PIE on an eager link (`QueueDisc::DECIDES_AT_ARRIVAL`) then runs the run of the
+/// events, table for table, through its drops, its updates and the samples of its state.
+#[test]
+fn pie_without_ties_is_the_event_driven_run() {
+    let spec = |events: bool| {
+        let mut spec = access(9, 20, Aqm::Pie, 1, events);
+        let TopologySpec::Dumbbell { forward, reverse, senders, receivers } = &mut spec.topology else { unreachable!("a dumbbell") };
+        (forward.rate, forward.delay) = (Rate::from_bps(97_000_003), Dur::from_ns(2_000_003));
+        (reverse.rate, reverse.delay) = (Rate::from_bps(97_000_019), Dur::from_ns(2_000_011));
+        let rates = [101_000_017, 103_000_027, 107_000_041, 109_000_057, 113_000_063, 127_000_079];
+        let delays = [1_009, 12_000_017, 25_000_031, 2_000_029, 37_000_039, 75_000_053];
+        for (k, h) in senders.iter_mut().chain(receivers.iter_mut()).enumerate() {
+            (h.up.rate, h.up.delay) = (Rate::from_bps(rates[k]), Dur::from_ns(delays[k]));
+            (h.down.rate, h.down.delay) = (Rate::from_bps(rates[k] + 2), Dur::from_ns(delays[k] + 6));
+        }
+        spec
+    };
+    let (a, b) = (run(spec(true)), run(spec(false)));
+    for (name, x, y) in [("flows", &a.flows, &b.flows), ("queues", &a.queues, &b.queues), ("hops", &a.hops, &b.hops), ("series", &a.series, &b.series), ("drops", &a.drops, &b.drops), ("qdisc_stats", &a.qdisc_stats, &b.qdisc_stats)] {
+        assert_eq!(format!("{x:?}"), format!("{y:?}"), "table {name}");
+    }
+    assert!(metrics(&b)[3] > 0.0, "PIE dropped nothing: no decision was tested");
+    assert!(b.summary.events < a.summary.events, "{} events eager, {} event-driven", b.summary.events, a.summary.events);
 }
 
 /// The metrics compared: aggregate goodput, Jain's index, the bottleneck's mean queue, its drop
@@ -109,8 +152,8 @@ fn data_center(cc: crosslayer_core::cc::CcConfig, secs: u64, seed: u64, events: 
 #[test]
 fn over_20_seeds_the_distributions_are_the_same() {
     for flows in [9, 90] {
-        for codel in [false, true] {
-            assert_same_distributions(&format!("{flows} flows, codel {codel}"), AGGREGATES, |s, events| metrics(&run(access(flows, 20, codel, s, events))));
+        for aqm in [Aqm::DropTail, Aqm::Codel, Aqm::Pie] {
+            assert_same_distributions(&format!("{flows} flows, {aqm:?}"), AGGREGATES, |s, events| metrics(&run(access(flows, 20, aqm, s, events))));
         }
     }
 }
@@ -121,6 +164,14 @@ fn over_20_seeds_the_distributions_are_the_same() {
 #[test]
 fn over_20_seeds_the_data_center_is_the_same() {
     assert_same_distributions("data center", AGGREGATES, |s, events| metrics(&run(data_center(presets::cubic(), 5, s, events))));
+}
+
+/// The data center with PIE at its bottleneck: an eager link that decides at arrival (its
+/// arrivals at A taken at their events), where the 1 Gb/s grid makes a departure, an arrival and
+/// PIE's 15 ms update tie often. The same distributions over 20 seeds (9 flows).
+#[test]
+fn over_20_seeds_the_data_center_with_pie_is_the_same() {
+    assert_same_distributions("data center, PIE", AGGREGATES, |s, events| metrics(&run(with_aqm(data_center(presets::cubic(), 5, s, events), Aqm::Pie))));
 }
 
 /// Which flows win the data center's ties at A: New Reno flows (whose windows follow their
@@ -201,7 +252,7 @@ fn ties_at_a_late_router_follow_the_tie_break() {
 #[test]
 fn events_per_delivered_segment() {
     for (flows, target) in [(9, 3.7), (900, 4.0)] {
-        let r = run(access(flows, 10, false, 1, false));
+        let r = run(access(flows, 10, Aqm::DropTail, 1, false));
         let per = r.summary.events as f64 / r.summary.delivered_segments as f64;
         println!("{flows} flows: {} events, {} delivered segments: {per:.3} per segment", r.summary.events, r.summary.delivered_segments);
         assert!(per <= target, "{flows} flows: {per:.3} events per delivered segment (target {target})");

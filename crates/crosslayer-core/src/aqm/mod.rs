@@ -194,6 +194,14 @@ impl QdiscCtx<'_> {
         }
     }
 
+    /// Bytes queued in the whole queue, as the engine counts them (a child of a class-based
+    /// discipline holds only part of them; a discipline the link runs through `decide` and
+    /// `departed` holds none: these are its bytes).
+    #[inline]
+    pub fn backlog_bytes(&self) -> u64 {
+        self.acct.backlog_bytes
+    }
+
     /// Wire size of a packet, bytes.
     #[inline]
     pub fn size(&self, id: PacketId) -> u32 {
@@ -237,6 +245,30 @@ pub trait QueueDisc {
     fn fifo_limits(&self) -> (u32, u64) {
         (u32::MAX, u64::MAX)
     }
+
+    /// It serves packets in arrival order, drops or marks a packet only when it arrives, and
+    /// its dequeue only records what the departure tells it (when it happens, the packet's size
+    /// and queueing time, the bytes queued before and after), with no head drop; its timer
+    /// reads nothing but its own state and the bytes queued. Then the link knows each packet's
+    /// departure at its arrival too, and runs the discipline through `decide` and `departed`
+    /// (`net::link`, "departures known at arrival"): PIE.
+    const DECIDES_AT_ARRIVAL: bool = false;
+
+    /// A `DECIDES_AT_ARRIVAL` discipline's decision about the arriving packet `id` with
+    /// `backlog` (packets, bytes) queued before it: what `enqueue` decides, without keeping it.
+    fn decide(&mut self, _id: PacketId, _backlog: (u32, u64), _ctx: &mut QdiscCtx<'_>) -> Verdict {
+        unreachable!("only a discipline that decides at arrival is asked to decide")
+    }
+
+    /// A `DECIDES_AT_ARRIVAL` discipline: a packet of `size` bytes queued at `enqueued` leaves
+    /// at `now`, with `before` bytes queued before it left and `after` after: what `dequeue`
+    /// records.
+    fn departed(&mut self, _now: Time, _size: u32, _enqueued: Time, _before: u64, _after: u64) {}
+
+    /// A `DECIDES_AT_ARRIVAL` discipline: from now on the link runs it through `decide` and
+    /// `departed` (`Queue::bypass`), so it holds no packet and the bytes queued are the queue's
+    /// (`QdiscCtx::backlog_bytes`), not its own.
+    fn bypass(&mut self) {}
 
     /// Decide about the arriving packet `id`. On `Enqueued` the discipline owns it; on
     /// `Dropped` the caller frees it.
@@ -313,6 +345,18 @@ macro_rules! qdisc_dispatch {
             }
             pub fn fifo_at_arrival(&self) -> bool {
                 match self { $( $(#[$m])* Qdisc::$V(_) => <$T as QueueDisc>::FIFO_AT_ARRIVAL, )+ }
+            }
+            pub fn decides_at_arrival(&self) -> bool {
+                match self { $( $(#[$m])* Qdisc::$V(_) => <$T as QueueDisc>::DECIDES_AT_ARRIVAL, )+ }
+            }
+            fn decide(&mut self, id: PacketId, backlog: (u32, u64), ctx: &mut QdiscCtx<'_>) -> Verdict {
+                match self { $( $(#[$m])* Qdisc::$V(q) => q.decide(id, backlog, ctx), )+ }
+            }
+            fn departed(&mut self, now: Time, size: u32, enqueued: Time, before: u64, after: u64) {
+                match self { $( $(#[$m])* Qdisc::$V(q) => q.departed(now, size, enqueued, before, after), )+ }
+            }
+            fn bypass(&mut self) {
+                match self { $( $(#[$m])* Qdisc::$V(q) => q.bypass(), )+ }
             }
         }
         // Each discipline declares at most MAX_REASONS reasons (checked at compile time).

@@ -50,6 +50,9 @@ pub struct Pie {
     fifo: Fifo,
     /// Early drops and marks decided (for the stats).
     early: u64,
+    /// The link runs it through `decide` and `departed` (`QueueDisc::bypass`): `fifo` holds
+    /// nothing, and the bytes queued are the queue's.
+    bypassed: bool,
 }
 
 impl Algorithm for Pie {
@@ -67,6 +70,7 @@ impl Algorithm for Pie {
             next_update: Time::ZERO + cfg.tupdate,
             fifo: Fifo::new(cfg.limit_pkts),
             early: 0,
+            bypassed: false,
             cfg: cfg.clone(),
         }
     }
@@ -74,6 +78,7 @@ impl Algorithm for Pie {
 
 impl Pie {
     /// The early-drop decision for an arrival of `size` bytes.
+    #[cfg(test)]
     fn drop_early(&mut self, size: u32, u: impl FnOnce() -> f64) -> bool {
         self.vars.drop_early(&self.cfg, self.fifo.len_bytes(), size, u)
     }
@@ -98,15 +103,25 @@ impl QueueDisc for Pie {
     ];
     const TIMER: bool = true;
 
+    const DECIDES_AT_ARRIVAL: bool = true;
+
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
-        if self.fifo.len_pkts() >= self.cfg.limit_pkts {
+        let verdict = self.decide(id, (self.fifo.len_pkts(), self.fifo.len_bytes()), ctx);
+        if verdict == Verdict::Enqueued {
+            self.fifo.push(id, ctx.size(id));
+        }
+        verdict
+    }
+
+    fn decide(&mut self, id: PacketId, (pkts, bytes): (u32, u64), ctx: &mut QdiscCtx<'_>) -> Verdict {
+        if pkts >= self.cfg.limit_pkts {
             self.vars.accu_prob = 0.0;
             return Verdict::Dropped(REASON_OVERFLOW);
         }
         let size = ctx.size(id);
         let mut draw = None;
         let rng = ctx.rng();
-        if self.drop_early(size, || *draw.insert(rng.next_f64())) {
+        if self.vars.drop_early(&self.cfg, bytes, size, || *draw.insert(rng.next_f64())) {
             self.early += 1;
             let mark = self.cfg.ecn && self.vars.drop_prob <= self.cfg.ecn_threshold && ctx.mark(id, REASON_PIE);
             if !mark {
@@ -114,24 +129,30 @@ impl QueueDisc for Pie {
                 return Verdict::Dropped(REASON_PIE);
             }
         }
-        self.fifo.push(id, size);
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
-        let backlog_before = self.fifo.len_bytes();
+        let before = self.fifo.len_bytes();
         let id = self.fifo.pop(ctx)?;
         let (size, enq) = {
             let p = ctx.arena.get(id);
-            (p.size_bytes as u64, p.enq_time)
+            (p.size_bytes, p.enq_time)
         };
-        let now = ctx.now;
+        self.departed(ctx.now, size, enq, before, self.fifo.len_bytes());
+        Some(id)
+    }
+
+    fn bypass(&mut self) {
+        self.bypassed = true;
+    }
+
+    fn departed(&mut self, now: Time, size: u32, enqueued: Time, before: u64, after: u64) {
         let v = &mut self.vars;
         match self.cfg.variant {
-            PieVariant::Linux => v.on_dequeue_linux(now, enq, self.fifo.len_bytes()),
-            PieVariant::Rfc8033 => v.on_dequeue_rfc8033(&self.cfg, now, size, backlog_before, self.fifo.len_bytes()),
+            PieVariant::Linux => v.on_dequeue_linux(now, enqueued, after),
+            PieVariant::Rfc8033 => v.on_dequeue_rfc8033(&self.cfg, now, size as u64, before, after),
         }
-        Some(id)
     }
 
     fn len_pkts(&self) -> u32 {
@@ -144,8 +165,9 @@ impl QueueDisc for Pie {
         self.next_update
     }
     fn on_timer(&mut self, ctx: &mut QdiscCtx<'_>) {
+        let backlog = if self.bypassed { ctx.backlog_bytes() } else { self.fifo.len_bytes() };
         while self.next_update <= ctx.now {
-            self.update();
+            self.vars.update(&self.cfg, backlog);
             self.next_update += self.cfg.tupdate;
         }
     }

@@ -158,8 +158,9 @@ impl Queue {
     /// `arrive_fifo` and `depart_fifo` (a link that knows departures at arrival, `net::link`):
     /// the discipline then holds nothing.
     pub fn bypass(&mut self) {
-        debug_assert!(self.qdisc.fifo_at_arrival() && self.acct.counters.arrivals == 0);
+        debug_assert!((self.qdisc.fifo_at_arrival() || self.qdisc.decides_at_arrival()) && self.acct.counters.arrivals == 0);
         self.bypassed = true;
+        self.qdisc.bypass();
     }
 
     /// A bypassed FIFO: a packet of `size` bytes arrives at `now`; it fits if fewer than
@@ -183,6 +184,39 @@ impl Queue {
         debug_assert!(self.bypassed);
         self.count_departure(now, size as u64, enqueued);
         self.note_backlog(now);
+    }
+
+    /// A bypassed discipline that decides at arrival (`QueueDisc::DECIDES_AT_ARRIVAL`): packet
+    /// `id` arrives at `now` and the discipline decides, from the backlog the queue counts, whether
+    /// it is queued (and may mark it: `has_marks`); it keeps nothing. Counted as `enqueue`
+    /// counts; returns whether it is queued.
+    pub fn arrive_deciding(&mut self, now: Time, id: PacketId, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> bool {
+        debug_assert!(self.bypassed && dropped.is_empty());
+        self.acct.counters.arrivals += 1;
+        let size = arena.get(id).size_bytes as u64;
+        let backlog = (self.acct.backlog_pkts, self.acct.backlog_bytes);
+        let verdict = self.qdisc.decide(id, backlog, &mut QdiscCtx { now, arena, acct: &mut self.acct, dropped });
+        debug_assert!(dropped.is_empty(), "a discipline that decides at arrival drops nothing queued");
+        let accepted = match verdict {
+            Verdict::Enqueued => true,
+            Verdict::Dropped(r) => {
+                self.acct.reasons.drops[r as usize] += 1;
+                false
+            }
+        };
+        self.count_arrival(now, size, accepted);
+        accepted
+    }
+
+    /// A bypassed discipline that decides at arrival: the packet of `size` bytes queued at
+    /// `enqueued` leaves at `now`, counted as `depart_fifo` counts, and the discipline records
+    /// it as its `dequeue` would.
+    #[inline(never)]
+    pub fn depart_deciding(&mut self, now: Time, size: u32, enqueued: Time) {
+        let before = self.acct.backlog_bytes;
+        self.count_departure(now, size as u64, enqueued);
+        self.note_backlog(now);
+        self.qdisc.departed(now, size, enqueued, before, self.acct.backlog_bytes);
     }
 
     /// A bypassed FIFO, empty, with its transmitter idle: a packet of `size` bytes arrives and

@@ -25,6 +25,14 @@
 //! (the event-driven link took the two in the order they were scheduled). It matters only when
 //! the queue is full at that instant; `tests/eager_links.rs` shows the distributions unchanged.
 //!
+//! **A discipline that decides at arrival** (`QueueDisc::DECIDES_AT_ARRIVAL`: PIE) drops or
+//! marks only arrivals and never at the head, so the same rule gives each accepted packet's
+//! start. Its link is eager (`decides`): the discipline decides at the arrival from the backlog
+//! the queue counts once settled (`arrive_deciding`), and `settle` tells it each departure in
+//! time order (`Queue::depart_deciding`), as its dequeue would have; its timer settles the link
+//! first (`Sim::on_qdisc_timer`). Such a link is never decided ahead (below), and a router
+//! feeding it never takes its arrivals late (`sim::late`).
+//!
 //! **Hops decided ahead.** An eager link whose packets all come from one other eager link's
 //! pipe (in a dumbbell, B -> a receiver is fed by A -> B alone) receives them in the order they
 //! enter that pipe, and each one's arrival time is known then. So the engine hands it the packet
@@ -224,9 +232,16 @@ pub struct Link {
     pub captured_copy: Option<PacketId>,
     /// Jitter may reorder its packets (`Impairments::reorder`).
     reorders: bool,
-    /// Departures are known at arrival (see the module docs): set by the engine once the
-    /// link's capture points are known (`may_know_departures`).
+    /// Departures are known at arrival and the link applies its FIFO's limits itself (see the
+    /// module docs; DropTail): set by the engine once the link's capture points are known
+    /// (`may_know_departures`, `make_eager`).
     pub eager: bool,
+    /// Departures are known at arrival and the discipline decides each arrival
+    /// (`QueueDisc::DECIDES_AT_ARRIVAL`: PIE), run through `Queue::arrive_deciding` and
+    /// `Queue::depart_deciding` (module docs). Such a link is not `eager` (the hot path tests
+    /// one flag for DropTail's): it is never decided ahead nor fed by a router taking its
+    /// arrivals late, as those rules require `eager`. Set by `make_eager`.
+    pub decides: bool,
     /// An event-driven link some of whose packets the next link takes at the start of their
     /// serialization (module docs, hops decided ahead): set by the engine.
     pub feeds_ahead: bool,
@@ -346,6 +361,7 @@ impl Link {
             tsq_first: false,
             late_to: (NOT_LATE, 0),
             late_from: false,
+            decides: false,
             limits: (u32::MAX, u64::MAX),
             starts: Ring::default(),
             ahead: Ring::default(),
@@ -384,7 +400,8 @@ impl Link {
     /// Whether this link can know each packet's departure at its arrival (module docs): its
     /// discipline is FIFO deciding at arrival, and nothing else decides at transmission.
     pub fn may_know_departures(&self) -> bool {
-        self.queue.qdisc.fifo_at_arrival() && self.impair.is_none() && self.loss == 0.0 && self.jitter == Dur::ZERO && self.capture_tx == 0 && self.wlan.is_none()
+        let q = &self.queue.qdisc;
+        (q.fifo_at_arrival() || q.decides_at_arrival()) && self.impair.is_none() && self.loss == 0.0 && self.jitter == Dur::ZERO && self.capture_tx == 0 && self.wlan.is_none()
     }
 
     /// Whether the arrival at the far node of each packet this link sends is known when its
@@ -393,7 +410,7 @@ impl Link {
     /// decided ahead (module docs). Random loss and order-preserving jitter are decided at the
     /// start too.
     pub fn may_feed_ahead(&self) -> bool {
-        self.capture_rx == 0 && self.wlan.is_none() && (self.eager || (self.impair.is_none() && !self.reorders && self.capture_tx == 0))
+        self.capture_rx == 0 && self.wlan.is_none() && (self.eager || self.decides || (self.impair.is_none() && !self.reorders && self.capture_tx == 0))
     }
 
     /// The packet at the head of the pipe, with its arrival at the far node and its size.
@@ -434,7 +451,8 @@ impl Link {
     /// keeps the accounting itself.
     pub fn make_eager(&mut self) {
         debug_assert!(self.may_know_departures());
-        self.eager = true;
+        self.decides = self.queue.qdisc.decides_at_arrival();
+        self.eager = !self.decides;
         self.limits = self.queue.qdisc.fifo_limits();
         self.queue.bypass();
     }
@@ -465,6 +483,33 @@ impl Link {
         let end = start.plus(tx);
         self.busy_until = end;
         self.starts.push_back(Start { at: start, enq: now, size, tx });
+        Some(end)
+    }
+
+    /// Eager links whose discipline decides (`decides`): packet `id` arrives at `now` (every
+    /// start due by `now` settled first) and the discipline decides whether it is queued
+    /// (`Queue::arrive_deciding`: it may mark it). `None` if not; else when its serialization
+    /// ends: it starts when the transmitter is free, at once if it is free now (then the queue
+    /// is empty: it leaves at its arrival, accounted now), or later, kept in `starts` for
+    /// `settle`.
+    #[inline(never)]
+    pub fn arrive_deciding(&mut self, now: Time, id: PacketId, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<Time> {
+        debug_assert!(self.decides && self.ahead.is_empty());
+        let size = arena.get(id).size_bytes;
+        if !self.queue.arrive_deciding(now, id, arena, dropped) {
+            return None;
+        }
+        let start = now.max(self.busy_until);
+        let tx = self.tx_time(size);
+        let end = start.plus(tx);
+        self.busy_until = end;
+        let s = Start { at: start, enq: now, size, tx };
+        if start == now {
+            debug_assert!(self.starts.is_empty());
+            self.depart_deciding(s);
+        } else {
+            self.starts.push_back(s);
+        }
         Some(end)
     }
 
@@ -529,6 +574,18 @@ impl Link {
     /// counted against their flows in their slots (`Slot::counts`). Reads nothing of the packets (they may be gone).
     #[inline(always)]
     pub fn settle(&mut self, t: Time, slots: &mut [Slot]) {
+        if self.decides {
+            self.settle_deciding(t);
+        } else {
+            self.settle_fifo(t, slots);
+        }
+    }
+
+    /// `settle` on an eager link whose discipline does not decide (`decides` is false: a FIFO
+    /// that applies its limits, DropTail).
+    #[inline(always)]
+    pub fn settle_fifo(&mut self, t: Time, slots: &mut [Slot]) {
+        debug_assert!(!self.decides);
         if !self.ahead.is_empty() {
             self.settle_merged(t, slots);
         } else if !self.starts.is_empty() {
@@ -547,7 +604,7 @@ impl Link {
         self.unsettled += 1;
         if self.unsettled >= SETTLE_BATCH {
             self.unsettled = 0;
-            self.settle(t, slots);
+            self.settle_fifo(t, slots);
         }
     }
 
@@ -588,6 +645,24 @@ impl Link {
                 }
             }
         }
+    }
+
+    /// `settle` on a link whose discipline decides at arrival (`decides`; never decided ahead, so
+    /// nothing waits in `ahead`): each start due by `t`, in order, told to the discipline.
+    #[inline(never)]
+    fn settle_deciding(&mut self, t: Time) {
+        debug_assert!(self.ahead.is_empty());
+        while let Some(s) = self.starts.pop_front_if(|s| s.at <= t) {
+            self.depart_deciding(s);
+        }
+    }
+
+    /// Eager links whose discipline decides: account for serialization `s` starting, as
+    /// `depart` does, and tell the discipline (`Queue::depart_deciding`).
+    #[inline]
+    fn depart_deciding(&mut self, s: Start) {
+        self.queue.depart_deciding(s.at, s.size, s.enq);
+        self.transmit_from_fifo(s.at, s.size, s.tx);
     }
 
     /// `settle` on a link with no arrival decided ahead waiting: the starts due by `t`.

@@ -157,6 +157,8 @@ impl Sim {
             if self.topo.is_host[n] || into[n].is_empty() || out[n].is_empty() {
                 continue;
             }
+            // (not a link whose discipline decides at arrival, `Link::decides`: its timer reads
+            // its queue)
             if !out[n].iter().all(|&l| links[l].eager) || !into[n].iter().all(|&l| links[l].may_feed_ahead()) {
                 continue;
             }
