@@ -556,8 +556,12 @@ impl Sim {
         if self.topo.links[l].queue.timer.fire(now) {
             let link = &mut self.topo.links[l];
             if link.decides {
-                // a discipline deciding at arrival: its timer reads the queue as of now (no
-                // router feeding it takes its arrivals late: `sim::late`)
+                // a discipline deciding at arrival: its timer reads the queue as of now, after
+                // the arrivals due by now that a router taking them late still holds
+                if link.late_from {
+                    self.take_all_late(now);
+                }
+                let link = &mut self.topo.links[l];
                 link.settle(now, &mut self.slots);
                 link.queue.on_timer(now, &mut self.arena, &mut self.dropped);
                 self.flush_drops(l);
@@ -771,7 +775,7 @@ impl Sim {
         if link.queue.has_marks() {
             c.marks += link.queue.drain_marks().count() as u64;
         }
-        self.arm_qdisc_timer(l);
+        // (its timer is moved by the timer alone: `QueueDisc::DECIDES_AT_ARRIVAL`)
         let Some(end) = end else {
             self.slots[h].counts.drops += 1;
             self.discard(id);

@@ -76,8 +76,10 @@ fn without_ties_an_eager_run_is_the_event_driven_run() {
 
 /// Nine flows over links whose rates and delays share no grid (no two of them in a ratio of
 /// small integers, delays a prime number of nanoseconds), so that no two events fall on the same
-/// nanosecond: PIE on an eager link (`QueueDisc::DECIDES_AT_ARRIVAL`) then runs the run of the
-/// events, table for table, through its drops, its updates and the samples of its state.
+/// nanosecond: PIE on an eager link (`QueueDisc::DECIDES_AT_ARRIVAL`), fed by a router A that
+/// takes its arrivals late (`sim::late`), then runs the run of the events, table for table,
+/// through its drops, its updates and the samples of its state. (Without the arrivals taken
+/// before each update, or without the departures told to PIE, it fails.)
 #[test]
 fn pie_without_ties_is_the_event_driven_run() {
     let spec = |events: bool| {

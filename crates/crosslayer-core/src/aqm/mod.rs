@@ -241,7 +241,9 @@ pub trait QueueDisc {
 
     /// A `FIFO_AT_ARRIVAL` discipline's rule: it accepts a packet of `size` bytes when fewer
     /// than the first limit are queued and the bytes queued plus `size` stay within the second
-    /// (a link that decides ahead of time applies it: `net::link`).
+    /// (a link that decides ahead of time applies it: `net::link`). A `DECIDES_AT_ARRIVAL`
+    /// discipline gives the most it ever holds (a router taking its arrivals late bounds its
+    /// link's backlog with it: `sim::late`).
     fn fifo_limits(&self) -> (u32, u64) {
         (u32::MAX, u64::MAX)
     }
@@ -249,7 +251,8 @@ pub trait QueueDisc {
     /// It serves packets in arrival order, drops or marks a packet only when it arrives, and
     /// its dequeue only records what the departure tells it (when it happens, the packet's size
     /// and queueing time, the bytes queued before and after), with no head drop; its timer
-    /// reads nothing but its own state and the bytes queued. Then the link knows each packet's
+    /// reads nothing but its own state and the bytes queued, and only the timer moves it (an
+    /// arrival or a departure never does). Then the link knows each packet's
     /// departure at its arrival too, and runs the discipline through `decide` and `departed`
     /// (`net::link`, "departures known at arrival"): PIE.
     const DECIDES_AT_ARRIVAL: bool = false;

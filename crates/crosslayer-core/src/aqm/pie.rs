@@ -147,6 +147,10 @@ impl QueueDisc for Pie {
         self.bypassed = true;
     }
 
+    fn fifo_limits(&self) -> (u32, u64) {
+        (self.cfg.limit_pkts, u64::MAX)
+    }
+
     fn departed(&mut self, now: Time, size: u32, enqueued: Time, before: u64, after: u64) {
         let v = &mut self.vars;
         match self.cfg.variant {

@@ -30,8 +30,9 @@
 //! start. Its link is eager (`decides`): the discipline decides at the arrival from the backlog
 //! the queue counts once settled (`arrive_deciding`), and `settle` tells it each departure in
 //! time order (`Queue::depart_deciding`), as its dequeue would have; its timer settles the link
-//! first (`Sim::on_qdisc_timer`). Such a link is never decided ahead (below), and a router
-//! feeding it never takes its arrivals late (`sim::late`).
+//! first (`Sim::on_qdisc_timer`), after the arrivals a router taking them late still holds
+//! (`sim::late`). Such a link is never decided ahead (below): its decision at an arrival needs
+//! the departures and updates before it.
 //!
 //! **Hops decided ahead.** An eager link whose packets all come from one other eager link's
 //! pipe (in a dumbbell, B -> a receiver is fed by A -> B alone) receives them in the order they
@@ -239,8 +240,8 @@ pub struct Link {
     /// Departures are known at arrival and the discipline decides each arrival
     /// (`QueueDisc::DECIDES_AT_ARRIVAL`: PIE), run through `Queue::arrive_deciding` and
     /// `Queue::depart_deciding` (module docs). Such a link is not `eager` (the hot path tests
-    /// one flag for DropTail's): it is never decided ahead nor fed by a router taking its
-    /// arrivals late, as those rules require `eager`. Set by `make_eager`.
+    /// one flag for DropTail's) and is never decided ahead, as that rule requires `eager`. Set
+    /// by `make_eager`.
     pub decides: bool,
     /// An event-driven link some of whose packets the next link takes at the start of their
     /// serialization (module docs, hops decided ahead): set by the engine.
@@ -730,7 +731,7 @@ impl Link {
     /// An eager link: how long its transmitter can stay busy after an arrival with its buffer
     /// full of packets of `full` bytes.
     pub fn longest_backlog(&self, full: u32) -> Dur {
-        debug_assert!(self.eager);
+        debug_assert!(self.eager || self.decides);
         let (pkts, bytes) = self.limits;
         let n = (pkts as u64).min(bytes / full as u64);
         Dur::from_ns(self.rate.tx_time(full).ns().saturating_mul(n))

@@ -3,8 +3,9 @@
 //! Where the pipes of several links meet at a router (in a dumbbell, the senders' links at A,
 //! the receivers' at B), the router's arrivals must be taken in time order across those pipes,
 //! so each has cost an event (`Deliver`): the merge the heap does. But nothing needs a router's
-//! arrival at the instant it happens when every link out of the router is eager (a FIFO that
-//! decides at arrival, `net::link`): taking the packet changes only that link's queue and
+//! arrival at the instant it happens when every link out of the router knows its departures at
+//! arrival (an eager FIFO, or a link whose discipline decides at arrival, PIE: `net::link`):
+//! taking the packet changes only that link's queue, its discipline's state and its
 //! transmitter, and what it sends reaches the next node no sooner than the link's delay plus the
 //! serialization of one byte after the later of the arrival and the time the link's transmitter
 //! is free (the end of the serializations already decided: an eager link's backlog). So the
@@ -20,7 +21,8 @@
 //! changes: the out-link's queue and transmitter as of `t` (nothing else touches them: the
 //! router is no host, so every packet entering them arrives through its pipes; their own
 //! deliveries do not settle them, `Link::late_from`; a sample, the start of the measurement
-//! window and the end of a run take every router's due arrivals first, `take_all_late`); and
+//! window, the end of a run and the update of an out-link's discipline that decides at arrival
+//! take every router's due arrivals first, `take_all_late`, `Sim::on_qdisc_timer`); and
 //! what the out-link sends, which arrives at the next node no sooner than the wake-up, when it
 //! has run: the wake-up is armed for the earliest waiting arrival whenever a pipe's head
 //! changes, a packet enters a pipe no later than it arrives, and an out-link's transmitter
@@ -118,7 +120,7 @@ const FULL_SIZE: u32 = 1500;
 
 impl Sim {
     /// The routers that take their arrivals late (module docs): no host, every link out of it
-    /// eager, every link into it delivering each packet at a time known when the packet enters
+    /// eager or deciding at arrival, every link into it delivering each packet at a time known when the packet enters
     /// its pipe (`Link::may_feed_ahead`), and a slack worth a wake-up. Marks their links.
     pub(super) fn find_late_routers(&mut self) {
         let links = &self.topo.links;
@@ -157,9 +159,7 @@ impl Sim {
             if self.topo.is_host[n] || into[n].is_empty() || out[n].is_empty() {
                 continue;
             }
-            // (not a link whose discipline decides at arrival, `Link::decides`: its timer reads
-            // its queue)
-            if !out[n].iter().all(|&l| links[l].eager) || !into[n].iter().all(|&l| links[l].may_feed_ahead()) {
+            if !out[n].iter().all(|&l| links[l].eager || links[l].decides) || !into[n].iter().all(|&l| links[l].may_feed_ahead()) {
                 continue;
             }
             let outs: Vec<(u32, Dur)> = out[n].iter().map(|&l| (l as u32, links[l].delay + links[l].rate.tx_time(1))).collect();
