@@ -27,7 +27,8 @@
 //!
 //! **A discipline that decides at arrival** (`QueueDisc::DECIDES_AT_ARRIVAL`: PIE) drops or
 //! marks only arrivals and never at the head, so the same rule gives each accepted packet's
-//! start. Its link is eager (`decides`): the discipline decides at the arrival from the backlog
+//! start. Its link knows its departures too (`decides`; `eager` stays Drop Tail's, the one flag
+//! the hot path tests): the discipline decides at the arrival from the backlog
 //! the queue counts once settled (`arrive_deciding`), and `settle` tells it each departure in
 //! time order (`Queue::depart_deciding`), as its dequeue would have; its timer settles the link
 //! first (`Sim::on_qdisc_timer`), after the arrivals a router taking them late still holds
