@@ -767,9 +767,10 @@ impl Sim {
     /// settled to `now`, the discipline decides, and an accepted packet enters the pipe.
     #[inline(never)]
     fn forward_deciding(&mut self, now: Time, id: PacketId, h: usize, l: usize) {
+        let size = self.arena.get(id).size_bytes;
         let link = &mut self.topo.links[l];
         link.settle(now, &mut self.slots);
-        let end = link.arrive_deciding(now, id, &mut self.arena, &mut self.dropped);
+        let end = link.arrive_deciding(now, id, size, &mut self.arena, &mut self.dropped);
         let c = &mut self.slots[h].counts;
         c.arrivals += 1;
         if link.queue.has_marks() {
@@ -783,7 +784,6 @@ impl Sim {
         };
         debug_assert!(!self.slots[h].next_fused || !self.topo.links[self.slots[h + 1].link as usize].decides);
         let link = &mut self.topo.links[l];
-        let size = self.arena.get(id).size_bytes;
         let at = end.plus(link.delay);
         if self.slots[h].next_fused {
             self.arrive_ahead(at, id, h + 1, size);

@@ -113,6 +113,13 @@ impl Queue {
         p.enq_time = now;
         let size = p.size_bytes as u64;
         let verdict = self.qdisc.enqueue(id, &mut QdiscCtx { now, arena, acct: &mut self.acct, dropped });
+        self.count_verdict(now, size, verdict)
+    }
+
+    /// The discipline's verdict on an arrival of `size` bytes, counted (its drop reason, then
+    /// `count_arrival`): whether it is queued.
+    #[inline(always)]
+    fn count_verdict(&mut self, now: Time, size: u64, verdict: Verdict) -> bool {
         let accepted = match verdict {
             Verdict::Enqueued => true,
             Verdict::Dropped(r) => {
@@ -187,25 +194,16 @@ impl Queue {
     }
 
     /// A bypassed discipline that decides at arrival (`QueueDisc::DECIDES_AT_ARRIVAL`): packet
-    /// `id` arrives at `now` and the discipline decides, from the backlog the queue counts, whether
+    /// `id` of `size` bytes arrives at `now` and the discipline decides, from the backlog the queue counts, whether
     /// it is queued (and may mark it: `has_marks`); it keeps nothing. Counted as `enqueue`
     /// counts; returns whether it is queued.
-    pub fn arrive_deciding(&mut self, now: Time, id: PacketId, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> bool {
-        debug_assert!(self.bypassed && dropped.is_empty());
+    pub fn arrive_deciding(&mut self, now: Time, id: PacketId, size: u32, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> bool {
+        debug_assert!(self.bypassed && dropped.is_empty() && arena.get(id).size_bytes == size);
         self.acct.counters.arrivals += 1;
-        let size = arena.get(id).size_bytes as u64;
         let backlog = (self.acct.backlog_pkts, self.acct.backlog_bytes);
         let verdict = self.qdisc.decide(id, backlog, &mut QdiscCtx { now, arena, acct: &mut self.acct, dropped });
         debug_assert!(dropped.is_empty(), "a discipline that decides at arrival drops nothing queued");
-        let accepted = match verdict {
-            Verdict::Enqueued => true,
-            Verdict::Dropped(r) => {
-                self.acct.reasons.drops[r as usize] += 1;
-                false
-            }
-        };
-        self.count_arrival(now, size, accepted);
-        accepted
+        self.count_verdict(now, size as u64, verdict)
     }
 
     /// A bypassed discipline that decides at arrival: the packet of `size` bytes queued at
@@ -214,8 +212,7 @@ impl Queue {
     #[inline(never)]
     pub fn depart_deciding(&mut self, now: Time, size: u32, enqueued: Time) {
         let before = self.acct.backlog_bytes;
-        self.count_departure(now, size as u64, enqueued);
-        self.note_backlog(now);
+        self.depart_fifo(now, size, enqueued);
         self.qdisc.departed(now, size, enqueued, before, self.acct.backlog_bytes);
     }
 

@@ -488,17 +488,16 @@ impl Link {
         Some(end)
     }
 
-    /// Eager links whose discipline decides (`decides`): packet `id` arrives at `now` (every
-    /// start due by `now` settled first) and the discipline decides whether it is queued
-    /// (`Queue::arrive_deciding`: it may mark it). `None` if not; else when its serialization
-    /// ends: it starts when the transmitter is free, at once if it is free now (then the queue
-    /// is empty: it leaves at its arrival, accounted now), or later, kept in `starts` for
-    /// `settle`.
+    /// Eager links whose discipline decides (`decides`): packet `id` of `size` bytes arrives at
+    /// `now` (every start due by `now` settled first) and the discipline decides whether it is
+    /// queued (`Queue::arrive_deciding`: it may mark it). `None` if not; else when its
+    /// serialization ends: it starts when the transmitter is free, at once if it is free now
+    /// (then the queue is empty: it leaves at its arrival, accounted now), or later, kept in
+    /// `starts` for `settle`.
     #[inline(never)]
-    pub fn arrive_deciding(&mut self, now: Time, id: PacketId, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<Time> {
+    pub fn arrive_deciding(&mut self, now: Time, id: PacketId, size: u32, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<Time> {
         debug_assert!(self.decides && self.ahead.is_empty());
-        let size = arena.get(id).size_bytes;
-        if !self.queue.arrive_deciding(now, id, arena, dropped) {
+        if !self.queue.arrive_deciding(now, id, size, arena, dropped) {
             return None;
         }
         let start = now.max(self.busy_until);
