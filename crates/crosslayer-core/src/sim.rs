@@ -554,23 +554,21 @@ impl Sim {
     #[inline(never)]
     fn on_qdisc_timer(&mut self, now: Time, l: usize) {
         if self.topo.links[l].queue.timer.fire(now) {
-            let link = &mut self.topo.links[l];
-            if link.decides {
+            let decides = self.topo.links[l].decides;
+            if decides {
                 // a discipline deciding at arrival: its timer reads the queue as of now, after
                 // the arrivals due by now that a router taking them late still holds
-                if link.late_from {
+                if self.topo.links[l].late_from {
                     self.take_all_late(now);
                 }
-                let link = &mut self.topo.links[l];
-                link.settle(now, &mut self.slots);
-                link.queue.on_timer(now, &mut self.arena, &mut self.dropped);
-                self.flush_drops(l);
-                self.arm_qdisc_timer(l);
-                return;
+                self.topo.links[l].settle(now, &mut self.slots);
             }
             self.topo.links[l].queue.on_timer(now, &mut self.arena, &mut self.dropped);
             self.flush_drops(l);
             self.arm_qdisc_timer(l);
+            if decides {
+                return; // its link sends what it decided at arrival (no held packets)
+            }
             // A timer may release packets a non-work-conserving discipline held.
             let link = &self.topo.links[l];
             if !link.tx_done_pending && now >= link.busy_until() {
