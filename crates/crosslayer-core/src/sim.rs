@@ -11,7 +11,7 @@ pub use crate::flow::{Endpoints, Flow, FlowState, PktAccount, Route, Summary};
 use crate::packet::{PacketArena, PacketId, PktKind, SackBlock, MAX_SACK_BLOCKS};
 use crate::tcp::receiver::Segment;
 use crate::net::{Topology, TxStart};
-use crate::net::link::Slot;
+use crate::net::link::{Quiet, Slot};
 use crate::rng::{Rng, StreamKind};
 use crate::sched::{Event, Scheduler, TimerSlot};
 use crate::spec::{ScenarioSpec, StartSpec};
@@ -612,6 +612,9 @@ impl Sim {
     /// wait behind it, wake up when its serialization ends.
     #[inline]
     fn start_tx(&mut self, now: Time, l: usize) {
+        if self.topo.links[l].quiet {
+            return self.start_tx_quiet(now, l);
+        }
         let link = &mut self.topo.links[l];
         let started = link.start_tx(now, &mut self.arena, &mut self.dropped);
         if started != TxStart::Idle && link.backlog() > 0 {
@@ -790,12 +793,89 @@ impl Sim {
         }
     }
 
+    /// `forward_at` onto a link `l` whose discipline is quiet until a time (`Link::quiet`):
+    /// settled to `now`, a packet whose departure is known enters the pipe; one the discipline
+    /// holds waits for its `TxDone`, or is dequeued now if the transmitter is free.
+    #[inline(never)]
+    fn forward_quiet(&mut self, now: Time, id: PacketId, h: usize, l: usize) {
+        let size = self.arena.get(id).size_bytes;
+        let link = &mut self.topo.links[l];
+        link.settle(now, &mut self.slots);
+        let quiet = link.arrive_quiet(now, id, size, &mut self.arena, &mut self.dropped);
+        let delay = link.delay;
+        let c = &mut self.slots[h].counts;
+        c.arrivals += 1;
+        match quiet {
+            Quiet::Dropped => {
+                c.drops += 1;
+                self.discard(id);
+            }
+            Quiet::Known(end) => self.send_known(l, id, h, end.plus(delay), size),
+            Quiet::Held => {
+                let link = &mut self.topo.links[l];
+                if !link.tx_done_pending {
+                    if now >= link.busy_until() {
+                        self.start_tx_quiet(now, l);
+                    } else {
+                        link.tx_done_pending = true;
+                        self.sched.schedule(link.busy_until(), Event::TxDone(l as u32));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Packet `id` on slot `h` of link `l`, whose arrival at the link's far node at `at` is
+    /// known now: into the next link decided ahead, or into the pipe.
+    #[inline]
+    fn send_known(&mut self, l: usize, id: PacketId, h: usize, at: Time, size: u32) {
+        if self.slots[h].next_fused {
+            self.arrive_ahead(at, id, h + 1, size);
+        } else if let Some(t) = self.topo.links[l].into_pipe(at, id, size) {
+            self.deliver_at(l, t);
+        }
+    }
+
+    /// The transmitter of link `l`, whose discipline is quiet until a time, is free at `now`
+    /// and its discipline holds packets: settled to `now`, the discipline dequeues (and may
+    /// drop at the head); the packets after it that start no later than the time it is then
+    /// quiet until leave it with their departures known; a `TxDone` for the rest.
+    #[inline(never)]
+    fn start_tx_quiet(&mut self, now: Time, l: usize) {
+        let link = &mut self.topo.links[l];
+        link.settle(now, &mut self.slots);
+        debug_assert_eq!(link.queue.told_pkts(), 0, "a held packet dequeued before a known one");
+        match link.start_tx(now, &mut self.arena, &mut self.dropped) {
+            TxStart::Sent { first_in_pipe } => {
+                self.flush_drops(l);
+                if let (false, Some(t)) = (self.hand_ahead(l), first_in_pipe) {
+                    self.deliver_at(l, t);
+                }
+            }
+            TxStart::Idle => {}
+            other => unreachable!("a link quiet until a time has no impairment: {other:?}"),
+        }
+        self.flush_drops(l);
+        while let Some((id, at, size)) = self.topo.links[l].release(now, &mut self.arena, &mut self.dropped) {
+            let h = self.arena.get(id).hop as usize;
+            self.send_known(l, id, h, at, size);
+        }
+        let link = &mut self.topo.links[l];
+        if link.held() > 0 {
+            link.tx_done_pending = true;
+            self.sched.schedule(link.busy_until(), Event::TxDone(l as u32));
+        }
+    }
+
     /// `forward_at` onto an event-driven link `l` (its discipline enqueues the packet), or onto
     /// an eager one whose discipline decides at arrival (`forward_deciding`).
     #[inline(never)]
     fn forward_queued(&mut self, now: Time, id: PacketId, h: usize, l: usize) {
         if self.topo.links[l].decides {
             return self.forward_deciding(now, id, h, l);
+        }
+        if self.topo.links[l].quiet {
+            return self.forward_quiet(now, id, h, l);
         }
         let link = &mut self.topo.links[l];
         let accepted = link.queue.enqueue(id, now, &mut self.arena, &mut self.dropped);
@@ -1093,7 +1173,7 @@ impl Sim {
         if !self.late.is_empty() {
             self.take_all_late(t);
         }
-        for l in self.topo.links.iter_mut().filter(|l| l.eager || l.decides) {
+        for l in self.topo.links.iter_mut().filter(|l| l.eager || l.decides || l.quiet) {
             l.settle_all(t, &mut self.slots);
         }
     }

@@ -11,6 +11,11 @@
 //! CE-marked whatever the law decides, for reason `ce_threshold` (the law's `CeThreshold`);
 //! sch_codel has no selector (FQ-CoDel's `ce_threshold_selector`), so it applies to every ECT
 //! packet. Deviations: those of `aqm/law/codel.rs`.
+//!
+//! Without `ce_threshold` it tells its link when it is quiet until (`quiet_until`: no dequeue
+//! before then drops or marks, whatever arrives), so the link knows the departures up to then
+//! and tells it each at its time (`departed`); it holds, and decides at their dequeue, only the
+//! packets after (`net::link`, "a discipline quiet until a time").
 
 use super::law::fifo::Fifo;
 use super::law::codel::{CeThreshold, CodelParams, CodelStats, CodelVars};
@@ -18,7 +23,7 @@ use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, Verdict, OVERFLOW};
 use crate::packet::PacketId;
 use crate::params::Problem;
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
-use crate::units::{Bytes, Dur};
+use crate::units::{Bytes, Dur, Time};
 
 crate::params! {
     /// CoDel parameters; defaults are RFC 8289's and Linux sch_codel's.
@@ -128,6 +133,23 @@ impl QueueDisc for Codel {
             let id = fifo.pop(ctx)?;
             Some((id, fifo.len_bytes()))
         })
+    }
+
+    fn fifo_limits(&self) -> (u32, u64) {
+        (self.limit_pkts, u64::MAX)
+    }
+
+    fn quiet_until(&self, now: Time) -> Option<Time> {
+        // a CE mark past `ce_threshold` comes at any dequeue: never quiet then
+        self.params.ce_threshold.is_none().then(|| self.vars.quiet_until(&self.params, now))
+    }
+
+    fn take_head(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
+        self.fifo.pop(ctx)
+    }
+
+    fn departed(&mut self, now: Time, size: u32, enqueued: Time, _before: u64, after: u64) {
+        self.vars.departed(&self.params, &mut self.stats, now, size, enqueued, after);
     }
 
     fn len_pkts(&self) -> u32 {

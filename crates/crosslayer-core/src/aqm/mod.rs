@@ -263,10 +263,28 @@ pub trait QueueDisc {
         unreachable!("only a discipline that decides at arrival is asked to decide")
     }
 
-    /// A `DECIDES_AT_ARRIVAL` discipline: a packet of `size` bytes queued at `enqueued` leaves
-    /// at `now`, with `before` bytes queued before it left and `after` after: what `dequeue`
+    /// A `DECIDES_AT_ARRIVAL` discipline, or one quiet until a time (`quiet_until`) at a
+    /// departure before that time: a packet of `size` bytes queued at `enqueued` leaves at
+    /// `now`, with `before` bytes queued before it left and `after` after: what `dequeue`
     /// records.
     fn departed(&mut self, _now: Time, _size: u32, _enqueued: Time, _before: u64, _after: u64) {}
+
+    /// A discipline that serves packets in arrival order, drops at arrival only past its
+    /// `fifo_limits`, has no timer, and decides only at the head, but can tell from its state
+    /// a time up to which no dequeue drops or marks whatever arrives: that time, from its state
+    /// after every dequeue before `now` (`None`: it cannot, and its link stays event-driven).
+    /// Up to it, a packet's departure is known at its arrival, and the link runs the dequeue
+    /// through `departed`; past it, the link holds the packets in the discipline and dequeues
+    /// them at their time (`net::link`, "a discipline quiet until a time"): CoDel.
+    fn quiet_until(&self, _now: Time) -> Option<Time> {
+        None
+    }
+
+    /// A discipline quiet until a time: its head packet leaves it without a decision (the link
+    /// tells its dequeue through `departed` at its time, before `quiet_until`).
+    fn take_head(&mut self, _ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
+        unreachable!("only a discipline quiet until a time gives its head without a decision")
+    }
 
     /// A `DECIDES_AT_ARRIVAL` discipline: from now on the link runs it through `decide` and
     /// `departed` (`Queue::bypass`), so it holds no packet and the bytes queued are the queue's
@@ -360,6 +378,12 @@ macro_rules! qdisc_dispatch {
             }
             fn bypass(&mut self) {
                 match self { $( $(#[$m])* Qdisc::$V(q) => q.bypass(), )+ }
+            }
+            pub fn quiet_until(&self, now: Time) -> Option<Time> {
+                match self { $( $(#[$m])* Qdisc::$V(q) => q.quiet_until(now), )+ }
+            }
+            fn take_head(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
+                match self { $( $(#[$m])* Qdisc::$V(q) => q.take_head(ctx), )+ }
             }
         }
         // Each discipline declares at most MAX_REASONS reasons (checked at compile time).

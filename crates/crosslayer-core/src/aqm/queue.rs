@@ -33,6 +33,9 @@ pub struct Queue {
     /// Packets that passed through in no time (`pass_fifo`) and their bytes, not yet counted
     /// (`fold_passes`).
     passed: (u64, u64),
+    /// A discipline quiet until a time (`QueueDisc::quiet_until`): the packets queued, and
+    /// their bytes, whose departures the link knows and the discipline no longer holds.
+    told: (u32, u64),
 }
 
 impl Queue {
@@ -50,6 +53,7 @@ impl Queue {
             timer: TimerSlot::IDLE,
             bypassed: false,
             passed: (0, 0),
+            told: (0, 0),
         }
     }
 
@@ -206,14 +210,57 @@ impl Queue {
         self.count_verdict(now, size as u64, verdict)
     }
 
-    /// A bypassed discipline that decides at arrival: the packet of `size` bytes queued at
-    /// `enqueued` leaves at `now`, counted as `depart_fifo` counts, and the discipline records
-    /// it as its `dequeue` would.
+    /// A bypassed discipline that decides at arrival, or one quiet until a time: the packet of
+    /// `size` bytes queued at `enqueued` leaves at `now`, counted as `dequeue` counts, and the
+    /// discipline records it as its `dequeue` would (`QueueDisc::departed`).
     #[inline(never)]
     pub fn depart_deciding(&mut self, now: Time, size: u32, enqueued: Time) {
         let before = self.acct.backlog_bytes;
-        self.depart_fifo(now, size, enqueued);
+        self.count_departure(now, size as u64, enqueued);
+        self.note_backlog(now);
+        if !self.bypassed {
+            self.told = (self.told.0 - 1, self.told.1 - size as u64);
+        }
         self.qdisc.departed(now, size, enqueued, before, self.acct.backlog_bytes);
+    }
+
+    /// A discipline quiet until a time (`QueueDisc::quiet_until`, `net::link`): packet `id` of
+    /// `size` bytes arrives at `now`; it fits if fewer than the discipline's `fifo_limits`
+    /// packets are queued and the bytes stay within them (what its `enqueue` decides, counted
+    /// over every packet queued, those it holds and those whose departures the link knows).
+    /// If it fits and `held`, the discipline holds it (it decides at its dequeue); else the
+    /// link knows its departure and the queue counts it (`told`). Counted as `enqueue`
+    /// counts; returns whether it fits.
+    pub fn arrive_quiet(&mut self, now: Time, id: PacketId, size: u32, held: bool, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> bool {
+        debug_assert!(!self.bypassed && arena.get(id).size_bytes == size);
+        let (limit_pkts, limit_bytes) = self.qdisc.fifo_limits();
+        let a = &mut self.acct;
+        a.counters.arrivals += 1;
+        let fits = a.backlog_pkts < limit_pkts && a.backlog_bytes + size as u64 <= limit_bytes;
+        a.reasons.drops[0] += !fits as u64;
+        if fits && held {
+            arena.get_mut(id).enq_time = now;
+            let verdict = self.qdisc.enqueue(id, &mut QdiscCtx { now, arena, acct: &mut self.acct, dropped });
+            debug_assert!(verdict == Verdict::Enqueued && dropped.is_empty(), "a discipline quiet until a time decides at arrival only by its limits");
+        } else if fits {
+            self.told = (self.told.0 + 1, self.told.1 + size as u64);
+        }
+        self.count_arrival(now, size as u64, fits);
+        fits
+    }
+
+    /// A discipline quiet until a time: its head packet leaves it without a decision, its
+    /// departure now known to the link (which tells it through `depart_deciding` at its time).
+    pub fn take_head(&mut self, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<PacketId> {
+        let id = self.qdisc.take_head(&mut QdiscCtx { now, arena: &mut *arena, acct: &mut self.acct, dropped })?;
+        self.told = (self.told.0 + 1, self.told.1 + arena.get(id).size_bytes as u64);
+        Some(id)
+    }
+
+    /// A discipline quiet until a time: packets queued whose departures the link knows.
+    #[inline]
+    pub fn told_pkts(&self) -> u32 {
+        self.told.0
     }
 
     /// A bypassed FIFO, empty, with its transmitter idle: a packet of `size` bytes arrives and
@@ -302,7 +349,8 @@ impl Queue {
         if c.arrivals != c.enqueued + c.drops_arrival {
             return Err(format!("arrivals {} != enqueued {} + dropped on arrival {}", c.arrivals, c.enqueued, c.drops_arrival));
         }
-        let (pkts, bytes) = (self.qdisc.len_pkts(), self.qdisc.len_bytes());
+        // (a discipline quiet until a time holds all but those whose departures the link knows)
+        let (pkts, bytes) = (self.qdisc.len_pkts() + self.told.0, self.qdisc.len_bytes() + self.told.1);
         if !self.bypassed && (pkts, bytes) != (self.acct.backlog_pkts, self.acct.backlog_bytes) {
             return Err(format!(
                 "the discipline holds {pkts} packets ({bytes} bytes), the engine counted {} ({} bytes)",

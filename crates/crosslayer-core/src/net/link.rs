@@ -35,6 +35,26 @@
 //! (`sim::late`). Such a link is never decided ahead (below): its decision at an arrival needs
 //! the departures and updates before it.
 //!
+//! **A discipline quiet until a time** (`QueueDisc::quiet_until`: CoDel) decides only at the
+//! head, but its state tells a time up to which no dequeue can drop or mark whatever arrives:
+//! CoDel drops in its dropping state only at `drop_next` or later, and outside it only at a
+//! dequeue after `first_above_time`, which a dequeue sets an interval after itself. A dequeue
+//! before that time only records what it sees (the sojourn, whether the queue went below
+//! target). So a packet arriving while the discipline holds nothing, and starting no later than
+//! that time, starts when the same rule says: its link (`quiet`) puts it in its pipe at once and
+//! keeps the start in `starts`, and `settle` tells the discipline each such departure in time
+//! order (`QueueDisc::departed`, with the bytes queued after it, counting the packets the
+//! discipline holds). A packet that would start later, or arrives behind one held, is held by
+//! the discipline and dequeued at its time by a `TxDone`, with every drop at the head it decides
+//! there; after that dequeue, the held packets that start no later than the time the
+//! discipline is now quiet until leave it the same way (`release`). So a link where CoDel
+//! drops rarely has a `TxDone` only near its drops: on seed 000's Data Center, whose queue
+//! stays above CoDel's target, the events of a run fall by a quarter. The bound holds for any
+//! arrivals after the time it is taken, so every known start is a dequeue that neither drops
+//! nor marks; the ties are those of the eager links (a start before an arrival at its instant).
+//! The router before such a link takes its arrivals as they come: a held packet's `TxDone` needs
+//! them.
+//!
 //! **Hops decided ahead.** An eager link whose packets all come from one other eager link's
 //! pipe (in a dumbbell, B -> a receiver is fed by A -> B alone) receives them in the order they
 //! enter that pipe, and each one's arrival time is known then. So the engine hands it the packet
@@ -107,6 +127,17 @@ struct InService {
     bytes: u32,
     lost: bool,
     id: PacketId,
+}
+
+/// Outcome of `Link::arrive_quiet`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quiet {
+    /// It does not fit: dropped (the caller frees it).
+    Dropped,
+    /// Its serialization is known to end then.
+    Known(Time),
+    /// The discipline holds it, to decide at its dequeue.
+    Held,
 }
 
 /// Outcome of `Link::start_tx`.
@@ -244,6 +275,12 @@ pub struct Link {
     /// one flag for DropTail's) and is never decided ahead, as that rule requires `eager`. Set
     /// by `make_eager`.
     pub decides: bool,
+    /// Departures are known at arrival up to the time the discipline is quiet until
+    /// (`QueueDisc::quiet_until`: CoDel), and past it the discipline holds the packets and
+    /// decides at their dequeue, one `TxDone` each (module docs, "a discipline quiet until a
+    /// time"). Such a link is neither `eager` nor `decides`, is never decided ahead, and its
+    /// near node takes its arrivals as they come. Set by `make_eager`.
+    pub quiet: bool,
     /// An event-driven link some of whose packets the next link takes at the start of their
     /// serialization (module docs, hops decided ahead): set by the engine.
     pub feeds_ahead: bool,
@@ -364,6 +401,7 @@ impl Link {
             late_to: (NOT_LATE, 0),
             late_from: false,
             decides: false,
+            quiet: false,
             limits: (u32::MAX, u64::MAX),
             starts: Ring::default(),
             ahead: Ring::default(),
@@ -403,7 +441,8 @@ impl Link {
     /// discipline is FIFO deciding at arrival, and nothing else decides at transmission.
     pub fn may_know_departures(&self) -> bool {
         let q = &self.queue.qdisc;
-        (q.fifo_at_arrival() || q.decides_at_arrival()) && self.impair.is_none() && self.loss == 0.0 && self.jitter == Dur::ZERO && self.capture_tx == 0 && self.wlan.is_none()
+        let quiet = q.quiet_until(Time::ZERO).is_some() && !self.tsq_first;
+        (q.fifo_at_arrival() || q.decides_at_arrival() || quiet) && self.impair.is_none() && self.loss == 0.0 && self.jitter == Dur::ZERO && self.capture_tx == 0 && self.wlan.is_none()
     }
 
     /// Whether the arrival at the far node of each packet this link sends is known when its
@@ -412,7 +451,7 @@ impl Link {
     /// decided ahead (module docs). Random loss and order-preserving jitter are decided at the
     /// start too.
     pub fn may_feed_ahead(&self) -> bool {
-        self.capture_rx == 0 && self.wlan.is_none() && (self.eager || self.decides || (self.impair.is_none() && !self.reorders && self.capture_tx == 0))
+        self.capture_rx == 0 && self.wlan.is_none() && (self.eager || self.decides || self.quiet || (self.impair.is_none() && !self.reorders && self.capture_tx == 0))
     }
 
     /// The packet at the head of the pipe, with its arrival at the far node and its size.
@@ -453,9 +492,13 @@ impl Link {
     /// keeps the accounting itself.
     pub fn make_eager(&mut self) {
         debug_assert!(self.may_know_departures());
+        self.limits = self.queue.qdisc.fifo_limits();
+        if self.queue.qdisc.quiet_until(Time::ZERO).is_some() {
+            self.quiet = true; // the discipline holds what is not known yet
+            return;
+        }
         self.decides = self.queue.qdisc.decides_at_arrival();
         self.eager = !self.decides;
-        self.limits = self.queue.qdisc.fifo_limits();
         self.queue.bypass();
     }
 
@@ -512,6 +555,63 @@ impl Link {
             self.starts.push_back(s);
         }
         Some(end)
+    }
+
+    /// A link whose discipline is quiet until a time (`quiet`): packet `id` of `size` bytes
+    /// arrives at `now` (every start due by `now` settled first, every dequeue the discipline
+    /// decided before `now` done). If the discipline holds packets, or the packet would start
+    /// after the time the discipline is quiet until, the discipline holds it too
+    /// ([`Quiet::Held`]: dequeued at its time, from a `TxDone`); else its start is known
+    /// ([`Quiet::Known`] with the end of its serialization), kept in `starts` for `settle` to
+    /// tell the discipline, or accounted now if the transmitter is free.
+    #[inline(never)]
+    pub fn arrive_quiet(&mut self, now: Time, id: PacketId, size: u32, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Quiet {
+        debug_assert!(self.quiet && self.starts.front().is_none_or(|s| s.at > now));
+        let start = now.max(self.busy_until);
+        let held = self.queue.qdisc.len_pkts() > 0 || self.queue.qdisc.quiet_until(now).is_none_or(|q| start > q);
+        if !self.queue.arrive_quiet(now, id, size, held, arena, dropped) {
+            return Quiet::Dropped;
+        }
+        if held {
+            return Quiet::Held;
+        }
+        let tx = self.tx_time(size);
+        let end = start.plus(tx);
+        self.busy_until = end;
+        let s = Start { at: start, enq: now, size, tx };
+        if start == now {
+            self.depart_deciding(s);
+        } else {
+            self.starts.push_back(s);
+        }
+        Quiet::Known(end)
+    }
+
+    /// A link whose discipline is quiet until a time, having just dequeued a held packet (its
+    /// `TxDone`): the discipline's next held packet, if it would start no later than the time
+    /// the discipline is now quiet until, leaves it without a decision; its start is known
+    /// (kept in `starts` for `settle`). Returns it with its arrival at the far node.
+    pub fn release(&mut self, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<(PacketId, Time, u32)> {
+        debug_assert!(self.quiet);
+        let start = self.busy_until;
+        if self.queue.qdisc.len_pkts() == 0 || self.queue.qdisc.quiet_until(now).is_none_or(|q| start > q) {
+            return None;
+        }
+        let id = self.queue.take_head(now, arena, dropped).expect("a held packet");
+        let p = arena.get(id);
+        let (size, enq) = (p.size_bytes, p.enq_time);
+        let tx = self.tx_time(size);
+        let end = start.plus(tx);
+        self.busy_until = end;
+        self.starts.push_back(Start { at: start, enq, size, tx });
+        Some((id, end.plus(self.delay), size))
+    }
+
+    /// Packets the discipline holds (a link whose discipline is quiet until a time: those whose
+    /// departures are not known yet).
+    #[inline]
+    pub fn held(&self) -> u32 {
+        self.queue.qdisc.len_pkts()
     }
 
     /// Put a packet that arrives at the far node at `arrival` in the pipe (FIFO: no earlier
@@ -575,7 +675,7 @@ impl Link {
     /// counted against their flows in their slots (`Slot::counts`). Reads nothing of the packets (they may be gone).
     #[inline(always)]
     pub fn settle(&mut self, t: Time, slots: &mut [Slot]) {
-        if self.decides {
+        if self.decides || self.quiet {
             self.settle_deciding(t);
         } else {
             self.settle_fifo(t, slots);

@@ -135,21 +135,57 @@ impl CodelVars {
             return false;
         };
         let pkt = ctx.arena.get(id);
-        stats.maxpacket = stats.maxpacket.max(pkt.size_bytes);
-        self.ldelay = ctx.now.since(pkt.enq_time);
+        self.above(p, stats, ctx.now, pkt.size_bytes, pkt.enq_time, backlog_after)
+    }
+
+    /// `ok_to_drop` on a packet of `size` bytes queued at `enqueued`, dequeued at `now` with
+    /// `backlog_after` bytes still queued.
+    #[inline]
+    fn above(&mut self, p: &CodelParams, stats: &mut CodelStats, now: Time, size: u32, enqueued: Time, backlog_after: u64) -> bool {
+        stats.maxpacket = stats.maxpacket.max(size);
+        self.ldelay = now.since(enqueued);
         if self.ldelay < p.target || backlog_after <= p.mtu_bytes {
             self.first_above_time = None; // went below: stay below for at least an interval
             return false;
         }
         match self.first_above_time {
             None => {
-                self.first_above_time = Some(ctx.now + p.interval);
+                self.first_above_time = Some(now + p.interval);
                 false
             }
             Some(t) => match p.flavor {
-                CodelFlavor::Rfc8289 => ctx.now > t,
-                CodelFlavor::Ns2 => ctx.now >= t,
+                CodelFlavor::Rfc8289 => now > t,
+                CodelFlavor::Ns2 => now >= t,
             },
+        }
+    }
+
+    /// The last time up to which no dequeue can drop or mark, whatever arrives, from the state
+    /// after every dequeue before `now` (a discipline's `quiet_until`): the law acts only in
+    /// the dropping state at `drop_next` or later, or outside it at a dequeue after
+    /// `first_above_time` (at it, in the ns-2 flavor), which a dequeue sets an interval after
+    /// itself (so no earlier than `now + interval`) when it is unset. A dequeue before then
+    /// only records what it sees (`departed`).
+    pub fn quiet_until(&self, p: &CodelParams, now: Time) -> Time {
+        let before = |t: Time| Time::from_ns(t.ns().saturating_sub(1));
+        let last = |t: Time| match p.flavor {
+            CodelFlavor::Rfc8289 => t,
+            CodelFlavor::Ns2 => before(t),
+        };
+        if self.dropping {
+            return before(self.drop_next);
+        }
+        last(self.first_above_time.unwrap_or(now + p.interval))
+    }
+
+    /// A packet of `size` bytes queued at `enqueued` leaves at `now`, with `backlog_after` bytes
+    /// still queued, at a time `quiet_until` gave: the law's dequeue of it, which neither drops
+    /// nor marks then (it records the sojourn and may leave the dropping state).
+    pub fn departed(&mut self, p: &CodelParams, stats: &mut CodelStats, now: Time, size: u32, enqueued: Time, backlog_after: u64) {
+        let drop = self.above(p, stats, now, size, enqueued, backlog_after);
+        debug_assert!(!drop || (self.dropping && now < self.drop_next), "CoDel told of a departure at {now:?} where its law would drop");
+        if self.dropping && !drop {
+            self.dropping = false; // sojourn time below target: leave the dropping state
         }
     }
 
