@@ -226,14 +226,14 @@ impl Queue {
 
     /// A discipline quiet until a time (`QueueDisc::quiet_until`, `net::link`): packet `id` of
     /// `size` bytes arrives at `now`; it fits if fewer than the discipline's `fifo_limits`
-    /// packets are queued and the bytes stay within them (what its `enqueue` decides, counted
+    /// (`limits`) packets are queued and the bytes stay within them (what its `enqueue` decides, counted
     /// over every packet queued, those it holds and those whose departures the link knows).
     /// If it fits and `held`, the discipline holds it (it decides at its dequeue); else the
     /// link knows its departure and the queue counts it (`told`). Counted as `enqueue`
     /// counts; returns whether it fits.
-    pub fn arrive_quiet(&mut self, now: Time, id: PacketId, size: u32, held: bool, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> bool {
-        debug_assert!(!self.bypassed && arena.get(id).size_bytes == size);
-        let (limit_pkts, limit_bytes) = self.qdisc.fifo_limits();
+    #[allow(clippy::too_many_arguments)]
+    pub fn arrive_quiet(&mut self, now: Time, id: PacketId, size: u32, (limit_pkts, limit_bytes): (u32, u64), held: bool, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> bool {
+        debug_assert!(!self.bypassed && arena.get(id).size_bytes == size && (limit_pkts, limit_bytes) == self.qdisc.fifo_limits());
         let a = &mut self.acct;
         a.counters.arrivals += 1;
         let fits = a.backlog_pkts < limit_pkts && a.backlog_bytes + size as u64 <= limit_bytes;

@@ -568,8 +568,8 @@ impl Link {
     pub fn arrive_quiet(&mut self, now: Time, id: PacketId, size: u32, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Quiet {
         debug_assert!(self.quiet && self.starts.front().is_none_or(|s| s.at > now));
         let start = now.max(self.busy_until);
-        let held = self.queue.qdisc.len_pkts() > 0 || self.queue.qdisc.quiet_until(now).is_none_or(|q| start > q);
-        if !self.queue.arrive_quiet(now, id, size, held, arena, dropped) {
+        let held = self.held() > 0 || self.queue.qdisc.quiet_until(now).is_none_or(|q| start > q);
+        if !self.queue.arrive_quiet(now, id, size, self.limits, held, arena, dropped) {
             return Quiet::Dropped;
         }
         if held {
@@ -594,7 +594,7 @@ impl Link {
     pub fn release(&mut self, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<(PacketId, Time, u32)> {
         debug_assert!(self.quiet);
         let start = self.busy_until;
-        if self.queue.qdisc.len_pkts() == 0 || self.queue.qdisc.quiet_until(now).is_none_or(|q| start > q) {
+        if self.held() == 0 || self.queue.qdisc.quiet_until(now).is_none_or(|q| start > q) {
             return None;
         }
         let id = self.queue.take_head(now, arena, dropped).expect("a held packet");
@@ -608,10 +608,11 @@ impl Link {
     }
 
     /// Packets the discipline holds (a link whose discipline is quiet until a time: those whose
-    /// departures are not known yet).
+    /// departures are not known yet): the queue's backlog less those (no call into the
+    /// discipline).
     #[inline]
     pub fn held(&self) -> u32 {
-        self.queue.qdisc.len_pkts()
+        self.queue.len_pkts() - self.queue.told_pkts()
     }
 
     /// Put a packet that arrives at the far node at `arrival` in the pipe (FIFO: no earlier
