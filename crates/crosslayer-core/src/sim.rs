@@ -484,6 +484,12 @@ impl Sim {
     fn handle(&mut self, now: Time, ev: Event, rec: &mut dyn Recorder) {
         match ev {
             Event::TxDone(l) => {
+                let link = &self.topo.links[l as usize];
+                if link.quiet && link.late_from {
+                    // the arrivals due by now that a router taking them late still holds join
+                    // the packets the discipline holds (the `TxDone` still pending) first
+                    self.take_all_late(now);
+                }
                 self.topo.links[l as usize].tx_done_pending = false;
                 self.start_tx(now, l as usize);
             }

@@ -86,8 +86,9 @@ fn without_ties_an_eager_run_is_the_event_driven_run() {
 /// of its decisions here. (Without the arrivals taken before each update, or without the
 /// departures told to PIE, it fails.) So does CoDel on a link that knows its departures up to
 /// the time CoDel is quiet until (`QueueDisc::quiet_until`) and holds the rest for their
-/// `TxDone`: through its head drops, its dropping states and the samples of its state. (With a
-/// horizon one interval later, or without the departures told to CoDel, it fails.)
+/// `TxDone`, fed by a router A that takes its arrivals late too: through its head drops, its
+/// dropping states and the samples of its state. (With a horizon one interval later, without
+/// the departures told to CoDel, or without the arrivals taken before a `TxDone`, it fails.)
 #[test]
 fn pie_and_codel_with_few_ties_are_the_event_driven_run() {
     for aqm in [Aqm::Pie, Aqm::Codel] {

@@ -49,11 +49,12 @@
 //! there; after that dequeue, the held packets that start no later than the time the
 //! discipline is now quiet until leave it the same way (`release`). So a link where CoDel
 //! drops rarely has a `TxDone` only near its drops: on seed 000's Data Center, whose queue
-//! stays above CoDel's target, the events of a run fall by a quarter. The bound holds for any
+//! stays above CoDel's target, a run has as few events as with Drop Tail. The bound holds for any
 //! arrivals after the time it is taken, so every known start is a dequeue that neither drops
 //! nor marks; the ties are those of the eager links (a start before an arrival at its instant).
-//! The router before such a link takes its arrivals as they come: a held packet's `TxDone` needs
-//! them.
+//! A router before such a link may take its arrivals late (`sim::late`), with no slack past the
+//! link's transmitter (a held packet may need its `TxDone` as soon as that is free), and a
+//! `TxDone` takes every router's due arrivals first.
 //!
 //! **Hops decided ahead.** An eager link whose packets all come from one other eager link's
 //! pipe (in a dumbbell, B -> a receiver is fed by A -> B alone) receives them in the order they
@@ -278,8 +279,9 @@ pub struct Link {
     /// Departures are known at arrival up to the time the discipline is quiet until
     /// (`QueueDisc::quiet_until`: CoDel), and past it the discipline holds the packets and
     /// decides at their dequeue, one `TxDone` each (module docs, "a discipline quiet until a
-    /// time"). Such a link is neither `eager` nor `decides`, is never decided ahead, and its
-    /// near node takes its arrivals as they come. Set by `make_eager`.
+    /// time"). Such a link is neither `eager` nor `decides` and is never decided ahead; a router
+    /// before it may take its arrivals late (`sim::late`), and its `TxDone` takes them first.
+    /// Set by `make_eager`.
     pub quiet: bool,
     /// An event-driven link some of whose packets the next link takes at the start of their
     /// serialization (module docs, hops decided ahead): set by the engine.
@@ -832,7 +834,7 @@ impl Link {
     /// An eager link: how long its transmitter can stay busy after an arrival with its buffer
     /// full of packets of `full` bytes.
     pub fn longest_backlog(&self, full: u32) -> Dur {
-        debug_assert!(self.eager || self.decides);
+        debug_assert!(self.eager || self.decides || self.quiet);
         let (pkts, bytes) = self.limits;
         let n = (pkts as u64).min(bytes / full as u64);
         Dur::from_ns(self.rate.tx_time(full).ns().saturating_mul(n))

@@ -4,7 +4,8 @@
 //! the receivers' at B), the router's arrivals must be taken in time order across those pipes,
 //! so each has cost an event (`Deliver`): the merge the heap does. But nothing needs a router's
 //! arrival at the instant it happens when every link out of the router knows its departures at
-//! arrival (an eager FIFO, or a link whose discipline decides at arrival, PIE: `net::link`):
+//! arrival (an eager FIFO, or a link whose discipline decides at arrival, PIE: `net::link`; or
+//! one whose discipline is quiet until a time, CoDel, see below):
 //! taking the packet changes only that link's queue, its discipline's state and its
 //! transmitter, and what it sends reaches the next node no sooner than the link's delay plus the
 //! serialization of one byte after the later of the arrival and the time the link's transmitter
@@ -65,6 +66,15 @@
 //! eager links, `tests/eager_links.rs` shows the distributions over 20 seeds unchanged where
 //! such ties decide drops; `departure_events = true` turns it off.
 //!
+//! **A link quiet until a time** (CoDel, `net::link`) knows a packet's departure at its arrival
+//! only up to that time; a packet it holds waits for a `TxDone` when its transmitter is free.
+//! So its slack is zero: the wake-up is no later than the later of the earliest waiting arrival
+//! and the time its transmitter is free, which only grows. An arrival taken at a wake-up later
+//! than itself then finds the transmitter busy past the wake-up (it is the transmitter that set
+//! the wake-up), so what it sends, and the `TxDone` of a packet held, come no sooner than the
+//! wake-up; and that `TxDone` takes every router's due arrivals first (they join the held
+//! packets), as a sample does.
+//!
 //! A router takes its arrivals late only if a wake-up could take at least two full-size
 //! packets from its fastest pipe (`MIN_BATCH`) with every out-link's buffer full, a backlog
 //! counted only on links that carry data (a TCP flow's or a source's): where the out-links have
@@ -120,7 +130,7 @@ const FULL_SIZE: u32 = 1500;
 
 impl Sim {
     /// The routers that take their arrivals late (module docs): no host, every link out of it
-    /// eager or deciding at arrival, every link into it delivering each packet at a time known when the packet enters
+    /// eager, deciding at arrival or quiet until a time, every link into it delivering each packet at a time known when the packet enters
     /// its pipe (`Link::may_feed_ahead`), and a slack worth a wake-up. Marks their links.
     pub(super) fn find_late_routers(&mut self) {
         let links = &self.topo.links;
@@ -159,10 +169,12 @@ impl Sim {
             if self.topo.is_host[n] || into[n].is_empty() || out[n].is_empty() {
                 continue;
             }
-            if !out[n].iter().all(|&l| links[l].eager || links[l].decides) || !into[n].iter().all(|&l| links[l].may_feed_ahead()) {
+            if !out[n].iter().all(|&l| links[l].eager || links[l].decides || links[l].quiet) || !into[n].iter().all(|&l| links[l].may_feed_ahead()) {
                 continue;
             }
-            let outs: Vec<(u32, Dur)> = out[n].iter().map(|&l| (l as u32, links[l].delay + links[l].rate.tx_time(1))).collect();
+            // (a link quiet until a time has no slack past its transmitter: a packet it holds
+            // may need a `TxDone` as soon as that is free)
+            let outs: Vec<(u32, Dur)> = out[n].iter().map(|&l| (l as u32, if links[l].quiet { Dur::ZERO } else { links[l].delay + links[l].rate.tx_time(1) })).collect();
             // the slack a wake-up may have: the out-links' buffers full where data may fill them
             let backlog = |l: usize| if data[l] { links[l].longest_backlog(FULL_SIZE) } else { Dur::ZERO };
             let room = outs.iter().map(|&(l, c)| c + backlog(l as usize)).min().expect("a link out");
