@@ -52,7 +52,7 @@ fn adaptive_red_settles_between_its_automatic_thresholds() {
 /// PIE (target 5 ms, as seed 000 sets it at 100 Mb/s; both variants) holds the mean sojourn
 /// time near its target with 9 and 90 flows (5.4-5.5 and 4.9 ms), where DropTail's 900-packet
 /// queue holds 88 ms; the link stays busy. CoDel (target 5 ms, interval 100 ms) does so with 9
-/// flows (6.0 ms); with 90 it settles at 11.7 ms, 2.3 times its target: its drop rate grows only
+/// flows (5.8 ms); with 90 it settles at 12.7 ms, 2.5 times its target: its drop rate grows only
 /// as sqrt(count) per interval and each drop slows one of 90 flows, the known weakness of a
 /// single CoDel queue with many flows that FQ-CoDel answers. (Seed 1, 40 s.)
 #[test]
