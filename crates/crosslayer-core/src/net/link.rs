@@ -751,8 +751,9 @@ impl Link {
         }
     }
 
-    /// `settle` on a link whose discipline decides at arrival (`decides`; never decided ahead, so
-    /// nothing waits in `ahead`): each start due by `t`, in order, told to the discipline.
+    /// `settle` on a link whose discipline decides at arrival (`decides`) or is quiet until a
+    /// time (`quiet`; neither is decided ahead, so nothing waits in `ahead`): each known start
+    /// due by `t`, in order, told to the discipline.
     #[inline(never)]
     fn settle_deciding(&mut self, t: Time) {
         debug_assert!(self.ahead.is_empty());
@@ -761,8 +762,9 @@ impl Link {
         }
     }
 
-    /// Eager links whose discipline decides: account for serialization `s` starting, as
-    /// `depart` does, and tell the discipline (`Queue::depart_deciding`).
+    /// Links whose discipline decides at arrival or is quiet until a time: account for
+    /// serialization `s` starting, as `depart` does, and tell the discipline
+    /// (`Queue::depart_deciding`).
     #[inline]
     fn depart_deciding(&mut self, s: Start) {
         self.queue.depart_deciding(s.at, s.size, s.enq);
