@@ -12,7 +12,7 @@
 //! delay and backlog), and a moved timer gets its key when its slot comes instead of when its flow re-armed
 //! it. So:
 //! * a single flow, which meets no such tie, runs the same run, table for table (seed 000's
-//!   access link, DropTail and CoDel); with 9 flows, nanosecond ties between flows change which
+//!   access link, DropTail, CoDel, PIE and the fairness-oriented CoDel); with 9 flows, nanosecond ties between flows change which
 //!   flow goes first, and the runs part (integer times on the links' common grid make such
 //!   ties frequent);
 //! * where ties do decide drops (90 flows keep a 900-packet queue full), the distributions over
@@ -20,12 +20,17 @@
 //!   same: a two-sample Kolmogorov-Smirnov test does not reject at the 1 % level; so too on
 //!   seed 000's data center, whose A takes its arrivals late only for its bottleneck's standing
 //!   queue (no delay there), and on the data center with CoDel at 9, 90 and 900 flows;
-//! * on links whose rates and delays share no grid (ties only by chance), PIE's and CoDel's
-//!   runs are the events', table for table.
+//! * on links whose rates and delays share no grid (ties only by chance), PIE's, CoDel's and
+//!   the fairness-oriented CoDel's runs are the events', table for table;
+//! * the fairness-oriented CoDel with p = 1 is CoDel, run for run.
 //!
 //! And the count the issue sets a target for: events per delivered segment (deterministic).
 
+mod common;
+use common::assert_same_distributions;
+
 use crosslayer_core::aqm::codel::CodelConfig;
+use crosslayer_core::aqm::fair_codel::{DropDraw, FairCodelConfig, SpareRule};
 use crosslayer_core::aqm::pie::PieConfig;
 use crosslayer_core::aqm::QdiscConfig;
 use crosslayer_core::presets;
@@ -41,6 +46,12 @@ enum Aqm {
     DropTail,
     Codel,
     Pie,
+    /// The fairness-oriented CoDel (quiet until a time as CoDel), its defaults: the heaviest
+    /// connection estimated, other connections' packets dropped with probability 1/3, a spared
+    /// packet handled as a marked one.
+    FairCodel,
+    /// The same with the paper's counter draw and a spared packet leaving the drop due.
+    FairCodelRetry,
 }
 
 fn with_aqm(mut spec: ScenarioSpec, aqm: Aqm) -> ScenarioSpec {
@@ -49,6 +60,10 @@ fn with_aqm(mut spec: ScenarioSpec, aqm: Aqm) -> ScenarioSpec {
         Aqm::DropTail => {}
         Aqm::Codel => forward.qdisc = QdiscConfig::Codel(CodelConfig { target: Dur::from_ms(5), ..Default::default() }),
         Aqm::Pie => forward.qdisc = QdiscConfig::Pie(PieConfig { limit_pkts: 900, ..Default::default() }),
+        Aqm::FairCodel => forward.qdisc = QdiscConfig::FairCodel(FairCodelConfig { limit_pkts: 900, ..Default::default() }),
+        Aqm::FairCodelRetry => {
+            forward.qdisc = QdiscConfig::FairCodel(FairCodelConfig { limit_pkts: 900, draw: DropDraw::Counter, spare: SpareRule::Retry, ..Default::default() })
+        }
     }
     spec
 }
@@ -66,7 +81,7 @@ fn run(spec: ScenarioSpec) -> RunResult {
 
 #[test]
 fn without_ties_an_eager_run_is_the_event_driven_run() {
-    for aqm in [Aqm::DropTail, Aqm::Codel, Aqm::Pie] {
+    for aqm in [Aqm::DropTail, Aqm::Codel, Aqm::Pie, Aqm::FairCodel] {
         let a = run(access(1, 20, aqm, 1, true));
         let b = run(access(1, 20, aqm, 1, false));
         for (name, x, y) in [("flows", &a.flows, &b.flows), ("queues", &a.queues, &b.queues), ("hops", &a.hops, &b.hops), ("series", &a.series, &b.series), ("drops", &a.drops, &b.drops), ("qdisc_stats", &a.qdisc_stats, &b.qdisc_stats)] {
@@ -89,9 +104,12 @@ fn without_ties_an_eager_run_is_the_event_driven_run() {
 /// `TxDone`, fed by a router A that takes its arrivals late too: through its head drops, its
 /// dropping states and the samples of its state. (With a horizon one interval later, without
 /// the departures told to CoDel, or without the arrivals taken before a `TxDone`, it fails.)
+/// So does the fairness-oriented CoDel, quiet until the same time, with its victim rule's
+/// spares and the connection estimate fed by every arrival, with either spare rule. (With a
+/// horizon one interval later, or without the arrivals it does not hold observed, it fails.)
 #[test]
-fn pie_and_codel_with_few_ties_are_the_event_driven_run() {
-    for aqm in [Aqm::Pie, Aqm::Codel] {
+fn aqm_links_with_few_ties_are_the_event_driven_run() {
+    for aqm in [Aqm::Pie, Aqm::Codel, Aqm::FairCodel, Aqm::FairCodelRetry] {
         few_ties_are_the_event_driven_run(aqm);
     }
 }
@@ -129,33 +147,6 @@ fn metrics(r: &RunResult) -> [f64; 4] {
     [sum, sum * sum / (gp.len() as f64 * sq), q.f64s("qlen_mean_pkts")[fwd], q.f64s("drop_ratio")[fwd]]
 }
 
-/// Two-sample Kolmogorov-Smirnov statistic: the largest gap between the empirical CDFs.
-fn ks(a: &[f64], b: &[f64]) -> f64 {
-    let cdf = |xs: &[f64], t: f64| xs.iter().filter(|&&x| x <= t).count() as f64 / xs.len() as f64;
-    a.iter().chain(b).map(|&t| (cdf(a, t) - cdf(b, t)).abs()).fold(0.0, f64::max)
-}
-
-/// Seeds each distribution is drawn over.
-const SEEDS: u64 = 20;
-
-/// Each of the `N` metrics `measure(seed, departure_events)` gives is distributed over `SEEDS`
-/// seeds with the events (`departure_events = true`) as without: a two-sample KS test does not
-/// reject at 1 %.
-fn assert_same_distributions<const N: usize>(label: &str, names: [&str; N], measure: impl Fn(u64, bool) -> [f64; N]) {
-    // critical value at alpha = 0.01 for n = m = SEEDS: 1.628 * sqrt((n + m) / (n m))
-    let critical = 1.628 * (2.0 / SEEDS as f64).sqrt();
-    let sample = |events: bool| -> Vec<[f64; N]> { (1..=SEEDS).map(|s| measure(s, events)).collect() };
-    let (old, new) = (sample(true), sample(false));
-    for (k, what) in names.iter().enumerate() {
-        let a: Vec<f64> = old.iter().map(|m| m[k]).collect();
-        let b: Vec<f64> = new.iter().map(|m| m[k]).collect();
-        let d = ks(&a, &b);
-        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-        println!("{label}: {what}: means {:.6} vs {:.6}, KS D = {d:.3} (critical {critical:.3})", mean(&a), mean(&b));
-        assert!(d < critical, "{label}: {what} differs: KS D = {d:.3} >= {critical:.3}");
-    }
-}
-
 const AGGREGATES: [&str; 4] = ["aggregate goodput", "Jain's index", "queue mean", "drop ratio"];
 
 /// Seed 000's data center, 9 flows of `cc` for `secs` s.
@@ -169,7 +160,7 @@ fn data_center(cc: crosslayer_core::cc::CcConfig, secs: u64, seed: u64, events: 
 #[test]
 fn over_20_seeds_the_distributions_are_the_same() {
     for flows in [9, 90] {
-        for aqm in [Aqm::DropTail, Aqm::Codel, Aqm::Pie] {
+        for aqm in [Aqm::DropTail, Aqm::Codel, Aqm::Pie, Aqm::FairCodel] {
             assert_same_distributions(&format!("{flows} flows, {aqm:?}"), AGGREGATES, |s, events| metrics(&run(access(flows, 20, aqm, s, events))));
         }
     }
@@ -289,5 +280,24 @@ fn events_per_delivered_segment() {
         let per = r.summary.events as f64 / r.summary.delivered_segments as f64;
         println!("{flows} flows: {} events, {} delivered segments: {per:.3} per segment", r.summary.events, r.summary.delivered_segments);
         assert!(per <= target, "{flows} flows: {per:.3} events per delivered segment (target {target})");
+    }
+}
+
+/// The fairness-oriented CoDel with p = 1 drops every packet CoDel's law picks: it is CoDel,
+/// and on a link quiet until a time it runs CoDel's run: the same flows, queues and hops
+/// tables, as seed 003's page reads its p = 1 row.
+#[test]
+fn the_fairness_oriented_codel_with_p_1_is_codel() {
+    for flows in [9, 90] {
+        let codel = run(access(flows, 20, Aqm::Codel, 1, false));
+        let mut spec = access(flows, 20, Aqm::Codel, 1, false);
+        let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
+        forward.qdisc = QdiscConfig::FairCodel(FairCodelConfig { limit_pkts: 1000, p: 1.0, ..Default::default() });
+        let fair = run(spec);
+        // (the series carry each discipline's own state, and the queues table names it)
+        for (name, x, y) in [("flows", &codel.flows, &fair.flows), ("queues", &codel.queues, &fair.queues), ("hops", &codel.hops, &fair.hops)] {
+            assert_eq!(format!("{x:?}"), format!("{y:?}").replace("\"fair_codel\"", "\"codel\""), "{flows} flows: table {name}");
+        }
+        assert!(metrics(&fair)[3] > 0.0, "{flows} flows: no drop, nothing compared");
     }
 }

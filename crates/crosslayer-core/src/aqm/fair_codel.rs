@@ -23,6 +23,11 @@
 //!   the law's schedule is CoDel's, only the victim differs); `spare = "retry"` leaves the law's
 //!   state alone, so the drop stays due and the next packet dequeued is judged in its place
 //!   (CoDel's drop rate kept, redirected). See `CodelVars::dequeue_judged`.
+//! * The engine runs it as CoDel, quiet until a time (`QueueDisc::quiet_until`, `net::link`):
+//!   the law's drop points are CoDel's, so before `CodelVars::quiet_until` a dequeue only
+//!   records the sojourn and the victim rule is not asked; its link sends such packets ahead
+//!   and tells it their departures (`departed`), and the arrivals it does not hold still feed
+//!   the connection estimate, once each and in order (`observe`).
 //!
 //! Deliberate deviations / choices where the paper is silent: connections are (sender node,
 //! receiver node), the simulator's stand-in for MAC addresses, or flows (`key = "flow"`); the
@@ -34,11 +39,11 @@ use super::law::fifo::Fifo;
 use super::law::codel::{CodelParams, CodelStats, CodelVars};
 use super::law::heavy_hitter::{conn_id, ConnKey, Heaviest, HeavyMode, HEAVY_STATE};
 use super::{QdiscCtx, QdiscEnv, QueueDisc, Reason, ReasonId, Verdict, OVERFLOW};
-use crate::packet::PacketId;
+use crate::packet::{Packet, PacketId};
 use crate::params::Problem;
 use crate::registry::{Algorithm, Field, FieldUnit, Info};
 use crate::rng::Rng;
-use crate::units::{Bytes, Dur};
+use crate::units::{Bytes, Dur, Time};
 
 crate::choice! {
     /// How a packet of a light connection is chosen for a drop.
@@ -251,6 +256,32 @@ impl QueueDisc for FairCodel {
                 Some((id, fifo.len_bytes()))
             },
         )
+    }
+
+    // Quiet until a time as CoDel (`codel.rs`): the law drops, marks or spares only at its
+    // drop points, so a dequeue before `CodelVars::quiet_until` only records the sojourn; the
+    // victim rule is asked only there, and the arrivals it samples are each seen once, held or
+    // not (`observe`).
+    const OBSERVES: bool = true;
+
+    fn fifo_limits(&self) -> (u32, u64) {
+        (self.limit_pkts, u64::MAX)
+    }
+
+    fn quiet_until(&self, now: Time) -> Option<Time> {
+        Some(self.vars.quiet_until(&self.params, now))
+    }
+
+    fn take_head(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {
+        self.fifo.pop(ctx)
+    }
+
+    fn departed(&mut self, now: Time, size: u32, enqueued: Time, _before: u64, after: u64) {
+        self.vars.departed(&self.params, &mut self.stats, now, size, enqueued, after);
+    }
+
+    fn observe(&mut self, pkt: &Packet) {
+        self.rule.heaviest.on_arrival(pkt);
     }
 
     fn len_pkts(&self) -> u32 {

@@ -36,12 +36,15 @@ pub struct Queue {
     /// A discipline quiet until a time (`QueueDisc::quiet_until`): the packets queued, and
     /// their bytes, whose departures the link knows and the discipline no longer holds.
     told: (u32, u64),
+    /// The discipline is told of the arrivals it does not hold (`QueueDisc::OBSERVES`).
+    observes: bool,
 }
 
 impl Queue {
     pub fn new(cfg: &QdiscConfig, env: &QdiscEnv, rng: Rng) -> Queue {
         let qdisc = Qdisc::new(cfg, env);
         let n_stats = qdisc.stat_fields().len();
+        let qdisc_observes = qdisc.observes();
         Queue {
             uses_timer: qdisc.uses_timer(),
             qdisc,
@@ -54,6 +57,7 @@ impl Queue {
             bypassed: false,
             passed: (0, 0),
             told: (0, 0),
+            observes: qdisc_observes,
         }
     }
 
@@ -242,8 +246,13 @@ impl Queue {
             arena.get_mut(id).enq_time = now;
             let verdict = self.qdisc.enqueue(id, &mut QdiscCtx { now, arena, acct: &mut self.acct, dropped });
             debug_assert!(verdict == Verdict::Enqueued && dropped.is_empty(), "a discipline quiet until a time decides at arrival only by its limits");
-        } else if fits {
-            self.told = (self.told.0 + 1, self.told.1 + size as u64);
+        } else {
+            if self.observes {
+                self.qdisc.observe(arena.get(id));
+            }
+            if fits {
+                self.told = (self.told.0 + 1, self.told.1 + size as u64);
+            }
         }
         self.count_arrival(now, size as u64, fits);
         fits

@@ -35,7 +35,8 @@
 //! (`sim::late`). Such a link is never decided ahead (below): its decision at an arrival needs
 //! the departures and updates before it.
 //!
-//! **A discipline quiet until a time** (`QueueDisc::quiet_until`: CoDel) decides only at the
+//! **A discipline quiet until a time** (`QueueDisc::quiet_until`: CoDel, the fairness-oriented
+//! CoDel) decides only at the
 //! head, but its state tells a time up to which no dequeue can drop or mark whatever arrives:
 //! CoDel drops in its dropping state only at `drop_next` or later, and outside it only at a
 //! dequeue after `first_above_time`, which a dequeue sets an interval after itself. A dequeue
@@ -277,7 +278,7 @@ pub struct Link {
     /// by `make_eager`.
     pub decides: bool,
     /// Departures are known at arrival up to the time the discipline is quiet until
-    /// (`QueueDisc::quiet_until`: CoDel), and past it the discipline holds the packets and
+    /// (`QueueDisc::quiet_until`: CoDel, the fairness-oriented CoDel), and past it the discipline holds the packets and
     /// decides at their dequeue, one `TxDone` each (module docs, "a discipline quiet until a
     /// time"). Such a link is neither `eager` nor `decides` and is never decided ahead; a router
     /// before it may take its arrivals late (`sim::late`), and its `TxDone` takes them first.

@@ -5,7 +5,7 @@
 //! so each has cost an event (`Deliver`): the merge the heap does. But nothing needs a router's
 //! arrival at the instant it happens when every link out of the router knows its departures at
 //! arrival (an eager FIFO, or a link whose discipline decides at arrival, PIE: `net::link`; or
-//! one whose discipline is quiet until a time, CoDel, see below):
+//! one whose discipline is quiet until a time, CoDel's, see below):
 //! taking the packet changes only that link's queue, its discipline's state and its
 //! transmitter, and what it sends reaches the next node no sooner than the link's delay plus the
 //! serialization of one byte after the later of the arrival and the time the link's transmitter
@@ -66,7 +66,7 @@
 //! eager links, `tests/eager_links.rs` shows the distributions over 20 seeds unchanged where
 //! such ties decide drops; `departure_events = true` turns it off.
 //!
-//! **A link quiet until a time** (CoDel, `net::link`) knows a packet's departure at its arrival
+//! **A link quiet until a time** (CoDel's, `net::link`) knows a packet's departure at its arrival
 //! only up to that time; a packet it holds waits for a `TxDone` when its transmitter is free.
 //! So its slack is zero: the wake-up is no later than the later of the earliest waiting arrival
 //! and the time its transmitter is free, which only grows. An arrival taken at a wake-up later

@@ -1,6 +1,7 @@
 //! What the integration tests share: the seed 000 Access Link with a chosen discipline at the
 //! bottleneck (every flow CUBIC, or CUBIC and Reno alternating), the bottleneck's row of the
-//! queues table, and Jain's index of the flows' goodput. Each test file includes it with
+//! queues table, Jain's index of the flows' goodput, and a two-sample test of whether runs with
+//! and without the departure events give the same distributions over seeds. Each test file includes it with
 //! `mod common;` and uses what it needs.
 #![allow(dead_code)]
 
@@ -75,4 +76,31 @@ pub fn jain(r: &RunResult) -> f64 {
     let g = r.flows.f64s("goodput_bps");
     let (s, s2) = (g.iter().sum::<f64>(), g.iter().map(|x| x * x).sum::<f64>());
     s * s / (g.len() as f64 * s2)
+}
+
+/// Two-sample Kolmogorov-Smirnov statistic: the largest gap between the empirical CDFs.
+pub fn ks(a: &[f64], b: &[f64]) -> f64 {
+    let cdf = |xs: &[f64], t: f64| xs.iter().filter(|&&x| x <= t).count() as f64 / xs.len() as f64;
+    a.iter().chain(b).map(|&t| (cdf(a, t) - cdf(b, t)).abs()).fold(0.0, f64::max)
+}
+
+/// Seeds each distribution is drawn over.
+pub const SEEDS: u64 = 20;
+
+/// Each of the `N` metrics `measure(seed, departure_events)` gives is distributed over `SEEDS`
+/// seeds with the events (`departure_events = true`) as without: a two-sample KS test does not
+/// reject at 1 %.
+pub fn assert_same_distributions<const N: usize>(label: &str, names: [&str; N], measure: impl Fn(u64, bool) -> [f64; N]) {
+    // critical value at alpha = 0.01 for n = m = SEEDS: 1.628 * sqrt((n + m) / (n m))
+    let critical = 1.628 * (2.0 / SEEDS as f64).sqrt();
+    let sample = |events: bool| -> Vec<[f64; N]> { (1..=SEEDS).map(|s| measure(s, events)).collect() };
+    let (old, new) = (sample(true), sample(false));
+    for (k, what) in names.iter().enumerate() {
+        let a: Vec<f64> = old.iter().map(|m| m[k]).collect();
+        let b: Vec<f64> = new.iter().map(|m| m[k]).collect();
+        let d = ks(&a, &b);
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        println!("{label}: {what}: means {:.6} vs {:.6}, KS D = {d:.3} (critical {critical:.3})", mean(&a), mean(&b));
+        assert!(d < critical, "{label}: {what} differs: KS D = {d:.3} >= {critical:.3}");
+    }
 }
