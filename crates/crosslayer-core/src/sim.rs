@@ -563,9 +563,11 @@ impl Sim {
             let decides = self.topo.links[l].decides;
             if decides {
                 // a discipline deciding at arrival: its timer reads the queue as of now, after
-                // the arrivals due by now that a router taking them late still holds
+                // the arrivals before now that a router taking them late still holds, and
+                // those of now whose `Deliver` the events would have scheduled before this
+                // timer (`late::Head`): it was scheduled when it last fired
                 if self.topo.links[l].late_from {
-                    self.take_all_late(now);
+                    self.take_all_late_before(late::head(now, self.topo.links[l].queue.timer_set, 0));
                 }
                 self.topo.links[l].settle(now, &mut self.slots);
             }
@@ -573,6 +575,7 @@ impl Sim {
             self.flush_drops(l);
             self.arm_qdisc_timer(l);
             if decides {
+                self.topo.links[l].queue.timer_set = now;
                 return; // its link sends what it decided at arrival (no held packets)
             }
             // A timer may release packets a non-work-conserving discipline held.

@@ -66,16 +66,18 @@ fn rem_mean_queue_settles_near_b_ref() {
 /// AVQ with ns-2's defaults (gamma 0.98, alpha 0.15, byte mode, C~ from 0.8 C; virtual buffer =
 /// the real 1000 packets): the virtual capacity steers the arrival rate to gamma C, so the link
 /// runs near 98 % busy (within 2 points) while the real queue stays short (mean under 25
-/// packets over seeds 1-6) with 9 and 90 flows. With 9 flows one seed's mean queue ranges over
-/// 17-33 packets (seeds 1-6: 19.5, 16.8, 18.3, 25.2, 33.2, 20.0 when every link scheduled its
-/// departures; 30.5, 19.4, 23.2, 22.2, 20.8, 20.1 since links know them at arrival, which
-/// reorders simultaneous events: mean 22.2 and 22.7), so the bound is on the mean.
+/// packets over seeds 1-20) with 9 and 90 flows. With 9 flows one seed's mean queue ranges over
+/// 16-38 packets, and simultaneous events reorder it. Over seeds 1-6: 22.2 when every link
+/// scheduled its departures, 22.7 once Drop Tail's links knew them at arrival, 26.6 since AVQ's
+/// does too (docs/PERFORMANCE.md, part 24). Over 20 seeds of this run, with and without the
+/// departure events: 22.9 and 23.6 packets, the same distribution (two-sample KS D = 0.10). So
+/// the bound is on the mean over 20 seeds, where a seed's spread no longer decides it.
 #[test]
 fn avq_holds_utilization_near_gamma_with_a_short_real_queue() {
     use crosslayer_core::aqm::avq::AvqConfig;
     for n in [9, 90] {
         let mut queues = Vec::new();
-        for seed in 1..=6u64 {
+        for seed in 1..=20u64 {
             let mut spec = presets::access_link(n, presets::cubic(), 40);
             common::set_bottleneck(&mut spec, QdiscConfig::Avq(AvqConfig::default()));
             spec.seed = seed;
@@ -84,7 +86,7 @@ fn avq_holds_utilization_near_gamma_with_a_short_real_queue() {
             queues.push(b.qlen_mean);
         }
         let mean = queues.iter().sum::<f64>() / queues.len() as f64;
-        eprintln!("AVQ, {n} flows: mean queue {mean:.1} pkts over seeds 1-6 ({queues:.1?})");
+        eprintln!("AVQ, {n} flows: mean queue {mean:.1} pkts over seeds 1-20 ({queues:.1?})");
         assert!(mean < 25.0, "AVQ, {n} flows: queue {mean} ({queues:?})");
     }
 }

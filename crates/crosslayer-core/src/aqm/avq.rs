@@ -154,7 +154,19 @@ impl QueueDisc for Avq {
         Field { name: "vq_pkts", unit: FieldUnit::Pkts, doc: "the virtual queue length (bytes / mean_pkt_size in byte mode)" },
     ];
 
+    // An arrival reads the virtual queue (its own, drained by the time since the last
+    // arrival) and the packets queued (the limit); nothing reads a departure: as PIE (`pie.rs`).
+    const DECIDES_AT_ARRIVAL: bool = true;
+
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
+        let verdict = self.decide(id, (self.fifo.len_pkts(), self.fifo.len_bytes()), ctx);
+        if verdict == Verdict::Enqueued {
+            self.fifo.push(id, ctx.size(id));
+        }
+        verdict
+    }
+
+    fn decide(&mut self, id: PacketId, (pkts, _): (u32, u64), ctx: &mut QdiscCtx<'_>) -> Verdict {
         let size = ctx.size(id);
         let b = if self.cfg.queue_in_bytes { size as f64 } else { 1.0 };
         let now = ctx.now;
@@ -166,11 +178,14 @@ impl QueueDisc for Avq {
             }
         }
         self.adapt(b, now);
-        if self.fifo.len_pkts() >= self.cfg.limit_pkts {
+        if pkts >= self.cfg.limit_pkts {
             return Verdict::Dropped(REASON_OVERFLOW);
         }
-        self.fifo.push(id, size);
         Verdict::Enqueued
+    }
+
+    fn fifo_limits(&self) -> (u32, u64) {
+        (self.cfg.limit_pkts, u64::MAX)
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx<'_>) -> Option<PacketId> {

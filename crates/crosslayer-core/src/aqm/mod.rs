@@ -202,6 +202,12 @@ impl QdiscCtx<'_> {
         self.acct.backlog_bytes
     }
 
+    /// Packets queued in the whole queue, as the engine counts them (as `backlog_bytes`).
+    #[inline]
+    pub fn backlog_pkts(&self) -> u32 {
+        self.acct.backlog_pkts
+    }
+
     /// Wire size of a packet, bytes.
     #[inline]
     pub fn size(&self, id: PacketId) -> u32 {
@@ -254,7 +260,7 @@ pub trait QueueDisc {
     /// reads nothing but its own state and the bytes queued, and only the timer moves it (an
     /// arrival or a departure never does). Then the link knows each packet's
     /// departure at its arrival too, and runs the discipline through `decide` and `departed`
-    /// (`net::link`, "departures known at arrival"): PIE.
+    /// (`net::link`, "departures known at arrival"): PIE, PI, REM, AVQ.
     const DECIDES_AT_ARRIVAL: bool = false;
 
     /// A `DECIDES_AT_ARRIVAL` discipline's decision about the arriving packet `id` with

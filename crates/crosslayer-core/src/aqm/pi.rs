@@ -72,6 +72,9 @@ pub struct Pi {
     interval: Dur,
     next_update: Time,
     fifo: Fifo,
+    /// The link runs it through `decide` (`QueueDisc::bypass`): `fifo` holds nothing, and the
+    /// controller samples the queue's backlog.
+    bypassed: bool,
     /// Early drops and marks decided.
     early: u64,
 }
@@ -92,6 +95,7 @@ impl Algorithm for Pi {
             interval,
             next_update: Time::ZERO + interval,
             fifo: Fifo::new(cfg.limit_pkts),
+            bypassed: false,
             early: 0,
             cfg: cfg.clone(),
         }
@@ -100,11 +104,11 @@ impl Algorithm for Pi {
 
 impl Pi {
     /// The queue as the controller sees it, packets.
-    fn q_pkts(&self) -> f64 {
+    fn q_pkts(&self, (pkts, bytes): (u32, u64)) -> f64 {
         if self.cfg.queue_in_bytes {
-            self.fifo.len_bytes() as f64 / self.cfg.mean_pkt_size.get() as f64
+            bytes as f64 / self.cfg.mean_pkt_size.get() as f64
         } else {
-            self.fifo.len_pkts() as f64
+            pkts as f64
         }
     }
 
@@ -138,9 +142,20 @@ impl QueueDisc for Pi {
         Field { name: "q_old_pkts", unit: FieldUnit::Pkts, doc: "the queue at the last sample" },
     ];
     const TIMER: bool = true;
+    // An arrival reads the controller's p and the packets queued (the limit); the controller's
+    // sample reads the backlog at its own time: as PIE (`pie.rs`).
+    const DECIDES_AT_ARRIVAL: bool = true;
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
-        if self.fifo.len_pkts() >= self.cfg.limit_pkts {
+        let verdict = self.decide(id, (self.fifo.len_pkts(), self.fifo.len_bytes()), ctx);
+        if verdict == Verdict::Enqueued {
+            self.fifo.push(id, ctx.size(id));
+        }
+        verdict
+    }
+
+    fn decide(&mut self, id: PacketId, (pkts, _): (u32, u64), ctx: &mut QdiscCtx<'_>) -> Verdict {
+        if pkts >= self.cfg.limit_pkts {
             return Verdict::Dropped(REASON_OVERFLOW);
         }
         let size = ctx.size(id);
@@ -153,7 +168,6 @@ impl QueueDisc for Pi {
                 }
             }
         }
-        self.fifo.push(id, size);
         Verdict::Enqueued
     }
 
@@ -171,9 +185,18 @@ impl QueueDisc for Pi {
     fn next_timer(&self) -> Time {
         self.next_update
     }
+    fn bypass(&mut self) {
+        self.bypassed = true;
+    }
+
+    fn fifo_limits(&self) -> (u32, u64) {
+        (self.cfg.limit_pkts, u64::MAX)
+    }
+
     fn on_timer(&mut self, ctx: &mut QdiscCtx<'_>) {
+        let backlog = if self.bypassed { (ctx.backlog_pkts(), ctx.backlog_bytes()) } else { (self.fifo.len_pkts(), self.fifo.len_bytes()) };
         while self.next_update <= ctx.now {
-            self.update(self.q_pkts());
+            self.update(self.q_pkts(backlog));
             self.next_update += self.interval;
         }
     }

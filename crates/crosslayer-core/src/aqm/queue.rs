@@ -28,6 +28,9 @@ pub struct Queue {
     sojourn_since_sample: (u64, u64, u64),
     /// The discipline's timer (one scheduler entry per queue).
     pub timer: TimerSlot,
+    /// When the engine last scheduled that timer (a link whose discipline decides at arrival
+    /// re-arms it only when it fires: `Sim::on_qdisc_timer`).
+    pub timer_set: Time,
     /// The link keeps this FIFO's accounting itself (`bypass`).
     bypassed: bool,
     /// Packets that passed through in no time (`pass_fifo`) and their bytes, not yet counted
@@ -54,6 +57,7 @@ impl Queue {
             sojourn: LogHistogram::new(),
             sojourn_since_sample: (0, 0, 0),
             timer: TimerSlot::IDLE,
+            timer_set: Time::ZERO,
             bypassed: false,
             passed: (0, 0),
             told: (0, 0),

@@ -84,6 +84,9 @@ pub struct Rem {
     c_pkts: f64,
     next_update: Time,
     fifo: Fifo,
+    /// The link runs it through `decide` (`QueueDisc::bypass`): `fifo` holds nothing, and the
+    /// price update reads the queue's backlog.
+    bypassed: bool,
     /// Early drops and marks decided.
     early: u64,
 }
@@ -104,6 +107,7 @@ impl Algorithm for Rem {
             c_pkts: cfg.update_interval.secs_f64() * ptc,
             next_update: Time::ZERO + cfg.update_interval,
             fifo: Fifo::new(cfg.limit_pkts),
+            bypassed: false,
             early: 0,
             cfg: cfg.clone(),
         }
@@ -124,11 +128,11 @@ impl Rem {
     }
 
     /// The backlog as the price sees it, packets.
-    fn backlog_pkts(&self) -> f64 {
+    fn backlog_pkts(&self, (pkts, bytes): (u32, u64)) -> f64 {
         if self.cfg.queue_in_bytes {
-            self.fifo.len_bytes() as f64 / self.cfg.mean_pkt_size.get() as f64
+            bytes as f64 / self.cfg.mean_pkt_size.get() as f64
         } else {
-            self.fifo.len_pkts() as f64
+            pkts as f64
         }
     }
 
@@ -154,12 +158,23 @@ impl QueueDisc for Rem {
         Field { name: "in_avg_pkts", unit: FieldUnit::Pkts, doc: "arrivals per update interval (filtered with weight inw)" },
     ];
     const TIMER: bool = true;
+    // An arrival reads the price's probability and the packets queued (the limit); the price
+    // update reads the arrivals counted and the backlog at its own time: as PIE (`pie.rs`).
+    const DECIDES_AT_ARRIVAL: bool = true;
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
+        let verdict = self.decide(id, (self.fifo.len_pkts(), self.fifo.len_bytes()), ctx);
+        if verdict == Verdict::Enqueued {
+            self.fifo.push(id, ctx.size(id));
+        }
+        verdict
+    }
+
+    fn decide(&mut self, id: PacketId, (pkts, _): (u32, u64), ctx: &mut QdiscCtx<'_>) -> Verdict {
         let size = ctx.size(id);
         // every arrival counts towards the input rate, dropped or not (ns-2)
         self.vars.in_count += if self.cfg.queue_in_bytes { size as f64 } else { 1.0 };
-        if self.fifo.len_pkts() >= self.cfg.limit_pkts {
+        if pkts >= self.cfg.limit_pkts {
             return Verdict::Dropped(REASON_OVERFLOW);
         }
         if self.vars.prob > 0.0 {
@@ -171,7 +186,6 @@ impl QueueDisc for Rem {
                 }
             }
         }
-        self.fifo.push(id, size);
         Verdict::Enqueued
     }
 
@@ -189,9 +203,18 @@ impl QueueDisc for Rem {
     fn next_timer(&self) -> Time {
         self.next_update
     }
+    fn bypass(&mut self) {
+        self.bypassed = true;
+    }
+
+    fn fifo_limits(&self) -> (u32, u64) {
+        (self.cfg.limit_pkts, u64::MAX)
+    }
+
     fn on_timer(&mut self, ctx: &mut QdiscCtx<'_>) {
+        let backlog = if self.bypassed { (ctx.backlog_pkts(), ctx.backlog_bytes()) } else { (self.fifo.len_pkts(), self.fifo.len_bytes()) };
         while self.next_update <= ctx.now {
-            self.update(self.backlog_pkts());
+            self.update(self.backlog_pkts(backlog));
             self.next_update += self.cfg.update_interval;
         }
     }

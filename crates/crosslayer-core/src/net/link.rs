@@ -25,7 +25,7 @@
 //! (the event-driven link took the two in the order they were scheduled). It matters only when
 //! the queue is full at that instant; `tests/eager_links.rs` shows the distributions unchanged.
 //!
-//! **A discipline that decides at arrival** (`QueueDisc::DECIDES_AT_ARRIVAL`: PIE) drops or
+//! **A discipline that decides at arrival** (`QueueDisc::DECIDES_AT_ARRIVAL`: PIE, PI, REM, AVQ) drops or
 //! marks only arrivals and never at the head, so the same rule gives each accepted packet's
 //! start. Its link knows its departures too (`decides`; `eager` stays Drop Tail's, the one flag
 //! the hot path tests): the discipline decides at the arrival from the backlog
@@ -272,7 +272,7 @@ pub struct Link {
     /// (`may_know_departures`, `make_eager`).
     pub eager: bool,
     /// Departures are known at arrival and the discipline decides each arrival
-    /// (`QueueDisc::DECIDES_AT_ARRIVAL`: PIE), run through `Queue::arrive_deciding` and
+    /// (`QueueDisc::DECIDES_AT_ARRIVAL`: PIE, PI, REM, AVQ), run through `Queue::arrive_deciding` and
     /// `Queue::depart_deciding` (module docs). Such a link is not `eager` (the hot path tests
     /// one flag for DropTail's) and is never decided ahead, as that rule requires `eager`. Set
     /// by `make_eager`.

@@ -23,7 +23,8 @@
 //! router is no host, so every packet entering them arrives through its pipes; their own
 //! deliveries do not settle them, `Link::late_from`; a sample, the start of the measurement
 //! window, the end of a run and the update of an out-link's discipline that decides at arrival
-//! take every router's due arrivals first, `take_all_late`, `Sim::on_qdisc_timer`); and
+//! take every router's due arrivals first, `take_all_late`, `Sim::on_qdisc_timer`: the update
+//! those of its own instant only if ranked before its event, `take_all_late_before`); and
 //! what the out-link sends, which arrives at the next node no sooner than the wake-up, when it
 //! has run: the wake-up is armed for the earliest waiting arrival whenever a pipe's head
 //! changes, a packet enters a pipe no later than it arrives, and an out-link's transmitter
@@ -107,7 +108,7 @@ pub(super) type Head = (u64, u64, u64);
 const NO_HEAD: Head = (u64::MAX, u64::MAX, u64::MAX);
 
 #[inline(always)]
-fn head(at: Time, born: Time, order: u64) -> Head {
+pub(super) fn head(at: Time, born: Time, order: u64) -> Head {
     (at.ns(), born.ns(), order)
 }
 
@@ -266,12 +267,19 @@ impl Sim {
     /// which is not before `t`, or it would have run), so another pass only takes arrivals at
     /// `t` itself.
     pub(super) fn take_all_late(&mut self, t: Time) {
+        self.take_all_late_before(head(t, Time::NEVER, u64::MAX));
+    }
+
+    /// `take_all_late` of the arrivals whose heads rank before `limit` (`Head`): at an instant,
+    /// those whose `Deliver` would have been scheduled before an event of that instant
+    /// scheduled at `limit`'s `born`, which the events would have run after them.
+    pub(super) fn take_all_late_before(&mut self, limit: Head) {
         loop {
             for r in 0..self.late.len() {
                 let (a, b) = self.late[r].feeders;
-                self.take_late(t, a as usize..b as usize);
+                self.take_late_before(limit, a as usize..b as usize);
             }
-            if self.late_heads.iter().all(|&h| head_time(h) > t) {
+            if self.late_heads.iter().all(|&h| h >= limit) {
                 return;
             }
         }
@@ -280,7 +288,13 @@ impl Sim {
     /// Take the arrivals due by `t` from the pipes of `feeders` (a range of `late_feeders`), in
     /// time order (at the same instant, in the order the heads became heads: `Head`); the
     /// earliest arrival left, if any.
+    #[inline(always)]
     fn take_late(&mut self, t: Time, feeders: std::ops::Range<usize>) -> Option<Time> {
+        self.take_late_before(head(t, Time::NEVER, u64::MAX), feeders)
+    }
+
+    /// `take_late` of the heads that rank before `limit`.
+    fn take_late_before(&mut self, limit: Head, feeders: std::ops::Range<usize>) -> Option<Time> {
         let base = feeders.start;
         loop {
             // the earliest head (at a tie, the one that became its pipe's head first) and the
@@ -293,14 +307,14 @@ impl Sim {
                     other = head;
                 }
             }
-            let at = head_time(first);
-            if at > t {
+            if first >= limit {
+                let at = head_time(first);
                 return (at < Time::NEVER).then_some(at);
             }
             // its pipe's packets up to the other pipes' earliest
             loop {
                 let next = self.take(head_time(first), from);
-                if next < other && head_time(next) <= t {
+                if next < other && next < limit {
                     first = next;
                 } else {
                     break;
