@@ -106,11 +106,8 @@ impl QueueDisc for Pie {
     const DECIDES_AT_ARRIVAL: bool = true;
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
-        let verdict = self.decide(id, (self.fifo.len_pkts(), self.fifo.len_bytes()), ctx);
-        if verdict == Verdict::Enqueued {
-            self.fifo.push(id, ctx.size(id));
-        }
-        verdict
+        let verdict = self.decide(id, self.fifo.backlog(), ctx);
+        self.fifo.keep(verdict, id, ctx)
     }
 
     fn decide(&mut self, id: PacketId, (pkts, bytes): (u32, u64), ctx: &mut QdiscCtx<'_>) -> Verdict {

@@ -163,11 +163,8 @@ impl QueueDisc for Rem {
     const DECIDES_AT_ARRIVAL: bool = true;
 
     fn enqueue(&mut self, id: PacketId, ctx: &mut QdiscCtx<'_>) -> Verdict {
-        let verdict = self.decide(id, (self.fifo.len_pkts(), self.fifo.len_bytes()), ctx);
-        if verdict == Verdict::Enqueued {
-            self.fifo.push(id, ctx.size(id));
-        }
-        verdict
+        let verdict = self.decide(id, self.fifo.backlog(), ctx);
+        self.fifo.keep(verdict, id, ctx)
     }
 
     fn decide(&mut self, id: PacketId, (pkts, _): (u32, u64), ctx: &mut QdiscCtx<'_>) -> Verdict {
@@ -212,7 +209,7 @@ impl QueueDisc for Rem {
     }
 
     fn on_timer(&mut self, ctx: &mut QdiscCtx<'_>) {
-        let backlog = if self.bypassed { (ctx.backlog_pkts(), ctx.backlog_bytes()) } else { (self.fifo.len_pkts(), self.fifo.len_bytes()) };
+        let backlog = if self.bypassed { (ctx.backlog_pkts(), ctx.backlog_bytes()) } else { self.fifo.backlog() };
         while self.next_update <= ctx.now {
             self.update(self.backlog_pkts(backlog));
             self.next_update += self.cfg.update_interval;

@@ -112,6 +112,13 @@ pub(super) fn head(at: Time, born: Time, order: u64) -> Head {
     (at.ns(), born.ns(), order)
 }
 
+/// The rank past every head that arrives by `t`: taking the heads before it takes every
+/// arrival due by `t`.
+#[inline(always)]
+fn due_by(t: Time) -> Head {
+    head(t, Time::NEVER, u64::MAX)
+}
+
 #[inline(always)]
 fn head_time(h: Head) -> Time {
     Time::from_ns(h.0)
@@ -256,7 +263,7 @@ impl Sim {
             return; // an entry an earlier one superseded
         }
         let (a, b) = self.late[r].feeders;
-        if let Some(next) = self.take_late(now, a as usize..b as usize) {
+        if let Some(next) = self.take_late(due_by(now), a as usize..b as usize) {
             self.arm_router(r, next);
         }
     }
@@ -267,7 +274,7 @@ impl Sim {
     /// which is not before `t`, or it would have run), so another pass only takes arrivals at
     /// `t` itself.
     pub(super) fn take_all_late(&mut self, t: Time) {
-        self.take_all_late_before(head(t, Time::NEVER, u64::MAX));
+        self.take_all_late_before(due_by(t));
     }
 
     /// `take_all_late` of the arrivals whose heads rank before `limit` (`Head`): at an instant,
@@ -277,7 +284,7 @@ impl Sim {
         loop {
             for r in 0..self.late.len() {
                 let (a, b) = self.late[r].feeders;
-                self.take_late_before(limit, a as usize..b as usize);
+                self.take_late(limit, a as usize..b as usize);
             }
             if self.late_heads.iter().all(|&h| h >= limit) {
                 return;
@@ -285,16 +292,10 @@ impl Sim {
         }
     }
 
-    /// Take the arrivals due by `t` from the pipes of `feeders` (a range of `late_feeders`), in
-    /// time order (at the same instant, in the order the heads became heads: `Head`); the
-    /// earliest arrival left, if any.
-    #[inline(always)]
-    fn take_late(&mut self, t: Time, feeders: std::ops::Range<usize>) -> Option<Time> {
-        self.take_late_before(head(t, Time::NEVER, u64::MAX), feeders)
-    }
-
-    /// `take_late` of the heads that rank before `limit`.
-    fn take_late_before(&mut self, limit: Head, feeders: std::ops::Range<usize>) -> Option<Time> {
+    /// Take the arrivals whose heads rank before `limit` (`due_by(t)`: every arrival due by
+    /// `t`) from the pipes of `feeders` (a range of `late_feeders`), in time order (at the same
+    /// instant, in the order the heads became heads: `Head`); the earliest arrival left, if any.
+    fn take_late(&mut self, limit: Head, feeders: std::ops::Range<usize>) -> Option<Time> {
         let base = feeders.start;
         loop {
             // the earliest head (at a tie, the one that became its pipe's head first) and the

@@ -2,7 +2,7 @@
 //! the bytes they hold. Not a discipline itself (DropTail is `droptail.rs`); the parts every
 //! single-queue discipline had written out again.
 
-use crate::aqm::QdiscCtx;
+use crate::aqm::{QdiscCtx, Verdict};
 use crate::packet::PacketId;
 use crate::ring::Ring;
 
@@ -24,6 +24,23 @@ impl Fifo {
     pub fn push(&mut self, id: PacketId, size: u32) {
         self.bytes += size as u64;
         self.ids.push_back(id);
+    }
+
+    /// The packets and bytes queued: what a discipline that decides at arrival decides from
+    /// when it holds its packets itself (`QueueDisc::decide`).
+    #[inline]
+    pub fn backlog(&self) -> (u32, u64) {
+        (self.len_pkts(), self.len_bytes())
+    }
+
+    /// A discipline that decides at arrival, holding its packets itself: keep `id` if
+    /// `verdict`, its decision about it, accepts it (its `enqueue` is `decide`, then this).
+    #[inline]
+    pub fn keep(&mut self, verdict: Verdict, id: PacketId, ctx: &QdiscCtx<'_>) -> Verdict {
+        if verdict == Verdict::Enqueued {
+            self.push(id, ctx.size(id));
+        }
+        verdict
     }
 
     /// Remove the oldest packet.
