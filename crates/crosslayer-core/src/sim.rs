@@ -770,6 +770,12 @@ impl Sim {
             }
             return;
         }
+        if link.quiet {
+            return self.forward_quiet(now, id, h, l);
+        }
+        if link.decides {
+            return self.forward_deciding(now, id, h, l);
+        }
         self.forward_queued(now, id, h, l);
     }
 
@@ -880,12 +886,7 @@ impl Sim {
     /// an eager one whose discipline decides at arrival (`forward_deciding`).
     #[inline(never)]
     fn forward_queued(&mut self, now: Time, id: PacketId, h: usize, l: usize) {
-        if self.topo.links[l].decides {
-            return self.forward_deciding(now, id, h, l);
-        }
-        if self.topo.links[l].quiet {
-            return self.forward_quiet(now, id, h, l);
-        }
+        debug_assert!(!self.topo.links[l].quiet && !self.topo.links[l].decides, "forward_at forwards onto a link quiet until a time, or deciding");
         let link = &mut self.topo.links[l];
         let accepted = link.queue.enqueue(id, now, &mut self.arena, &mut self.dropped);
         // Every packet counts against its flow and direction at every link: with the drops and

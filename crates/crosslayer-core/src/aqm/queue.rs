@@ -240,6 +240,7 @@ impl Queue {
     /// link knows its departure and the queue counts it (`told`). Counted as `enqueue`
     /// counts; returns whether it fits.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn arrive_quiet(&mut self, now: Time, id: PacketId, size: u32, (limit_pkts, limit_bytes): (u32, u64), held: bool, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> bool {
         debug_assert!(!self.bypassed && arena.get(id).size_bytes == size && (limit_pkts, limit_bytes) == self.qdisc.fifo_limits());
         let a = &mut self.acct;

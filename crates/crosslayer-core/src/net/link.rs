@@ -567,7 +567,7 @@ impl Link {
     /// ([`Quiet::Held`]: dequeued at its time, from a `TxDone`); else its start is known
     /// ([`Quiet::Known`] with the end of its serialization), kept in `starts` for `settle` to
     /// tell the discipline, or accounted now if the transmitter is free.
-    #[inline(never)]
+    #[inline]
     pub fn arrive_quiet(&mut self, now: Time, id: PacketId, size: u32, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Quiet {
         debug_assert!(self.quiet && self.starts.front().is_none_or(|s| s.at > now));
         let start = now.max(self.busy_until);
