@@ -882,11 +882,12 @@ impl Sim {
         }
     }
 
-    /// `forward_at` onto an event-driven link `l` (its discipline enqueues the packet), or onto
-    /// an eager one whose discipline decides at arrival (`forward_deciding`).
+    /// `forward_at` onto an event-driven link `l`: its discipline enqueues the packet (a link
+    /// whose discipline decides at arrival, or is quiet until a time, has its own path:
+    /// `forward_deciding`, `forward_quiet`).
     #[inline(never)]
     fn forward_queued(&mut self, now: Time, id: PacketId, h: usize, l: usize) {
-        debug_assert!(!self.topo.links[l].quiet && !self.topo.links[l].decides, "forward_at forwards onto a link quiet until a time, or deciding");
+        debug_assert!(!self.topo.links[l].quiet && !self.topo.links[l].decides, "forward_at sends a packet for a link deciding at arrival, or quiet until a time, on its own path");
         let link = &mut self.topo.links[l];
         let accepted = link.queue.enqueue(id, now, &mut self.arena, &mut self.dropped);
         // Every packet counts against its flow and direction at every link: with the drops and
