@@ -540,7 +540,7 @@ impl Link {
     /// serialization ends: it starts when the transmitter is free, at once if it is free now
     /// (then the queue is empty: it leaves at its arrival, accounted now), or later, kept in
     /// `starts` for `settle`.
-    #[inline(never)]
+    #[inline]
     pub fn arrive_deciding(&mut self, now: Time, id: PacketId, size: u32, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<Time> {
         debug_assert!(self.decides && self.ahead.is_empty());
         if !self.queue.arrive_deciding(now, id, size, arena, dropped) {
