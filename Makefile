@@ -4,7 +4,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install demo test test-deps linux-ref bench lint docs fuzz startup pgo
+.PHONY: install demo test test-deps linux-ref bench instructions lint docs fuzz startup pgo
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -17,10 +17,11 @@ demo: install
 	$(VENV)/bin/crosslayer run studies/seed000-access-link.toml --out results/demo --force   # the demo owns results/demo/
 
 # Debian packages that some tests drive (a headless browser opens the HTML report, tshark reads
-# the packet captures, ns-2.35 runs crosscheck --with ns2), as package:program: installed when
+# the packet captures, ns-2.35 runs crosscheck --with ns2, valgrind counts instructions for
+# tools/instructions.py), as package:program: installed when
 # the program is missing and this user can (root with apt-get), so that CI really runs those
 # tests; elsewhere the tests skip and say why.
-TEST_PACKAGES := chromium:chromium tshark:tshark ns2:ns
+TEST_PACKAGES := chromium:chromium tshark:tshark ns2:ns valgrind:valgrind
 test-deps:
 	@export DEBIAN_FRONTEND=noninteractive; for entry in $(TEST_PACKAGES); do \
 	  pkg=$${entry%%:*}; prog=$${entry#*:}; \
@@ -72,6 +73,12 @@ lint:
 bench: install
 	cargo bench -p crosslayer-core --bench throughput
 	$(VENV)/bin/crosslayer bench
+
+# Instructions and events a delivered segment (callgrind: the same count on any load), issue 21's
+# table by default; `make instructions ARGS="--base HEAD~1 --fingerprints"` compares with a commit
+# and says whether every result stayed the same (tools/instructions.py --help).
+instructions: install
+	$(PY) tools/instructions.py $(ARGS)
 
 # CPU seconds of `crosslayer --version` and `crosslayer -h` (min / median / max of 15 runs).
 startup: install
