@@ -754,6 +754,9 @@ impl Sim {
         let link = &mut self.topo.links[l];
         if link.eager {
             link.settle_fifo(now, &mut self.slots);
+            if link.has_jitter() {
+                return self.forward_jittered(now, id, h, size);
+            }
             let end = link.arrive_eager(now, size);
             let slot = &mut self.slots[h];
             slot.counts.arrivals += 1;
@@ -777,6 +780,31 @@ impl Sim {
             return self.forward_deciding(now, id, h, l);
         }
         self.forward_queued(now, id, h, l);
+    }
+
+    /// `forward_at` onto an eager link with a jitter (a FIFO's: `Link::may_know_departures`):
+    /// as onto one without, its arrival at the far node drawn when its start is known
+    /// (`Link::far_arrival`). Out of line: the eager links without a jitter pay one test.
+    #[cold]
+    #[inline(never)]
+    fn forward_jittered(&mut self, now: Time, id: PacketId, h: usize, size: u32) {
+        let l = self.slots[h].link as usize;
+        let link = &mut self.topo.links[l];
+        link.settle_fifo(now, &mut self.slots);
+        let end = link.arrive_eager(now, size);
+        let slot = &mut self.slots[h];
+        slot.counts.arrivals += 1;
+        let Some(end) = end else {
+            slot.counts.drops += 1;
+            self.discard(id);
+            return;
+        };
+        let at = link.far_arrival(end);
+        if slot.next_fused {
+            self.arrive_ahead(at, id, h + 1, size);
+        } else if let Some(t) = link.into_pipe(at, id, size) {
+            self.deliver_at(l, t);
+        }
     }
 
     /// `forward_at` onto an eager link `l` whose discipline decides at arrival (`Link::decides`):
@@ -1162,10 +1190,14 @@ impl Sim {
             let Slot { link: l, next_fused, .. } = self.slots[slot];
             let l = l as usize;
             self.arena.get_mut(id).hop = slot as u32;
-            let Some(arrival) = self.topo.links[l].arrive_ahead(at, size, slot as u32) else {
+            let link = &mut self.topo.links[l];
+            let Some(mut arrival) = link.arrive_ahead(at, size, slot as u32) else {
                 self.discard(id);
                 return;
             };
+            if link.has_jitter() {
+                arrival = link.jittered(arrival);
+            }
             if next_fused {
                 (at, slot) = (arrival, slot + 1);
                 continue;

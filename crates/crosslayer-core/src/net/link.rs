@@ -445,7 +445,10 @@ impl Link {
     pub fn may_know_departures(&self) -> bool {
         let q = &self.queue.qdisc;
         let quiet = q.quiet_until(Time::ZERO).is_some() && !self.tsq_first;
-        (q.fifo_at_arrival() || q.decides_at_arrival() || quiet) && self.impair.is_none() && self.loss == 0.0 && self.jitter == Dur::ZERO && self.capture_tx == 0 && self.wlan.is_none()
+        // a jitter is drawn when a packet's start is known (`far_arrival`): at its arrival on a
+        // FIFO's link; a discipline that decides keeps its link's events with one
+        let decided = (q.decides_at_arrival() || quiet) && self.jitter == Dur::ZERO;
+        (q.fifo_at_arrival() || decided) && self.impair.is_none() && self.loss == 0.0 && self.capture_tx == 0 && self.wlan.is_none()
     }
 
     /// Whether the arrival at the far node of each packet this link sends is known when its
@@ -510,7 +513,7 @@ impl Link {
     /// transmitter is free, at once if it is free now (then the queue is empty and the packet
     /// passes through it in no time: `Queue::pass_fifo`), or later, kept in `starts` for
     /// `settle` to account.
-    #[inline]
+    #[inline(always)]
     pub fn arrive_eager(&mut self, now: Time, size: u32) -> Option<Time> {
         debug_assert!(self.eager && self.ahead.is_empty());
         let (limit_pkts, limit_bytes) = self.limits;
@@ -874,18 +877,44 @@ impl Link {
             }
             return TxStart::Lost(id);
         }
-        let mut arrival = end.plus(self.delay);
-        if self.jitter > Dur::ZERO {
-            arrival += Dur::from_ns(Impair::jitter(JitterDist::Uniform, self.jitter, &mut self.jitter_rng) as u64);
-            arrival = arrival.max(self.last_arrival);
-            self.last_arrival = arrival;
-        }
+        let arrival = self.far_arrival(end);
         let was_empty = self.pipe.is_empty();
         self.pipe.push_back(Piped { at: arrival, id, size });
         if self.capture_tx != 0 {
             return TxStart::Captured { id, first_in_pipe: was_empty.then_some(arrival), lost: false };
         }
         TxStart::Sent { first_in_pipe: was_empty.then_some(arrival) }
+    }
+
+    /// Whether the link adds a jitter to its delay (an eager link with one takes its packets'
+    /// arrivals at the far node through `jittered`, out of the hot path).
+    #[inline(always)]
+    pub fn has_jitter(&self) -> bool {
+        self.jitter > Dur::ZERO
+    }
+
+    /// The arrival at the far node of a packet whose serialization ends at `end`: after the
+    /// link's delay and, with a jitter, an extra delay drawn uniformly in [0, jitter] that never
+    /// lets it arrive before the packet sent before it. Called once a packet in the order the
+    /// packets start (`start_tx` at each start; an eager link, a FIFO, at each accepted
+    /// arrival), so each packet draws the same jitter either way.
+    #[inline(always)]
+    pub fn far_arrival(&mut self, end: Time) -> Time {
+        let arrival = end.plus(self.delay);
+        if self.jitter == Dur::ZERO {
+            return arrival;
+        }
+        self.jittered(arrival)
+    }
+
+    /// `arrival` (the end of a serialization and the delay) with a jitter drawn, never before
+    /// the last packet's arrival (`far_arrival`).
+    #[cold]
+    #[inline(never)]
+    pub fn jittered(&mut self, arrival: Time) -> Time {
+        let arrival = (arrival + Dur::from_ns(Impair::jitter(JitterDist::Uniform, self.jitter, &mut self.jitter_rng) as u64)).max(self.last_arrival);
+        self.last_arrival = arrival;
+        arrival
     }
 
     /// `start_tx` on a link with impairments (`net::impair`): outages, schedules, a trace's
