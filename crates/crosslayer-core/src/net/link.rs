@@ -13,7 +13,8 @@
 //!
 //! **Departures known at arrival.** A link whose discipline serves in arrival order and decides
 //! only at arrival (`QueueDisc::FIFO_AT_ARRIVAL`: DropTail), with a constant rate and no
-//! impairment, loss, jitter or capture of what it sends, knows when an accepted packet's
+//! impairment, random loss or capture of what it sends (a uniform jitter is drawn when the start
+//! is known, `far_arrival`: in start order either way), knows when an accepted packet's
 //! serialization starts the moment the packet arrives: `max(arrival, end of the previous
 //! packet's serialization)`. It puts the packet in its pipe at once (`accept`) and keeps the
 //! start in `starts`; the dequeue and the transmitter's accounting happen in `settle`, which the
