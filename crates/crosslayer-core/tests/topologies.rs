@@ -311,3 +311,47 @@ fn bad_graphs_are_named_in_validation() {
     let e = problems(&set(&|v| v["topology"] = json!({"kind": "parking_lot", "hops": 0})));
     assert!(e.contains("topology.hops: must be in [1, 64]"), "{e}");
 }
+
+/// The TCP evaluation suite's parking lot (three Drop Tail hops of 100 Mb/s and 10 ms, 500
+/// packets, hosts on 1 Gb/s), flows both ways: routers in a row that each take their arrivals
+/// late (`sim::late`), R1->R2 both R1's out-link and R2's in-link. A router taking an arrival
+/// from its in-link once settled that link to the arrival's time; when the link's own router
+/// still had earlier arrivals to take, those then changed the link's queue before the time it
+/// was settled to: its time average ran backwards (mean queues of 10^13 packets, SD 0, and its
+/// backlog too short at those arrivals). Every queue's mean is now within its buffer, and the
+/// hops' queues are those of the events' order (`departure_events`) within a few packets.
+#[test]
+fn routers_in_a_row_that_take_their_arrivals_late_keep_each_queue_in_time_order() {
+    let make = |events: bool| {
+        let mut links: Vec<(&str, &str, u64, u64, Json)> = vec![
+            ("R1", "R2", 100_000_000, 10 * MS, droptail(500)),
+            ("R2", "R3", 100_000_000, 10 * MS, droptail(500)),
+            ("R3", "R4", 100_000_000, 10 * MS, droptail(500)),
+        ];
+        for (h, r, d) in [("S0", "R1", 0), ("D0", "R4", 0), ("S1", "R1", 10 * MS), ("D1", "R2", 10 * MS), ("S2", "R2", 10 * MS), ("D2", "R3", 10 * MS), ("S3", "R3", 10 * MS), ("D3", "R4", 10 * MS)] {
+            links.push((h, r, 1_000_000_000, d, droptail(1000)));
+        }
+        let topo = graph(&["S0", "S1", "S2", "S3", "D0", "D1", "D2", "D3"], &["R1", "R2", "R3", "R4"], &links, json!({}));
+        let mut flows = Vec::new();
+        for i in 0..4 {
+            for k in 0..3 {
+                flows.push(flow(&format!("S{i}-D{i}.{k}"), &format!("S{i}"), &format!("D{i}"), "cubic"));
+                flows.push(flow(&format!("D{i}-S{i}.{k}"), &format!("D{i}"), &format!("S{i}"), "reno"));
+            }
+        }
+        let mut s = spec(topo, flows, 20, 5);
+        s.departure_events = events;
+        s
+    };
+    let (events, eager) = (run(make(true)).expect("run"), run(make(false)).expect("run"));
+    let q = &eager.queues;
+    for k in 0..q.rows() {
+        let (link, mean, sd) = (&q.strs("link")[k], q.f64s("qlen_mean_pkts")[k], q.f64s("qlen_sd_pkts")[k]);
+        let limit = if link.starts_with('R') && link.as_bytes()[3] == b'R' { 500.0 } else { 1000.0 };
+        assert!((0.0..=limit).contains(&mean) && sd.is_finite() && sd <= limit, "{link}: mean {mean}, SD {sd} packets");
+    }
+    for hop in ["R1->R2", "R2->R3", "R3->R4", "R2->R1", "R3->R2", "R4->R3"] {
+        let (a, b) = (events.queues.f64s("qlen_mean_pkts")[row(&events.queues, "link", hop)], q.f64s("qlen_mean_pkts")[row(q, "link", hop)]);
+        assert!(b > 1.0 && (a - b).abs() < 0.2 * a.max(b) + 5.0, "{hop}: mean queue {b} packets, {a} with the events");
+    }
+}

@@ -331,8 +331,11 @@ impl Sim {
     fn take(&mut self, at: Time, k: usize) -> Head {
         let l = self.late_feeders[k] as usize;
         let link = &mut self.topo.links[l];
-        if link.eager {
-            link.settle_some(at, &mut self.slots); // to keep its rings short, as a delivery does
+        if link.eager && !link.late_from {
+            // to keep its rings short, as a delivery does; not a link out of a router that takes
+            // its arrivals late too (a graph's routers in a row): that router may still take an
+            // arrival before `at`, which must find the link's queue as of its own time
+            link.settle_some(at, &mut self.slots);
         }
         let id = link.take_head();
         let node = link.to;
