@@ -782,15 +782,16 @@ impl Sim {
         self.forward_queued(now, id, h, l);
     }
 
-    /// `forward_at` onto an eager link with a jitter (a FIFO's: `Link::may_know_departures`):
-    /// as onto one without, its arrival at the far node drawn when its start is known
-    /// (`Link::far_arrival`). Out of line: the eager links without a jitter pay one test.
+    /// `forward_at` onto an eager link with a jitter (a FIFO's: `Link::may_know_departures`),
+    /// settled to `now` there: as onto one without (`forward_at` writes that path out), its
+    /// arrival at the far node drawn when its start is known (`Link::far_arrival`). Out of line:
+    /// the eager links without a jitter pay one test (docs/PERFORMANCE.md, part 26: the two
+    /// paths as one generic function cost those links 0.8 % more instructions).
     #[cold]
     #[inline(never)]
     fn forward_jittered(&mut self, now: Time, id: PacketId, h: usize, size: u32) {
         let l = self.slots[h].link as usize;
         let link = &mut self.topo.links[l];
-        link.settle_fifo(now, &mut self.slots);
         let end = link.arrive_eager(now, size);
         let slot = &mut self.slots[h];
         slot.counts.arrivals += 1;
