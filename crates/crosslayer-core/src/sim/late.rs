@@ -21,7 +21,8 @@
 //! before anything else can read or change what it changes.** What taking an arrival at `t`
 //! changes: the out-link's queue and transmitter as of `t` (nothing else touches them: the
 //! router is no host, so every packet entering them arrives through its pipes; their own
-//! deliveries do not settle them, `Link::late_from`; a sample, the start of the measurement
+//! deliveries do not settle them, `Link::late_from`, nor does the router after them when it too
+//! takes its arrivals late, as a graph's routers in a row do; a sample, the start of the measurement
 //! window, the end of a run and the update of an out-link's discipline that decides at arrival
 //! take every router's due arrivals first, `take_all_late`, `Sim::on_qdisc_timer`: the update
 //! those of its own instant only if ranked before its event, `take_all_late_before`); and
