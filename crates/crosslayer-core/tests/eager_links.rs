@@ -331,8 +331,9 @@ fn with_host_jitter(mut spec: ScenarioSpec, jitter: Dur) -> ScenarioSpec {
 /// known, at its arrival, in the order the packets start, as `start_tx` draws it at the start)
 /// and decided ahead: the same jitter for every packet, the same arrivals at the far node. With
 /// nine flows and a jitter on every host link the runs are the events', table for table (the
-/// jitter leaves no two arrivals in one nanosecond by more than chance), with a third of the
-/// events. Drop Tail and PIE at the bottleneck (PIE's link, which has no jitter, stays eager).
+/// jitter leaves no two arrivals in one nanosecond by more than chance), with fewer than half
+/// the events. Drop Tail, PIE and CoDel at the bottleneck (its link has no jitter: PIE's and
+/// CoDel's stay as they are without one).
 #[test]
 fn jittered_host_links_are_the_event_driven_run() {
     for aqm in [Aqm::DropTail, Aqm::Pie, Aqm::Codel] {

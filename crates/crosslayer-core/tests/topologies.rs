@@ -318,8 +318,8 @@ fn bad_graphs_are_named_in_validation() {
 /// from its in-link once settled that link to the arrival's time; when the link's own router
 /// still had earlier arrivals to take, those then changed the link's queue before the time it
 /// was settled to: its time average ran backwards (mean queues of 10^13 packets, SD 0, and its
-/// backlog too short at those arrivals). Every queue's mean is now within its buffer, and the
-/// hops' queues are those of the events' order (`departure_events`) within a few packets.
+/// backlog too short at those arrivals). Every queue's mean is now within its buffer, and each
+/// hop's mean queue is the events' (`departure_events`) within a fifth (or 5 packets).
 #[test]
 fn routers_in_a_row_that_take_their_arrivals_late_keep_each_queue_in_time_order() {
     let make = |events: bool| {
