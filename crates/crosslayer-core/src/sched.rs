@@ -54,6 +54,9 @@ pub enum Event {
     Medium(u32),
     /// Router `0` of those that take their arrivals late (`Sim::late`) takes the ones due.
     Router(u32),
+    /// Eager link `0` discards the packets it keeps that are due: lost on the wire at their
+    /// start, refused by its queue ahead at their arrival (`Sim::discard_due`).
+    Discard(u32),
 }
 
 /// Bits of a heap key that hold the event: a 4-bit kind (one per variant, so decoding is two
@@ -83,6 +86,7 @@ impl Event {
             Event::SourceTimer(i) => (8, i),
             Event::Medium(i) => (9, i),
             Event::Router(i) => (10, i),
+            Event::Discard(i) => (11, i),
         };
         debug_assert!(index < MAX_INDEX);
         (kind << INDEX_BITS) | index as u64
@@ -102,7 +106,8 @@ impl Event {
             7 => Event::Goodput,
             8 => Event::SourceTimer(index),
             9 => Event::Medium(index),
-            _ => Event::Router(index),
+            10 => Event::Router(index),
+            _ => Event::Discard(index),
         }
     }
 }

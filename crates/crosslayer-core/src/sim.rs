@@ -11,7 +11,7 @@ pub use crate::flow::{Endpoints, Flow, FlowState, PktAccount, Route, Summary};
 use crate::packet::{PacketArena, PacketId, PktKind, SackBlock, MAX_SACK_BLOCKS};
 use crate::tcp::receiver::Segment;
 use crate::net::{Topology, TxStart};
-use crate::net::link::{Quiet, Slot};
+use crate::net::link::{LostOnWire, Quiet, Slot};
 use crate::rng::{Rng, StreamKind};
 use crate::sched::{Event, Scheduler, TimerSlot};
 use crate::spec::{ScenarioSpec, StartSpec};
@@ -116,6 +116,9 @@ pub struct Sim {
     /// With `tie_break = "random"`: the draws that rank a late router's arrivals of one instant
     /// (`late::Head`), a stream of their own (the heap's draws stay the heap's).
     late_random: Option<Rng>,
+    /// Some eager link has kept a packet to discard (`wake_to_discard`): `settle_links` then
+    /// looks for those due.
+    kept_discards: bool,
     /// Per link: the sum of its slots' counts before the measurement window (what zeroing
     /// the slots' counts took away; the invariants add it back). One entry per link, not per slot: at
     /// 90,000 flows a copy of the counts was 13 MB.
@@ -226,6 +229,7 @@ impl Sim {
             late_heads: Vec::new(),
             late_order: 0,
             late_random: None,
+            kept_discards: false,
             hops_before: Vec::new(),
             tap: None,
             next_milestone: Vec::new(),
@@ -535,6 +539,14 @@ impl Sim {
             Event::SourceTimer(j) => self.on_source_timer(now, j as usize),
             Event::Medium(w) => self.on_medium(now, w as usize),
             Event::Router(r) => self.on_router(now, r as usize),
+            Event::Discard(l) => {
+                // (one scheduled later, before a packet due earlier was kept, comes for nothing)
+                if now == self.topo.links[l as usize].discard_at {
+                    self.discard_due(now, l as usize);
+                    self.topo.links[l as usize].discard_at = Time::NEVER;
+                    self.wake_to_discard(l as usize);
+                }
+            }
             Event::Sample => self.on_sample(now, rec),
             Event::Warmup => self.start_measurement(now),
             Event::Goodput => self.on_goodput(now, rec),
@@ -754,8 +766,8 @@ impl Sim {
         let link = &mut self.topo.links[l];
         if link.eager {
             link.settle_fifo(now, &mut self.slots);
-            if link.has_jitter() {
-                return self.forward_jittered(now, id, h, size);
+            if link.draws() {
+                return self.forward_drawn(now, id, h, size);
             }
             let end = link.arrive_eager(now, size);
             let slot = &mut self.slots[h];
@@ -782,15 +794,16 @@ impl Sim {
         self.forward_queued(now, id, h, l);
     }
 
-    /// `forward_at` onto an eager link with a jitter (a FIFO's: `Link::may_know_departures`),
-    /// settled to `now` there: as onto one without (`forward_at` writes that path out), its
-    /// arrival at the far node drawn when its start is known (`Link::far_arrival`). Out of line:
-    /// the eager links without a jitter pay one test (docs/PERFORMANCE.md, part 26: the two
-    /// paths as one generic function cost those links 0.8 % more instructions; its last lines
-    /// as a call of `send_known`, which they repeat, cost the jittered runs 1.7 %).
+    /// `forward_at` onto an eager link with a jitter or a random loss (a FIFO's:
+    /// `Link::may_know_departures`), settled to `now` there: as onto one without (`forward_at`
+    /// writes that path out), its loss and its arrival at the far node drawn when its start is
+    /// known (`Link::draw`). Out of line: the eager links without either pay one test
+    /// (docs/PERFORMANCE.md, part 26: the two paths as one generic function cost those links
+    /// 0.8 % more instructions; its last lines as a call of `send_known`, which they repeat,
+    /// cost the jittered runs 1.7 %).
     #[cold]
     #[inline(never)]
-    fn forward_jittered(&mut self, now: Time, id: PacketId, h: usize, size: u32) {
+    fn forward_drawn(&mut self, now: Time, id: PacketId, h: usize, size: u32) {
         let l = self.slots[h].link as usize;
         let link = &mut self.topo.links[l];
         let end = link.arrive_eager(now, size);
@@ -801,7 +814,10 @@ impl Sim {
             self.discard(id);
             return;
         };
-        let at = link.far_arrival(end);
+        let at = match link.draw(end, size) {
+            Ok(at) => at,
+            Err(lost) => return self.lose_on_wire(now, l, LostOnWire { id, ..lost }),
+        };
         if slot.next_fused {
             self.arrive_ahead(at, id, h + 1, size);
         } else if let Some(t) = link.into_pipe(at, id, size) {
@@ -1193,12 +1209,16 @@ impl Sim {
             let l = l as usize;
             self.arena.get_mut(id).hop = slot as u32;
             let link = &mut self.topo.links[l];
-            let Some(mut arrival) = link.arrive_ahead(at, size, slot as u32) else {
-                self.discard(id);
-                return;
+            let Some(arrival) = link.arrive_ahead(at, size, slot as u32) else {
+                // refused at its arrival, discarded then (as `forward_queued` discards it)
+                if at <= self.sched.now() {
+                    return self.discard(id);
+                }
+                link.keep_refused(at, id);
+                return self.wake_to_discard(l);
             };
-            if link.has_jitter() {
-                arrival = link.jittered(arrival);
+            if link.draws() {
+                return self.arrive_ahead_drawn(arrival, id, slot, size);
             }
             if next_fused {
                 (at, slot) = (arrival, slot + 1);
@@ -1211,6 +1231,26 @@ impl Sim {
         }
     }
 
+    /// `arrive_ahead` onto the link of `slot` that draws a jitter or a random loss
+    /// (`Link::draw`), which accepted packet `id` to arrive at the far node at `arrival` but for
+    /// those: both drawn, and the packet on from there. Out of line, as `forward_drawn`.
+    #[cold]
+    #[inline(never)]
+    fn arrive_ahead_drawn(&mut self, arrival: Time, id: PacketId, slot: usize, size: u32) {
+        let Slot { link: l, next_fused, .. } = self.slots[slot];
+        let l = l as usize;
+        let link = &mut self.topo.links[l];
+        let arrival = match link.draw(Time::from_ns(arrival.ns() - link.delay.ns()), size) {
+            Ok(a) => a,
+            Err(lost) => return self.lose_on_wire(self.sched.now(), l, LostOnWire { id, ..lost }),
+        };
+        if next_fused {
+            self.arrive_ahead(arrival, id, slot + 1, size);
+        } else if let Some(t) = link.into_pipe(arrival, id, size) {
+            self.deliver_at(l, t);
+        }
+    }
+
     /// Bring every eager link's accounting up to `t` (`net::link`), the packets that passed
     /// through counted, after the arrivals due by `t` at the routers that take them late
     /// (`sim::late`): before anything reads the links.
@@ -1220,6 +1260,56 @@ impl Sim {
         }
         for l in self.topo.links.iter_mut().filter(|l| l.eager || l.decides || l.quiet) {
             l.settle_all(t, &mut self.slots);
+        }
+        if self.kept_discards {
+            for l in 0..self.topo.links.len() {
+                if self.topo.links[l].next_discard().is_some_and(|s| s <= t) {
+                    self.discard_due(t, l);
+                }
+            }
+        }
+    }
+
+    /// Eager link `l` lost packet `lost` on the wire (`Link::draw`): discarded at its start,
+    /// as `start_tx` discards it, now if it starts now, else kept until then.
+    #[cold]
+    #[inline(never)]
+    fn lose_on_wire(&mut self, now: Time, l: usize, lost: LostOnWire) {
+        let link = &mut self.topo.links[l];
+        if lost.start <= now {
+            link.count_lost(lost);
+            return self.discard(lost.id);
+        }
+        link.keep_lost(lost);
+        self.wake_to_discard(l);
+    }
+
+    /// An `Event::Discard` for eager link `l` at the first packet it keeps to discard, unless
+    /// one comes no later (the lost and the refused are each kept in order, but a packet
+    /// refused may be due before one lost earlier).
+    #[cold]
+    #[inline(never)]
+    fn wake_to_discard(&mut self, l: usize) {
+        self.kept_discards = true;
+        let link = &mut self.topo.links[l];
+        if let Some(t) = link.next_discard().filter(|&t| t < link.discard_at) {
+            link.discard_at = t;
+            self.sched.schedule(t, Event::Discard(l as u32));
+        }
+    }
+
+    /// Eager link `l`'s packets kept to discard that are due by `t`: those lost on the wire
+    /// whose serialization starts by `t`, counted, and those its queue refused ahead that
+    /// arrive by `t` (the two sets touch nothing in common but their flows' counters).
+    #[cold]
+    #[inline(never)]
+    fn discard_due(&mut self, t: Time, l: usize) {
+        while let Some(lost) = self.topo.links[l].lost_by(t) {
+            self.topo.links[l].count_lost(lost);
+            self.discard(lost.id);
+        }
+        while let Some(id) = self.topo.links[l].refused_by(t) {
+            self.discard(id);
         }
     }
 

@@ -13,8 +13,9 @@
 //!
 //! **Departures known at arrival.** A link whose discipline serves in arrival order and decides
 //! only at arrival (`QueueDisc::FIFO_AT_ARRIVAL`: DropTail), with a constant rate and no
-//! impairment, random loss or capture of what it sends (a uniform jitter is drawn when the start
-//! is known, `far_arrival`: in start order either way), knows when an accepted packet's
+//! impairment or capture of what it sends (a random loss and a uniform jitter are drawn when the
+//! start is known, `draw`: in start order either way; a packet lost is kept until its start, when
+//! the engine discards it, `keep_lost`), knows when an accepted packet's
 //! serialization starts the moment the packet arrives: `max(arrival, end of the previous
 //! packet's serialization)`. It puts the packet in its pipe at once (`accept`) and keeps the
 //! start in `starts`; the dequeue and the transmitter's accounting happen in `settle`, which the
@@ -65,8 +66,11 @@
 //! decides at once whether the packet fits at its arrival (it keeps, in `view`, the packets that
 //! will be waiting then) and puts it in its own pipe. The arrival's accounting waits in `ahead`
 //! until `settle` reaches its time, in time order with the starts, so the queue's statistics
-//! are again exact. A packet it will drop is freed at once (its flow counts the drop one
-//! propagation delay early); the queue and the flow's per-link counts take the drop at its time.
+//! are again exact. A packet it will drop is kept until its arrival (`keep_refused`), when the
+//! engine frees it and counts the drop against its flow, as the event-driven queue drops it (it
+//! was freed at once until 2026-11-29: its flow counted the drop a propagation delay early, and
+//! a window starting in between counted it outside); the queue and the flow's per-link counts
+//! take the drop at its time in `settle`.
 
 use crate::aqm::Queue;
 use crate::net::impair::{Impair, JitterDist};
@@ -245,6 +249,9 @@ pub struct Link {
     busy_until: Time,
     /// A `TxDone` event is scheduled at `busy_until`.
     pub tx_done_pending: bool,
+    /// An eager link: the time of the `Event::Discard` that comes next for the packets it
+    /// keeps to discard (`keep_lost`, `keep_refused`; `NEVER`: none).
+    pub discard_at: Time,
     /// Capture file (1-based; 0: none) of the packets it starts sending, and of those it
     /// delivers (`spec::PcapSpec`).
     pub capture_tx: u16,
@@ -258,6 +265,18 @@ pub struct Link {
     jitter_rng: Rng,
     /// Arrival time of the last packet put in the pipe (jitter never reorders).
     last_arrival: Time,
+    /// A jitter or a random loss is drawn for each packet (`draw`): an eager link draws them
+    /// when a packet's start is known, out of the hot path (`draws`).
+    draws: bool,
+    /// An eager link: the packets it loses on the wire whose serialization has not started
+    /// yet, in start order (the engine discards each at its start: `Sim::discard_due`).
+    lost: Ring<LostOnWire>,
+    /// An eager link decided ahead: the packets its queue refused ahead of their arrival, with
+    /// that arrival, in arrival order (the engine discards each then: `Sim::discard_due`).
+    refused: Ring<(Time, PacketId)>,
+    /// An eager link: the end of the serialization of the last packet it lost on the wire
+    /// that the engine counted (`count_lost`): `completed` counts it only once that is past.
+    last_lost_end: Time,
     /// Loss models, the jitter's distribution, outages, a rate/delay schedule (`net::impair`).
     impair: Option<Box<Impair>>,
     pub counters: LinkCounters,
@@ -358,6 +377,14 @@ pub struct Ahead {
     tx: Dur,
 }
 
+/// A packet an eager link loses on the wire (`Link::draw`): its serialization, `start` to `end`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LostOnWire {
+    pub start: Time,
+    pub end: Time,
+    pub id: PacketId,
+}
+
 /// A serialization an eager link has not accounted for yet: its start, when the packet was
 /// queued, its size.
 #[derive(Clone, Copy, Debug, Default)]
@@ -385,6 +412,7 @@ impl Link {
             queue,
             busy_until: Time::ZERO,
             tx_done_pending: false,
+            discard_at: Time::NEVER,
             capture_tx: 0,
             capture_rx: 0,
             pipe: Ring::default(),
@@ -393,6 +421,10 @@ impl Link {
             jitter: edge.jitter,
             jitter_rng,
             last_arrival: Time::ZERO,
+            draws: edge.jitter > Dur::ZERO || edge.loss > 0.0,
+            lost: Ring::default(),
+            refused: Ring::default(),
+            last_lost_end: Time::ZERO,
             impair: (!edge.impair.is_none()).then(|| Box::new(Impair::of(&edge.impair, edge.rate, edge.delay, impair_rng))),
             counters: LinkCounters::default(),
             at_warmup: LinkCounters::default(),
@@ -446,10 +478,13 @@ impl Link {
     pub fn may_know_departures(&self) -> bool {
         let q = &self.queue.qdisc;
         let quiet = q.quiet_until(Time::ZERO).is_some() && !self.tsq_first;
-        // a jitter is drawn when a packet's start is known (`far_arrival`): at its arrival on a
-        // FIFO's link; a discipline that decides keeps its link's events with one
-        let decided = (q.decides_at_arrival() || quiet) && self.jitter == Dur::ZERO;
-        (q.fifo_at_arrival() || decided) && self.impair.is_none() && self.loss == 0.0 && self.capture_tx == 0 && self.wlan.is_none()
+        // a jitter and a random loss are drawn when a packet's start is known (`draw`): at its
+        // arrival on a FIFO's link; a discipline that decides keeps its link's events with one
+        let decided = (q.decides_at_arrival() || quiet) && !self.draws;
+        // (a packet lost on the first link of a flow under TCP Small Queues is reported at its
+        // start, any other at its end: that link keeps its events)
+        let lossy_tsq = self.loss > 0.0 && self.tsq_first;
+        (q.fifo_at_arrival() || decided) && self.impair.is_none() && !lossy_tsq && self.capture_tx == 0 && self.wlan.is_none()
     }
 
     /// Whether the arrival at the far node of each packet this link sends is known when its
@@ -887,11 +922,72 @@ impl Link {
         TxStart::Sent { first_in_pipe: was_empty.then_some(arrival) }
     }
 
-    /// Whether the link adds a jitter to its delay (an eager link with one takes its packets'
-    /// arrivals at the far node through `jittered`, out of the hot path).
+    /// Whether the link draws a jitter or a random loss for each packet (an eager link with
+    /// either takes its packets through `draw`, out of the hot path).
     #[inline(always)]
-    pub fn has_jitter(&self) -> bool {
-        self.jitter > Dur::ZERO
+    pub fn draws(&self) -> bool {
+        self.draws
+    }
+
+    /// An eager link (`draws`): packet of `size` bytes, whose serialization ends at `end`, is
+    /// lost on the wire (`Err`, with its serialization) or arrives at the far node at the time
+    /// `far_arrival` gives (`Ok`). Called once a packet in the order the packets start, as
+    /// `start_tx` draws the loss and then, for a packet not lost, the jitter: each packet draws
+    /// the same values either way.
+    #[cold]
+    #[inline(never)]
+    pub fn draw(&mut self, end: Time, size: u32) -> Result<Time, LostOnWire> {
+        if self.loss > 0.0 && self.loss_rng.chance(self.loss) {
+            let start = Time::from_ns(end.ns() - self.tx_time(size).ns());
+            return Err(LostOnWire { start, end, id: PacketId::default() });
+        }
+        Ok(self.far_arrival(end))
+    }
+
+    /// An eager link: keep packet `lost` (lost on the wire, starting after now) until its
+    /// start.
+    #[inline]
+    pub fn keep_lost(&mut self, lost: LostOnWire) {
+        debug_assert!(self.lost.back().is_none_or(|l| l.start <= lost.start));
+        self.lost.push_back(lost);
+    }
+
+    /// An eager link decided ahead: keep packet `id`, which its queue refused, until its
+    /// arrival `at` (after now).
+    #[inline]
+    pub fn keep_refused(&mut self, at: Time, id: PacketId) {
+        debug_assert!(self.refused.back().is_none_or(|r| r.0 <= at));
+        self.refused.push_back((at, id));
+    }
+
+    /// An eager link: the next packet kept lost whose serialization starts by `t`.
+    #[inline]
+    pub fn lost_by(&mut self, t: Time) -> Option<LostOnWire> {
+        self.lost.pop_front_if(|l| l.start <= t)
+    }
+
+    /// An eager link: the next packet kept refused that arrives by `t`.
+    #[inline]
+    pub fn refused_by(&mut self, t: Time) -> Option<PacketId> {
+        self.refused.pop_front_if(|r| r.0 <= t).map(|r| r.1)
+    }
+
+    /// An eager link: when the first packet kept to discard (`keep_lost`, `keep_refused`) is
+    /// due, if any.
+    #[inline]
+    pub fn next_discard(&self) -> Option<Time> {
+        match (self.lost.front_ref(), self.refused.front_ref()) {
+            (None, None) => None,
+            (l, r) => Some(l.map_or(Time::NEVER, |l| l.start).min(r.map_or(Time::NEVER, |r| r.0))),
+        }
+    }
+
+    /// An eager link: count a packet lost on the wire at its start, as `start_tx` does (its
+    /// serialization the transmitter's counters took when the link settled it).
+    #[inline]
+    pub fn count_lost(&mut self, lost: LostOnWire) {
+        self.counters.lost_random += 1;
+        self.last_lost_end = lost.end;
     }
 
     /// The arrival at the far node of a packet whose serialization ends at `end`: after the
@@ -1108,6 +1204,9 @@ impl Link {
                 // a trace-driven link counts a share of the busy time it counted for the packet
                 Some(t) => (t.in_service.1.ns() as u128 * s.end.since(now).ns() as u128 / s.end.since(t.in_service.0).ns() as u128) as u64,
             };
+        }
+        if self.last_lost_end > now {
+            c.lost_random -= 1; // an eager link's (`count_lost`), still being serialized
         }
         c
     }
