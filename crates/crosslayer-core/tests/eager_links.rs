@@ -407,14 +407,17 @@ fn over_20_seeds_lossy_links_are_the_same() {
 /// serialization starts, as `start_tx` counts it, not at its arrival: the window's
 /// `lost_random` and the datagrams' `dropped_pkts` are the events', as is every other table.
 /// (Discarding a lost packet at its arrival fails it.)
-#[test]
-fn a_lossy_link_counts_its_losses_at_their_starts() {
+/// S - R1 - R2 - D, with R1 -> R2 at 10 Mb/s, 10 ms, a Drop Tail of `limit` packets and the
+/// settings of `extra` (a loss, impairments), the other links 100 Mb/s (R2 -> R1 10 Mb/s), 1 ms;
+/// the TCP flows `flows` and a stream of 1250-byte datagrams at `udp_bps` from S to D, 3 s with
+/// a measurement window from 1.234567891 s, with `TxDone` events or without.
+fn lossy_line(extra: serde_json::Value, limit: u32, flows: serde_json::Value, udp_bps: u64, events: bool) -> ScenarioSpec {
     use serde_json::json;
     const MS: u64 = 1_000_000;
     let dt = |n: u32| json!({"kind": "droptail", "limit_pkts": n});
     let e = |rate: u64, delay: u64, q: serde_json::Value| json!({"rate": rate, "delay": delay, "qdisc": q});
-    let mut lossy = e(10_000_000, 10 * MS, dt(500));
-    lossy["loss"] = json!(0.5);
+    let mut lossy = e(10_000_000, 10 * MS, dt(limit));
+    lossy.as_object_mut().expect("an object").extend(extra.as_object().expect("an object").clone());
     let links = vec![
         json!({"from": "S", "to": "R1", "edge": e(100_000_000, MS, dt(1000))}),
         json!({"from": "R1", "to": "S", "edge": e(100_000_000, MS, dt(1000))}),
@@ -424,17 +427,54 @@ fn a_lossy_link_counts_its_losses_at_their_starts() {
         json!({"from": "D", "to": "R2", "edge": e(100_000_000, MS, dt(1000))}),
     ];
     let topology = json!({"kind": "graph", "nodes": [{"name": "S", "host": true}, {"name": "D", "host": true}, {"name": "R1"}, {"name": "R2"}], "links": links});
-    let spec = |events: bool| -> ScenarioSpec {
-        serde_json::from_value(json!({"seed": 3, "duration": 3_000_000_000u64, "warmup": 1_234_567_891u64, "sample_interval": 10 * MS, "series_queue": "R1->R2",
-            "departure_events": events, "topology": topology, "flows": [],
-            "udp": [{"name": "u", "src": "S", "dst": "D", "rate": 20_000_000, "packet_size": 1250}]}))
-        .expect("an engine spec")
-    };
-    let (a, b) = (run(spec(true)), run(spec(false)));
-    for (name, x, y) in [("udp", &a.udp, &b.udp), ("queues", &a.queues, &b.queues), ("hops", &a.hops, &b.hops), ("series", &a.series, &b.series), ("drops", &a.drops, &b.drops)] {
-        assert_eq!(format!("{x:?}"), format!("{y:?}"), "table {name}");
+    serde_json::from_value(json!({"seed": 3, "duration": 3_000_000_000u64, "warmup": 1_234_567_891u64, "sample_interval": 10 * MS, "series_queue": "R1->R2",
+        "departure_events": events, "topology": topology, "flows": flows,
+        "udp": [{"name": "u", "src": "S", "dst": "D", "rate": udp_bps, "packet_size": 1250}]}))
+    .expect("an engine spec")
+}
+
+fn assert_same_tables(a: &RunResult, b: &RunResult, what: &str) {
+    for (name, x, y) in [("flows", &a.flows, &b.flows), ("udp", &a.udp, &b.udp), ("queues", &a.queues, &b.queues), ("hops", &a.hops, &b.hops), ("series", &a.series, &b.series), ("drops", &a.drops, &b.drops)] {
+        assert_eq!(format!("{x:?}"), format!("{y:?}"), "{what}: table {name}");
     }
+}
+
+#[test]
+fn a_lossy_link_counts_its_losses_at_their_starts() {
+    let spec = |events: bool| lossy_line(serde_json::json!({"loss": 0.5}), 500, serde_json::json!([]), 20_000_000, events);
+    let (a, b) = (run(spec(true)), run(spec(false)));
+    assert_same_tables(&a, &b, "Bernoulli loss 0.5");
     let i = b.queues.strs("link").iter().position(|l| l == "R1->R2").expect("the link");
     assert!(b.queues.u64s("lost_random")[i] > 500, "{} lost in the window", b.queues.u64s("lost_random")[i]);
     assert!(b.summary.events < a.summary.events, "{} events eager, {} event-driven", b.summary.events, a.summary.events);
+}
+
+/// A link whose impairments are only a loss model and a jitter distribution that keeps the
+/// order (`Impair::drawn_in_start_order`: the model's and the jitter's streams drawn once a
+/// packet in start order, as `start_tx_impaired` draws them) is eager too: a Gilbert-Elliott
+/// loss with its losses in bursts, and a jitter of 2 ms drawn from a normal, a Pareto or
+/// netem's Pareto-normal distribution (the last can draw below zero), under a CUBIC flow and
+/// datagrams, every table the events'. With a periodic loss too. A link that also reorders, or
+/// has an outage, keeps its events: its runs are the events' too (made eager, it would ignore
+/// the outage and keep the order).
+#[test]
+fn a_link_with_a_loss_model_and_a_jitter_distribution_is_the_event_driven_run() {
+    use serde_json::json;
+    let flows = json!([{"name": "f", "src": "S", "dst": "D", "cc": {"kind": "cubic"}, "start": {"kind": "fixed", "at": 0}}]);
+    let ge = json!({"kind": "gilbert_elliott", "p": 0.01, "r": 0.3});
+    for (model, dist) in [(ge.clone(), "normal"), (ge.clone(), "pareto"), (ge.clone(), "pareto_normal"), (json!({"kind": "periodic", "every": 20}), "uniform")] {
+        let extra = json!({"jitter": 2_000_000u64, "impair": {"loss_model": model, "jitter_dist": dist}});
+        let spec = |events: bool| lossy_line(extra.clone(), 200, flows.clone(), 2_000_000, events);
+        let (a, b) = (run(spec(true)), run(spec(false)));
+        assert_same_tables(&a, &b, dist);
+        let i = b.queues.strs("link").iter().position(|l| l == "R1->R2").expect("the link");
+        assert!(b.queues.u64s("lost_random")[i] > 20, "{dist}: {} lost in the window", b.queues.u64s("lost_random")[i]);
+        // (R1 -> R2 eager too: about a third of the events; with its events, three quarters)
+        assert!(2 * b.summary.events < a.summary.events, "{dist}: {} events eager, {} event-driven", b.summary.events, a.summary.events);
+    }
+    for impair in [json!({"loss_model": ge, "jitter_dist": "pareto_normal", "reorder": true}), json!({"loss_model": ge, "outages": [{"from": 1_500_000_000u64, "to": 1_600_000_000u64}]})] {
+        let extra = json!({"jitter": 2_000_000u64, "impair": impair});
+        let (a, b) = (run(lossy_line(extra.clone(), 200, flows.clone(), 2_000_000, true)), run(lossy_line(extra, 200, flows.clone(), 2_000_000, false)));
+        assert_same_tables(&a, &b, &impair.to_string());
+    }
 }

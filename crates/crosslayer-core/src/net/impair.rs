@@ -194,6 +194,14 @@ impl Impair {
         }
     }
 
+    /// Whether these impairments are only a loss model and a jitter distribution that keeps
+    /// the order, each drawn once a packet in the order the packets start (no trace, outage,
+    /// schedule, duplication, reordering or rewrite): an eager link may then draw them at the
+    /// packet's arrival (`Link::draw`).
+    pub fn drawn_in_start_order(&self) -> bool {
+        self.trace.is_none() && self.outages.is_empty() && self.schedule.is_empty() && self.duplicate == 0.0 && !self.reorder && !self.ecn_bleach && !self.clear_ae
+    }
+
     /// What a middlebox on this link rewrites in a packet it sends: the IP-ECN field zeroed,
     /// the TCP AE flag cleared (a SYN's or SYN-ACK's negotiation flags, an ACK's ACE field).
     pub fn rewrite(&self, p: &mut crate::packet::Packet) {

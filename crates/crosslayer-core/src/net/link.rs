@@ -13,9 +13,10 @@
 //!
 //! **Departures known at arrival.** A link whose discipline serves in arrival order and decides
 //! only at arrival (`QueueDisc::FIFO_AT_ARRIVAL`: DropTail), with a constant rate and no
-//! impairment or capture of what it sends (a random loss and a uniform jitter are drawn when the
-//! start is known, `draw`: in start order either way; a packet lost is kept until its start, when
-//! the engine discards it, `keep_lost`), knows when an accepted packet's
+//! impairment (but a loss model and a jitter distribution that keeps the order,
+//! `Impair::drawn_in_start_order`) or capture of what it sends (a random loss, a loss model's and
+//! a jitter are drawn when the start is known, `draw`: in start order either way; a packet lost is
+//! kept until its start, when the engine discards it, `keep_lost`), knows when an accepted packet's
 //! serialization starts the moment the packet arrives: `max(arrival, end of the previous
 //! packet's serialization)`. It puts the packet in its pipe at once (`accept`) and keeps the
 //! start in `starts`; the dequeue and the transmitter's accounting happen in `settle`, which the
@@ -421,7 +422,7 @@ impl Link {
             jitter: edge.jitter,
             jitter_rng,
             last_arrival: Time::ZERO,
-            draws: edge.jitter > Dur::ZERO || edge.loss > 0.0,
+            draws: edge.jitter > Dur::ZERO || edge.loss > 0.0 || !edge.impair.is_none(),
             lost: Ring::default(),
             refused: Ring::default(),
             last_lost_end: Time::ZERO,
@@ -484,7 +485,9 @@ impl Link {
         // (a packet lost on the first link of a flow under TCP Small Queues is reported at its
         // start, any other at its end: that link keeps its events)
         let lossy_tsq = self.loss > 0.0 && self.tsq_first;
-        (q.fifo_at_arrival() || decided) && self.impair.is_none() && !lossy_tsq && self.capture_tx == 0 && self.wlan.is_none()
+        let impair = self.impair.as_deref();
+        let lossy_tsq = lossy_tsq || (impair.is_some() && self.tsq_first);
+        (q.fifo_at_arrival() || decided) && impair.is_none_or(|i| i.drawn_in_start_order()) && !lossy_tsq && self.capture_tx == 0 && self.wlan.is_none()
     }
 
     /// Whether the arrival at the far node of each packet this link sends is known when its
@@ -937,7 +940,7 @@ impl Link {
     #[cold]
     #[inline(never)]
     pub fn draw(&mut self, end: Time, size: u32) -> Result<Time, LostOnWire> {
-        if self.loss > 0.0 && self.loss_rng.chance(self.loss) {
+        if self.wire_loses(size) {
             let start = Time::from_ns(end.ns() - self.tx_time(size).ns());
             return Err(LostOnWire { start, end, id: PacketId::default() });
         }
@@ -991,25 +994,31 @@ impl Link {
     }
 
     /// The arrival at the far node of a packet whose serialization ends at `end`: after the
-    /// link's delay and, with a jitter, an extra delay drawn uniformly in [0, jitter] that never
-    /// lets it arrive before the packet sent before it. Called once a packet in the order the
-    /// packets start (`start_tx` at each start; an eager link, a FIFO, at each accepted
-    /// arrival), so each packet draws the same jitter either way.
+    /// link's delay and, with a jitter, an extra delay drawn from its distribution (uniformly in
+    /// [0, jitter] unless the link's impairments name another) that never lets it arrive before
+    /// the packet sent before it. Called once a packet in the order the packets start
+    /// (`start_tx` at each start; an eager link, a FIFO, at each accepted arrival), so each
+    /// packet draws the same jitter either way.
     #[inline(always)]
     pub fn far_arrival(&mut self, end: Time) -> Time {
-        let arrival = end.plus(self.delay);
         if self.jitter == Dur::ZERO {
-            return arrival;
+            return end.plus(self.delay);
         }
-        self.jittered(arrival)
+        self.jittered(end)
     }
 
-    /// `arrival` (the end of a serialization and the delay) with a jitter drawn, never before
-    /// the last packet's arrival (`far_arrival`).
+    /// The arrival at the far node of a packet whose serialization ends at `end`, with a jitter
+    /// drawn, never before the last packet's arrival nor, for a distribution centred below
+    /// zero, before `end` (`far_arrival`; what `put_in_pipe` does for a link that keeps the
+    /// order).
     #[cold]
     #[inline(never)]
-    pub fn jittered(&mut self, arrival: Time) -> Time {
-        let arrival = (arrival + Dur::from_ns(Impair::jitter(JitterDist::Uniform, self.jitter, &mut self.jitter_rng) as u64)).max(self.last_arrival);
+    fn jittered(&mut self, end: Time) -> Time {
+        let dist = self.impair.as_deref().map_or(JitterDist::Uniform, |i| i.jitter_dist);
+        let x = Impair::jitter(dist, self.jitter, &mut self.jitter_rng);
+        let arrival = end + self.delay;
+        let arrival = if x >= 0 { arrival + Dur::from_ns(x as u64) } else { Time::from_ns(arrival.ns().saturating_sub(x.unsigned_abs()).max(end.ns())) };
+        let arrival = arrival.max(self.last_arrival);
         self.last_arrival = arrival;
         arrival
     }
