@@ -816,7 +816,7 @@ impl Sim {
         };
         let at = match link.draw(end, size) {
             Ok(at) => at,
-            Err(lost) => return self.lose_on_wire(now, l, LostOnWire { id, ..lost }),
+            Err(lost) => return self.lose_on_wire(l, LostOnWire { id, ..lost }),
         };
         if slot.next_fused {
             self.arrive_ahead(at, id, h + 1, size);
@@ -1242,7 +1242,7 @@ impl Sim {
         let link = &mut self.topo.links[l];
         let arrival = match link.draw(Time::from_ns(arrival.ns() - link.delay.ns()), size) {
             Ok(a) => a,
-            Err(lost) => return self.lose_on_wire(self.sched.now(), l, LostOnWire { id, ..lost }),
+            Err(lost) => return self.lose_on_wire(l, LostOnWire { id, ..lost }),
         };
         if next_fused {
             self.arrive_ahead(arrival, id, slot + 1, size);
@@ -1271,10 +1271,15 @@ impl Sim {
     }
 
     /// Eager link `l` lost packet `lost` on the wire (`Link::draw`): discarded at its start,
-    /// as `start_tx` discards it, now if it starts now, else kept until then.
+    /// as `start_tx` discards it, now if it starts by now, else kept until then. (A router that
+    /// takes its arrivals late, `sim::late`, forwards them at their past times: a packet it
+    /// sends that starts before the engine's time is discarded at once, as that router frees a
+    /// packet refused; every count is right when read, as `settle_links` takes those arrivals
+    /// first.)
     #[cold]
     #[inline(never)]
-    fn lose_on_wire(&mut self, now: Time, l: usize, lost: LostOnWire) {
+    fn lose_on_wire(&mut self, l: usize, lost: LostOnWire) {
+        let now = self.sched.now();
         let link = &mut self.topo.links[l];
         if lost.start <= now {
             link.count_lost(lost);
