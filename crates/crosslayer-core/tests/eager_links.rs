@@ -413,21 +413,8 @@ fn over_20_seeds_lossy_links_are_the_same() {
 /// a measurement window from 1.234567891 s, with `TxDone` events or without.
 fn lossy_line(extra: serde_json::Value, limit: u32, flows: serde_json::Value, udp_bps: u64, events: bool) -> ScenarioSpec {
     use serde_json::json;
-    const MS: u64 = 1_000_000;
-    let dt = |n: u32| json!({"kind": "droptail", "limit_pkts": n});
-    let e = |rate: u64, delay: u64, q: serde_json::Value| json!({"rate": rate, "delay": delay, "qdisc": q});
-    let mut lossy = e(10_000_000, 10 * MS, dt(limit));
-    lossy.as_object_mut().expect("an object").extend(extra.as_object().expect("an object").clone());
-    let links = vec![
-        json!({"from": "S", "to": "R1", "edge": e(100_000_000, MS, dt(1000))}),
-        json!({"from": "R1", "to": "S", "edge": e(100_000_000, MS, dt(1000))}),
-        json!({"from": "R1", "to": "R2", "edge": lossy}),
-        json!({"from": "R2", "to": "R1", "edge": e(10_000_000, 10 * MS, dt(1000))}),
-        json!({"from": "R2", "to": "D", "edge": e(100_000_000, MS, dt(1000))}),
-        json!({"from": "D", "to": "R2", "edge": e(100_000_000, MS, dt(1000))}),
-    ];
-    let topology = json!({"kind": "graph", "nodes": [{"name": "S", "host": true}, {"name": "D", "host": true}, {"name": "R1"}, {"name": "R2"}], "links": links});
-    serde_json::from_value(json!({"seed": 3, "duration": 3_000_000_000u64, "warmup": 1_234_567_891u64, "sample_interval": 10 * MS, "series_queue": "R1->R2",
+    let topology = common::line(extra, limit);
+    serde_json::from_value(json!({"seed": 3, "duration": 3_000_000_000u64, "warmup": 1_234_567_891u64, "sample_interval": 10_000_000u64, "series_queue": "R1->R2",
         "departure_events": events, "topology": topology, "flows": flows,
         "udp": [{"name": "u", "src": "S", "dst": "D", "rate": udp_bps, "packet_size": 1250}]}))
     .expect("an engine spec")

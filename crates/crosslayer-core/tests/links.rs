@@ -5,6 +5,8 @@
 //! impairments are named in validation; jitter reorders only when told to; a duplicating link
 //! copies at its rate; a trace-driven link carries exactly its trace's opportunities.
 
+mod common;
+
 use crosslayer_core::spec::ScenarioSpec;
 use crosslayer_core::{run, RunResult};
 use serde_json::{json, Value as Json};
@@ -12,23 +14,10 @@ use serde_json::{json, Value as Json};
 const MS: u64 = 1_000_000;
 const S: u64 = 1_000_000_000;
 
-/// S - R1 - R2 - D; the R1 -> R2 link at 10 Mb/s and 10 ms with `impair` and a DropTail of
-/// `limit` packets; host links 100 Mb/s, 1 ms.
+/// S - R1 - R2 - D (`common::line`); the R1 -> R2 link at 10 Mb/s and 10 ms with `impair`, a
+/// jitter and a DropTail of `limit` packets; host links 100 Mb/s, 1 ms.
 fn net(impair: Json, limit: u32, jitter: u64) -> Json {
-    let dt = |n: u32| json!({"kind": "droptail", "limit_pkts": n});
-    let e = |rate: u64, delay: u64, q: Json| json!({"rate": rate, "delay": delay, "qdisc": q});
-    let mut bottleneck = e(10_000_000, 10 * MS, dt(limit));
-    bottleneck["impair"] = impair;
-    bottleneck["jitter"] = json!(jitter);
-    let links = vec![
-        json!({"from": "S", "to": "R1", "edge": e(100_000_000, MS, dt(1000))}),
-        json!({"from": "R1", "to": "S", "edge": e(100_000_000, MS, dt(1000))}),
-        json!({"from": "R1", "to": "R2", "edge": bottleneck}),
-        json!({"from": "R2", "to": "R1", "edge": e(10_000_000, 10 * MS, dt(1000))}),
-        json!({"from": "R2", "to": "D", "edge": e(100_000_000, MS, dt(1000))}),
-        json!({"from": "D", "to": "R2", "edge": e(100_000_000, MS, dt(1000))}),
-    ];
-    json!({"kind": "graph", "nodes": [{"name": "S", "host": true}, {"name": "D", "host": true}, {"name": "R1"}, {"name": "R2"}], "links": links})
+    common::line(json!({"impair": impair, "jitter": jitter}), limit)
 }
 
 fn spec(topology: Json, flows: Vec<Json>, udp: Vec<Json>, duration_s: u64) -> ScenarioSpec {

@@ -266,8 +266,9 @@ pub struct Link {
     jitter_rng: Rng,
     /// Arrival time of the last packet put in the pipe (jitter never reorders).
     last_arrival: Time,
-    /// A jitter or a random loss is drawn for each packet (`draw`): an eager link draws them
-    /// when a packet's start is known, out of the hot path (`draws`).
+    /// A jitter, a random loss or impairments are drawn for each packet (`draw`): an eager link
+    /// draws them when a packet's start is known, out of the hot path (`draws`; a flag, so that
+    /// path tests one byte).
     draws: bool,
     /// An eager link: the packets it loses on the wire whose serialization has not started
     /// yet, in start order (the engine discards each at its start: `Sim::discard_due`).
@@ -484,9 +485,8 @@ impl Link {
         let decided = (q.decides_at_arrival() || quiet) && !self.draws;
         // (a packet lost on the first link of a flow under TCP Small Queues is reported at its
         // start, any other at its end: that link keeps its events)
-        let lossy_tsq = self.loss > 0.0 && self.tsq_first;
         let impair = self.impair.as_deref();
-        let lossy_tsq = lossy_tsq || (impair.is_some() && self.tsq_first);
+        let lossy_tsq = self.tsq_first && (self.loss > 0.0 || impair.is_some());
         (q.fifo_at_arrival() || decided) && impair.is_none_or(|i| i.drawn_in_start_order()) && !lossy_tsq && self.capture_tx == 0 && self.wlan.is_none()
     }
 
@@ -925,24 +925,24 @@ impl Link {
         TxStart::Sent { first_in_pipe: was_empty.then_some(arrival) }
     }
 
-    /// Whether the link draws a jitter or a random loss for each packet (an eager link with
-    /// either takes its packets through `draw`, out of the hot path).
+    /// Whether the link draws a jitter, a random loss or impairments for each packet (an eager
+    /// link with any takes its packets through `draw`, out of the hot path).
     #[inline(always)]
     pub fn draws(&self) -> bool {
         self.draws
     }
 
-    /// An eager link (`draws`): packet of `size` bytes, whose serialization ends at `end`, is
-    /// lost on the wire (`Err`, with its serialization) or arrives at the far node at the time
-    /// `far_arrival` gives (`Ok`). Called once a packet in the order the packets start, as
+    /// An eager link (`draws`): packet `id` of `size` bytes, whose serialization ends at `end`,
+    /// is lost on the wire (`Err`, with its serialization) or arrives at the far node at the
+    /// time `far_arrival` gives (`Ok`). Called once a packet in the order the packets start, as
     /// `start_tx` draws the loss and then, for a packet not lost, the jitter: each packet draws
     /// the same values either way.
     #[cold]
     #[inline(never)]
-    pub fn draw(&mut self, end: Time, size: u32) -> Result<Time, LostOnWire> {
+    pub fn draw(&mut self, end: Time, id: PacketId, size: u32) -> Result<Time, LostOnWire> {
         if self.wire_loses(size) {
             let start = Time::from_ns(end.ns() - self.tx_time(size).ns());
-            return Err(LostOnWire { start, end, id: PacketId::default() });
+            return Err(LostOnWire { start, end, id });
         }
         Ok(self.far_arrival(end))
     }
@@ -979,10 +979,8 @@ impl Link {
     /// due, if any.
     #[inline]
     pub fn next_discard(&self) -> Option<Time> {
-        match (self.lost.front_ref(), self.refused.front_ref()) {
-            (None, None) => None,
-            (l, r) => Some(l.map_or(Time::NEVER, |l| l.start).min(r.map_or(Time::NEVER, |r| r.0))),
-        }
+        let t = self.lost.front_ref().map_or(Time::NEVER, |l| l.start).min(self.refused.front_ref().map_or(Time::NEVER, |r| r.0));
+        (t != Time::NEVER).then_some(t)
     }
 
     /// An eager link: count a packet lost on the wire at its start, as `start_tx` does (its
@@ -1008,19 +1006,27 @@ impl Link {
     }
 
     /// The arrival at the far node of a packet whose serialization ends at `end`, with a jitter
-    /// drawn, never before the last packet's arrival nor, for a distribution centred below
-    /// zero, before `end` (`far_arrival`; what `put_in_pipe` does for a link that keeps the
-    /// order).
+    /// drawn (`delay_drawn`), never before the last packet's arrival (`far_arrival`; what
+    /// `put_in_pipe` does for a link that keeps the order).
     #[cold]
     #[inline(never)]
     fn jittered(&mut self, end: Time) -> Time {
+        let arrival = self.delay_drawn(end).max(self.last_arrival);
+        self.last_arrival = arrival;
+        arrival
+    }
+
+    /// `end` plus the delay and a jitter drawn from the link's distribution (uniform unless its
+    /// impairments name another), never before `end` for a distribution centred below zero.
+    fn delay_drawn(&mut self, end: Time) -> Time {
         let dist = self.impair.as_deref().map_or(JitterDist::Uniform, |i| i.jitter_dist);
         let x = Impair::jitter(dist, self.jitter, &mut self.jitter_rng);
         let arrival = end + self.delay;
-        let arrival = if x >= 0 { arrival + Dur::from_ns(x as u64) } else { Time::from_ns(arrival.ns().saturating_sub(x.unsigned_abs()).max(end.ns())) };
-        let arrival = arrival.max(self.last_arrival);
-        self.last_arrival = arrival;
-        arrival
+        if x >= 0 {
+            arrival + Dur::from_ns(x as u64)
+        } else {
+            Time::from_ns(arrival.ns().saturating_sub(x.unsigned_abs()).max(end.ns()))
+        }
     }
 
     /// `start_tx` on a link with impairments (`net::impair`): outages, schedules, a trace's
@@ -1099,12 +1105,8 @@ impl Link {
     /// delay and jitter; the time to schedule a `Deliver` at if it is now the pipe's head (none
     /// already is).
     fn put_in_pipe(&mut self, end: Time, id: PacketId, size: u32) -> Option<Time> {
-        let mut arrival = end + self.delay;
-        let (dist, reorder) = self.impair.as_ref().map_or((JitterDist::Uniform, false), |i| (i.jitter_dist, i.reorder));
-        if self.jitter > Dur::ZERO {
-            let x = Impair::jitter(dist, self.jitter, &mut self.jitter_rng);
-            arrival = if x >= 0 { arrival + Dur::from_ns(x as u64) } else { Time::from_ns(arrival.ns().saturating_sub(x.unsigned_abs()).max(end.ns())) };
-        }
+        let reorder = self.impair.as_ref().is_some_and(|i| i.reorder);
+        let mut arrival = if self.jitter > Dur::ZERO { self.delay_drawn(end) } else { end + self.delay };
         if !reorder {
             arrival = arrival.max(self.last_arrival);
             self.last_arrival = arrival;

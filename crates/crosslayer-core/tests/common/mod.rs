@@ -104,3 +104,24 @@ pub fn assert_same_distributions<const N: usize>(label: &str, names: [&str; N], 
         assert!(d < critical, "{label}: {what} differs: KS D = {d:.3} >= {critical:.3}");
     }
 }
+
+/// S - R1 - R2 - D as a graph topology (JSON): R1 -> R2 at 10 Mb/s and 10 ms with a DropTail of
+/// `limit` packets and the edge settings of `bottleneck` (a loss, a jitter, impairments), R2 -> R1
+/// at 10 Mb/s and 10 ms, the host links 100 Mb/s and 1 ms, their queues 1000 packets.
+pub fn line(bottleneck: serde_json::Value, limit: u32) -> serde_json::Value {
+    use serde_json::json;
+    const MS: u64 = 1_000_000;
+    let dt = |n: u32| json!({"kind": "droptail", "limit_pkts": n});
+    let e = |rate: u64, delay: u64, q: serde_json::Value| json!({"rate": rate, "delay": delay, "qdisc": q});
+    let mut r1_r2 = e(10_000_000, 10 * MS, dt(limit));
+    r1_r2.as_object_mut().expect("an object").extend(bottleneck.as_object().expect("an object").clone());
+    let links = vec![
+        json!({"from": "S", "to": "R1", "edge": e(100_000_000, MS, dt(1000))}),
+        json!({"from": "R1", "to": "S", "edge": e(100_000_000, MS, dt(1000))}),
+        json!({"from": "R1", "to": "R2", "edge": r1_r2}),
+        json!({"from": "R2", "to": "R1", "edge": e(10_000_000, 10 * MS, dt(1000))}),
+        json!({"from": "R2", "to": "D", "edge": e(100_000_000, MS, dt(1000))}),
+        json!({"from": "D", "to": "R2", "edge": e(100_000_000, MS, dt(1000))}),
+    ];
+    json!({"kind": "graph", "nodes": [{"name": "S", "host": true}, {"name": "D", "host": true}, {"name": "R1"}, {"name": "R2"}], "links": links})
+}
