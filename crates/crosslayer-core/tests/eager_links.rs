@@ -465,3 +465,29 @@ fn a_link_with_a_loss_model_and_a_jitter_distribution_is_the_event_driven_run() 
         assert_same_tables(&a, &b, &impair.to_string());
     }
 }
+
+/// netem's Pareto and Pareto-normal jitters are centred below zero: a packet may reach the far
+/// node up to 1.5 jitters before the link's delay. A router that takes its arrivals late before
+/// such a link (seed 000's A before its bottleneck, with a 1 ms jitter there and a loss that
+/// lets the queue drain) must wake no later than that least delay: with the link's delay as its
+/// slack (2026-11-29, part 27's eager links with a jitter distribution), a packet it sent late
+/// reached B after B's link to a receiver had been accounted past its arrival (a debug build
+/// stopped on the queue's time average going back; the release went on). Every table is the
+/// events'.
+#[test]
+fn a_centred_jitter_after_a_late_router_is_the_event_driven_run() {
+    use crosslayer_core::net::impair::{JitterDist, LossModel};
+    for dist in [JitterDist::Pareto, JitterDist::ParetoNormal] {
+        let spec = |events: bool| {
+            let mut spec = with_host_jitter(access(9, 10, Aqm::DropTail, 1, events), Dur::from_ns(70_001));
+            let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
+            forward.jitter = Dur::from_ms(1);
+            forward.impair.jitter_dist = dist;
+            forward.impair.loss_model = Some(LossModel::Periodic { every: 1000 });
+            spec
+        };
+        let (a, b) = (run(spec(true)), run(spec(false)));
+        assert_same_tables(&a, &b, &format!("{dist:?}"));
+        assert!(2 * b.summary.events < a.summary.events, "{dist:?}: {} events eager, {} event-driven", b.summary.events, a.summary.events);
+    }
+}

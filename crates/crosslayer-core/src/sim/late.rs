@@ -182,8 +182,14 @@ impl Sim {
                 continue;
             }
             // (a link quiet until a time has no slack past its transmitter: a packet it holds
-            // may need a `TxDone` as soon as that is free)
-            let outs: Vec<(u32, Dur)> = out[n].iter().map(|&l| (l as u32, if links[l].quiet { Dur::ZERO } else { links[l].delay + links[l].rate.tx_time(1) })).collect();
+            // may need a `TxDone` as soon as that is free; the others' least delay and highest
+            // rate: a jitter centred below zero, netem's Pareto ones, brings a packet in up to
+            // 1.5 jitters before the link's delay, `Link::best_rate_delay`)
+            let slack = |l: usize| {
+                let (rate, delay) = links[l].best_rate_delay();
+                delay + rate.tx_time(1)
+            };
+            let outs: Vec<(u32, Dur)> = out[n].iter().map(|&l| (l as u32, if links[l].quiet { Dur::ZERO } else { slack(l) })).collect();
             // the slack a wake-up may have: the out-links' buffers full where data may fill them
             let backlog = |l: usize| if data[l] { links[l].longest_backlog(FULL_SIZE) } else { Dur::ZERO };
             let room = outs.iter().map(|&(l, c)| c + backlog(l as usize)).min().expect("a link out");
