@@ -794,10 +794,11 @@ impl Sim {
         self.forward_queued(now, id, h, l);
     }
 
-    /// `forward_at` onto an eager link with a jitter or a random loss (a FIFO's:
+    /// `forward_at` onto an eager link with a jitter, a random loss or impairments (a FIFO's:
     /// `Link::may_know_departures`), settled to `now` there: as onto one without (`forward_at`
-    /// writes that path out), its loss and its arrival at the far node drawn when its start is
-    /// known (`Link::draw`). Out of line: the eager links without either pay one test
+    /// writes that path out), its start after any outage at the rate in force if the link has
+    /// outages or a schedule (`Link::arrive_timed`), its loss and its arrival at the far node
+    /// drawn when its start is known (`Link::draw`). Out of line: the eager links without either pay one test
     /// (docs/PERFORMANCE.md, part 26: the two paths as one generic function cost those links
     /// 0.8 % more instructions; its last lines as a call of `send_known`, which they repeat,
     /// cost the jittered runs 1.7 %).
@@ -806,7 +807,7 @@ impl Sim {
     fn forward_drawn(&mut self, now: Time, id: PacketId, h: usize, size: u32) {
         let l = self.slots[h].link as usize;
         let link = &mut self.topo.links[l];
-        let end = link.arrive_eager(now, size);
+        let end = if link.timed() { link.arrive_timed(now, size) } else { link.arrive_eager(now, size) };
         let slot = &mut self.slots[h];
         slot.counts.arrivals += 1;
         let Some(end) = end else {
@@ -1180,7 +1181,7 @@ impl Sim {
         }
         let fusable = |l: usize| {
             let b = feeder[l];
-            b < MANY && links[l].eager && links[b as usize].may_feed_ahead()
+            b < MANY && links[l].eager && !links[l].timed() && links[b as usize].may_feed_ahead()
         };
         let mut fused = vec![false; self.slots.len()];
         for r in routes {

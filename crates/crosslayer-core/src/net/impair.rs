@@ -72,6 +72,15 @@ pub struct Impair {
     /// Header rewrites of a middlebox (`Impairments::ecn_bleach`, `clear_ae`).
     ecn_bleach: bool,
     clear_ae: bool,
+    /// An eager link with outages or a schedule (`Link::arrive_timed`): the rate and delay in
+    /// force at the last start it computed, at an accepted arrival, and that packet's
+    /// serialization time.
+    pub ahead: (Rate, Dur),
+    pub ahead_tx: Dur,
+    /// The same: the schedule's changes those starts passed, with the start each first applies
+    /// at, not yet applied to the link's `rate` and `delay` (what an event-driven link has
+    /// applied by a time: the changes of the starts by then, `Link::settle_all`).
+    pending: std::collections::VecDeque<(Time, Option<Rate>, Option<Dur>)>,
 }
 
 /// Bytes one delivery opportunity of a trace carries, and what a packet adds to its size.
@@ -178,13 +187,33 @@ impl TraceState {
 
 impl Impair {
     pub fn new(loss: Option<LossModel>, jitter_dist: JitterDist, outages: Vec<Outage>, schedule: Vec<Step>, rng: Rng) -> Impair {
-        Impair { loss, bad: false, count: 0, rng, jitter_dist, outages, next_outage: 0, schedule, next_step: 0, initial: (Rate::from_bps(0), Dur::ZERO), reorder: false, duplicate: 0.0, trace: None, ecn_bleach: false, clear_ae: false }
+        Impair {
+            loss,
+            bad: false,
+            count: 0,
+            rng,
+            jitter_dist,
+            outages,
+            next_outage: 0,
+            schedule,
+            next_step: 0,
+            initial: (Rate::from_bps(0), Dur::ZERO),
+            reorder: false,
+            duplicate: 0.0,
+            trace: None,
+            ecn_bleach: false,
+            clear_ae: false,
+            ahead: (Rate::from_bps(0), Dur::ZERO),
+            ahead_tx: Dur::ZERO,
+            pending: Default::default(),
+        }
     }
 
     /// A link's impairments from its spec, its rate and delay before any step.
     pub fn of(spec: &Impairments, rate: Rate, delay: Dur, rng: Rng) -> Impair {
         Impair {
             initial: (rate, delay),
+            ahead: (rate, delay),
             reorder: spec.reorder,
             duplicate: spec.duplicate,
             trace: spec.trace.as_ref().map(TraceState::new),
@@ -194,12 +223,59 @@ impl Impair {
         }
     }
 
-    /// Whether these impairments are only a loss model and a jitter distribution that keeps
-    /// the order, each drawn once a packet in the order the packets start (no trace, outage,
-    /// schedule, duplication, reordering or rewrite): an eager link may then draw them at the
-    /// packet's arrival (`Link::draw`).
-    pub fn drawn_in_start_order(&self) -> bool {
-        self.trace.is_none() && self.outages.is_empty() && self.schedule.is_empty() && self.duplicate == 0.0 && !self.reorder && !self.ecn_bleach && !self.clear_ae
+    /// Whether a FIFO's link with these impairments knows each accepted packet's start, rate,
+    /// delay and draws at its arrival: a loss model and a jitter distribution that keeps the
+    /// order, each drawn once a packet in the order the packets start, outages and a schedule,
+    /// which depend on the start alone (no trace, duplication, reordering or rewrite). An eager
+    /// link then draws them at the packet's arrival (`Link::draw`) and starts it after the
+    /// outages at the rate in force (`Link::arrive_timed`).
+    pub fn known_at_arrival(&self) -> bool {
+        self.trace.is_none() && self.duplicate == 0.0 && !self.reorder && !self.ecn_bleach && !self.clear_ae
+    }
+
+    /// Outages or a schedule: a start that depends on more than the transmitter
+    /// (`Link::arrive_timed`).
+    pub fn timed(&self) -> bool {
+        !self.outages.is_empty() || !self.schedule.is_empty()
+    }
+
+    /// A schedule of rate or delay changes.
+    pub fn steps(&self) -> bool {
+        !self.schedule.is_empty()
+    }
+
+    /// An eager link: the first time from `t` on outside every outage, when a packet the
+    /// transmitter is free for at `t` starts (as `start_tx` holds it to each outage's end).
+    /// Called with non-decreasing times.
+    pub fn start_after(&mut self, mut t: Time) -> Time {
+        while let Some(to) = self.down_until(t) {
+            t = to;
+        }
+        t
+    }
+
+    /// An eager link: the rate and delay in force at `start`, a packet's start (non-decreasing
+    /// from call to call), as `start_tx` applies the steps due at each start; a change it
+    /// passes is kept for `applied_by`.
+    pub fn in_force_at(&mut self, start: Time) -> (Rate, Dur) {
+        let (rate, delay) = self.due(start);
+        if rate.is_some() || delay.is_some() {
+            self.ahead = (rate.unwrap_or(self.ahead.0), delay.unwrap_or(self.ahead.1));
+            self.pending.push_back((start, rate, delay));
+        }
+        self.ahead
+    }
+
+    /// An eager link: the rate and delay changes applied at its starts by `t` and not taken
+    /// yet, the last of each.
+    pub fn applied_by(&mut self, t: Time) -> (Option<Rate>, Option<Dur>) {
+        let (mut rate, mut delay) = (None, None);
+        while self.pending.front().is_some_and(|p| p.0 <= t) {
+            let (_, r, d) = self.pending.pop_front().expect("a change");
+            rate = r.or(rate);
+            delay = d.or(delay);
+        }
+        (rate, delay)
     }
 
     /// What a middlebox on this link rewrites in a packet it sends: the IP-ECN field zeroed,

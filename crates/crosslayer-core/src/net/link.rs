@@ -12,13 +12,14 @@
 //! would otherwise keep (see docs/phase-effects.md).
 //!
 //! **Departures known at arrival.** A link whose discipline serves in arrival order and decides
-//! only at arrival (`QueueDisc::FIFO_AT_ARRIVAL`: DropTail), with a constant rate and no
-//! impairment (but a loss model and a jitter distribution that keeps the order,
-//! `Impair::drawn_in_start_order`) or capture of what it sends (a random loss, a loss model's and
+//! only at arrival (`QueueDisc::FIFO_AT_ARRIVAL`: DropTail), with no impairment (but a loss
+//! model, a jitter distribution that keeps the order, outages and a rate/delay schedule,
+//! `Impair::known_at_arrival`) or capture of what it sends (a random loss, a loss model's and
 //! a jitter are drawn when the start is known, `draw`: in start order either way; a packet lost is
 //! kept until its start, when the engine discards it, `keep_lost`), knows when an accepted packet's
 //! serialization starts the moment the packet arrives: `max(arrival, end of the previous
-//! packet's serialization)`. It puts the packet in its pipe at once (`accept`) and keeps the
+//! packet's serialization)`, past any outage then, at the rate and with the delay in force at
+//! that start (`arrive_timed`). It puts the packet in its pipe at once (`accept`) and keeps the
 //! start in `starts`; the dequeue and the transmitter's accounting happen in `settle`, which the
 //! engine calls before anything reads or changes the link (an arrival, a delivery from its pipe,
 //! a sample, the start of the measurement window, the end of a run), applying every start due
@@ -270,6 +271,10 @@ pub struct Link {
     /// draws them when a packet's start is known, out of the hot path (`draws`; a flag, so that
     /// path tests one byte).
     draws: bool,
+    /// Outages or a rate/delay schedule (`Impair::timed`): an eager link with either starts a
+    /// packet after the outages, at the rate and with the delay in force then
+    /// (`arrive_timed`), and is never decided ahead (`Sim::fused_slots`).
+    timed: bool,
     /// An eager link: the packets it loses on the wire whose serialization has not started
     /// yet, in start order (the engine discards each at its start: `Sim::discard_due`).
     lost: Ring<LostOnWire>,
@@ -424,6 +429,7 @@ impl Link {
             jitter_rng,
             last_arrival: Time::ZERO,
             draws: edge.jitter > Dur::ZERO || edge.loss > 0.0 || !edge.impair.is_none(),
+            timed: !edge.impair.outages.is_empty() || !edge.impair.schedule.is_empty(),
             lost: Ring::default(),
             refused: Ring::default(),
             last_lost_end: Time::ZERO,
@@ -487,7 +493,7 @@ impl Link {
         // start, any other at its end: that link keeps its events)
         let impair = self.impair.as_deref();
         let lossy_tsq = self.tsq_first && (self.loss > 0.0 || impair.is_some());
-        (q.fifo_at_arrival() || decided) && impair.is_none_or(|i| i.drawn_in_start_order()) && !lossy_tsq && self.capture_tx == 0 && self.wlan.is_none()
+        (q.fifo_at_arrival() || decided) && impair.is_none_or(|i| i.known_at_arrival()) && !lossy_tsq && self.capture_tx == 0 && self.wlan.is_none()
     }
 
     /// Whether the arrival at the far node of each packet this link sends is known when its
@@ -574,6 +580,51 @@ impl Link {
         self.busy_until = end;
         self.starts.push_back(Start { at: start, enq: now, size, tx });
         Some(end)
+    }
+
+    /// `arrive_eager` on an eager link with outages or a schedule (`timed`): the packet starts
+    /// at the first time the transmitter is free outside every outage (`Impair::start_after`),
+    /// serialized at the rate in force then (`Impair::in_force_at`), as `start_tx_impaired`
+    /// holds a packet to an outage's end and applies the steps due at each start. The delay in
+    /// force is applied by `draw` (`timed_arrival`). Out of line: the links without either pay
+    /// one test (`Sim::forward_drawn`).
+    #[cold]
+    #[inline(never)]
+    pub fn arrive_timed(&mut self, now: Time, size: u32) -> Option<Time> {
+        debug_assert!(self.eager && self.timed && self.ahead.is_empty());
+        let imp = self.impair.as_deref_mut().expect("timed: impaired");
+        let start = imp.start_after(now.max(self.busy_until));
+        let (limit_pkts, limit_bytes) = self.limits;
+        let passes = start == now && limit_pkts > 0 && size as u64 <= limit_bytes;
+        if !passes && !self.queue.arrive_fifo(now, size, limit_pkts, limit_bytes) {
+            return None;
+        }
+        // accepted: its start applies the steps due (a packet refused starts nothing)
+        let imp = self.impair.as_deref_mut().expect("timed: impaired");
+        let tx = imp.in_force_at(start).0.tx_time(size);
+        imp.ahead_tx = tx;
+        let end = start.plus(tx);
+        self.busy_until = end;
+        if passes {
+            debug_assert!(self.starts.is_empty());
+            self.pass(now, size, tx);
+        } else {
+            debug_assert!(start > now);
+            self.starts.push_back(Start { at: start, enq: now, size, tx });
+        }
+        Some(end)
+    }
+
+    /// Whether the link has outages or a rate/delay schedule (`timed`).
+    #[inline(always)]
+    pub fn timed(&self) -> bool {
+        self.timed
+    }
+
+    /// Whether the link has a schedule of rate or delay changes: its `rate` and `delay` are
+    /// not those of every packet in its pipe.
+    pub fn steps(&self) -> bool {
+        self.impair.as_deref().is_some_and(|i| i.steps())
     }
 
     /// Eager links whose discipline decides (`decides`): packet `id` of `size` bytes arrives at
@@ -846,6 +897,13 @@ impl Link {
     /// statistics (a sample, the start of the measurement window, the end of a run).
     pub fn settle_all(&mut self, t: Time, slots: &mut [Slot]) {
         self.settle(t, slots);
+        if self.timed && self.eager {
+            // the rate and delay an event-driven link has applied by `t` (they are read
+            // for the run's tables; the link's packets took theirs at arrival)
+            let (rate, delay) = self.impair.as_deref_mut().expect("timed: impaired").applied_by(t);
+            self.rate = rate.unwrap_or(self.rate);
+            self.delay = delay.unwrap_or(self.delay);
+        }
         let (n, bytes) = self.queue.fold_passes();
         self.counters.tx_pkts += n;
         self.counters.tx_bytes += bytes;
@@ -941,10 +999,28 @@ impl Link {
     #[inline(never)]
     pub fn draw(&mut self, end: Time, id: PacketId, size: u32) -> Result<Time, LostOnWire> {
         if self.wire_loses(size) {
-            let start = Time::from_ns(end.ns() - self.tx_time(size).ns());
-            return Err(LostOnWire { start, end, id });
+            let tx = match self.timed {
+                true => self.impair.as_deref().expect("timed: impaired").ahead_tx,
+                false => self.tx_time(size),
+            };
+            return Err(LostOnWire { start: Time::from_ns(end.ns() - tx.ns()), end, id });
+        }
+        if self.timed {
+            return Ok(self.timed_arrival(end));
         }
         Ok(self.far_arrival(end))
+    }
+
+    /// An eager link with outages or a schedule: the arrival at the far node of the packet
+    /// whose serialization (its start's, `arrive_timed`) ends at `end`, with the delay in
+    /// force at its start and the jitter drawn, never before the last packet's (a delay that
+    /// drops makes the next packets wait), as `put_in_pipe` puts it.
+    fn timed_arrival(&mut self, end: Time) -> Time {
+        let delay = self.impair.as_deref().expect("timed: impaired").ahead.1;
+        let arrival = if self.jitter > Dur::ZERO { self.delay_drawn(end, delay) } else { end + delay };
+        let arrival = arrival.max(self.last_arrival);
+        self.last_arrival = arrival;
+        arrival
     }
 
     /// An eager link: keep packet `lost` (lost on the wire, starting after now) until its
@@ -1011,17 +1087,17 @@ impl Link {
     #[cold]
     #[inline(never)]
     fn jittered(&mut self, end: Time) -> Time {
-        let arrival = self.delay_drawn(end).max(self.last_arrival);
+        let arrival = self.delay_drawn(end, self.delay).max(self.last_arrival);
         self.last_arrival = arrival;
         arrival
     }
 
-    /// `end` plus the delay and a jitter drawn from the link's distribution (uniform unless its
+    /// `end` plus `delay` and a jitter drawn from the link's distribution (uniform unless its
     /// impairments name another), never before `end` for a distribution centred below zero.
-    fn delay_drawn(&mut self, end: Time) -> Time {
+    fn delay_drawn(&mut self, end: Time, delay: Dur) -> Time {
         let dist = self.impair.as_deref().map_or(JitterDist::Uniform, |i| i.jitter_dist);
         let x = Impair::jitter(dist, self.jitter, &mut self.jitter_rng);
-        let arrival = end + self.delay;
+        let arrival = end + delay;
         if x >= 0 {
             arrival + Dur::from_ns(x as u64)
         } else {
@@ -1106,7 +1182,7 @@ impl Link {
     /// already is).
     fn put_in_pipe(&mut self, end: Time, id: PacketId, size: u32) -> Option<Time> {
         let reorder = self.impair.as_ref().is_some_and(|i| i.reorder);
-        let mut arrival = if self.jitter > Dur::ZERO { self.delay_drawn(end) } else { end + self.delay };
+        let mut arrival = if self.jitter > Dur::ZERO { self.delay_drawn(end, self.delay) } else { end + self.delay };
         if !reorder {
             arrival = arrival.max(self.last_arrival);
             self.last_arrival = arrival;

@@ -178,7 +178,9 @@ impl Sim {
             if self.topo.is_host[n] || into[n].is_empty() || out[n].is_empty() {
                 continue;
             }
-            if !out[n].iter().all(|&l| links[l].eager || links[l].decides || links[l].quiet) || !into[n].iter().all(|&l| links[l].may_feed_ahead()) {
+            // (a link with a schedule of rate or delay changes feeds none: the rank of its
+            // pipe's head, `born_of`, takes its rate and delay as every packet's)
+            if !out[n].iter().all(|&l| links[l].eager || links[l].decides || links[l].quiet) || !into[n].iter().all(|&l| links[l].may_feed_ahead() && !links[l].steps()) {
                 continue;
             }
             // (a link quiet until a time has no slack past its transmitter: a packet it holds
