@@ -486,9 +486,11 @@ impl Link {
     pub fn may_know_departures(&self) -> bool {
         let q = &self.queue.qdisc;
         let quiet = q.quiet_until(Time::ZERO).is_some() && !self.tsq_first;
-        // a jitter and a random loss are drawn when a packet's start is known (`draw`): at its
-        // arrival on a FIFO's link; a discipline that decides keeps its link's events with one
-        let decided = (q.decides_at_arrival() || quiet) && !self.draws;
+        // a jitter, a random loss and a loss model are drawn when a packet's start is known
+        // (`draw`): at its arrival on a FIFO's link or one whose discipline decides at arrival,
+        // at its arrival or its release on one quiet until a time (the discipline's own draws
+        // are from its own stream); outages and a schedule only on a FIFO's (`arrive_timed`)
+        let decided = (q.decides_at_arrival() || quiet) && !self.timed;
         // (a packet lost on the first link of a flow under TCP Small Queues is reported at its
         // start, any other at its end: that link keeps its events)
         let impair = self.impair.as_deref();
@@ -686,7 +688,7 @@ impl Link {
     /// A link whose discipline is quiet until a time, having just dequeued a held packet (its
     /// `TxDone`): the discipline's next held packet, if it would start no later than the time
     /// the discipline is now quiet until, leaves it without a decision; its start is known
-    /// (kept in `starts` for `settle`). Returns it with its arrival at the far node.
+    /// (kept in `starts` for `settle`). Returns it with the end of its serialization.
     pub fn release(&mut self, now: Time, arena: &mut PacketArena, dropped: &mut Vec<PacketId>) -> Option<(PacketId, Time, u32)> {
         debug_assert!(self.quiet);
         let start = self.busy_until;
@@ -700,7 +702,7 @@ impl Link {
         let end = start.plus(tx);
         self.busy_until = end;
         self.starts.push_back(Start { at: start, enq, size, tx });
-        Some((id, end.plus(self.delay), size))
+        Some((id, end, size))
     }
 
     /// Packets the discipline holds (a link whose discipline is quiet until a time: those whose
@@ -1057,6 +1059,17 @@ impl Link {
     pub fn next_discard(&self) -> Option<Time> {
         let t = self.lost.front_ref().map_or(Time::NEVER, |l| l.start).min(self.refused.front_ref().map_or(Time::NEVER, |r| r.0));
         (t != Time::NEVER).then_some(t)
+    }
+
+    /// A link whose discipline is quiet until a time: the packet its `start_tx` just sent (a held
+    /// one, at its `TxDone`) was lost on the wire, and counted there. Its serialization is
+    /// taken back from the counters while it lasts as an eager link's lost packet is
+    /// (`last_lost_end`), not as the one in service: the next known start replaces that
+    /// (`transmit_from_fifo`, which leaves `lost` as it is).
+    pub fn lost_at_start(&mut self) {
+        debug_assert!(self.quiet && self.in_service.lost);
+        self.in_service.lost = false;
+        self.last_lost_end = self.in_service.end;
     }
 
     /// An eager link: count a packet lost on the wire at its start, as `start_tx` does (its
