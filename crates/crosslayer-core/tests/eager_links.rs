@@ -541,7 +541,28 @@ fn a_link_with_outages_and_a_schedule_is_the_event_driven_run() {
     ];
     for (what, extra) in cases {
         let spec = |events: bool| lossy_line(extra.clone(), 200, flows.clone(), 3_999_997, events);
-        let (a, b) = (run(spec(true)), run(spec(false)));
+        check(what, spec(true), spec(false));
+    }
+    // a review's two cases (2026-11-29): a full queue when an outage begins, where the packet
+    // refused then must leave the outage to the next packet (it was skipped, and the next
+    // accepted packet started inside it); a packet larger than the byte limit refused by an
+    // idle link, where the event-driven link's `start_tx` applies the steps due (the links
+    // table's rate and delay, a flow's base RTT)
+    let full = json!({"impair": {"outages": [{"from": 1_500 * MS + 7, "to": 1_600 * MS + 13}]}});
+    let spec = |events: bool| lossy_line(full.clone(), 3, json!([]), 30_000_001, events);
+    check("an outage with the queue full", spec(true), spec(false));
+    let oversize = json!({"qdisc": {"kind": "droptail", "limit_pkts": 100, "limit_bytes": 1300}, "impair": {"schedule": [{"at": 1_000 * MS + 7, "rate": 5_000_011u64, "delay": 3 * MS + 1}]}});
+    let spec = |events: bool| {
+        let mut spec = lossy_line(oversize.clone(), 100, flows.clone(), 1_000_003, events);
+        spec.udp.clear();
+        spec
+    };
+    let (a, b) = (run(spec(true)), run(spec(false)));
+    assert_same_tables(&a, &b, "a packet over the byte limit refused by an idle link");
+    let i = b.queues.strs("link").iter().position(|l| l == "R1->R2").expect("the link");
+    assert_eq!(b.queues.u64s("rate_bps")[i], 5_000_011, "the step applied by the refusals");
+    fn check(what: &str, a: ScenarioSpec, b: ScenarioSpec) {
+        let (a, b) = (run(a), run(b));
         assert_same_tables(&a, &b, what);
         let i = b.queues.strs("link").iter().position(|l| l == "R1->R2").expect("the link");
         // (the queue overflows in the outages and when the rate drops; with the loss model

@@ -246,10 +246,17 @@ impl Impair {
 
     /// An eager link: the first time from `t` on outside every outage, when a packet the
     /// transmitter is free for at `t` starts (as `start_tx` holds it to each outage's end).
-    /// Called with non-decreasing times.
+    /// Called with non-decreasing times, for packets its queue may still refuse: it passes for
+    /// good only the outages over by `t` (a packet refused must leave the outage it would have
+    /// waited for to the next one: skipped, the next packet accepted started inside it, found
+    /// by a review on 2026-11-29).
     pub fn start_after(&mut self, mut t: Time) -> Time {
-        while let Some(to) = self.down_until(t) {
-            t = to;
+        self.down_until(t);
+        for o in &self.outages[self.next_outage..] {
+            if o.from > t {
+                break;
+            }
+            t = t.max(o.to);
         }
         t
     }
@@ -585,6 +592,16 @@ mod tests {
         assert_eq!(imp.due(Time::from_secs(4)), (Some(Rate::from_bps(5)), Some(Dur::from_ms(1))));
         assert_eq!(imp.due(Time::from_secs(9)), (None, None));
         assert_eq!(imp.best(), (Rate::from_bps(10), Dur::from_ms(1)));
+        // an eager link's starts: past each outage, back to back too; a start that is asked
+        // for and not taken (a packet refused) passes no outage a later one needs
+        let back_to_back = vec![Outage { from: Time::from_secs(1), to: Time::from_secs(2) }, Outage { from: Time::from_secs(2), to: Time::from_secs(3) }, Outage { from: Time::from_secs(5), to: Time::from_secs(6) }];
+        let mut eager = Impair::of(&Impairments { outages: back_to_back, ..Default::default() }, Rate::from_bps(10), Dur::from_ms(5), Rng::stream(1, StreamKind::LinkLoss, 0));
+        assert_eq!(eager.start_after(Time::from_ms(500)), Time::from_ms(500));
+        assert_eq!(eager.start_after(Time::from_ms(1500)), Time::from_secs(3));
+        assert_eq!(eager.start_after(Time::from_ms(1600)), Time::from_secs(3));
+        assert_eq!(eager.start_after(Time::from_secs(3)), Time::from_secs(3));
+        assert_eq!(eager.start_after(Time::from_ms(5999)), Time::from_secs(6));
+        assert_eq!(eager.start_after(Time::from_secs(7)), Time::from_secs(7));
         let mut bad = Vec::new();
         crate::topo::impair::timing_problems(&[Outage { from: Time::from_secs(2), to: Time::from_secs(1) }], &[], "e", &mut bad);
         assert!(bad[0].message.contains("before it starts"), "{bad:?}");

@@ -599,6 +599,11 @@ impl Link {
         let (limit_pkts, limit_bytes) = self.limits;
         let passes = start == now && limit_pkts > 0 && size as u64 <= limit_bytes;
         if !passes && !self.queue.arrive_fifo(now, size, limit_pkts, limit_bytes) {
+            if start == now {
+                // refused by an idle link outside an outage (larger than its byte limit): the
+                // event-driven link's `start_tx` ran for it and applied the steps due now
+                self.impair.as_deref_mut().expect("timed: impaired").in_force_at(now);
+            }
             return None;
         }
         // accepted: its start applies the steps due (a packet refused starts nothing)
@@ -730,7 +735,7 @@ impl Link {
     /// no start of its own.
     #[inline]
     pub fn arrive_ahead(&mut self, at: Time, size: u32, slot: u32) -> Option<Time> {
-        debug_assert!(self.eager && self.ahead.back().is_none_or(|a| a.at <= at));
+        debug_assert!(self.eager && !self.timed && self.ahead.back().is_none_or(|a| a.at <= at));
         let (limit_pkts, limit_bytes) = self.limits;
         if at >= self.busy_until && limit_pkts > 0 && size as u64 <= limit_bytes {
             // every packet before it starts before `at`: none waits then
