@@ -744,12 +744,7 @@ fn random_losses_and_jitters_on_deciding_and_quiet_links_are_the_event_driven_ru
         // links and the events give such ties differ, the module docs above): 134, the
         // fairness-oriented CoDel with a 10 % loss, where two flows at S send in the same
         // nanosecond (1.372433189 s), each at an event of its own, and the two runs take those
-        // events in the other order, so their packets reach R1 -> R2 in the other order. (And
-        // 80, PIE under three CUBIC flows and datagrams, whose results are the events' but
-        // not PIE's state at the samples, below: a data packet reaches R1 -> R2 in the very
-        // nanosecond the serialization before it ends, 2.324131768 s; the eager link starts
-        // the waiting packet first, the events took the arrival first, and PIE's qdelay at its
-        // next update differs, a departure's `after` of 0 bytes against 1,500.)
+        // events in the other order, so their packets reach R1 -> R2 in the other order.
         if case == 134 {
             continue;
         }
@@ -774,10 +769,12 @@ fn random_losses_and_jitters_on_deciding_and_quiet_links_are_the_event_driven_ru
         }
         let (flows, udp, warmup, sample) = (pick(0, 3), pick(500_000, 25_000_000) | 1, pick(0, 2_500 * MS) | 1, pick(MS, 50 * MS) | 1);
         // PIE's state at the samples (its drop probability and queueing delay estimate) is not
-        // always the events', with or without a loss on the link: case 80 below at a tie, and
-        // case 161 (one flow, datagrams, a sample every 1.34 ms), not traced (found
-        // 2026-11-29, docs/PERFORMANCE.md part 28). Every result table and the queue's series
-        // are the events'.
+        // always the events', with or without a loss on the link, at a tie: in cases 80 and 161
+        // a data packet reaches R1 -> R2 in the very nanosecond the serialization before it ends
+        // (the flows are clocked by the link's own departures), the eager link starts the
+        // waiting packet first and the events took the arrival first, so the departure PIE is
+        // told of has 0 bytes after it against 1,500 (docs/PERFORMANCE.md part 28). Every result
+        // table and the queue's series are the events'.
         let skip: &[&str] = if kind == "pie" { &["drop_prob", "qdelay_s", "burst_allowance_s", "avg_dq_rate_bps"] } else { &[] };
         off_grid_case_but(case, r1_r2, flows, udp, warmup, sample, skip);
     }
