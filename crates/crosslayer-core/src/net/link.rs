@@ -894,8 +894,10 @@ impl Link {
     fn pass(&mut self, at: Time, size: u32, tx: Dur) {
         self.queue.pass_fifo(size);
         self.passed_busy_ns += tx.ns();
-        // (an eager link's packets are never lost on the wire, nor known by id: `lost` and `id`
-        // stay as `InService::default` made them)
+        // (a packet whose start is known is counted lost apart, `count_lost`, and not known by
+        // id: `lost` stays false and `id` is the last `start_tx`'s, a quiet link's held packet,
+        // or the default; only TCP Small Queues reads `id`, whose first links are never quiet,
+        // and `lost_at_start` clears `lost`)
         (self.in_service.end, self.in_service.bytes) = (at.plus(tx), size);
     }
 
@@ -924,8 +926,10 @@ impl Link {
         self.counters.tx_pkts += 1;
         self.counters.tx_bytes += size as u64;
         self.counters.busy_ns += tx.ns();
-        // (an eager link's packets are never lost on the wire, nor known by id: `lost` and `id`
-        // stay as `InService::default` made them)
+        // (a packet whose start is known is counted lost apart, `count_lost`, and not known by
+        // id: `lost` stays false and `id` is the last `start_tx`'s, a quiet link's held packet,
+        // or the default; only TCP Small Queues reads `id`, whose first links are never quiet,
+        // and `lost_at_start` clears `lost`)
         (self.in_service.end, self.in_service.bytes) = (at.plus(tx), size);
     }
 
