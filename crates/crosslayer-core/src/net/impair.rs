@@ -73,10 +73,8 @@ pub struct Impair {
     ecn_bleach: bool,
     clear_ae: bool,
     /// An eager link with outages or a schedule (`Link::arrive_timed`): the rate and delay in
-    /// force at the last start it computed, at an accepted arrival, and that packet's
-    /// serialization time.
+    /// force at the last start it computed, at an accepted arrival.
     pub ahead: (Rate, Dur),
-    pub ahead_tx: Dur,
     /// The same: the schedule's changes those starts passed, with the start each first applies
     /// at, not yet applied to the link's `rate` and `delay` (what an event-driven link has
     /// applied by a time: the changes of the starts by then, `Link::settle_all`).
@@ -204,7 +202,6 @@ impl Impair {
             ecn_bleach: false,
             clear_ae: false,
             ahead: (Rate::from_bps(0), Dur::ZERO),
-            ahead_tx: Dur::ZERO,
             pending: Default::default(),
         }
     }

@@ -409,6 +409,7 @@ impl Link {
     /// by the caller, and a struct for them would be used here only).
     #[allow(clippy::too_many_arguments)]
     pub fn new(name: String, role: LinkRole, (from, to): (u32, u32), edge: &EdgeSpec, queue: Queue, loss_rng: Rng, jitter_rng: Rng, impair_rng: Rng) -> Link {
+        let impair = (!edge.impair.is_none()).then(|| Box::new(Impair::of(&edge.impair, edge.rate, edge.delay, impair_rng)));
         Link {
             name,
             role,
@@ -429,11 +430,11 @@ impl Link {
             jitter_rng,
             last_arrival: Time::ZERO,
             draws: edge.jitter > Dur::ZERO || edge.loss > 0.0 || !edge.impair.is_none(),
-            timed: !edge.impair.outages.is_empty() || !edge.impair.schedule.is_empty(),
+            timed: impair.as_deref().is_some_and(Impair::timed),
             lost: Ring::default(),
             refused: Ring::default(),
             last_lost_end: Time::ZERO,
-            impair: (!edge.impair.is_none()).then(|| Box::new(Impair::of(&edge.impair, edge.rate, edge.delay, impair_rng))),
+            impair,
             counters: LinkCounters::default(),
             at_warmup: LinkCounters::default(),
             in_service: InService::default(),
@@ -609,7 +610,6 @@ impl Link {
         // accepted: its start applies the steps due (a packet refused starts nothing)
         let imp = self.impair.as_deref_mut().expect("timed: impaired");
         let tx = imp.in_force_at(start).0.tx_time(size);
-        imp.ahead_tx = tx;
         let end = start.plus(tx);
         self.busy_until = end;
         if passes {
@@ -1010,8 +1010,9 @@ impl Link {
     #[inline(never)]
     pub fn draw(&mut self, end: Time, id: PacketId, size: u32) -> Result<Time, LostOnWire> {
         if self.wire_loses(size) {
+            // (a timed link's packet took the rate in force at its start, `arrive_timed`)
             let tx = match self.timed {
-                true => self.impair.as_deref().expect("timed: impaired").ahead_tx,
+                true => self.impair.as_deref().expect("timed: impaired").ahead.0.tx_time(size),
                 false => self.tx_time(size),
             };
             return Err(LostOnWire { start: Time::from_ns(end.ns() - tx.ns()), end, id });
@@ -1028,10 +1029,7 @@ impl Link {
     /// drops makes the next packets wait), as `put_in_pipe` puts it.
     fn timed_arrival(&mut self, end: Time) -> Time {
         let delay = self.impair.as_deref().expect("timed: impaired").ahead.1;
-        let arrival = if self.jitter > Dur::ZERO { self.delay_drawn(end, delay) } else { end + delay };
-        let arrival = arrival.max(self.last_arrival);
-        self.last_arrival = arrival;
-        arrival
+        self.in_order(end, delay)
     }
 
     /// An eager link: keep packet `lost` (lost on the wire, starting after now) until its
@@ -1104,19 +1102,28 @@ impl Link {
     }
 
     /// The arrival at the far node of a packet whose serialization ends at `end`, with a jitter
-    /// drawn (`delay_drawn`), never before the last packet's arrival (`far_arrival`; what
-    /// `put_in_pipe` does for a link that keeps the order).
+    /// drawn, never before the last packet's arrival (`far_arrival`; `in_order`).
     #[cold]
     #[inline(never)]
     fn jittered(&mut self, end: Time) -> Time {
-        let arrival = self.delay_drawn(end, self.delay).max(self.last_arrival);
+        self.in_order(end, self.delay)
+    }
+
+    /// `delayed`, never before the last packet's arrival (the order kept), and kept as the
+    /// last: `jittered`, `timed_arrival` and `put_in_pipe` without reordering.
+    fn in_order(&mut self, end: Time, delay: Dur) -> Time {
+        let arrival = self.delayed(end, delay).max(self.last_arrival);
         self.last_arrival = arrival;
         arrival
     }
 
-    /// `end` plus `delay` and a jitter drawn from the link's distribution (uniform unless its
-    /// impairments name another), never before `end` for a distribution centred below zero.
-    fn delay_drawn(&mut self, end: Time, delay: Dur) -> Time {
+    /// `end` plus `delay` and, with a jitter, one drawn from the link's distribution (uniform
+    /// unless its impairments name another), never before `end` for a distribution centred
+    /// below zero.
+    fn delayed(&mut self, end: Time, delay: Dur) -> Time {
+        if self.jitter == Dur::ZERO {
+            return end + delay;
+        }
         let dist = self.impair.as_deref().map_or(JitterDist::Uniform, |i| i.jitter_dist);
         let x = Impair::jitter(dist, self.jitter, &mut self.jitter_rng);
         let arrival = end + delay;
@@ -1204,11 +1211,7 @@ impl Link {
     /// already is).
     fn put_in_pipe(&mut self, end: Time, id: PacketId, size: u32) -> Option<Time> {
         let reorder = self.impair.as_ref().is_some_and(|i| i.reorder);
-        let mut arrival = if self.jitter > Dur::ZERO { self.delay_drawn(end, self.delay) } else { end + self.delay };
-        if !reorder {
-            arrival = arrival.max(self.last_arrival);
-            self.last_arrival = arrival;
-        }
+        let arrival = if reorder { self.delayed(end, self.delay) } else { self.in_order(end, self.delay) };
         let head = self.pipe.front().map(|p| p.at);
         if reorder {
             // after every packet due no later (FIFO among equal times)
