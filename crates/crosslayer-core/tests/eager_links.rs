@@ -701,18 +701,8 @@ fn off_grid_case(case: u64, r1_r2: serde_json::Value, flows: u64, udp: u64, warm
 /// `off_grid_case`, the queue series compared without the columns `skip` names.
 fn off_grid_case_but(case: u64, r1_r2: serde_json::Value, flows: u64, udp: u64, warmup: u64, sample: u64, skip: &[&str]) {
     use serde_json::{json, Value};
-    let dt = |n: u32| json!({"kind": "droptail", "limit_pkts": n});
-    let e = |rate: u64, delay: u64, q: Value| json!({"rate": rate, "delay": delay, "qdisc": q});
     let described = r1_r2.to_string();
-    let links = vec![
-        json!({"from": "S", "to": "R1", "edge": e(100_000_007, 1_000_003, dt(1000))}),
-        json!({"from": "R1", "to": "S", "edge": e(100_000_037, 1_000_033, dt(1000))}),
-        json!({"from": "R1", "to": "R2", "edge": r1_r2}),
-        json!({"from": "R2", "to": "R1", "edge": e(10_000_043, 10_000_013, dt(1000))}),
-        json!({"from": "R2", "to": "D", "edge": e(100_000_049, 1_000_037, dt(1000))}),
-        json!({"from": "D", "to": "R2", "edge": e(100_000_061, 1_000_039, dt(1000))}),
-    ];
-    let topology = json!({"kind": "graph", "nodes": [{"name": "S", "host": true}, {"name": "D", "host": true}, {"name": "R1"}, {"name": "R2"}], "links": links});
+    let topology = common::line_of(r1_r2, [(100_000_007, 1_000_003), (100_000_037, 1_000_033)], (10_000_043, 10_000_013), [(100_000_049, 1_000_037), (100_000_061, 1_000_039)]);
     let flows: Vec<Value> = (0..flows).map(|k| json!({"name": format!("f{k}"), "src": "S", "dst": "D", "cc": {"kind": "cubic"}, "start": {"kind": "fixed", "at": k * 100_000_007}})).collect();
     let spec = |events: bool| -> ScenarioSpec {
         serde_json::from_value(json!({"seed": case, "duration": 3_000_000_007u64, "warmup": warmup, "sample_interval": sample, "series_queue": "R1->R2",

@@ -109,19 +109,25 @@ pub fn assert_same_distributions<const N: usize>(label: &str, names: [&str; N], 
 /// `limit` packets and the edge settings of `bottleneck` (a loss, a jitter, impairments), R2 -> R1
 /// at 10 Mb/s and 10 ms, the host links 100 Mb/s and 1 ms, their queues 1000 packets.
 pub fn line(bottleneck: serde_json::Value, limit: u32) -> serde_json::Value {
-    use serde_json::json;
     const MS: u64 = 1_000_000;
-    let dt = |n: u32| json!({"kind": "droptail", "limit_pkts": n});
-    let e = |rate: u64, delay: u64, q: serde_json::Value| json!({"rate": rate, "delay": delay, "qdisc": q});
-    let mut r1_r2 = e(10_000_000, 10 * MS, dt(limit));
+    let mut r1_r2 = serde_json::json!({"rate": 10_000_000u64, "delay": 10 * MS, "qdisc": {"kind": "droptail", "limit_pkts": limit}});
     r1_r2.as_object_mut().expect("an object").extend(bottleneck.as_object().expect("an object").clone());
+    line_of(r1_r2, [(100_000_000, MS); 2], (10_000_000, 10 * MS), [(100_000_000, MS); 2])
+}
+
+/// S - R1 - R2 - D with the edge `r1_r2` (JSON) for R1 -> R2 and the other links' (rate b/s,
+/// delay ns): S -> R1 and R1 -> S, R2 -> R1, R2 -> D and D -> R2, each with a DropTail of 1000
+/// packets.
+pub fn line_of(r1_r2: serde_json::Value, s_r1: [(u64, u64); 2], r2_r1: (u64, u64), r2_d: [(u64, u64); 2]) -> serde_json::Value {
+    use serde_json::json;
+    let e = |(rate, delay): (u64, u64)| json!({"rate": rate, "delay": delay, "qdisc": {"kind": "droptail", "limit_pkts": 1000}});
     let links = vec![
-        json!({"from": "S", "to": "R1", "edge": e(100_000_000, MS, dt(1000))}),
-        json!({"from": "R1", "to": "S", "edge": e(100_000_000, MS, dt(1000))}),
+        json!({"from": "S", "to": "R1", "edge": e(s_r1[0])}),
+        json!({"from": "R1", "to": "S", "edge": e(s_r1[1])}),
         json!({"from": "R1", "to": "R2", "edge": r1_r2}),
-        json!({"from": "R2", "to": "R1", "edge": e(10_000_000, 10 * MS, dt(1000))}),
-        json!({"from": "R2", "to": "D", "edge": e(100_000_000, MS, dt(1000))}),
-        json!({"from": "D", "to": "R2", "edge": e(100_000_000, MS, dt(1000))}),
+        json!({"from": "R2", "to": "R1", "edge": e(r2_r1)}),
+        json!({"from": "R2", "to": "D", "edge": e(r2_d[0])}),
+        json!({"from": "D", "to": "R2", "edge": e(r2_d[1])}),
     ];
     json!({"kind": "graph", "nodes": [{"name": "S", "host": true}, {"name": "D", "host": true}, {"name": "R1"}, {"name": "R2"}], "links": links})
 }
