@@ -55,11 +55,13 @@ linux-ref: install
 # The engine's tests run optimized; its unit tests also run as a debug build, where every
 # debug_assert (the hot path's invariants, Time::plus) and integer overflow check is on, and so
 # do the eager links' runs that must equal their events' (the scheduler's and the rings' order
-# checked on every event: a discard scheduled in the past was found so).
+# checked on every event: a discard scheduled in the past was found so), on one line and on
+# random graphs of several routers.
 test: install test-deps linux-ref
 	cargo test --release -p crosslayer-core
 	cargo test -p crosslayer-core --lib
 	cargo test -p crosslayer-core --test eager_links -- event_driven_run counts_its_losses
+	cargo test -p crosslayer-core --test eager_topologies
 	$(PY) -m pytest -q
 
 # The engine rebuilt profile-guided (tools/pgo.py, about 3 minutes): the same results, 5-7 %

@@ -11,10 +11,14 @@
 //! late schedules what follows them later than their events would have (up to its out-link's
 //! delay and backlog), and a moved timer gets its key when its slot comes instead of when its flow re-armed
 //! it. So:
-//! * a single flow, which meets no such tie, runs the same run, table for table (seed 000's
-//!   access link, DropTail, CoDel, PIE, the fairness-oriented CoDel, PI, REM and AVQ); with 9 flows, nanosecond ties between flows change which
+//! * a single flow, which meets no such tie there, runs the same run, table for table (seed
+//!   000's access link, DropTail, CoDel, PIE, the fairness-oriented CoDel, PI, REM and AVQ); with 9 flows, nanosecond ties between flows change which
 //!   flow goes first, and the runs part (integer times on the links' common grid make such
-//!   ties frequent);
+//!   ties frequent). (A single flow is not free of ties everywhere: one whose bottleneck is
+//!   its own first link, or whose bottleneck it finds idle, or that paces, is clocked by its
+//!   own serializations, and its ACKs, its sends and its releases fall on them by
+//!   construction; `eager_topologies.rs` says how far that goes and keeps its random graphs
+//!   clear of it with a jitter on every link);
 //! * where ties do decide drops (90 flows keep a 900-packet queue full), the distributions over
 //!   20 seeds of aggregate goodput, Jain's index, the queue's mean and the drop ratio are the
 //!   same: a two-sample Kolmogorov-Smirnov test does not reject at the 1 % level; so too on

@@ -1,0 +1,335 @@
+//! Random graphs of two to four routers in a row, with hosts on any of them: every eager rule
+//! of the engine against the events, where the rules meet.
+//!
+//! `eager_links.rs` checks each rule of the eager links on one line, S - R1 - R2 - D. In larger
+//! graphs the rules meet: routers in a row that take their arrivals late (`sim::late`), hops
+//! decided ahead feeding one another, flows both ways sharing links with the other direction's
+//! ACKs, several bottlenecks on one path, and jitters, random losses, loss models, outages and
+//! rate/delay schedules anywhere, under Drop Tail and the disciplines that decide at arrival
+//! (PIE, PI, REM, AVQ) or are quiet until a time (CoDel, the fairness-oriented CoDel), with
+//! CUBIC, Reno, Vegas and BBR flows. Each case draws such a graph, runs it, and runs it again
+//! with the departure events (`departure_events = true`: a `TxDone` for every packet, a
+//! `Deliver` at every router, timers that wake their flow at the first deadline); every table
+//! must be the same, the disciplines' statistics included.
+//!
+//! The two runs may differ only in the order of events of one nanosecond (`eager_links.rs`,
+//! module docs), so the cases keep such instants rare:
+//! * every rate and delay is off any common grid;
+//! * every link has a jitter (a few microseconds when the case draws no larger one). Without
+//!   it a flow's own clock meets its serializations and timers in the same nanosecond by
+//!   construction, not by chance: its ACKs come one bottleneck serialization apart, so a
+//!   packet it sends at an ACK onto an idle link ends its serialization at the next ACK, and a
+//!   paced sender's next release falls on its next ACK. There the eager link's order (a
+//!   departure before an arrival of its instant) and the events' (the order they were
+//!   scheduled) decide a drop at every ACK. A search of 3,000 cases without the jitter found
+//!   such cases by the dozen; the largest, one CUBIC flow whose 3-packet host queue is its
+//!   bottleneck, delivered 1,412 segments eager against 1,165 with the events
+//!   (docs/PERFORMANCE.md, part 29);
+//! * a host's link into the network is faster than any other, so that no flow's first link is
+//!   its bottleneck;
+//! * a case whose run with the events changes when its simultaneous events are taken in a
+//!   random order (`tie_break = "random"`) is not compared (2 of the first 8,000 cases), nor
+//!   is case 1317, traced to one: one start of R1 -> H4 falls on a sample instant
+//!   (2.3105109 s), which the eager run samples after the start and the events before it.
+//!
+//! The first 8,000 cases, so filtered, are each the events' run, table for table, and the
+//! first 2,000 also in a debug build, whose assertions check the scheduler's and the rings'
+//! order at every event. CI runs the first 150 (`CROSSLAYER_TOPOLOGY_CASES=N` runs N,
+//! `CROSSLAYER_TOPOLOGY_FIRST=K` from case K); `CROSSLAYER_TOPOLOGY_SHRINK=1` with
+//! `CROSSLAYER_TOPOLOGY_FIRST=K` makes a failing case as simple as it stays failing, and
+//! `CROSSLAYER_TOPOLOGY_SPEC=FILE` compares the runs of an engine spec.
+
+use crosslayer_core::result::RunResult;
+use crosslayer_core::rng::{Rng, StreamKind};
+use crosslayer_core::spec::ScenarioSpec;
+use crosslayer_core::run;
+use serde_json::{json, Value};
+
+const MS: u64 = 1_000_000;
+
+/// Every table of `a` is `b`'s: where they part, named.
+fn assert_same_tables(a: &RunResult, b: &RunResult, what: &str) {
+    for (name, x, y) in [("flows", &a.flows, &b.flows), ("udp", &a.udp, &b.udp), ("queues", &a.queues, &b.queues), ("hops", &a.hops, &b.hops), ("series", &a.series, &b.series), ("drops", &a.drops, &b.drops)] {
+        let (x, y) = (format!("{x:?}"), format!("{y:?}"));
+        if x != y {
+            let at = x.bytes().zip(y.bytes()).position(|(p, q)| p != q).unwrap_or(x.len().min(y.len()));
+            let column = x[..at].rfind("(\"").map_or("", |c| x[c + 2..].split('"').next().unwrap_or(""));
+            let around = |s: &str| s[at.saturating_sub(80).min(s.len())..(at + 80).min(s.len())].to_string();
+            panic!("{what}: table {name}, column {column}: the events' run has ...{}... where the eager run has ...{}...", around(&x), around(&y));
+        }
+    }
+    assert_eq!(format!("{:?}", a.qdisc_stats), format!("{:?}", b.qdisc_stats), "{what}: the disciplines' statistics");
+}
+
+/// Where a link is: between two routers, from a host, or to one.
+#[derive(Clone, Copy)]
+enum Side {
+    Chain,
+    Up,
+    Down,
+}
+
+/// Case `case`'s scenario (without `departure_events`) and what it is, in words.
+fn case_spec(case: u64) -> (Value, String) {
+    let mut r = Rng::stream(case, StreamKind::LinkLoss, 23);
+    let mut pick = |lo: u64, hi: u64| r.range_inclusive(lo, hi);
+    // routers R0 .. R{n-1} in a row, both ways; hosts on them
+    let routers = pick(2, 4);
+    let mut nodes: Vec<Value> = (0..routers).map(|k| json!({"name": format!("R{k}")})).collect();
+    let mut links = vec![];
+    let mut words = vec![];
+    let qdisc = |pick: &mut dyn FnMut(u64, u64) -> u64| -> Value {
+        let limit = [3u64, 20, 100, 1000][pick(0, 3) as usize];
+        match pick(0, 5) {
+            0 | 1 => json!({"kind": "droptail", "limit_pkts": limit}),
+            2 => json!({"kind": "codel", "limit_pkts": limit}),
+            3 => json!({"kind": "pie", "limit_pkts": limit}),
+            4 => json!({"kind": "fair_codel", "limit_pkts": limit}),
+            _ => {
+                let kind = ["pi", "rem", "avq"][pick(0, 2) as usize];
+                json!({"kind": kind, "limit_pkts": limit})
+            }
+        }
+    };
+    // an edge off the grid, with a jitter and now and then other impairments; a host's own link
+    // into the network faster than any other (module docs: no flow's first link its bottleneck)
+    let edge = |pick: &mut dyn FnMut(u64, u64) -> u64, side: Side| -> Value {
+        let (lo, hi) = match side {
+            Side::Chain => (2_000_000, 30_000_000),
+            Side::Down => (40_000_000, 250_000_000),
+            Side::Up => (300_000_000, 1_000_000_000),
+        };
+        let rate = pick(lo, hi) | 1;
+        let mut e = json!({"rate": rate, "delay": pick(0, 15 * MS) | 1, "qdisc": qdisc(pick)});
+        let mut impair = json!({});
+        if pick(0, 4) == 0 {
+            e["jitter"] = json!(pick(10_000, 3 * MS) | 1);
+            impair["jitter_dist"] = json!(["uniform", "normal", "pareto", "pareto_normal"][pick(0, 3) as usize]);
+        } else {
+            // a few microseconds (module docs: a flow's own clock)
+            e["jitter"] = json!(pick(1_000, 20_000) | 1);
+        }
+        if pick(0, 5) == 0 {
+            e["loss"] = json!([0.001, 0.01, 0.05][pick(0, 2) as usize]);
+        }
+        if pick(0, 6) == 0 {
+            impair["loss_model"] = json!({"kind": "gilbert_elliott", "p": 0.01, "r": 0.3});
+        }
+        if pick(0, 5) == 0 {
+            let mut outages = vec![];
+            let mut t = pick(100 * MS, 1_500 * MS);
+            for _ in 0..pick(1, 3) {
+                let from = t | 1;
+                let to = from + (pick(MS, 200 * MS) | 1);
+                outages.push(json!({"from": from, "to": to}));
+                t = to + (pick(MS, 600 * MS) | 1);
+            }
+            impair["outages"] = json!(outages);
+        }
+        if pick(0, 5) == 0 {
+            let mut schedule = vec![];
+            let mut t = pick(100 * MS, 1_500 * MS);
+            for _ in 0..pick(1, 3) {
+                let mut step = json!({"at": t | 1});
+                let kind = pick(0, 2);
+                if kind != 1 {
+                    step["rate"] = json!(pick(lo / 2, hi) | 1);
+                }
+                if kind != 0 {
+                    step["delay"] = json!(pick(0, 20 * MS) | 1);
+                }
+                schedule.push(step);
+                t += pick(10 * MS, 700 * MS) | 1;
+            }
+            impair["schedule"] = json!(schedule);
+        }
+        if impair != json!({}) {
+            e["impair"] = impair;
+        }
+        e
+    };
+    for k in 0..routers - 1 {
+        for (a, b) in [(k, k + 1), (k + 1, k)] {
+            let e = edge(&mut pick, Side::Chain);
+            words.push(format!("R{a}->R{b} {e}"));
+            links.push(json!({"from": format!("R{a}"), "to": format!("R{b}"), "edge": e}));
+        }
+    }
+    let hosts = pick(2, 5);
+    let mut at = vec![];
+    for h in 0..hosts {
+        let router = pick(0, routers - 1);
+        at.push(router);
+        nodes.push(json!({"name": format!("H{h}"), "host": true}));
+        for (a, b, side) in [(format!("H{h}"), format!("R{router}"), Side::Up), (format!("R{router}"), format!("H{h}"), Side::Down)] {
+            let e = edge(&mut pick, side);
+            words.push(format!("{a}->{b} {e}"));
+            links.push(json!({"from": a, "to": b, "edge": e}));
+        }
+    }
+    let mut flows = vec![];
+    for f in 0..pick(1, 5) {
+        let src = pick(0, hosts - 1);
+        let dst = (src + pick(1, hosts - 1)) % hosts;
+        let cc = ["cubic", "reno", "bbr", "vegas", "cubic"][pick(0, 4) as usize];
+        flows.push(json!({"name": format!("f{f}"), "src": format!("H{src}"), "dst": format!("H{dst}"), "cc": {"kind": cc},
+            "start": {"kind": "fixed", "at": pick(0, 500 * MS) | 1}}));
+    }
+    let mut udp = vec![];
+    if pick(0, 2) == 0 {
+        let src = pick(0, hosts - 1);
+        let dst = (src + pick(1, hosts - 1)) % hosts;
+        udp.push(json!({"name": "u", "src": format!("H{src}"), "dst": format!("H{dst}"), "rate": pick(500_000, 20_000_000) | 1, "packet_size": 1250}));
+    }
+    let (warmup, sample) = (pick(0, 2_000 * MS) | 1, pick(MS, 50 * MS) | 1);
+    let series = links[pick(0, links.len() as u64 - 1) as usize].clone();
+    let series = format!("{}->{}", series["from"].as_str().expect("a name"), series["to"].as_str().expect("a name"));
+    let topology = json!({"kind": "graph", "nodes": nodes, "links": links});
+    let described = format!("case {case}: {routers} routers, hosts at {at:?}, flows {flows:?}, datagrams {udp:?}, warm-up {warmup}, samples {sample}, series {series}; links {}", words.join("; "));
+    let spec = json!({"seed": case, "duration": 3_000_000_007u64, "warmup": warmup, "sample_interval": sample, "series_queue": series,
+        "topology": topology, "flows": flows, "udp": udp});
+    (spec, described)
+}
+
+/// `spec` with or without the departure events.
+fn with_events(spec: &Value, events: bool) -> ScenarioSpec {
+    let mut s = spec.clone();
+    s["departure_events"] = json!(events);
+    serde_json::from_value(s).expect("an engine spec")
+}
+
+/// Case `case` runs the same with the departure events as without.
+fn check(case: u64) {
+    let (spec, what) = case_spec(case);
+    check_spec(&spec, &what);
+}
+
+/// `spec` runs the same with the departure events as without (or both runs refuse it alike).
+fn check_spec(spec: &Value, what: &str) {
+    match (run(with_events(spec, true)), run(with_events(spec, false))) {
+        (Ok(a), Ok(b)) => assert_same_tables(&a, &b, what),
+        (Err(x), Err(y)) => {
+            assert_eq!(format!("{x}"), format!("{y}"), "{what}");
+            panic!("{what}: not a valid scenario: {x}");
+        }
+        (x, y) => panic!("{what}: one run failed: {:?} / {:?}", x.err(), y.err()),
+    }
+}
+
+/// Whether the events' run of `spec` changes when its simultaneous events are taken in a
+/// random order (`tie_break = "random"`): then the eager run may differ from it by a tie's order
+/// alone.
+fn tie_sensitive(spec: &Value) -> bool {
+    let fifo = run(with_events(spec, true)).expect("a run");
+    let mut s = spec.clone();
+    s["tie_break"] = json!("random");
+    let random = run(with_events(&s, true)).expect("a run");
+    std::panic::catch_unwind(|| assert_same_tables(&fifo, &random, "")).is_err()
+}
+
+/// Whether `spec` runs the same with and without the departure events.
+fn same(spec: &Value) -> bool {
+    let (Ok(a), Ok(b)) = (run(with_events(spec, true)), run(with_events(spec, false))) else {
+        return true; // not a scenario (no flows left): not a smaller case
+    };
+    std::panic::catch_unwind(|| assert_same_tables(&a, &b, "")).is_ok()
+}
+
+/// A failing case made as simple as it stays failing, and not sensitive to its order of ties:
+/// impairments, losses, flows and disciplines taken away and jitters made the smallest, one
+/// at a time (`CROSSLAYER_TOPOLOGY_SHRINK=1`).
+fn shrink(mut spec: Value) -> Value {
+    loop {
+        let mut simpler = vec![];
+        let links = spec["topology"]["links"].as_array().expect("links").len();
+        for l in 0..links {
+            let e = &spec["topology"]["links"][l]["edge"];
+            for key in ["impair", "loss"] {
+                if e.get(key).is_some() {
+                    let mut s = spec.clone();
+                    s["topology"]["links"][l]["edge"].as_object_mut().expect("edge").remove(key);
+                    simpler.push(s);
+                }
+            }
+            // a jitter becomes the smallest, not none (module docs: a flow's own clock)
+            if e["jitter"].as_u64().is_some_and(|j| j > 1_001) {
+                let mut s = spec.clone();
+                s["topology"]["links"][l]["edge"]["jitter"] = json!(1_001);
+                if let Some(i) = s["topology"]["links"][l]["edge"].get_mut("impair").and_then(|i| i.as_object_mut()) {
+                    i.remove("jitter_dist");
+                }
+                simpler.push(s);
+            }
+            if let Some(i) = e.get("impair").and_then(|i| i.as_object()) {
+                for key in i.keys() {
+                    let mut s = spec.clone();
+                    s["topology"]["links"][l]["edge"]["impair"].as_object_mut().expect("impair").remove(key);
+                    simpler.push(s);
+                }
+            }
+            if e["qdisc"]["kind"] != "droptail" {
+                let mut s = spec.clone();
+                let limit = e["qdisc"]["limit_pkts"].clone();
+                s["topology"]["links"][l]["edge"]["qdisc"] = json!({"kind": "droptail", "limit_pkts": limit});
+                simpler.push(s);
+            }
+        }
+        for key in ["flows", "udp"] {
+            for k in 0..spec[key].as_array().expect("a list").len() {
+                let mut s = spec.clone();
+                s[key].as_array_mut().expect("a list").remove(k);
+                simpler.push(s);
+            }
+        }
+        match simpler.into_iter().find(|s| !same(s) && !tie_sensitive(s)) {
+            Some(s) => spec = s,
+            None => return spec,
+        }
+    }
+}
+
+/// The first 150 cases (module docs), each the events' run, table for table.
+#[test]
+fn random_topologies_are_the_event_driven_run() {
+    if let Ok(case) = std::env::var("CROSSLAYER_TOPOLOGY_PRINT") {
+        println!("SPEC {}", serde_json::to_string(&case_spec(case.parse().expect("a case")).0).expect("json"));
+        return;
+    }
+    if let Ok(path) = std::env::var("CROSSLAYER_TOPOLOGY_SPEC") {
+        let spec: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("the spec")).expect("json");
+        check_spec(&spec, "the spec");
+        return;
+    }
+    if std::env::var("CROSSLAYER_TOPOLOGY_SHRINK").is_ok() {
+        std::panic::set_hook(Box::new(|_| {}));
+        let case: u64 = std::env::var("CROSSLAYER_TOPOLOGY_FIRST").expect("the case").parse().expect("a number");
+        let spec = shrink(case_spec(case).0);
+        let _ = std::panic::take_hook();
+        eprintln!("SHRUNK {}", serde_json::to_string(&spec).expect("json"));
+        check_spec(&spec, "shrunk");
+        return;
+    }
+    let n: u64 = std::env::var("CROSSLAYER_TOPOLOGY_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(150);
+    let first: u64 = std::env::var("CROSSLAYER_TOPOLOGY_FIRST").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let mut failed = vec![];
+    let mut ties = vec![];
+    for case in first..first + n {
+        // a start on a sample instant (module docs)
+        if case == 1317 {
+            continue;
+        }
+        if let Err(e) = std::panic::catch_unwind(|| check(case)) {
+            let msg = e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+            if tie_sensitive(&case_spec(case).0) {
+                ties.push(case);
+                continue;
+            }
+            eprintln!("FAILED {}", &msg[..msg.len().min(3000)]);
+            failed.push(case);
+        }
+    }
+    eprintln!("{n} cases, {} differ where the events' own runs differ by their order of ties: {ties:?}", ties.len());
+    // the filter stays an exception: a change that made most runs tie-sensitive would hide here
+    assert!(ties.len() as u64 * 50 <= n.max(50), "cases {ties:?}: more than one in 50 left out as tie-sensitive");
+    assert!(failed.is_empty(), "cases {failed:?} differ from the events' run");
+}
