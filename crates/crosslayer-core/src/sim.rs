@@ -638,11 +638,18 @@ impl Sim {
         }
         let link = &mut self.topo.links[l];
         let started = link.start_tx(now, &mut self.arena, &mut self.dropped);
-        if started != TxStart::Idle && link.backlog() > 0 {
+        // the first link of a flow under TCP Small Queues: its serialization's end wakes the
+        // sender it completes for, whose next packet then finds the transmitter free and the
+        // packet after this one started; the link's `TxDone` is scheduled before that wake-up
+        // (`tsq_started`), so that at their instant it runs first, queue or not (a wireless
+        // station's link is the medium's to wake: `net::wlan`)
+        let tsq = link.tsq_first && !matches!(started, TxStart::Idle | TxStart::Held);
+        let tsq_done = tsq && link.wlan.is_none();
+        if started != TxStart::Idle && (link.backlog() > 0 || tsq_done) {
             link.tx_done_pending = true;
             self.sched.schedule(link.busy_until(), Event::TxDone(l as u32));
         }
-        if link.tsq_first && !matches!(started, TxStart::Idle | TxStart::Held) {
+        if tsq {
             self.tsq_started(l);
         }
         match started {
