@@ -644,8 +644,8 @@ impl Sim {
         // (`tsq_started`), so that at their instant it runs first, queue or not (a wireless
         // station's link is the medium's to wake: `net::wlan`)
         let tsq = link.tsq_first && !matches!(started, TxStart::Idle | TxStart::Held);
-        let tsq_done = tsq && link.wlan.is_none();
-        if started != TxStart::Idle && (link.backlog() > 0 || tsq_done) {
+        let tx_done_first = tsq && link.wlan.is_none();
+        if started != TxStart::Idle && (link.backlog() > 0 || tx_done_first) {
             link.tx_done_pending = true;
             self.sched.schedule(link.busy_until(), Event::TxDone(l as u32));
         }

@@ -31,7 +31,7 @@
 //! And the count the issue sets a target for: events per delivered segment (deterministic).
 
 mod common;
-use common::assert_same_distributions;
+use common::{assert_same_distributions, assert_same_tables};
 
 use crosslayer_core::aqm::avq::AvqConfig;
 use crosslayer_core::aqm::codel::CodelConfig;
@@ -417,19 +417,6 @@ fn lossy_line(extra: serde_json::Value, limit: u32, flows: serde_json::Value, ud
         "departure_events": events, "topology": topology, "flows": flows,
         "udp": [{"name": "u", "src": "S", "dst": "D", "rate": udp_bps, "packet_size": 1250}]}))
     .expect("an engine spec")
-}
-
-fn assert_same_tables(a: &RunResult, b: &RunResult, what: &str) {
-    for (name, x, y) in [("flows", &a.flows, &b.flows), ("udp", &a.udp, &b.udp), ("queues", &a.queues, &b.queues), ("hops", &a.hops, &b.hops), ("series", &a.series, &b.series), ("drops", &a.drops, &b.drops)] {
-        let (x, y) = (format!("{x:?}"), format!("{y:?}"));
-        if x != y {
-            // where they part, with the column it is in (not the whole tables)
-            let at = x.bytes().zip(y.bytes()).position(|(p, q)| p != q).unwrap_or(x.len().min(y.len()));
-            let column = x[..at].rfind("(\"").map_or("", |c| x[c + 2..].split('"').next().unwrap_or(""));
-            let around = |s: &str| s[at.saturating_sub(80).min(s.len())..(at + 80).min(s.len())].to_string();
-            panic!("{what}: table {name}, column {column}: the events' run has ...{}... where the eager run has ...{}...", around(&x), around(&y));
-        }
-    }
 }
 
 /// A lossy link that queues: S - R1 - R2 - D, R1 -> R2 at 10 Mb/s losing half of what it sends,

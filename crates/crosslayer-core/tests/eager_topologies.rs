@@ -53,6 +53,8 @@
 //! simple as it stays failing, `CROSSLAYER_TOPOLOGY_PRINT=K` prints case K's engine spec, and
 //! `CROSSLAYER_TOPOLOGY_SPEC=FILE` compares the runs of an engine spec.
 
+mod common;
+
 use crosslayer_core::result::RunResult;
 use crosslayer_core::rng::{Rng, StreamKind};
 use crosslayer_core::spec::ScenarioSpec;
@@ -61,17 +63,10 @@ use serde_json::{json, Value};
 
 const MS: u64 = 1_000_000;
 
-/// Every table of `a` is `b`'s: where they part, named.
+/// Every table of `a` is `b`'s (`common::assert_same_tables`), the disciplines' statistics
+/// included.
 fn assert_same_tables(a: &RunResult, b: &RunResult, what: &str) {
-    for (name, x, y) in [("flows", &a.flows, &b.flows), ("udp", &a.udp, &b.udp), ("queues", &a.queues, &b.queues), ("hops", &a.hops, &b.hops), ("series", &a.series, &b.series), ("drops", &a.drops, &b.drops)] {
-        let (x, y) = (format!("{x:?}"), format!("{y:?}"));
-        if x != y {
-            let at = x.bytes().zip(y.bytes()).position(|(p, q)| p != q).unwrap_or(x.len().min(y.len()));
-            let column = x[..at].rfind("(\"").map_or("", |c| x[c + 2..].split('"').next().unwrap_or(""));
-            let around = |s: &str| s[at.saturating_sub(80).min(s.len())..(at + 80).min(s.len())].to_string();
-            panic!("{what}: table {name}, column {column}: the events' run has ...{}... where the eager run has ...{}...", around(&x), around(&y));
-        }
-    }
+    common::assert_same_tables(a, b, what);
     assert_eq!(format!("{:?}", a.qdisc_stats), format!("{:?}", b.qdisc_stats), "{what}: the disciplines' statistics");
 }
 

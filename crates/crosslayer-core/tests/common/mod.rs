@@ -10,6 +10,20 @@ use crosslayer_core::presets;
 use crosslayer_core::spec::{ScenarioSpec, TopologySpec};
 use crosslayer_core::{run, RunResult};
 
+/// Every result table of `a` (the run with the departure events) is `b`'s: where they part,
+/// named by table and column, without printing the whole tables.
+pub fn assert_same_tables(a: &RunResult, b: &RunResult, what: &str) {
+    for (name, x, y) in [("flows", &a.flows, &b.flows), ("udp", &a.udp, &b.udp), ("queues", &a.queues, &b.queues), ("hops", &a.hops, &b.hops), ("series", &a.series, &b.series), ("drops", &a.drops, &b.drops)] {
+        let (x, y) = (format!("{x:?}"), format!("{y:?}"));
+        if x != y {
+            let at = x.bytes().zip(y.bytes()).position(|(p, q)| p != q).unwrap_or(x.len().min(y.len()));
+            let column = x[..at].rfind("(\"").map_or("", |c| x[c + 2..].split('"').next().unwrap_or(""));
+            let around = |s: &str| s[at.saturating_sub(80).min(s.len())..(at + 80).min(s.len())].to_string();
+            panic!("{what}: table {name}, column {column}: the events' run has ...{}... where the eager run has ...{}...", around(&x), around(&y));
+        }
+    }
+}
+
 /// Put `qdisc` on the bottleneck (A -> B) of a dumbbell spec.
 pub fn set_bottleneck(spec: &mut ScenarioSpec, qdisc: QdiscConfig) {
     let TopologySpec::Dumbbell { forward, .. } = &mut spec.topology else { unreachable!("a dumbbell") };
